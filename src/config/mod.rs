@@ -1,0 +1,278 @@
+//! Declarations: `harness.toml` / YAML files and ad-hoc `--golden` lists.
+//!
+//! Two passes: the file is parsed into a spanned tree ([`tree`]), then
+//! checked into the validated types below. Every error of a file is
+//! collected and reported together, each with file:line:col.
+
+pub mod adhoc;
+mod error;
+pub mod tree;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use error::{ConfigError, Diagnostic};
+pub use validate::KNOWN_KEYS;
+
+use crate::model::CaseKind;
+
+/// What a case is expected to do.
+#[derive(Clone, Debug)]
+pub enum Expected {
+    /// Exit 0, no failure pattern.
+    Success,
+    /// Fail, with output matching the regex.
+    SpecificError(regex::bytes::Regex),
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Success => f.write_str("success"),
+            Expected::SpecificError(re) => write!(f, "specific_error:{}", re.as_str()),
+        }
+    }
+}
+
+/// How a golden project is protected from modification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// Hash the files before and after; any change fails the case.
+    Check,
+    /// Run in a fresh temporary copy.
+    Copy,
+}
+
+/// Failure patterns added to (or replacing) the built-in ones.
+#[derive(Clone, Debug, Default)]
+pub struct PatternConfig {
+    /// Validation patterns.
+    pub validation: Vec<String>,
+    /// Runtime patterns.
+    pub runtime: Vec<String>,
+    /// Abort patterns.
+    pub abort: Vec<String>,
+    /// Keep the built-in patterns (default true).
+    pub builtin: bool,
+}
+
+/// One declared case, validated.
+#[derive(Clone, Debug)]
+pub struct CaseDef {
+    /// 0-based declaration index across the whole file.
+    pub index: usize,
+    /// Unique name.
+    pub name: String,
+    /// Golden project or verify command.
+    pub kind: CaseKind,
+    /// Line of the declaration (1-based).
+    pub line: usize,
+    /// Optional description.
+    pub description: Option<String>,
+    /// Golden project path (absolute); None for verify commands.
+    pub path: Option<PathBuf>,
+    /// The command run with `sh -c`, placeholders replaced.
+    pub command: String,
+    /// Absolute working directory.
+    pub working_dir: PathBuf,
+    /// Expected outcome.
+    pub expected: Expected,
+    /// Per-case timeout.
+    pub timeout: Duration,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// Golden isolation mode.
+    pub isolation: Isolation,
+    /// Globs (relative to the project) excluded from the modification check.
+    pub ignore: Vec<String>,
+    /// Extra attempts for a failed case.
+    pub retries: u32,
+    /// Run alone even with `--jobs N`.
+    pub exclusive: bool,
+}
+
+/// A validated harness file.
+#[derive(Clone, Debug)]
+pub struct Harness {
+    /// The harness file (absolute); None when only ad-hoc declarations exist.
+    pub file: Option<PathBuf>,
+    /// Directory relative paths are resolved against.
+    pub base_dir: PathBuf,
+    /// sha256 of the file's bytes (empty without a file).
+    pub sha256: String,
+    /// Suite name.
+    pub name: String,
+    /// Default command of golden projects.
+    pub runner: Option<String>,
+    /// Default per-case timeout.
+    pub timeout: Duration,
+    /// Characters of output kept in reports.
+    pub truncate: usize,
+    /// No golden project is a config error.
+    pub require_golden: bool,
+    /// Output directory, if configured (relative paths resolved).
+    pub out_dir: Option<PathBuf>,
+    /// Parallel jobs.
+    pub jobs: usize,
+    /// Default retries.
+    pub retries: u32,
+    /// Time between SIGTERM and SIGKILL on timeout.
+    pub kill_grace: Duration,
+    /// How long to wait for pipes held by leaked descendants.
+    pub leak_wait: Duration,
+    /// Failure patterns.
+    pub patterns: PatternConfig,
+    /// Cases in declaration order.
+    pub cases: Vec<CaseDef>,
+}
+
+/// Defaults of the `[harness]` table.
+pub mod defaults {
+    use std::time::Duration;
+    /// `timeout`.
+    pub const TIMEOUT: Duration = Duration::from_secs(600);
+    /// `truncate`.
+    pub const TRUNCATE: usize = 10_000;
+    /// `kill_grace`.
+    pub const KILL_GRACE: Duration = Duration::from_secs(2);
+    /// `leak_wait`.
+    pub const LEAK_WAIT: Duration = Duration::from_secs(1);
+}
+
+impl Harness {
+    /// An empty harness rooted at `base_dir` (for ad-hoc declarations).
+    pub fn empty(base_dir: &Path) -> Harness {
+        Harness {
+            file: None,
+            base_dir: base_dir.to_path_buf(),
+            sha256: String::new(),
+            name: base_dir
+                .file_name()
+                .map_or_else(|| "golden".to_string(), |n| n.to_string_lossy().into_owned()),
+            runner: None,
+            timeout: defaults::TIMEOUT,
+            truncate: defaults::TRUNCATE,
+            require_golden: false,
+            out_dir: None,
+            jobs: 1,
+            retries: 0,
+            kill_grace: defaults::KILL_GRACE,
+            leak_wait: defaults::LEAK_WAIT,
+            patterns: PatternConfig {
+                builtin: true,
+                ..PatternConfig::default()
+            },
+            cases: Vec::new(),
+        }
+    }
+
+    /// Load and validate a harness file (TOML, or YAML by extension).
+    /// `suite_default` names the suite when `[harness].name` is absent.
+    pub fn load(path: &Path, suite_default: Option<&str>) -> Result<Harness, ConfigError> {
+        let path = crate::paths::absolute(path);
+        let bytes = std::fs::read(&path).map_err(|e| ConfigError::Read {
+            path: path.clone(),
+            source: e,
+        })?;
+        let text = String::from_utf8(bytes.clone()).map_err(|_| {
+            ConfigError::single(&path, tree::Pos { line: 1, col: 1 }, "the file is not valid UTF-8", None)
+        })?;
+        let is_yaml = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        );
+        let root = if is_yaml {
+            tree::parse_yaml(&text)
+        } else {
+            tree::parse_toml(&text)
+        }
+        .map_err(|e| {
+            let what = if is_yaml { "YAML" } else { "TOML" };
+            ConfigError::single(&path, e.pos, &format!("malformed {what}: {}", e.message), None)
+        })?;
+        let base_dir = path.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let mut h = Harness::empty(&base_dir);
+        if let Some(n) = suite_default {
+            h.name = n.to_string();
+        }
+        h.file = Some(path.clone());
+        h.sha256 = crate::hash::sha256_hex(&bytes);
+        validate::check(&root, &path, &mut h)?;
+        Ok(h)
+    }
+
+    /// Number of golden projects declared.
+    pub fn golden_count(&self) -> usize {
+        self.cases.iter().filter(|c| c.kind == CaseKind::Golden).count()
+    }
+
+    /// The harness file shown to users: relative to `cwd` when inside it.
+    pub fn display_file(&self) -> String {
+        match &self.file {
+            Some(f) => crate::paths::display_relative(f),
+            None => "<--golden>".to_string(),
+        }
+    }
+
+    /// Append ad-hoc golden projects after the declared cases.
+    pub fn add_adhoc(&mut self, entries: &[adhoc::AdhocGolden]) -> Result<(), ConfigError> {
+        let mut diags = Vec::new();
+        for e in entries {
+            if self.cases.iter().any(|c| c.name == e.name) {
+                diags.push(Diagnostic {
+                    file: PathBuf::from("--golden"),
+                    pos: tree::Pos { line: 1, col: 1 },
+                    message: format!("duplicate case name `{}`", e.name),
+                    help: Some("give the ad-hoc project another name with `name:path`".into()),
+                });
+                continue;
+            }
+            let path = crate::paths::absolute_from(&std::env::current_dir().unwrap_or_default(), &e.path);
+            let Some(runner) = self.runner.clone() else {
+                diags.push(Diagnostic {
+                    file: PathBuf::from("--golden"),
+                    pos: tree::Pos { line: 1, col: 1 },
+                    message: format!("golden project `{}` has no command and no runner", e.name),
+                    help: Some("set `[harness] runner = \"… {path}\"` in the harness file".into()),
+                });
+                continue;
+            };
+            let working_dir = default_working_dir(&path);
+            let command = validate::substitute(&runner, &path, &working_dir, &e.name);
+            self.cases.push(CaseDef {
+                index: self.cases.len(),
+                name: e.name.clone(),
+                kind: CaseKind::Golden,
+                line: 0,
+                description: None,
+                path: Some(path),
+                command,
+                working_dir,
+                expected: Expected::Success,
+                timeout: self.timeout,
+                env: BTreeMap::new(),
+                isolation: Isolation::Check,
+                ignore: Vec::new(),
+                retries: self.retries,
+                exclusive: false,
+            });
+        }
+        if diags.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::Invalid(diags))
+        }
+    }
+}
+
+/// A golden project's default working dir: the path if it is a directory,
+/// else its parent.
+pub fn default_working_dir(path: &Path) -> PathBuf {
+    if path.is_file() {
+        path.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf)
+    } else {
+        path.to_path_buf()
+    }
+}

@@ -1,0 +1,579 @@
+//! Second pass: the spanned tree checked into [`Harness`] and [`CaseDef`]s.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::tree::{Key, Node, Pos, Value};
+use super::{CaseDef, ConfigError, Diagnostic, Expected, Harness, Isolation};
+use crate::model::CaseKind;
+
+/// Keys each table accepts, for `schema` and suggestions.
+pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
+    ("", &["harness", "patterns", "golden", "verify", "golden_projects"]),
+    (
+        "harness",
+        &[
+            "name",
+            "runner",
+            "timeout",
+            "truncate",
+            "require_golden",
+            "out_dir",
+            "jobs",
+            "retries",
+            "kill_grace",
+            "leak_wait",
+        ],
+    ),
+    ("patterns", &["validation", "runtime", "abort", "builtin"]),
+    (
+        "golden",
+        &[
+            "name",
+            "path",
+            "description",
+            "command",
+            "expected",
+            "timeout",
+            "env",
+            "working_dir",
+            "isolation",
+            "ignore",
+            "retries",
+            "exclusive",
+        ],
+    ),
+    (
+        "verify",
+        &[
+            "name",
+            "command",
+            "description",
+            "working_dir",
+            "timeout",
+            "expected",
+            "env",
+            "retries",
+            "exclusive",
+        ],
+    ),
+];
+
+fn keys_of(table: &str) -> &'static [&'static str] {
+    KNOWN_KEYS
+        .iter()
+        .find(|(t, _)| *t == table)
+        .map_or(&[], |(_, k)| k)
+}
+
+/// Collects diagnostics while checking one file.
+struct Ctx<'f> {
+    file: &'f Path,
+    diags: Vec<Diagnostic>,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, pos: Pos, message: String, help: Option<String>) {
+        self.diags.push(Diagnostic {
+            file: self.file.to_path_buf(),
+            pos,
+            message,
+            help,
+        });
+    }
+
+    /// The entries of a table, with unknown keys reported.
+    fn table<'n>(
+        &mut self,
+        node: &'n Node,
+        what: &str,
+        allowed: &[&str],
+    ) -> Option<BTreeMap<&'n str, (&'n Key, &'n Node)>> {
+        let Value::Map(entries) = &node.value else {
+            self.err(
+                node.pos,
+                format!("{what} must be a table, found {}", node.value.kind_name()),
+                None,
+            );
+            return None;
+        };
+        let mut out = BTreeMap::new();
+        for (k, v) in entries {
+            if allowed.contains(&k.name.as_str()) {
+                out.insert(k.name.as_str(), (k, v));
+            } else {
+                let help = suggest(&k.name, allowed).map_or_else(
+                    || format!("known keys: {}", allowed.join(", ")),
+                    |s| format!("did you mean `{s}`?"),
+                );
+                self.err(
+                    k.pos,
+                    format!("unknown key `{}` in {what}", k.name),
+                    Some(help),
+                );
+            }
+        }
+        Some(out)
+    }
+
+    fn string(&mut self, node: &Node, key: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be a string, found {}", other.kind_name()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, node: &Node, key: &str) -> Option<bool> {
+        match &node.value {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be true or false, found {}", other.kind_name()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, node: &Node, key: &str, min: i64) -> Option<i64> {
+        match &node.value {
+            Value::Int(i) if *i >= min => Some(*i),
+            Value::Int(i) => {
+                self.err(node.pos, format!("`{key}` must be at least {min}, found {i}"), None);
+                None
+            }
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be an integer, found {}", other.kind_name()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn duration(&mut self, node: &Node, key: &str) -> Option<Duration> {
+        let s = self.string(node, key)?;
+        match humantime::parse_duration(s.trim()) {
+            Ok(d) if !d.is_zero() => Some(d),
+            Ok(_) => {
+                self.err(node.pos, format!("`{key}` must be longer than zero"), None);
+                None
+            }
+            Err(e) => {
+                self.err(
+                    node.pos,
+                    format!("bad duration `{s}` for `{key}`: {e}"),
+                    Some("write a duration such as \"500ms\", \"90s\", \"2m\" or \"1h 30m\"".into()),
+                );
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, node: &Node, key: &str) -> Vec<(String, Pos)> {
+        match &node.value {
+            Value::Seq(items) => items
+                .iter()
+                .filter_map(|n| self.string(n, key).map(|s| (s, n.pos)))
+                .collect(),
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be an array of strings, found {}", other.kind_name()),
+                    None,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    fn regex(&mut self, pattern: &str, pos: Pos, key: &str) -> Option<regex::bytes::Regex> {
+        match regex::bytes::Regex::new(pattern) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let detail = e.to_string();
+                let last = detail.lines().last().unwrap_or("").trim().to_string();
+                self.err(
+                    pos,
+                    format!("invalid regex `{pattern}` in `{key}`: {last}"),
+                    Some("patterns use Rust `regex` syntax; escape special characters with `\\`".into()),
+                );
+                None
+            }
+        }
+    }
+
+    fn expected(&mut self, node: &Node, key: &str) -> Option<Expected> {
+        let s = self.string(node, key)?;
+        let t = s.trim();
+        if t == "success" {
+            return Some(Expected::Success);
+        }
+        if let Some(re) = t.strip_prefix("specific_error:") {
+            if re.is_empty() {
+                self.err(
+                    node.pos,
+                    format!("`{key}` = \"specific_error:\" needs a regex after the colon"),
+                    None,
+                );
+                return None;
+            }
+            return self.regex(re, node.pos, key).map(Expected::SpecificError);
+        }
+        self.err(
+            node.pos,
+            format!("`{key}` must be \"success\" or \"specific_error:<regex>\", found \"{s}\""),
+            None,
+        );
+        None
+    }
+}
+
+/// The closest known key, if close enough to be a typo.
+fn suggest<'a>(got: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    allowed
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(got, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4) && *d < k.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Quote `s` for `sh` when it holds anything but plain path characters.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Replace `{path}`, `{dir}` and `{name}`, shell-quoted.
+pub fn substitute(command: &str, path: &Path, dir: &Path, name: &str) -> String {
+    command
+        .replace("{path}", &shell_quote(&path.to_string_lossy()))
+        .replace("{dir}", &shell_quote(&dir.to_string_lossy()))
+        .replace("{name}", &shell_quote(name))
+}
+
+/// Check `root` into `h`, reporting every problem.
+pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigError> {
+    let mut cx = Ctx {
+        file,
+        diags: Vec::new(),
+    };
+    let Some(top) = cx.table(root, "the harness file", keys_of("")) else {
+        return Err(ConfigError::Invalid(cx.diags));
+    };
+
+    let mut require_golden_pos = None;
+    if let Some((_, node)) = top.get("harness") {
+        if let Some(t) = cx.table(node, "[harness]", keys_of("harness")) {
+            for (key, (k, v)) in &t {
+                match *key {
+                    "name" => {
+                        if let Some(s) = cx.string(v, key) {
+                            h.name = s;
+                        }
+                    }
+                    "runner" => h.runner = cx.string(v, key),
+                    "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
+                    "truncate" => {
+                        h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize)
+                    }
+                    "require_golden" => {
+                        h.require_golden = cx.boolean(v, key).unwrap_or(false);
+                        require_golden_pos = Some(k.pos);
+                    }
+                    "out_dir" => {
+                        h.out_dir = cx.string(v, key).map(|s| h.base_dir.join(s));
+                    }
+                    "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
+                    "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
+                    "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
+                    "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
+                    _ => unreachable!("table() filters unknown keys"),
+                }
+            }
+        }
+    }
+
+    if let Some((_, node)) = top.get("patterns") {
+        if let Some(t) = cx.table(node, "[patterns]", keys_of("patterns")) {
+            for (key, (_, v)) in &t {
+                if *key == "builtin" {
+                    h.patterns.builtin = cx.boolean(v, key).unwrap_or(true);
+                    continue;
+                }
+                let list: Vec<String> = cx
+                    .strings(v, key)
+                    .into_iter()
+                    .filter(|(p, pos)| cx.regex(p, *pos, &format!("patterns.{key}")).is_some())
+                    .map(|(p, _)| p)
+                    .collect();
+                match *key {
+                    "validation" => h.patterns.validation = list,
+                    "runtime" => h.patterns.runtime = list,
+                    _ => h.patterns.abort = list,
+                }
+            }
+        }
+    }
+
+    // Gather every case table with its kind, then order them by where they
+    // were written: `[[golden]]` and `[[verify]]` may interleave.
+    let mut raw: Vec<(CaseKind, &'static str, &Node)> = Vec::new();
+    for (list_key, kind) in [
+        ("golden", CaseKind::Golden),
+        ("verify", CaseKind::Verify),
+        ("golden_projects", CaseKind::Golden),
+    ] {
+        let Some((_, node)) = top.get(list_key) else {
+            continue;
+        };
+        match &node.value {
+            Value::Seq(items) => raw.extend(items.iter().map(|n| (kind, list_key, n))),
+            other => cx.err(
+                node.pos,
+                format!(
+                    "`{list_key}` must be an array of tables (`[[{list_key}]]`), found {}",
+                    other.kind_name()
+                ),
+                None,
+            ),
+        }
+    }
+    raw.sort_by_key(|(_, _, n)| n.offset);
+
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (ordinal, (kind, list_key, node)) in raw.into_iter().enumerate() {
+        let ordinal = ordinal + 1;
+        let what = format!("[[{list_key}]] #{ordinal}");
+        let mut allowed: Vec<&str> = keys_of(kind.as_str()).to_vec();
+        if list_key == "golden_projects" {
+            allowed.push("expected_outcome");
+        }
+        let Some(t) = cx.table(node, &what, &allowed) else {
+            continue;
+        };
+        let name = match t.get("name") {
+            Some((_, v)) => cx.string(v, "name").and_then(|s| {
+                if s.trim().is_empty() {
+                    cx.err(v.pos, format!("empty name in {what}"), Some("give every case a unique, non-empty name".into()));
+                    None
+                } else {
+                    Some(s)
+                }
+            }),
+            None => {
+                cx.err(node.pos, format!("{what} has no `name`"), Some("add `name = \"…\"`".into()));
+                None
+            }
+        };
+        if let (Some(n), Some((_, v))) = (&name, t.get("name")) {
+            if let Some(first_line) = seen.get(n) {
+                cx.err(
+                    v.pos,
+                    format!("duplicate case name `{n}` (first declared on line {first_line})"),
+                    Some("case names must be unique across [[golden]] and [[verify]]".into()),
+                );
+            } else {
+                seen.insert(n.clone(), node.pos.line);
+            }
+        }
+        let description = t.get("description").and_then(|(_, v)| cx.string(v, "description"));
+        let timeout = t
+            .get("timeout")
+            .and_then(|(_, v)| cx.duration(v, "timeout"))
+            .unwrap_or(h.timeout);
+        let expected_key = if t.contains_key("expected_outcome") {
+            "expected_outcome"
+        } else {
+            "expected"
+        };
+        let expected = match t.get(expected_key) {
+            Some((_, v)) => cx.expected(v, expected_key),
+            None => Some(Expected::Success),
+        };
+        let mut env = BTreeMap::new();
+        if let Some((_, v)) = t.get("env") {
+            match &v.value {
+                Value::Map(vars) => {
+                    for (k, val) in vars {
+                        let s = match &val.value {
+                            Value::Str(s) => Some(s.clone()),
+                            Value::Int(i) => Some(i.to_string()),
+                            Value::Bool(b) => Some(b.to_string()),
+                            Value::Float(f) => Some(f.to_string()),
+                            other => {
+                                let msg = format!("env `{}` must be a string, found {}", k.name, other.kind_name());
+                                cx.err(val.pos, msg, None);
+                                None
+                            }
+                        };
+                        if let Some(s) = s {
+                            env.insert(k.name.clone(), s);
+                        }
+                    }
+                }
+                other => cx.err(v.pos, format!("`env` must be a table, found {}", other.kind_name()), None),
+            }
+        }
+        let retries = t
+            .get("retries")
+            .and_then(|(_, v)| cx.integer(v, "retries", 0))
+            .map_or(h.retries, |n| n as u32);
+        let exclusive = t
+            .get("exclusive")
+            .and_then(|(_, v)| cx.boolean(v, "exclusive"))
+            .unwrap_or(false);
+        let explicit_wd = t
+            .get("working_dir")
+            .and_then(|(_, v)| cx.string(v, "working_dir"))
+            .map(|s| h.base_dir.join(s));
+
+        let (path, command, working_dir, isolation, ignore) = match kind {
+            CaseKind::Golden => {
+                let path = match t.get("path") {
+                    Some((_, v)) => cx.string(v, "path").map(|p| crate::paths::absolute_from(&h.base_dir, Path::new(&p))),
+                    None => {
+                        cx.err(node.pos, format!("golden project {what} has no `path`"), Some("add `path = \"golden/<project>\"` (relative to the harness file)".into()));
+                        None
+                    }
+                };
+                let command = match t.get("command") {
+                    Some((_, v)) => cx.string(v, "command"),
+                    None => match &h.runner {
+                        Some(r) => Some(r.clone()),
+                        None => {
+                            cx.err(
+                                node.pos,
+                                format!(
+                                    "golden project `{}` has no `command` and there is no `[harness] runner`",
+                                    name.as_deref().unwrap_or("?")
+                                ),
+                                Some("add `command = \"…\"` to the project, or `runner = \"… {path}\"` to [harness]".into()),
+                            );
+                            None
+                        }
+                    },
+                };
+                let isolation = match t.get("isolation") {
+                    Some((_, v)) => match cx.string(v, "isolation").as_deref() {
+                        Some("check") => Isolation::Check,
+                        Some("copy") => Isolation::Copy,
+                        Some(other) => {
+                            cx.err(v.pos, format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""), None);
+                            Isolation::Check
+                        }
+                        None => Isolation::Check,
+                    },
+                    None => Isolation::Check,
+                };
+                let ignore: Vec<String> = t
+                    .get("ignore")
+                    .map(|(_, v)| cx.strings(v, "ignore"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|(g, pos)| match globset::Glob::new(g) {
+                        Ok(_) => true,
+                        Err(e) => {
+                            cx.err(*pos, format!("invalid glob `{g}` in `ignore`: {e}"), None);
+                            false
+                        }
+                    })
+                    .map(|(g, _)| g)
+                    .collect();
+                let wd = path.as_ref().map(|p| {
+                    explicit_wd.clone().unwrap_or_else(|| super::default_working_dir(p))
+                });
+                (path, command, wd, isolation, ignore)
+            }
+            CaseKind::Verify => {
+                let command = match t.get("command") {
+                    Some((_, v)) => cx.string(v, "command"),
+                    None => {
+                        cx.err(node.pos, format!("verify command {what} has no `command`"), Some("add `command = \"…\"`".into()));
+                        None
+                    }
+                };
+                let wd = explicit_wd.clone().unwrap_or_else(|| h.base_dir.clone());
+                (None, command, Some(wd), Isolation::Check, Vec::new())
+            }
+        };
+
+        if let (Some(name), Some(command), Some(working_dir), Some(expected)) =
+            (name, command, working_dir, expected)
+        {
+            let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
+            let command = substitute(&command, &p, &working_dir, &name);
+            h.cases.push(CaseDef {
+                index: h.cases.len(),
+                name,
+                kind,
+                line: node.pos.line,
+                description,
+                path,
+                command,
+                working_dir,
+                expected,
+                timeout,
+                env,
+                isolation,
+                ignore,
+                retries,
+                exclusive,
+            });
+        }
+    }
+
+    if h.require_golden && h.golden_count() == 0 && cx.diags.is_empty() {
+        cx.err(
+            require_golden_pos.unwrap_or(Pos { line: 1, col: 1 }),
+            "`require_golden = true` but no golden project is declared".into(),
+            Some("declare at least one [[golden]] project, or pass `--golden`".into()),
+        );
+    }
+
+    if cx.diags.is_empty() {
+        Ok(())
+    } else {
+        cx.diags.sort_by_key(|d| d.pos);
+        Err(ConfigError::Invalid(cx.diags))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_keys_only() {
+        assert_eq!(suggest("nmae", keys_of("golden")), Some("name"));
+        assert_eq!(suggest("comand", keys_of("golden")), Some("command"));
+        assert_eq!(suggest("zzzzzz", keys_of("golden")), None);
+    }
+
+    #[test]
+    fn quotes_only_when_needed() {
+        assert_eq!(shell_quote("golden/a.yaml"), "golden/a.yaml");
+        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

@@ -1,0 +1,13 @@
+//! cargo-golden: golden projects and verify commands as test cases that
+//! never report a false green.
+//!
+//! One engine ([`engine`]) runs the declared cases ([`config`]), classifies
+//! their output ([`classify`]) and emits one event stream ([`events`]) that
+//! every reporter consumes. Two front doors share it: the `cargo golden`
+//! command line ([`cli`]) and the libtest-mimic harness ([`harness`]).
+
+pub mod config;
+pub mod events;
+pub mod hash;
+pub mod model;
+pub mod paths;

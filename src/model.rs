@@ -1,0 +1,423 @@
+//! The run record: statuses, issues and per-case results.
+//!
+//! Every report (JUnit, markdown, summary.json, observations, terminal) is
+//! rendered from one [`RunRecord`], so they cannot disagree.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a case is a golden project or a verify command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseKind {
+    /// A project that must always keep working.
+    Golden,
+    /// A post-condition command.
+    Verify,
+}
+
+impl CaseKind {
+    /// The lowercase name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseKind::Golden => "golden",
+            CaseKind::Verify => "verify",
+        }
+    }
+}
+
+/// Execution status of a case (SPEC section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ExecutionStatus {
+    /// Exit 0 and no failure pattern matched.
+    Success,
+    /// A validation pattern matched.
+    ValidationFailed,
+    /// A runtime pattern matched, or exit != 0 without a validation match.
+    RuntimeFailed,
+    /// Timeout, interrupt, or an abort pattern matched.
+    Aborted,
+    /// Not run.
+    Skipped,
+}
+
+impl ExecutionStatus {
+    /// The name written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExecutionStatus::Success => "SUCCESS",
+            ExecutionStatus::ValidationFailed => "VALIDATION_FAILED",
+            ExecutionStatus::RuntimeFailed => "RUNTIME_FAILED",
+            ExecutionStatus::Aborted => "ABORTED",
+            ExecutionStatus::Skipped => "SKIPPED",
+        }
+    }
+}
+
+/// Evidence status: whether the command ran and how it exited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EvidenceStatus {
+    /// Exit code 0.
+    Success,
+    /// Exit code other than 0.
+    Failure,
+    /// The command did not run.
+    NoEvidence,
+}
+
+impl EvidenceStatus {
+    /// The name written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceStatus::Success => "SUCCESS",
+            EvidenceStatus::Failure => "FAILURE",
+            EvidenceStatus::NoEvidence => "NO_EVIDENCE",
+        }
+    }
+}
+
+/// The result a case counts as (SPEC section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CaseResult {
+    /// Met its expectation.
+    Passed,
+    /// Ran and did not meet its expectation.
+    Failed,
+    /// Could not run.
+    Error,
+    /// Not run.
+    Skipped,
+}
+
+impl CaseResult {
+    /// The name written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseResult::Passed => "PASSED",
+            CaseResult::Failed => "FAILED",
+            CaseResult::Error => "ERROR",
+            CaseResult::Skipped => "SKIPPED",
+        }
+    }
+
+    /// FAILED or ERROR.
+    pub fn is_failure(self) -> bool {
+        matches!(self, CaseResult::Failed | CaseResult::Error)
+    }
+}
+
+/// Issue types of SPEC section 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum IssueType {
+    /// Validation failed.
+    ConfigurationError,
+    /// A runtime pattern matched.
+    PipelineExecutionError,
+    /// Exit != 0 and no pattern matched.
+    ExecutionFailure,
+    /// "auth" / "unauthorized" in stderr.
+    AuthError,
+    /// Timeout.
+    Performance,
+    /// "schema" in stderr.
+    DataError,
+    /// Could not run (NO_EVIDENCE).
+    ExecutionError,
+    /// The golden project changed during the run.
+    GoldenModified,
+    /// A specific error was expected but the case succeeded.
+    UnexpectedSuccess,
+    /// A specific error was expected, another error was seen.
+    UnexpectedError,
+}
+
+impl IssueType {
+    /// The name written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueType::ConfigurationError => "CONFIGURATION_ERROR",
+            IssueType::PipelineExecutionError => "PIPELINE_EXECUTION_ERROR",
+            IssueType::ExecutionFailure => "EXECUTION_FAILURE",
+            IssueType::AuthError => "AUTH_ERROR",
+            IssueType::Performance => "PERFORMANCE",
+            IssueType::DataError => "DATA_ERROR",
+            IssueType::ExecutionError => "EXECUTION_ERROR",
+            IssueType::GoldenModified => "GOLDEN_MODIFIED",
+            IssueType::UnexpectedSuccess => "UNEXPECTED_SUCCESS",
+            IssueType::UnexpectedError => "UNEXPECTED_ERROR",
+        }
+    }
+}
+
+/// Where in the pipeline an issue arose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Configuration validation (validation patterns).
+    ConfigValidation,
+    /// Everything else.
+    Execution,
+}
+
+/// How bad an issue is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Severity {
+    /// Golden projects and validation failures.
+    High,
+    /// Everything else.
+    Medium,
+}
+
+/// One problem found in a case; every FAILED or ERROR case has at least one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Issue {
+    /// The issue type.
+    #[serde(rename = "type")]
+    pub issue_type: IssueType,
+    /// Case name.
+    pub case: String,
+    /// Case kind.
+    pub kind: CaseKind,
+    /// Stage.
+    pub stage: Stage,
+    /// Severity.
+    pub severity: Severity,
+    /// One-line human message.
+    pub message: String,
+    /// `Status: … | Exit code: … | Output: …`.
+    pub evidence: String,
+}
+
+/// A validation error extracted from pydantic-style output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidationError {
+    /// Dotted field path, e.g. `pipelines.0.nodes.2.params.1`.
+    pub field: String,
+    /// Message without the `[type=…]` suffix.
+    pub message: String,
+}
+
+/// Paths of a case's artifact files, relative to the out dir.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifacts {
+    /// `command.txt`.
+    pub command: String,
+    /// `stdout.log`.
+    pub stdout: String,
+    /// `stderr.log`.
+    pub stderr: String,
+    /// `evidence.json`.
+    pub evidence: String,
+}
+
+/// What happened to one case (or one attempt of it).
+#[derive(Clone, Debug)]
+pub struct CaseRecord {
+    /// 0-based declaration index in the harness file.
+    pub index: usize,
+    /// Case name.
+    pub name: String,
+    /// Golden project or verify command.
+    pub kind: CaseKind,
+    /// Line of the declaration in the harness file (1-based).
+    pub line: usize,
+    /// Optional description from the declaration.
+    pub description: Option<String>,
+    /// The exact command string run.
+    pub raw_command: String,
+    /// Absolute working directory.
+    pub working_dir: PathBuf,
+    /// Exit code; 128+N when killed by signal N; None when not run.
+    pub exit_code: Option<i32>,
+    /// Truncated copy of stdout (raw bytes, marker included when truncated).
+    pub stdout: Vec<u8>,
+    /// Truncated copy of stderr.
+    pub stderr: Vec<u8>,
+    /// When the command started (None when it did not run).
+    pub started_at: Option<jiff::Timestamp>,
+    /// When it finished.
+    pub finished_at: Option<jiff::Timestamp>,
+    /// Wall clock duration.
+    pub duration: Duration,
+    /// SUCCESS / FAILURE / NO_EVIDENCE.
+    pub status: EvidenceStatus,
+    /// Classification of the output.
+    pub execution_status: ExecutionStatus,
+    /// What the case counts as.
+    pub result: CaseResult,
+    /// Hex sha256 evidence hash; None when not run.
+    pub evidence_hash: Option<String>,
+    /// Issues (≥ 1 when FAILED or ERROR).
+    pub issues: Vec<Issue>,
+    /// Extracted validation errors.
+    pub validation_errors: Vec<ValidationError>,
+    /// Artifact paths; None when nothing was written (skipped).
+    pub artifacts: Option<Artifacts>,
+    /// Warnings about the case (leaked processes, …).
+    pub warnings: Vec<String>,
+    /// Why the case was skipped or could not run.
+    pub reason: Option<String>,
+    /// Passed on a retry after failing.
+    pub flaky: bool,
+    /// Earlier failed attempts (retries), oldest first.
+    pub previous_attempts: Vec<CaseRecord>,
+}
+
+impl CaseRecord {
+    /// A record for a case that was not run.
+    pub fn skipped(
+        index: usize,
+        name: &str,
+        kind: CaseKind,
+        line: usize,
+        raw_command: &str,
+        working_dir: PathBuf,
+        reason: &str,
+    ) -> Self {
+        CaseRecord {
+            index,
+            name: name.to_string(),
+            kind,
+            line,
+            description: None,
+            raw_command: raw_command.to_string(),
+            working_dir,
+            exit_code: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            started_at: None,
+            finished_at: None,
+            duration: Duration::ZERO,
+            status: EvidenceStatus::NoEvidence,
+            execution_status: ExecutionStatus::Skipped,
+            result: CaseResult::Skipped,
+            evidence_hash: None,
+            issues: Vec::new(),
+            validation_errors: Vec::new(),
+            artifacts: None,
+            warnings: Vec::new(),
+            reason: Some(reason.to_string()),
+            flaky: false,
+            previous_attempts: Vec::new(),
+        }
+    }
+
+    /// Whether the command actually ran (there is evidence).
+    pub fn ran(&self) -> bool {
+        self.status != EvidenceStatus::NoEvidence
+    }
+}
+
+/// Counts of case results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// All cases in the record.
+    pub total: usize,
+    /// PASSED (flaky included).
+    pub passed: usize,
+    /// FAILED.
+    pub failed: usize,
+    /// ERROR.
+    pub errors: usize,
+    /// SKIPPED.
+    pub skipped: usize,
+    /// PASSED after a retry.
+    pub flaky: usize,
+}
+
+impl Counts {
+    /// Count the results of `cases`.
+    pub fn of(cases: &[CaseRecord]) -> Counts {
+        let mut c = Counts {
+            total: cases.len(),
+            ..Counts::default()
+        };
+        for case in cases {
+            match case.result {
+                CaseResult::Passed => c.passed += 1,
+                CaseResult::Failed => c.failed += 1,
+                CaseResult::Error => c.errors += 1,
+                CaseResult::Skipped => c.skipped += 1,
+            }
+            if case.flaky {
+                c.flaky += 1;
+            }
+        }
+        c
+    }
+
+    /// FAILED + ERROR.
+    pub fn failures(&self) -> usize {
+        self.failed + self.errors
+    }
+}
+
+/// A whole run: what every report is rendered from.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    /// Unique, time-sortable run id.
+    pub run_id: String,
+    /// Suite name (`[harness].name`).
+    pub suite_name: String,
+    /// The harness file as given (absolute).
+    pub harness_path: PathBuf,
+    /// sha256 of the harness file's bytes (empty for ad-hoc declarations).
+    pub harness_sha256: String,
+    /// The output directory (absolute).
+    pub out_dir: PathBuf,
+    /// When the run started.
+    pub started_at: jiff::Timestamp,
+    /// Wall clock of the whole run.
+    pub duration: Duration,
+    /// Cases of this run in declaration order (other partitions left out).
+    pub cases: Vec<CaseRecord>,
+    /// `count:K/N` or `hash:K/N` when sharded.
+    pub partition: Option<String>,
+    /// Total cases declared in the harness file (all partitions).
+    pub declared_cases: usize,
+    /// The run was interrupted (Ctrl-C / SIGTERM).
+    pub interrupted: bool,
+    /// Run-level warnings (no golden project declared, …).
+    pub warnings: Vec<String>,
+}
+
+impl RunRecord {
+    /// Result counts.
+    pub fn counts(&self) -> Counts {
+        Counts::of(&self.cases)
+    }
+
+    /// `FAILURE`, `PARTIAL (N golden project(s) failed)`,
+    /// `PARTIAL (N case(s) failed)` or `SUCCESS` (SPEC section 4).
+    pub fn final_status(&self) -> String {
+        if self.interrupted {
+            return "FAILURE".to_string();
+        }
+        let failed: Vec<&CaseRecord> = self
+            .cases
+            .iter()
+            .filter(|c| c.result.is_failure())
+            .collect();
+        if failed.is_empty() {
+            return "SUCCESS".to_string();
+        }
+        let golden = failed.iter().filter(|c| c.kind == CaseKind::Golden).count();
+        if golden > 0 {
+            format!("PARTIAL ({golden} golden project(s) failed)")
+        } else {
+            format!("PARTIAL ({} case(s) failed)", failed.len())
+        }
+    }
+
+    /// All issues of all cases, in declaration order.
+    pub fn issues(&self) -> impl Iterator<Item = &Issue> {
+        self.cases.iter().flat_map(|c| c.issues.iter())
+    }
+}
