@@ -20,7 +20,12 @@ pub fn sha256_hex(data: &[u8]) -> String {
 
 /// The evidence hash of SPEC section 5 over in-memory parts (tests and
 /// small outputs); the engine computes the same incrementally.
-pub fn evidence_hash(command: &str, stdout: &[u8], stderr: &[u8], exit_code: Option<i32>) -> String {
+pub fn evidence_hash(
+    command: &str,
+    stdout: &[u8],
+    stderr: &[u8],
+    exit_code: Option<i32>,
+) -> String {
     let mut h = Sha256::new();
     h.update(command.as_bytes());
     h.update(b"|");

@@ -5,12 +5,19 @@ use std::path::{Component, Path, PathBuf};
 
 /// `p` made absolute against the current directory, `.` and `..` folded.
 pub fn absolute(p: &Path) -> PathBuf {
-    absolute_from(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), p)
+    absolute_from(
+        &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        p,
+    )
 }
 
 /// `p` made absolute against `base`, `.` and `..` folded lexically.
 pub fn absolute_from(base: &Path, p: &Path) -> PathBuf {
-    let joined = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
     let mut out = PathBuf::new();
     for c in joined.components() {
         match c {
@@ -69,6 +76,9 @@ mod tests {
 
     #[test]
     fn folds_dots() {
-        assert_eq!(absolute_from(Path::new("/a/b"), Path::new("../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(
+            absolute_from(Path::new("/a/b"), Path::new("../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
     }
 }

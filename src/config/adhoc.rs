@@ -23,7 +23,10 @@ pub struct AdhocError {
 
 fn is_drive_path(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b.len() == 2 || b[2] == b'/' || b[2] == b'\\')
+    b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || b[2] == b'/' || b[2] == b'\\')
 }
 
 /// Parse a comma-separated list of `name:path` or bare paths.
@@ -81,20 +84,27 @@ mod tests {
         let got = parse("a.yaml, sales:golden/sales, D:/x/p.yaml").unwrap();
         assert_eq!(
             got,
-            vec![g("a", "a.yaml"), g("sales", "golden/sales"), g("p", "D:/x/p.yaml")]
+            vec![
+                g("a", "a.yaml"),
+                g("sales", "golden/sales"),
+                g("p", "D:/x/p.yaml")
+            ]
         );
     }
 
     #[test]
     fn drive_letter_with_backslash_and_named_drive_path() {
-        assert_eq!(parse(r"C:\proj\x.yml").unwrap(), vec![g("x", r"C:\proj\x.yml")]);
+        assert_eq!(
+            parse(r"C:\proj\x.yml").unwrap(),
+            vec![g("x", r"C:\proj\x.yml")]
+        );
         assert_eq!(parse("n:D:/p.yaml").unwrap(), vec![g("n", "D:/p.yaml")]);
     }
 
     #[test]
     fn rejects_empty_parts() {
-        assert!(parse(":x").is_err());
-        assert!(parse("x:").is_err());
+        assert!(parse(":x").is_err(), "{:?}", parse(":x"));
+        assert!(parse("sales:").is_err());
         assert_eq!(parse(" , ,").unwrap(), vec![]);
     }
 }

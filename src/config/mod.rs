@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use error::{ConfigError, Diagnostic};
-pub use validate::KNOWN_KEYS;
+pub use validate::{KNOWN_KEYS, shell_quote, substitute};
 
 use crate::model::CaseKind;
 
@@ -75,6 +75,9 @@ pub struct CaseDef {
     pub path: Option<PathBuf>,
     /// The command run with `sh -c`, placeholders replaced.
     pub command: String,
+    /// The command as declared, placeholders intact (re-substituted when
+    /// the project runs in a copy).
+    pub command_template: String,
     /// Absolute working directory.
     pub working_dir: PathBuf,
     /// Expected outcome.
@@ -148,9 +151,10 @@ impl Harness {
             file: None,
             base_dir: base_dir.to_path_buf(),
             sha256: String::new(),
-            name: base_dir
-                .file_name()
-                .map_or_else(|| "golden".to_string(), |n| n.to_string_lossy().into_owned()),
+            name: base_dir.file_name().map_or_else(
+                || "golden".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
             runner: None,
             timeout: defaults::TIMEOUT,
             truncate: defaults::TRUNCATE,
@@ -177,7 +181,12 @@ impl Harness {
             source: e,
         })?;
         let text = String::from_utf8(bytes.clone()).map_err(|_| {
-            ConfigError::single(&path, tree::Pos { line: 1, col: 1 }, "the file is not valid UTF-8", None)
+            ConfigError::single(
+                &path,
+                tree::Pos { line: 1, col: 1 },
+                "the file is not valid UTF-8",
+                None,
+            )
         })?;
         let is_yaml = matches!(
             path.extension().and_then(|e| e.to_str()),
@@ -190,9 +199,16 @@ impl Harness {
         }
         .map_err(|e| {
             let what = if is_yaml { "YAML" } else { "TOML" };
-            ConfigError::single(&path, e.pos, &format!("malformed {what}: {}", e.message), None)
+            ConfigError::single(
+                &path,
+                e.pos,
+                &format!("malformed {what}: {}", e.message),
+                None,
+            )
         })?;
-        let base_dir = path.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let base_dir = path
+            .parent()
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
         let mut h = Harness::empty(&base_dir);
         if let Some(n) = suite_default {
             h.name = n.to_string();
@@ -205,7 +221,10 @@ impl Harness {
 
     /// Number of golden projects declared.
     pub fn golden_count(&self) -> usize {
-        self.cases.iter().filter(|c| c.kind == CaseKind::Golden).count()
+        self.cases
+            .iter()
+            .filter(|c| c.kind == CaseKind::Golden)
+            .count()
     }
 
     /// The harness file shown to users: relative to `cwd` when inside it.
@@ -229,7 +248,8 @@ impl Harness {
                 });
                 continue;
             }
-            let path = crate::paths::absolute_from(&std::env::current_dir().unwrap_or_default(), &e.path);
+            let path =
+                crate::paths::absolute_from(&std::env::current_dir().unwrap_or_default(), &e.path);
             let Some(runner) = self.runner.clone() else {
                 diags.push(Diagnostic {
                     file: PathBuf::from("--golden"),
@@ -242,6 +262,7 @@ impl Harness {
             let working_dir = default_working_dir(&path);
             let command = validate::substitute(&runner, &path, &working_dir, &e.name);
             self.cases.push(CaseDef {
+                command_template: runner,
                 index: self.cases.len(),
                 name: e.name.clone(),
                 kind: CaseKind::Golden,
@@ -271,8 +292,12 @@ impl Harness {
 /// else its parent.
 pub fn default_working_dir(path: &Path) -> PathBuf {
     if path.is_file() {
-        path.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf)
+        path.parent()
+            .map_or_else(|| path.to_path_buf(), Path::to_path_buf)
     } else {
         path.to_path_buf()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -196,8 +196,10 @@ pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
                     Ok(Y(Value::Int(v)))
                 }
                 fn visit_u64<E>(self, v: u64) -> Result<Y, E> {
-                    Ok(Y(i64::try_from(v)
-                        .map_or(Value::Other("an out-of-range integer"), Value::Int)))
+                    Ok(Y(i64::try_from(v).map_or(
+                        Value::Other("an out-of-range integer"),
+                        Value::Int,
+                    )))
                 }
                 fn visit_f64<E>(self, v: f64) -> Result<Y, E> {
                     Ok(Y(Value::Float(v)))
@@ -263,7 +265,9 @@ pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
             offset: 0,
         });
     }
-    match serde_saphyr::from_str::<Spanned<Y>>(text) {
+    // YAML 1.2 booleans only: `name: y` or `name: no` stay strings.
+    let options = serde_saphyr::options! { strict_booleans: true, duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error };
+    match serde_saphyr::from_str_with_options::<Spanned<Y>>(text, options) {
         Ok(root) => Ok(node(root)),
         Err(e) => {
             let pos = e.location().map_or(Pos { line: 1, col: 1 }, |l| Pos {

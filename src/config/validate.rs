@@ -10,7 +10,10 @@ use crate::model::CaseKind;
 
 /// Keys each table accepts, for `schema` and suggestions.
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
-    ("", &["harness", "patterns", "golden", "verify", "golden_projects"]),
+    (
+        "",
+        &["harness", "patterns", "golden", "verify", "golden_projects"],
+    ),
     (
         "harness",
         &[
@@ -149,7 +152,11 @@ impl Ctx<'_> {
         match &node.value {
             Value::Int(i) if *i >= min => Some(*i),
             Value::Int(i) => {
-                self.err(node.pos, format!("`{key}` must be at least {min}, found {i}"), None);
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be at least {min}, found {i}"),
+                    None,
+                );
                 None
             }
             other => {
@@ -175,7 +182,9 @@ impl Ctx<'_> {
                 self.err(
                     node.pos,
                     format!("bad duration `{s}` for `{key}`: {e}"),
-                    Some("write a duration such as \"500ms\", \"90s\", \"2m\" or \"1h 30m\"".into()),
+                    Some(
+                        "write a duration such as \"500ms\", \"90s\", \"2m\" or \"1h 30m\"".into(),
+                    ),
                 );
                 None
             }
@@ -191,7 +200,10 @@ impl Ctx<'_> {
             other => {
                 self.err(
                     node.pos,
-                    format!("`{key}` must be an array of strings, found {}", other.kind_name()),
+                    format!(
+                        "`{key}` must be an array of strings, found {}",
+                        other.kind_name()
+                    ),
                     None,
                 );
                 Vec::new()
@@ -208,7 +220,10 @@ impl Ctx<'_> {
                 self.err(
                     pos,
                     format!("invalid regex `{pattern}` in `{key}`: {last}"),
-                    Some("patterns use Rust `regex` syntax; escape special characters with `\\`".into()),
+                    Some(
+                        "patterns use Rust `regex` syntax; escape special characters with `\\`"
+                            .into(),
+                    ),
                 );
                 None
             }
@@ -254,8 +269,7 @@ fn suggest<'a>(got: &str, allowed: &[&'a str]) -> Option<&'a str> {
 /// Quote `s` for `sh` when it holds anything but plain path characters.
 pub fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%".contains(&b));
     if plain {
         s.to_string()
@@ -283,55 +297,53 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     };
 
     let mut require_golden_pos = None;
-    if let Some((_, node)) = top.get("harness") {
-        if let Some(t) = cx.table(node, "[harness]", keys_of("harness")) {
-            for (key, (k, v)) in &t {
-                match *key {
-                    "name" => {
-                        if let Some(s) = cx.string(v, key) {
-                            h.name = s;
-                        }
+    if let Some((_, node)) = top.get("harness")
+        && let Some(t) = cx.table(node, "[harness]", keys_of("harness"))
+    {
+        for (key, (k, v)) in &t {
+            match *key {
+                "name" => {
+                    if let Some(s) = cx.string(v, key) {
+                        h.name = s;
                     }
-                    "runner" => h.runner = cx.string(v, key),
-                    "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
-                    "truncate" => {
-                        h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize)
-                    }
-                    "require_golden" => {
-                        h.require_golden = cx.boolean(v, key).unwrap_or(false);
-                        require_golden_pos = Some(k.pos);
-                    }
-                    "out_dir" => {
-                        h.out_dir = cx.string(v, key).map(|s| h.base_dir.join(s));
-                    }
-                    "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
-                    "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
-                    "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
-                    "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
-                    _ => unreachable!("table() filters unknown keys"),
                 }
+                "runner" => h.runner = cx.string(v, key),
+                "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
+                "truncate" => h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize),
+                "require_golden" => {
+                    h.require_golden = cx.boolean(v, key).unwrap_or(false);
+                    require_golden_pos = Some(k.pos);
+                }
+                "out_dir" => {
+                    h.out_dir = cx.string(v, key).map(|s| h.base_dir.join(s));
+                }
+                "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
+                "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
+                "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
+                "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
+                _ => unreachable!("table() filters unknown keys"),
             }
         }
     }
 
-    if let Some((_, node)) = top.get("patterns") {
-        if let Some(t) = cx.table(node, "[patterns]", keys_of("patterns")) {
-            for (key, (_, v)) in &t {
-                if *key == "builtin" {
-                    h.patterns.builtin = cx.boolean(v, key).unwrap_or(true);
-                    continue;
-                }
-                let list: Vec<String> = cx
-                    .strings(v, key)
-                    .into_iter()
-                    .filter(|(p, pos)| cx.regex(p, *pos, &format!("patterns.{key}")).is_some())
-                    .map(|(p, _)| p)
-                    .collect();
-                match *key {
-                    "validation" => h.patterns.validation = list,
-                    "runtime" => h.patterns.runtime = list,
-                    _ => h.patterns.abort = list,
-                }
+    if let Some((_, node)) = top.get("patterns")
+        && let Some(t) = cx.table(node, "[patterns]", keys_of("patterns"))
+    {
+        for (key, (_, v)) in &t {
+            if *key == "builtin" {
+                h.patterns.builtin = cx.boolean(v, key).unwrap_or(true);
+                continue;
+            }
+            let list: Vec<String> = cx
+                .strings(v, key)
+                .into_iter()
+                .filter(|(p, pos)| cx.regex(p, *pos, &format!("patterns.{key}")).is_some())
+                .map(|(p, _)| p)
+                .collect();
+            match *key {
+                "validation" => h.patterns.validation = list,
+                "runtime" => h.patterns.runtime = list,
+                _ => h.patterns.abort = list,
             }
         }
     }
@@ -375,14 +387,22 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         let name = match t.get("name") {
             Some((_, v)) => cx.string(v, "name").and_then(|s| {
                 if s.trim().is_empty() {
-                    cx.err(v.pos, format!("empty name in {what}"), Some("give every case a unique, non-empty name".into()));
+                    cx.err(
+                        v.pos,
+                        format!("empty name in {what}"),
+                        Some("give every case a unique, non-empty name".into()),
+                    );
                     None
                 } else {
                     Some(s)
                 }
             }),
             None => {
-                cx.err(node.pos, format!("{what} has no `name`"), Some("add `name = \"…\"`".into()));
+                cx.err(
+                    node.pos,
+                    format!("{what} has no `name`"),
+                    Some("add `name = \"…\"`".into()),
+                );
                 None
             }
         };
@@ -397,7 +417,9 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 seen.insert(n.clone(), node.pos.line);
             }
         }
-        let description = t.get("description").and_then(|(_, v)| cx.string(v, "description"));
+        let description = t
+            .get("description")
+            .and_then(|(_, v)| cx.string(v, "description"));
         let timeout = t
             .get("timeout")
             .and_then(|(_, v)| cx.duration(v, "timeout"))
@@ -422,7 +444,11 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                             Value::Bool(b) => Some(b.to_string()),
                             Value::Float(f) => Some(f.to_string()),
                             other => {
-                                let msg = format!("env `{}` must be a string, found {}", k.name, other.kind_name());
+                                let msg = format!(
+                                    "env `{}` must be a string, found {}",
+                                    k.name,
+                                    other.kind_name()
+                                );
                                 cx.err(val.pos, msg, None);
                                 None
                             }
@@ -432,7 +458,11 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                         }
                     }
                 }
-                other => cx.err(v.pos, format!("`env` must be a table, found {}", other.kind_name()), None),
+                other => cx.err(
+                    v.pos,
+                    format!("`env` must be a table, found {}", other.kind_name()),
+                    None,
+                ),
             }
         }
         let retries = t
@@ -451,9 +481,18 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         let (path, command, working_dir, isolation, ignore) = match kind {
             CaseKind::Golden => {
                 let path = match t.get("path") {
-                    Some((_, v)) => cx.string(v, "path").map(|p| crate::paths::absolute_from(&h.base_dir, Path::new(&p))),
+                    Some((_, v)) => cx
+                        .string(v, "path")
+                        .map(|p| crate::paths::absolute_from(&h.base_dir, Path::new(&p))),
                     None => {
-                        cx.err(node.pos, format!("golden project {what} has no `path`"), Some("add `path = \"golden/<project>\"` (relative to the harness file)".into()));
+                        cx.err(
+                            node.pos,
+                            format!("golden project {what} has no `path`"),
+                            Some(
+                                "add `path = \"golden/<project>\"` (relative to the harness file)"
+                                    .into(),
+                            ),
+                        );
                         None
                     }
                 };
@@ -475,15 +514,17 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                     },
                 };
                 let isolation = match t.get("isolation") {
-                    Some((_, v)) => match cx.string(v, "isolation").as_deref() {
-                        Some("check") => Isolation::Check,
-                        Some("copy") => Isolation::Copy,
-                        Some(other) => {
-                            cx.err(v.pos, format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""), None);
-                            Isolation::Check
+                    Some((_, v)) => {
+                        match cx.string(v, "isolation").as_deref() {
+                            Some("check") => Isolation::Check,
+                            Some("copy") => Isolation::Copy,
+                            Some(other) => {
+                                cx.err(v.pos, format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""), None);
+                                Isolation::Check
+                            }
+                            None => Isolation::Check,
                         }
-                        None => Isolation::Check,
-                    },
+                    }
                     None => Isolation::Check,
                 };
                 let ignore: Vec<String> = t
@@ -501,7 +542,9 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                     .map(|(g, _)| g)
                     .collect();
                 let wd = path.as_ref().map(|p| {
-                    explicit_wd.clone().unwrap_or_else(|| super::default_working_dir(p))
+                    explicit_wd
+                        .clone()
+                        .unwrap_or_else(|| super::default_working_dir(p))
                 });
                 (path, command, wd, isolation, ignore)
             }
@@ -509,7 +552,11 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 let command = match t.get("command") {
                     Some((_, v)) => cx.string(v, "command"),
                     None => {
-                        cx.err(node.pos, format!("verify command {what} has no `command`"), Some("add `command = \"…\"`".into()));
+                        cx.err(
+                            node.pos,
+                            format!("verify command {what} has no `command`"),
+                            Some("add `command = \"…\"`".into()),
+                        );
                         None
                     }
                 };
@@ -522,8 +569,10 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             (name, command, working_dir, expected)
         {
             let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
-            let command = substitute(&command, &p, &working_dir, &name);
+            let command_template = command;
+            let command = substitute(&command_template, &p, &working_dir, &name);
             h.cases.push(CaseDef {
+                command_template,
                 index: h.cases.len(),
                 name,
                 kind,

@@ -1,0 +1,268 @@
+//! Every config error kind with its line and column; YAML in both forms;
+//! interleaved declaration order.
+
+use std::path::Path;
+
+use super::*;
+
+fn load_text(name: &str, text: &str) -> Result<Harness, ConfigError> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    Harness::load(&p, None)
+}
+
+/// (line, col, message) of each diagnostic.
+fn errors(name: &str, text: &str) -> Vec<(usize, usize, String)> {
+    match load_text(name, text) {
+        Ok(_) => panic!("expected errors"),
+        Err(e) => e
+            .diagnostics()
+            .iter()
+            .map(|d| (d.pos.line, d.pos.col, d.to_string()))
+            .collect(),
+    }
+}
+
+fn one_error(text: &str) -> (usize, usize, String) {
+    let mut e = errors("harness.toml", text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    e.remove(0)
+}
+
+#[test]
+fn malformed_toml_points_at_the_problem() {
+    let (line, _, msg) = one_error("[harness]\nname = \"x\"\ntimeout = \n");
+    assert_eq!(line, 3);
+    assert!(msg.contains("malformed TOML"), "{msg}");
+}
+
+#[test]
+fn malformed_yaml_points_at_the_problem() {
+    let e = errors("h.yaml", "golden:\n  - name: a\n    path: [unclosed\n");
+    assert_eq!(e.len(), 1);
+    assert!(e[0].2.contains("malformed YAML"), "{}", e[0].2);
+    assert!(e[0].0 >= 3, "{e:?}");
+}
+
+#[test]
+fn unknown_key_suggests_the_close_one() {
+    let (line, col, msg) =
+        one_error("[[verify]]\nnmae = \"a\"\nname = \"b\"\ncommand = \"true\"\n");
+    assert_eq!((line, col), (2, 1));
+    assert!(
+        msg.contains("unknown key `nmae`") && msg.contains("did you mean `name`?"),
+        "{msg}"
+    );
+    let (_, _, msg) = one_error("[harness]\ntimout = \"1s\"\n");
+    assert!(msg.contains("did you mean `timeout`?"), "{msg}");
+    let (_, _, msg) = one_error("[zzz]\n");
+    assert!(
+        msg.contains("unknown key `zzz`") && msg.contains("known keys"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn duplicate_and_empty_names() {
+    let e = errors(
+        "harness.toml",
+        "[[verify]]\nname = \"a\"\ncommand = \"true\"\n\n[[golden]]\nname = \"a\"\npath = \"p\"\ncommand = \"true\"\n\n[[verify]]\nname = \" \"\ncommand = \"true\"\n",
+    );
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!((e[0].0, e[0].1), (6, 8));
+    assert!(
+        e[0].2
+            .contains("duplicate case name `a` (first declared on line 1)"),
+        "{}",
+        e[0].2
+    );
+    assert_eq!((e[1].0, e[1].1), (11, 8));
+    assert!(e[1].2.contains("empty name"), "{}", e[1].2);
+}
+
+#[test]
+fn bad_duration() {
+    let (line, col, msg) =
+        one_error("[[verify]]\nname = \"a\"\ncommand = \"true\"\ntimeout = \"ten minutes\"\n");
+    assert_eq!((line, col), (4, 11));
+    assert!(msg.contains("bad duration `ten minutes`"), "{msg}");
+    assert!(msg.contains("\"90s\""), "{msg}");
+}
+
+#[test]
+fn invalid_regexes_in_patterns_and_expected() {
+    let e = errors(
+        "harness.toml",
+        "[patterns]\nvalidation = ['ok', '(open']\n\n[[verify]]\nname = \"a\"\ncommand = \"true\"\nexpected = \"specific_error:[z-a]\"\n",
+    );
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!((e[0].0, e[0].1), (2, 21));
+    assert!(
+        e[0].2
+            .contains("invalid regex `(open` in `patterns.validation`"),
+        "{}",
+        e[0].2
+    );
+    assert_eq!((e[1].0, e[1].1), (7, 12));
+    assert!(e[1].2.contains("invalid regex `[z-a]`"), "{}", e[1].2);
+    let (_, _, msg) =
+        one_error("[[verify]]\nname = \"a\"\ncommand = \"true\"\nexpected = \"failure\"\n");
+    assert!(
+        msg.contains("\"success\" or \"specific_error:<regex>\""),
+        "{msg}"
+    );
+}
+
+#[test]
+fn golden_without_command_or_runner() {
+    let (line, col, msg) = one_error("\n[[golden]]\nname = \"g\"\npath = \"p\"\n");
+    assert_eq!((line, col), (2, 1));
+    assert!(
+        msg.contains("no `command`") && msg.contains("runner"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn require_golden_with_none_declared() {
+    let (line, col, msg) = one_error(
+        "[harness]\nrequire_golden = true\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+    );
+    assert_eq!((line, col), (2, 1));
+    assert!(msg.contains("require_golden"), "{msg}");
+}
+
+#[test]
+fn wrong_types_are_named() {
+    let e = errors(
+        "harness.toml",
+        "[harness]\ntruncate = \"big\"\njobs = 0\nrequire_golden = \"yes\"\n",
+    );
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert!(e[0].2.contains("`truncate` must be an integer"));
+    assert!(e[1].2.contains("`jobs` must be at least 1"));
+    assert!(e[2].2.contains("`require_golden` must be true or false"));
+}
+
+#[test]
+fn every_error_of_a_file_is_reported_together() {
+    let e = errors(
+        "harness.toml",
+        "[harness]\ntimeout = \"x\"\n[[golden]]\nname = \"g\"\npath = \"p\"\ncomand = \"true\"\n[[verify]]\nname = \"g\"\n",
+    );
+    let lines: Vec<usize> = e.iter().map(|x| x.0).collect();
+    assert!(
+        lines.contains(&2) && lines.contains(&6) && lines.contains(&7) && lines.contains(&8),
+        "{e:?}"
+    );
+    let err = load_text("harness.toml", "[harness]\ntimeout = \"x\"\n[zzz]\n").unwrap_err();
+    assert!(
+        err.to_string().contains("2 errors in the declarations"),
+        "{err}"
+    );
+}
+
+#[test]
+fn interleaved_tables_keep_declaration_order() {
+    let h = load_text(
+        "harness.toml",
+        "[harness]\nrunner = \"run {path}\"\n[[golden]]\nname = \"g1\"\npath = \"a\"\n[[verify]]\nname = \"v1\"\ncommand = \"true\"\n[[golden]]\nname = \"g2\"\npath = \"b\"\n[[verify]]\nname = \"v2\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let order: Vec<(&str, usize, usize)> = h
+        .cases
+        .iter()
+        .map(|c| (c.name.as_str(), c.line, c.index))
+        .collect();
+    assert_eq!(
+        order,
+        vec![("g1", 3, 0), ("v1", 6, 1), ("g2", 9, 2), ("v2", 12, 3)]
+    );
+}
+
+#[test]
+fn defaults_placeholders_and_working_dirs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("golden/with space")).unwrap();
+    std::fs::write(dir.path().join("golden/p.yaml"), "x: 1\n").unwrap();
+    let p = dir.path().join("harness.toml");
+    std::fs::write(
+        &p,
+        "[harness]\nrunner = \"tool run {path} --in {dir} --name {name}\"\ntimeout = \"90s\"\n[[golden]]\nname = \"d\"\npath = \"golden/with space\"\n[[golden]]\nname = \"f\"\npath = \"golden/p.yaml\"\ntimeout = \"2m\"\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let h = Harness::load(&p, None).unwrap();
+    let root = crate::paths::absolute(dir.path());
+    let d = &h.cases[0];
+    assert_eq!(d.working_dir, root.join("golden/with space"));
+    let q = shell_quote(&root.join("golden/with space").to_string_lossy());
+    assert_eq!(d.command, format!("tool run {q} --in {q} --name d"));
+    assert_eq!(d.timeout, std::time::Duration::from_secs(90));
+    let f = &h.cases[1];
+    assert_eq!(f.working_dir, root.join("golden"));
+    assert_eq!(f.timeout, std::time::Duration::from_secs(120));
+    assert_eq!(h.cases[2].working_dir, root);
+    assert_eq!(h.truncate, defaults::TRUNCATE);
+    assert_eq!(h.name, root.file_name().unwrap().to_string_lossy());
+}
+
+#[test]
+fn yaml_with_the_same_structure() {
+    let h = load_text(
+        "h.yaml",
+        "harness:\n  name: y\n  runner: run {path}\ngolden:\n  - name: a\n    path: a.yaml\n    expected: \"specific_error:boom\"\nverify:\n  - name: v\n    command: \"true\"\n    env:\n      RUST_LOG: info\n      N: 3\n",
+    )
+    .unwrap();
+    assert_eq!(h.name, "y");
+    assert_eq!(h.cases.len(), 2);
+    assert_eq!((h.cases[0].name.as_str(), h.cases[0].line), ("a", 5));
+    assert!(matches!(h.cases[0].expected, Expected::SpecificError(_)));
+    assert_eq!(h.cases[1].env.get("N").map(String::as_str), Some("3"));
+}
+
+#[test]
+fn yaml_older_list_form() {
+    let h = load_text(
+        "h.yml",
+        "harness:\n  runner: odibi run {path}\ngolden_projects:\n  - name: sales\n    path: golden/sales.yaml\n    description: daily\n    expected_outcome: success\n  - name: bad\n    path: golden/bad.yaml\n    expected_outcome: \"specific_error:validation error\"\n",
+    )
+    .unwrap();
+    let names: Vec<&str> = h.cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["sales", "bad"]);
+    assert_eq!(h.cases[0].description.as_deref(), Some("daily"));
+    assert!(h.cases[0].command.starts_with("odibi run "));
+    assert!(matches!(h.cases[1].expected, Expected::SpecificError(_)));
+    // Errors in YAML carry lines too.
+    let e = errors(
+        "h.yml",
+        "golden_projects:\n  - name: a\n    path: p\n    comand: x\n",
+    );
+    assert!(
+        e.iter()
+            .any(|(l, c, m)| *l == 4 && *c == 5 && m.contains("did you mean `command`?")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn adhoc_projects_join_the_harness() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::empty(dir.path());
+    h.runner = Some("run {path}".into());
+    let entries = adhoc::parse("a.yaml, sales:golden/sales").unwrap();
+    h.add_adhoc(&entries).unwrap();
+    assert_eq!(h.cases.len(), 2);
+    assert_eq!(h.cases[1].name, "sales");
+    assert!(
+        h.add_adhoc(&entries).is_err(),
+        "duplicate names are refused"
+    );
+    let mut bare = Harness::empty(Path::new("/"));
+    assert!(
+        bare.add_adhoc(&entries)
+            .unwrap_err()
+            .to_string()
+            .contains("no command and no runner")
+    );
+}
