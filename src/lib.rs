@@ -11,3 +11,4 @@ pub mod events;
 pub mod hash;
 pub mod model;
 pub mod paths;
+pub mod schema;
