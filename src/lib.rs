@@ -9,5 +9,7 @@
 pub mod config;
 pub mod events;
 pub mod hash;
+pub mod init;
 pub mod model;
 pub mod paths;
+pub mod schema;

@@ -1,0 +1,603 @@
+//! `cargo golden init`: set a cargo package up for golden testing.
+//!
+//! Writes `harness.toml` (a verify command that builds the package and one
+//! example golden project), the example project under `golden/example/`,
+//! `tests/golden.rs` with the harness `main`, and a GitHub Actions
+//! workflow; then registers the `golden` test target (`harness = false`)
+//! and the `cargo-golden` dev-dependency in `Cargo.toml`, edited in place
+//! so its formatting and comments survive.
+//!
+//! Everything is checked before anything is written: if a file init would
+//! write already exists, nothing is written and every such file is listed,
+//! unless [`InitOptions::force`] is set. `Cargo.toml` is never replaced,
+//! only completed, so running init again adds nothing twice.
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, Value};
+
+/// The harness file, relative to the package directory.
+pub const HARNESS_FILE: &str = "harness.toml";
+/// The libtest-mimic test target, relative to the package directory.
+pub const TEST_FILE: &str = "tests/golden.rs";
+/// The GitHub Actions workflow, relative to the package directory.
+pub const WORKFLOW_FILE: &str = ".github/workflows/golden.yml";
+/// Name of the `[[test]]` target.
+pub const TEST_TARGET: &str = "golden";
+
+const EXAMPLE_SCRIPT: &str = "golden/example/run.sh";
+const EXAMPLE_DATA: &str = "golden/example/orders.csv";
+const CRATE_NAME: &str = "cargo-golden";
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where the package gets `cargo-golden` from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    /// A version requirement on crates.io, such as `"0.1.0"`.
+    Version(String),
+    /// A local checkout of cargo-golden, written as given.
+    Path(PathBuf),
+}
+
+impl Default for Dependency {
+    /// This build's own version.
+    fn default() -> Self {
+        Dependency::Version(VERSION.to_string())
+    }
+}
+
+/// How [`init`] behaves.
+#[derive(Clone, Debug, Default)]
+pub struct InitOptions {
+    /// Replace files that already exist (and repoint a conflicting
+    /// `golden` test target) instead of refusing.
+    pub force: bool,
+    /// The `cargo-golden` dev-dependency to add when there is none.
+    pub dependency: Dependency,
+}
+
+/// What [`init`] did, for the command line to print.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InitReport {
+    /// Files created, relative to the package directory, in write order.
+    pub created: Vec<PathBuf>,
+    /// Files that existed and were replaced (only with `force`).
+    pub overwritten: Vec<PathBuf>,
+    /// Changes made to `Cargo.toml`; empty when it already had everything.
+    pub manifest_changes: Vec<String>,
+}
+
+impl fmt::Display for InitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for p in &self.created {
+            writeln!(f, "created {}", p.display())?;
+        }
+        for p in &self.overwritten {
+            writeln!(f, "overwrote {}", p.display())?;
+        }
+        if self.manifest_changes.is_empty() {
+            writeln!(f, "Cargo.toml already set up")
+        } else {
+            writeln!(f, "edited Cargo.toml: {}", self.manifest_changes.join("; "))
+        }
+    }
+}
+
+/// Something init would replace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// A file that already exists, relative to the package directory.
+    File(PathBuf),
+    /// `Cargo.toml` already declares a `golden` test target that is not
+    /// `tests/golden.rs` with `harness = false`.
+    TestTarget,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Conflict::File(p) => write!(f, "{}", p.display()),
+            Conflict::TestTarget => write!(
+                f,
+                "the `[[test]] name = \"{TEST_TARGET}\"` entry in Cargo.toml \
+                 (not `path = \"{TEST_FILE}\"` with `harness = false`)"
+            ),
+        }
+    }
+}
+
+/// Why init did nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// The directory has no `Cargo.toml`.
+    #[error("{} is not a cargo package: it has no Cargo.toml", .0.display())]
+    NotACargoProject(PathBuf),
+    /// `Cargo.toml` is a virtual workspace manifest.
+    #[error(
+        "{} is a virtual workspace manifest (no [package]); run `cargo golden init` in a member package",
+        .0.display()
+    )]
+    VirtualManifest(PathBuf),
+    /// Init would replace what is already there.
+    #[error(
+        "refusing to overwrite {}\n  help: pass --force to replace them",
+        .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    WouldOverwrite(Vec<Conflict>),
+    /// `Cargo.toml` is not valid TOML.
+    #[error("cannot parse {}: {source}", path.display())]
+    ManifestSyntax {
+        /// The manifest.
+        path: PathBuf,
+        /// The parser's error.
+        #[source]
+        source: toml_edit::TomlError,
+    },
+    /// `Cargo.toml` has a shape init cannot complete.
+    #[error("cannot edit {}: {message}", path.display())]
+    ManifestShape {
+        /// The manifest.
+        path: PathBuf,
+        /// What is in the way.
+        message: String,
+    },
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Set up the cargo package in `dir` for golden testing (see the module
+/// docs). Either everything is written, or, on a conflict, nothing.
+pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> {
+    let manifest_path = dir.join("Cargo.toml");
+    if !manifest_path.is_file() {
+        return Err(InitError::NotACargoProject(dir.to_path_buf()));
+    }
+    let text = std::fs::read_to_string(&manifest_path).map_err(|source| InitError::Read {
+        path: manifest_path.clone(),
+        source,
+    })?;
+    let mut doc: DocumentMut = text.parse().map_err(|source| InitError::ManifestSyntax {
+        path: manifest_path.clone(),
+        source,
+    })?;
+    let shape_error = |message: String| InitError::ManifestShape {
+        path: manifest_path.clone(),
+        message,
+    };
+
+    let package_name = match doc.get("package") {
+        Some(package) => package
+            .get("name")
+            .and_then(Item::as_str)
+            .ok_or_else(|| shape_error("[package] has no `name`".into()))?
+            .to_string(),
+        None if doc.contains_key("workspace") => {
+            return Err(InitError::VirtualManifest(manifest_path));
+        }
+        None => return Err(shape_error("there is no [package] table".into())),
+    };
+
+    let files = [
+        (HARNESS_FILE, harness_toml(&package_name)),
+        (EXAMPLE_SCRIPT, EXAMPLE_SCRIPT_TEXT.to_string()),
+        (EXAMPLE_DATA, EXAMPLE_DATA_TEXT.to_string()),
+        (TEST_FILE, TEST_FILE_TEXT.to_string()),
+        (WORKFLOW_FILE, workflow_yaml()),
+    ];
+    let mut conflicts: Vec<Conflict> = files
+        .iter()
+        // `symlink_metadata`: a dangling symlink is in the way too.
+        .filter(|(rel, _)| dir.join(rel).symlink_metadata().is_ok())
+        .map(|(rel, _)| Conflict::File(PathBuf::from(rel)))
+        .collect();
+
+    let mut manifest_changes = Vec::new();
+    if add_dev_dependency(&mut doc, &options.dependency).map_err(&shape_error)? {
+        manifest_changes.push(format!("added dev-dependency `{CRATE_NAME}`"));
+    }
+    match add_test_target(&mut doc, options.force).map_err(&shape_error)? {
+        TargetEdit::Present => {}
+        TargetEdit::Added => manifest_changes.push(format!(
+            "added `[[test]] name = \"{TEST_TARGET}\"`, harness = false"
+        )),
+        TargetEdit::Conflict { repointed } => {
+            conflicts.push(Conflict::TestTarget);
+            if repointed {
+                manifest_changes.push(format!(
+                    "set `[[test]] name = \"{TEST_TARGET}\"` to path = \"{TEST_FILE}\", harness = false"
+                ));
+            }
+        }
+    }
+
+    if !conflicts.is_empty() && !options.force {
+        return Err(InitError::WouldOverwrite(conflicts));
+    }
+
+    let mut report = InitReport {
+        manifest_changes,
+        ..InitReport::default()
+    };
+    // The files come before Cargo.toml: a `[[test]]` entry whose file is
+    // missing would break every cargo command in the package.
+    for (rel, contents) in &files {
+        let path = dir.join(rel);
+        let existed = path.symlink_metadata().is_ok();
+        write_file(&path, contents)?;
+        if existed {
+            report.overwritten.push(PathBuf::from(rel));
+        } else {
+            report.created.push(PathBuf::from(rel));
+        }
+    }
+    make_executable(&dir.join(EXAMPLE_SCRIPT))?;
+    if !report.manifest_changes.is_empty() {
+        write_file(&manifest_path, &doc.to_string())?;
+    }
+    Ok(report)
+}
+
+fn write_file(path: &Path, contents: &str) -> Result<(), InitError> {
+    let write_error = |source| InitError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(write_error)?;
+    }
+    std::fs::write(path, contents).map_err(write_error)
+}
+
+/// The script is run as `sh run.sh`, but users will also run it directly.
+fn make_executable(path: &Path) -> Result<(), InitError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(
+            |source| InitError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+enum TargetEdit {
+    /// An identical entry is already there.
+    Present,
+    /// A new entry was added.
+    Added,
+    /// A different `golden` entry exists; with `force` it was repointed.
+    Conflict { repointed: bool },
+}
+
+/// Make sure `[[test]] name = "golden"` runs `tests/golden.rs` without
+/// libtest. Both TOML spellings of the array are kept as they are.
+fn add_test_target(doc: &mut DocumentMut, force: bool) -> Result<TargetEdit, String> {
+    if !doc.contains_key("test") {
+        let mut list = ArrayOfTables::new();
+        list.push(new_test_target());
+        doc.insert("test", Item::ArrayOfTables(list));
+        return Ok(TargetEdit::Added);
+    }
+    let mut entries: Vec<&mut dyn TableLike> = match &mut doc["test"] {
+        Item::ArrayOfTables(list) => {
+            if !list.iter().any(|t| is_golden_target(t)) {
+                list.push(new_test_target());
+                return Ok(TargetEdit::Added);
+            }
+            list.iter_mut().map(|t| t as &mut dyn TableLike).collect()
+        }
+        Item::Value(Value::Array(list)) => {
+            if !list
+                .iter()
+                .filter_map(Value::as_inline_table)
+                .any(|t| is_golden_target(t))
+            {
+                list.push(new_test_target().into_inline_table());
+                return Ok(TargetEdit::Added);
+            }
+            list.iter_mut()
+                .filter_map(Value::as_inline_table_mut)
+                .map(|t| t as &mut dyn TableLike)
+                .collect()
+        }
+        _ => return Err("`test` is not an array of tables".into()),
+    };
+    entries.retain(|t| is_golden_target(&**t));
+    if entries.iter().all(|t| is_ours(&**t)) {
+        return Ok(TargetEdit::Present);
+    }
+    if force {
+        for t in entries {
+            t.insert("path", toml_edit::value(TEST_FILE));
+            t.insert("harness", toml_edit::value(false));
+        }
+    }
+    Ok(TargetEdit::Conflict { repointed: force })
+}
+
+fn new_test_target() -> Table {
+    let mut t = Table::new();
+    t.insert("name", toml_edit::value(TEST_TARGET));
+    t.insert("path", toml_edit::value(TEST_FILE));
+    t.insert("harness", toml_edit::value(false));
+    t
+}
+
+fn is_golden_target(t: &dyn TableLike) -> bool {
+    t.get("name").and_then(Item::as_str) == Some(TEST_TARGET)
+}
+
+/// A `golden` entry that already does what init would write: `path`
+/// absent (cargo's default is `tests/golden.rs`) or equal to it.
+fn is_ours(t: &dyn TableLike) -> bool {
+    let harness_off = t.get("harness").and_then(Item::as_bool) == Some(false);
+    let path_ok = match t.get("path") {
+        None => true,
+        Some(p) => p.as_str().is_some_and(|p| same_relative_path(p, TEST_FILE)),
+    };
+    harness_off && path_ok
+}
+
+fn same_relative_path(a: &str, b: &str) -> bool {
+    let parts = |s: &str| -> Vec<String> {
+        Path::new(&s.replace('\\', "/"))
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    parts(a) == parts(b)
+}
+
+/// Add `cargo-golden` to `[dev-dependencies]` unless the package already
+/// depends on it (a normal dependency is visible to tests too). Returns
+/// whether the manifest changed.
+fn add_dev_dependency(doc: &mut DocumentMut, dep: &Dependency) -> Result<bool, String> {
+    const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "dev_dependencies"];
+    for name in TABLES {
+        match doc.get(name) {
+            None => {}
+            Some(item) => match item.as_table_like() {
+                Some(t) if t.contains_key(CRATE_NAME) => return Ok(false),
+                Some(_) => {}
+                None => return Err(format!("`{name}` is not a table")),
+            },
+        }
+    }
+    // Cargo still reads the old underscore spelling; adding the other one
+    // next to it would be an error.
+    let key = if doc.contains_key("dev-dependencies") || !doc.contains_key("dev_dependencies") {
+        "dev-dependencies"
+    } else {
+        "dev_dependencies"
+    };
+    if !doc.contains_key(key) {
+        // Beside [dependencies] rather than at the end of the file.
+        let mut table = Table::new();
+        table.set_position(
+            doc.get("dependencies")
+                .and_then(|d| d.as_table()?.position()),
+        );
+        doc.insert(key, Item::Table(table));
+    }
+    let table = doc[key]
+        .as_table_like_mut()
+        .expect("checked above to be a table");
+    let value: Value = match dep {
+        Dependency::Version(v) => v.as_str().into(),
+        Dependency::Path(p) => {
+            let mut inline = InlineTable::new();
+            inline.insert("path", p.to_string_lossy().as_ref().into());
+            inline.into()
+        }
+    };
+    table.insert(CRATE_NAME, Item::Value(value));
+    Ok(true)
+}
+
+/// A TOML basic string, quoted and escaped.
+fn toml_string(s: &str) -> String {
+    Value::from(s).to_string().trim().to_string()
+}
+
+fn harness_toml(package_name: &str) -> String {
+    HARNESS_TEMPLATE.replace("{{name}}", &toml_string(package_name))
+}
+
+fn workflow_yaml() -> String {
+    WORKFLOW_TEMPLATE.replace("{{version}}", VERSION)
+}
+
+const HARNESS_TEMPLATE: &str = r#"# Test cases for `cargo golden` and `cargo test --test golden`.
+#
+# Every [[golden]] and [[verify]] table below is one test case; they run in
+# the order written. A case passes only if its command exits 0 AND prints no
+# failure pattern (`cargo golden schema` prints the full list of keys).
+# Full output and evidence of each run are kept under target/golden/.
+
+[harness]
+name = {{name}}  # suite name in the reports
+timeout = "10m"  # default per-case timeout: "500ms", "90s", "2m", "1h 30m"
+# runner = "my-tool run {path}"  # default command of golden projects without one
+
+# A verify command: a shell command (`sh -c`) whose success is a
+# post-condition of the workspace.
+[[verify]]
+name = "workspace builds"
+# Plain `cargo build`: a new crate may not have a Cargo.lock yet. Once yours
+# is committed, `cargo build --locked` also catches a stale lock file.
+command = "cargo build"
+working_dir = "."     # relative to this file
+timeout = "15m"
+
+# A golden project: a directory (or one file) that must always keep working.
+# A run never modifies it: with isolation = "check" any changed file fails
+# the case. Replace this example with a project of yours.
+[[golden]]
+name = "example"
+path = "golden/example"      # relative to this file
+description = "Example golden project: sums a small CSV file"
+command = "sh run.sh"        # runs inside `path`
+expected = "success"         # or "specific_error:<regex>" for a project that must fail that way
+isolation = "check"          # or "copy": run in a temporary copy
+# env = { RUST_LOG = "info" }
+"#;
+
+const EXAMPLE_SCRIPT_TEXT: &str = r#"#!/bin/sh
+# Example golden project, run by `cargo golden` as `sh run.sh` in this
+# directory. It passes when it exits 0 and prints no failure pattern.
+# Replace it with a real project: a pipeline config, a sample input, a CLI
+# invocation that must keep working.
+set -eu
+cd "$(dirname "$0")"
+
+awk -F, 'NR > 1 { orders += 1; items += $2 }
+         END { printf "orders: %d, items: %d\n", orders, items }' orders.csv
+"#;
+
+const EXAMPLE_DATA_TEXT: &str = "item,quantity\napples,3\npears,5\nplums,2\n";
+
+const TEST_FILE_TEXT: &str = r#"//! The cases of `harness.toml` as tests: `cargo test --test golden`
+//! (or `cargo nextest run --test golden`).
+
+fn main() {
+    cargo_golden::harness::main()
+}
+"#;
+
+const WORKFLOW_TEMPLATE: &str = r#"# Runs the golden projects and verify commands of harness.toml, and keeps
+# the reports and evidence of every run as an artifact.
+name: golden
+
+on:
+  push:
+  pull_request:
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+jobs:
+  golden:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+      # Keep the version in step with the cargo-golden dev-dependency.
+      - name: Install cargo-golden
+        run: cargo install cargo-golden --locked --version {{version}}
+      - name: Run golden cases
+        run: cargo golden
+      - name: Upload reports and evidence
+        if: always()
+        uses: actions/upload-artifact@v6
+        with:
+          name: golden-reports
+          # The default [harness] out_dir; change both together.
+          path: target/golden
+          if-no-files-found: warn
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(text: &str) -> DocumentMut {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn matching_target_entries_are_recognised() {
+        for entry in [
+            "[[test]]\nname = \"golden\"\nharness = false\n",
+            "[[test]]\nname = \"golden\"\npath = \"./tests/golden.rs\"\nharness = false\n",
+            "test = [{ name = \"golden\", harness = false }]\n",
+        ] {
+            let mut d = doc(entry);
+            assert!(
+                matches!(add_test_target(&mut d, false), Ok(TargetEdit::Present)),
+                "{entry}"
+            );
+            assert_eq!(d.to_string(), entry);
+        }
+    }
+
+    #[test]
+    fn other_targets_are_kept_and_golden_is_added_beside_them() {
+        let mut d = doc("test = [{ name = \"unit\" }]\n");
+        assert!(matches!(
+            add_test_target(&mut d, false),
+            Ok(TargetEdit::Added)
+        ));
+        let list = d["test"].as_array().unwrap();
+        assert_eq!(list.len(), 2);
+        assert!(is_ours(list.get(1).unwrap().as_inline_table().unwrap()));
+    }
+
+    #[test]
+    fn a_different_golden_target_conflicts_and_force_repoints_it() {
+        let text =
+            "[[test]]\nname = \"golden\"\npath = \"tests/it.rs\"\nrequired-features = [\"x\"]\n";
+        let mut d = doc(text);
+        assert!(matches!(
+            add_test_target(&mut d, false),
+            Ok(TargetEdit::Conflict { repointed: false })
+        ));
+        assert_eq!(d.to_string(), text);
+
+        assert!(matches!(
+            add_test_target(&mut d, true),
+            Ok(TargetEdit::Conflict { repointed: true })
+        ));
+        let t = d["test"].as_array_of_tables().unwrap().get(0).unwrap();
+        assert!(is_ours(t));
+        assert!(t.contains_key("required-features"));
+    }
+
+    #[test]
+    fn existing_dependency_is_left_alone_and_old_spelling_reused() {
+        let mut d = doc("[dependencies]\ncargo-golden = \"9\"\n");
+        assert_eq!(
+            add_dev_dependency(&mut d, &Dependency::default()),
+            Ok(false)
+        );
+        assert!(!d.contains_key("dev-dependencies"));
+
+        let mut d = doc("[dev_dependencies]\nx = \"1\"\n");
+        assert_eq!(add_dev_dependency(&mut d, &Dependency::default()), Ok(true));
+        assert!(!d.contains_key("dev-dependencies"));
+        assert_eq!(d["dev_dependencies"][CRATE_NAME].as_str(), Some(VERSION));
+
+        let mut d = doc("dev-dependencies = 3\n");
+        assert!(add_dev_dependency(&mut d, &Dependency::default()).is_err());
+    }
+
+    #[test]
+    fn names_are_quoted_for_toml() {
+        assert_eq!(toml_string("my-crate"), "\"my-crate\"");
+        let quoted = toml_string("a\"b\\c");
+        let parsed: DocumentMut = format!("k = {quoted}").parse().unwrap();
+        assert_eq!(parsed["k"].as_str(), Some("a\"b\\c"));
+    }
+}

@@ -1,0 +1,379 @@
+//! `cargo golden init` on packages made by a real `cargo new`, checked with
+//! real `cargo metadata`, `sh` and the harness loader.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cargo_golden::config::Harness;
+use cargo_golden::init::{Conflict, Dependency, InitError, InitOptions, InitReport, init};
+use cargo_golden::model::CaseKind;
+use tempfile::TempDir;
+
+/// Every file init writes, relative to the package.
+const WRITTEN: [&str; 5] = [
+    "harness.toml",
+    "golden/example/run.sh",
+    "golden/example/orders.csv",
+    "tests/golden.rs",
+    ".github/workflows/golden.yml",
+];
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
+}
+
+/// A fresh package `demo` made by `cargo new <kind>`.
+fn cargo_new(kind: &str) -> (TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let out = cargo()
+        .args(["new", kind, "--vcs", "none", "--quiet"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo new: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (tmp, dir)
+}
+
+/// Depend on this checkout, so the package never needs the registry.
+fn options(force: bool) -> InitOptions {
+    InitOptions {
+        force,
+        dependency: Dependency::Path(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+    }
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path.as_ref())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
+}
+
+fn paths(list: &[&str]) -> Vec<PathBuf> {
+    list.iter().map(PathBuf::from).collect()
+}
+
+/// `lines` of `before` all appear in `after`, in the same order.
+fn assert_lines_kept(before: &str, after: &str) {
+    let mut rest = after.lines();
+    for line in before.lines() {
+        assert!(
+            rest.by_ref().any(|l| l == line),
+            "line {line:?} lost or moved:\n--- before\n{before}\n--- after\n{after}"
+        );
+    }
+}
+
+/// What cargo itself makes of the edited manifest.
+fn metadata(dir: &Path) -> cargo_metadata::Package {
+    let meta = cargo_metadata::MetadataCommand::new()
+        .manifest_path(dir.join("Cargo.toml"))
+        .no_deps()
+        .other_options(vec!["--offline".to_string()])
+        .exec()
+        .unwrap_or_else(|e| panic!("cargo rejects the edited manifest: {e}"));
+    meta.packages.into_iter().next().expect("one package")
+}
+
+fn assert_cargo_sees_golden_setup(dir: &Path) {
+    let package = metadata(dir);
+    let golden: Vec<_> = package
+        .targets
+        .iter()
+        .filter(|t| t.name == "golden" && t.is_test())
+        .collect();
+    assert_eq!(golden.len(), 1, "{:#?}", package.targets);
+    assert!(golden[0].src_path.ends_with("tests/golden.rs"));
+    let dev: Vec<_> = package
+        .dependencies
+        .iter()
+        .filter(|d| d.name == "cargo-golden")
+        .collect();
+    assert_eq!(dev.len(), 1, "{:#?}", package.dependencies);
+    assert_eq!(dev[0].kind, cargo_metadata::DependencyKind::Development);
+}
+
+/// `harness = false` is not in `cargo metadata`; read it from the file.
+fn golden_test_entries(dir: &Path) -> Vec<toml::Table> {
+    let manifest: toml::Table = toml::from_str(&read(dir.join("Cargo.toml"))).unwrap();
+    manifest["test"]
+        .as_array()
+        .expect("[[test]] entries")
+        .iter()
+        .filter_map(|t| t.as_table())
+        .filter(|t| t.get("name").and_then(|n| n.as_str()) == Some("golden"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
+    let (_tmp, dir) = cargo_new("--lib");
+    let manifest = dir.join("Cargo.toml");
+    let original = read(&manifest)
+        .replacen("[package]", "# Owned by the data team.\n[package]", 1)
+        .replacen(
+            "version = \"0.1.0\"",
+            "version = \"0.1.0\"  # bumped by release.sh",
+            1,
+        )
+        .replacen(
+            "[dependencies]",
+            "[dependencies]\n# none yet, keep it that way",
+            1,
+        );
+    std::fs::write(&manifest, &original).unwrap();
+
+    let report = init(&dir, &options(false)).unwrap();
+
+    assert_eq!(report.created, paths(&WRITTEN));
+    assert!(report.overwritten.is_empty());
+    assert_eq!(report.manifest_changes.len(), 2, "{report}");
+    for f in WRITTEN {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+
+    let edited = read(&manifest);
+    assert_lines_kept(&original, &edited);
+    let entries = golden_test_entries(&dir);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        entries[0].get("harness").and_then(|h| h.as_bool()),
+        Some(false)
+    );
+    let parsed: toml::Table = toml::from_str(&edited).unwrap();
+    assert_eq!(
+        parsed["dev-dependencies"]["cargo-golden"]["path"].as_str(),
+        Some(env!("CARGO_MANIFEST_DIR"))
+    );
+    assert_cargo_sees_golden_setup(&dir);
+
+    let harness = Harness::load(&dir.join("harness.toml"), None)
+        .unwrap_or_else(|e| panic!("generated harness.toml does not load:\n{e}"));
+    assert_eq!(harness.name, "demo");
+    let as_json: serde_json::Value = toml::from_str(&read(dir.join("harness.toml"))).unwrap();
+    let schema = cargo_golden::schema::harness_schema();
+    assert!(
+        jsonschema::is_valid(&schema, &as_json),
+        "harness.toml fails its own schema"
+    );
+    let cases: Vec<_> = harness
+        .cases
+        .iter()
+        .map(|c| (c.kind, c.name.as_str(), c.command.as_str()))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            (CaseKind::Verify, "workspace builds", "cargo build"),
+            (CaseKind::Golden, "example", "sh run.sh"),
+        ]
+    );
+    let example = &harness.cases[1];
+    assert_eq!(
+        example.path.as_deref(),
+        Some(dir.join("golden/example").as_path())
+    );
+    assert_eq!(example.working_dir, dir.join("golden/example"));
+
+    assert!(read(dir.join("tests/golden.rs")).contains("cargo_golden::harness::main()"));
+}
+
+#[test]
+fn example_project_runs_as_declared() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &options(false)).unwrap();
+    let harness = Harness::load(&dir.join("harness.toml"), None).unwrap();
+    let example = harness.cases.iter().find(|c| c.name == "example").unwrap();
+
+    let out = Command::new("sh")
+        .args(["-c", &example.command])
+        .current_dir(&example.working_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "orders: 3, items: 10\n"
+    );
+
+    // Users run it by hand from the package root too.
+    let out = Command::new("sh")
+        .arg("golden/example/run.sh")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "orders: 3, items: 10\n"
+    );
+}
+
+#[test]
+fn workflow_installs_runs_and_always_uploads() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &options(false)).unwrap();
+    let text = read(dir.join(".github/workflows/golden.yml"));
+    let workflow: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+
+    let steps = workflow["jobs"]["golden"]["steps"]
+        .as_array()
+        .expect("steps");
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    let install = format!(
+        "cargo install cargo-golden --locked --version {}",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(runs, [install.as_str(), "cargo golden"]);
+    let upload = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .expect("an upload step");
+    assert_eq!(upload["if"], "always()");
+    assert_eq!(upload["with"]["path"], "target/golden");
+}
+
+#[test]
+fn refuses_to_overwrite_anything_unless_forced() {
+    let (_tmp, dir) = cargo_new("--bin");
+    init(&dir, &options(false)).unwrap();
+    let manifest_after_first = read(dir.join("Cargo.toml"));
+    let customised = format!("{}\n# my own case\n", read(dir.join("harness.toml")));
+    std::fs::write(dir.join("harness.toml"), &customised).unwrap();
+
+    let err = init(&dir, &options(false)).unwrap_err();
+    let InitError::WouldOverwrite(conflicts) = &err else {
+        panic!("expected WouldOverwrite, got {err:?}");
+    };
+    let listed: Vec<Conflict> = WRITTEN.iter().map(|f| Conflict::File(f.into())).collect();
+    assert_eq!(conflicts, &listed);
+    let message = err.to_string();
+    for f in WRITTEN {
+        assert!(message.contains(f), "{f} not named in: {message}");
+    }
+    assert!(message.contains("--force"), "{message}");
+    assert_eq!(read(dir.join("harness.toml")), customised);
+    assert_eq!(read(dir.join("Cargo.toml")), manifest_after_first);
+
+    // One existing file is enough to write nothing at all.
+    std::fs::remove_file(dir.join(".github/workflows/golden.yml")).unwrap();
+    let err = init(&dir, &options(false)).unwrap_err();
+    assert!(matches!(err, InitError::WouldOverwrite(ref c) if c.len() == WRITTEN.len() - 1));
+    assert!(!dir.join(".github/workflows/golden.yml").exists());
+
+    let report = init(&dir, &options(true)).unwrap();
+    assert_eq!(
+        report,
+        InitReport {
+            created: paths(&[".github/workflows/golden.yml"]),
+            overwritten: paths(&WRITTEN[..4]),
+            manifest_changes: vec![],
+        }
+    );
+    assert!(!read(dir.join("harness.toml")).contains("# my own case"));
+    assert_eq!(read(dir.join("Cargo.toml")), manifest_after_first);
+    assert_eq!(golden_test_entries(&dir).len(), 1);
+    assert_cargo_sees_golden_setup(&dir);
+}
+
+#[test]
+fn completes_existing_dev_dependencies_and_test_targets() {
+    let (_tmp, dir) = cargo_new("--bin");
+    let manifest = dir.join("Cargo.toml");
+    let original = format!(
+        "{}\n[dev-dependencies]\n# helpers for tests\nfake-helper = {{ path = \"helper\" }}\n\n\
+         [[test]]\nname = \"other\"  # the old suite\npath = \"tests/other.rs\"\n",
+        read(&manifest)
+    );
+    std::fs::write(&manifest, &original).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(dir.join("tests/other.rs"), "").unwrap();
+    let helper = cargo()
+        .args(["new", "--lib", "--vcs", "none", "--quiet"])
+        .arg(dir.join("helper"))
+        .status()
+        .unwrap();
+    assert!(helper.success());
+
+    init(&dir, &options(false)).unwrap();
+
+    let edited = read(&manifest);
+    assert_lines_kept(&original, &edited);
+    let parsed: toml::Table = toml::from_str(&edited).unwrap();
+    let dev = parsed["dev-dependencies"].as_table().unwrap();
+    let mut names: Vec<&str> = dev.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["cargo-golden", "fake-helper"]);
+    let tests = parsed["test"].as_array().unwrap();
+    assert_eq!(tests.len(), 2);
+    assert_eq!(tests[0]["name"].as_str(), Some("other"));
+    assert_cargo_sees_golden_setup(&dir);
+}
+
+#[test]
+fn a_golden_target_of_another_file_conflicts_until_forced() {
+    let (_tmp, dir) = cargo_new("--lib");
+    let manifest = dir.join("Cargo.toml");
+    let original = format!(
+        "{}\n[[test]]\nname = \"golden\"\npath = \"tests/snapshots.rs\"\n",
+        read(&manifest)
+    );
+    std::fs::write(&manifest, &original).unwrap();
+
+    let err = init(&dir, &options(false)).unwrap_err();
+    assert!(
+        matches!(&err, InitError::WouldOverwrite(c) if c == &[Conflict::TestTarget]),
+        "{err:?}"
+    );
+    assert_eq!(read(&manifest), original);
+    assert!(!dir.join("harness.toml").exists());
+
+    let report = init(&dir, &options(true)).unwrap();
+    assert_eq!(report.manifest_changes.len(), 2, "{report}");
+    let entries = golden_test_entries(&dir);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["path"].as_str(), Some("tests/golden.rs"));
+    assert_eq!(entries[0]["harness"].as_bool(), Some(false));
+    assert_cargo_sees_golden_setup(&dir);
+}
+
+#[test]
+fn not_a_cargo_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = init(tmp.path(), &options(false)).unwrap_err();
+    assert!(matches!(err, InitError::NotACargoProject(_)), "{err:?}");
+    assert!(err.to_string().contains("no Cargo.toml"), "{err}");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn virtual_workspace_manifest_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    let err = init(tmp.path(), &options(true)).unwrap_err();
+    assert!(matches!(err, InitError::VirtualManifest(_)), "{err:?}");
+    assert!(!tmp.path().join("harness.toml").exists());
+}
+
+#[test]
+fn default_dependency_is_this_version_from_the_registry() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &InitOptions::default()).unwrap();
+    let parsed: toml::Table = toml::from_str(&read(dir.join("Cargo.toml"))).unwrap();
+    assert_eq!(
+        parsed["dev-dependencies"]["cargo-golden"].as_str(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -1,0 +1,355 @@
+//! The published schemas against real files: `harness.toml` as the loader
+//! sees it, and observation lines as SPEC section 7 writes them.
+
+use std::collections::BTreeSet;
+
+use cargo_golden::config::{Harness, KNOWN_KEYS};
+use cargo_golden::schema::{harness_schema, observation_schema};
+use serde_json::{Value, json};
+
+/// The `harness.toml` of SPEC section 2.
+const SPEC_HARNESS: &str = r#"
+[harness]
+name = "my-project"          # suite name in reports; default: the workspace root dir name
+runner = "odibi run {path}"  # default command of golden projects; {path} {dir} {name} are replaced, shell-quoted
+timeout = "10m"              # default per-case timeout (humantime: "500ms", "90s", "2m")
+truncate = 10000             # characters of stdout/stderr kept in reports
+require_golden = false       # true: declaring no golden project is a config error
+out_dir = "target/golden"    # default: <cargo target dir>/golden
+
+[patterns]                   # added to the built-in patterns (section 4)
+validation = ['my custom validation marker']
+runtime = []
+abort = []
+# builtin = false            # drop the built-in patterns
+
+[[golden]]
+name = "sales_daily_etl"
+path = "golden/sales_daily_etl"        # dir or file; absolute, or relative to the harness file's dir
+description = "Daily ETL: must never break"
+command = "sh run.sh"                  # optional, default [harness].runner
+expected = "success"                   # or "specific_error:<regex>"
+timeout = "2m"
+env = { RUST_LOG = "info" }
+working_dir = "."                      # default: path if a dir, else its parent
+isolation = "check"                    # "check" (default) or "copy"
+
+[[verify]]
+name = "workspace builds"
+command = "cargo build --locked"
+working_dir = "."                      # relative to the harness file's dir
+timeout = "15m"
+expected = "success"
+env = {}
+"#;
+
+/// The observation line of SPEC section 7.
+const SPEC_OBSERVATION: &str = r#"{"schema_version": "1.0.0", "type": "observation",
+ "tool_call_id": "<uuid>", "timestamp_ns": "1763765058123456789",
+ "exit_code": 0, "stdout": "…", "stderr": "…", "encoding": "utf8",
+ "duration_ms": 12.5, "metadata": {"case": "…", "kind": "golden", "result": "PASSED"}}"#;
+
+fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::validator_for(schema).expect("the schema compiles")
+}
+
+fn toml_value(text: &str) -> Value {
+    toml::from_str(text).unwrap_or_else(|e| panic!("test TOML does not parse: {e}\n{text}"))
+}
+
+/// Schema errors as `path: message` lines, empty when valid.
+fn schema_errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    v.iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// Whether `cargo_golden::config` accepts the file, and its message if not.
+fn loader_verdict(text: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("harness.toml");
+    std::fs::write(&file, text).unwrap();
+    Harness::load(&file, None)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn spec_harness_file_is_valid() {
+    let v = validator(&harness_schema());
+    let errors = schema_errors(&v, &toml_value(SPEC_HARNESS));
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(loader_verdict(SPEC_HARNESS), Ok(()));
+}
+
+#[test]
+fn typo_and_bad_expected_are_rejected_where_they_are() {
+    let v = validator(&harness_schema());
+
+    let typo = SPEC_HARNESS.replace("name = \"sales_daily_etl\"", "nmae = \"sales_daily_etl\"");
+    let errors = schema_errors(&v, &toml_value(&typo));
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("/golden/0:") && e.contains("nmae")),
+        "{errors:#?}"
+    );
+
+    let bad = SPEC_HARNESS.replace(
+        "expected = \"success\"                   #",
+        "expected = \"sucess\" #",
+    );
+    assert_ne!(bad, SPEC_HARNESS);
+    let errors = schema_errors(&v, &toml_value(&bad));
+    assert!(
+        errors.iter().any(|e| e.starts_with("/golden/0/expected:")),
+        "{errors:#?}"
+    );
+}
+
+/// Files the loader accepts must pass the schema, and files it rejects for
+/// a reason a schema can express must fail it: editors and `cargo golden`
+/// should agree.
+#[test]
+fn schema_and_loader_agree() {
+    let golden = "[[golden]]\nname = \"g\"\npath = \"golden/g\"\ncommand = \"sh run.sh\"\n";
+    let accepted = [
+        "",
+        "[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+        // No command: the runner supplies it.
+        "[harness]\nrunner = \"tool {path}\"\n[[golden]]\nname = \"g\"\npath = \"p\"\n",
+        "[harness]\nrunner = \"tool {path}\"\n[[golden_projects]]\nname = \"g\"\npath = \"p\"\nexpected_outcome = \"specific_error:boom\"\n",
+        "[harness]\njobs = 4\nretries = 0\nkill_grace = \"500ms\"\nleak_wait = \"1s 500ms\"\n",
+        "[patterns]\nbuiltin = false\nabort = ['Killed']\n",
+        &format!("{golden}expected = \"specific_error:validation error for \\\\w+\"\n"),
+        &format!(
+            "{golden}env = {{ N = 3, DEBUG = true, NAME = \"x\" }}\nretries = 2\nexclusive = true\n"
+        ),
+        &format!("{golden}isolation = \"copy\"\nignore = [\"*.log\"]\ntimeout = \"1h 30m\"\n"),
+        // Declaration order may interleave.
+        &format!(
+            "[[verify]]\nname = \"v\"\ncommand = \"true\"\n{golden}[[verify]]\nname = \"w\"\ncommand = \"true\"\n"
+        ),
+    ];
+    let rejected = [
+        (
+            "unknown top-level table",
+            "[harnes]\nname = \"x\"\n".to_string(),
+        ),
+        (
+            "unknown [harness] key",
+            "[harness]\nnmae = \"x\"\n".to_string(),
+        ),
+        ("typo in a golden key", golden.replace("name =", "nmae =")),
+        (
+            "typo in a verify key",
+            "[[verify]]\nname = \"v\"\ncomand = \"true\"\n".into(),
+        ),
+        ("bad expected", format!("{golden}expected = \"sucess\"\n")),
+        (
+            "empty specific_error",
+            format!("{golden}expected = \"specific_error:\"\n"),
+        ),
+        (
+            "bad duration",
+            format!("{golden}timeout = \"ten minutes\"\n"),
+        ),
+        (
+            "duration without unit",
+            "[harness]\ntimeout = \"10\"\n".into(),
+        ),
+        ("duration as a number", "[harness]\ntimeout = 10\n".into()),
+        ("truncate 0", "[harness]\ntruncate = 0\n".into()),
+        ("jobs 0", "[harness]\njobs = 0\n".into()),
+        ("negative retries", format!("{golden}retries = -1\n")),
+        (
+            "unknown isolation",
+            format!("{golden}isolation = \"move\"\n"),
+        ),
+        (
+            "nested env",
+            format!("{golden}env = {{ A = {{ B = \"c\" }} }}\n"),
+        ),
+        (
+            "exclusive as a string",
+            format!("{golden}exclusive = \"yes\"\n"),
+        ),
+        (
+            "golden without name",
+            "[[golden]]\npath = \"p\"\ncommand = \"x\"\n".into(),
+        ),
+        (
+            "golden without path",
+            "[[golden]]\nname = \"g\"\ncommand = \"x\"\n".into(),
+        ),
+        (
+            "verify without command",
+            "[[verify]]\nname = \"v\"\n".into(),
+        ),
+        (
+            "no command and no runner",
+            "[[golden]]\nname = \"g\"\npath = \"p\"\n".into(),
+        ),
+        (
+            "legacy entry without command or runner",
+            "[[golden_projects]]\nname = \"g\"\npath = \"p\"\n".into(),
+        ),
+        ("golden as a table", "[golden]\nname = \"g\"\n".into()),
+        (
+            "pattern list as a string",
+            "[patterns]\nruntime = \"boom\"\n".into(),
+        ),
+    ];
+
+    let v = validator(&harness_schema());
+    for text in accepted {
+        assert_eq!(loader_verdict(text), Ok(()), "loader rejects:\n{text}");
+        let errors = schema_errors(&v, &toml_value(text));
+        assert!(errors.is_empty(), "schema rejects:\n{text}\n{errors:#?}");
+    }
+    for (why, text) in rejected {
+        assert!(
+            loader_verdict(&text).is_err(),
+            "loader accepts {why}:\n{text}"
+        );
+        assert!(
+            !v.is_valid(&toml_value(&text)),
+            "schema accepts {why}:\n{text}"
+        );
+    }
+}
+
+/// Follows `$ref` (possibly inside a one-element `allOf`) to the schema
+/// that describes a table.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    let target = schema
+        .get("$ref")
+        .or_else(|| schema.pointer("/allOf/0/$ref"))
+        .and_then(Value::as_str);
+    match target {
+        Some(r) => {
+            let pointer = r.strip_prefix('#').expect("local reference");
+            resolve(root, root.pointer(pointer).expect("reference resolves"))
+        }
+        None => schema,
+    }
+}
+
+fn property_names(table: &Value) -> BTreeSet<String> {
+    table["properties"]
+        .as_object()
+        .expect("a table schema has properties")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn every_table_has_exactly_the_loaders_keys() {
+    let root = harness_schema();
+    for (table, keys) in KNOWN_KEYS {
+        let schema = match *table {
+            "" => &root,
+            "harness" | "patterns" => resolve(&root, &root["properties"][table]),
+            "golden" | "verify" => resolve(&root, &root["properties"][table]["items"]),
+            other => panic!("KNOWN_KEYS has a table this test does not know: {other}"),
+        };
+        let expected: BTreeSet<String> = keys.iter().map(|k| k.to_string()).collect();
+        assert_eq!(property_names(schema), expected, "keys of [{table}]");
+        if !table.is_empty() {
+            assert_eq!(
+                schema["additionalProperties"], false,
+                "[{table}] allows typos"
+            );
+        }
+    }
+    assert_eq!(root["additionalProperties"], false);
+
+    let legacy = resolve(&root, &root["properties"]["golden_projects"]["items"]);
+    let golden = resolve(&root, &root["properties"]["golden"]["items"]);
+    let mut expected = property_names(golden);
+    expected.insert("expected_outcome".into());
+    assert_eq!(property_names(legacy), expected);
+    assert_eq!(legacy["additionalProperties"], false);
+}
+
+#[test]
+fn spec_observation_line_is_valid() {
+    let v = validator(&observation_schema());
+    let line: Value = serde_json::from_str(SPEC_OBSERVATION).unwrap();
+    let errors = schema_errors(&v, &line);
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn bad_observations_are_rejected_at_their_field() {
+    let v = validator(&observation_schema());
+    let good: Value = serde_json::from_str(SPEC_OBSERVATION).unwrap();
+    let with = |pointer: &str, value: Value| {
+        let mut o = good.clone();
+        *o.pointer_mut(pointer).expect("field exists") = value;
+        o
+    };
+    let without = |field: &str| {
+        let mut o = good.clone();
+        o.as_object_mut().unwrap().remove(field);
+        o
+    };
+    let cases = [
+        ("/schema_version", with("/schema_version", json!("v1"))),
+        ("/schema_version", with("/schema_version", json!("2.0.0"))),
+        ("/schema_version", with("/schema_version", json!("1.0"))),
+        ("/type", with("/type", json!("event"))),
+        (
+            "/timestamp_ns",
+            with("/timestamp_ns", json!(1763765058123456789u64)),
+        ),
+        ("/timestamp_ns", with("/timestamp_ns", json!("17637e9"))),
+        ("/exit_code", with("/exit_code", json!("0"))),
+        ("/exit_code", with("/exit_code", json!(0.5))),
+        ("/duration_ms", with("/duration_ms", json!(-1))),
+        ("/encoding", with("/encoding", json!("latin1"))),
+        (
+            "/metadata/case",
+            with("/metadata/case", json!({"nested": "no"})),
+        ),
+        ("/metadata/kind", with("/metadata/kind", json!(["golden"]))),
+        ("/metadata/result", with("/metadata/result", Value::Null)),
+        ("/stdout", with("/stdout", json!(42))),
+        ("", without("tool_call_id")),
+        ("", without("metadata")),
+    ];
+    for (path, instance) in cases {
+        let errors = schema_errors(&v, &instance);
+        assert!(
+            errors.iter().any(|e| e.starts_with(&format!("{path}:"))),
+            "expected an error at `{path}` for {instance}\ngot {errors:#?}"
+        );
+    }
+}
+
+#[test]
+fn base64_encoding_requires_base64_output() {
+    let v = validator(&observation_schema());
+    let mut line: Value = serde_json::from_str(SPEC_OBSERVATION).unwrap();
+    line["encoding"] = json!("base64");
+    line["stdout"] = json!("AP8=");
+    line["stderr"] = json!("");
+    assert!(schema_errors(&v, &line).is_empty());
+
+    line["stderr"] = json!("not base64!");
+    let errors = schema_errors(&v, &line);
+    assert!(
+        errors.iter().any(|e| e.starts_with("/stderr:")),
+        "{errors:#?}"
+    );
+}
+
+#[test]
+fn later_minor_versions_may_add_fields() {
+    let v = validator(&observation_schema());
+    let mut line: Value = serde_json::from_str(SPEC_OBSERVATION).unwrap();
+    line["schema_version"] = json!("1.3.0");
+    line["attempt"] = json!(2);
+    assert!(schema_errors(&v, &line).is_empty());
+}
