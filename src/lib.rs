@@ -10,4 +10,6 @@ pub mod config;
 pub mod events;
 pub mod hash;
 pub mod model;
+pub mod observation;
 pub mod paths;
+pub mod report;

@@ -1,0 +1,8 @@
+//! Report tests: the files written for a run, read back with real parsers;
+//! snapshots of every format; observation validation; evidence
+//! verification; the streaming reporters.
+
+mod files;
+mod integrity;
+mod snapshots;
+mod support;
