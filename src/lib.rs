@@ -13,3 +13,4 @@ pub mod model;
 pub mod observation;
 pub mod paths;
 pub mod report;
+pub mod verify;

@@ -6,3 +6,5 @@ mod files;
 mod integrity;
 mod snapshots;
 mod support;
+mod validate;
+mod verify;
