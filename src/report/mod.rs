@@ -12,14 +12,14 @@
 //! record and the exit code: the last line of defence against a report that
 //! says something different from what happened.
 
-// pub mod github;
+pub mod github;
 mod integrity;
-// pub mod json_messages;
+pub mod json_messages;
 mod junit;
 mod markdown;
 pub mod markup;
 mod summary;
-// pub mod terminal;
+pub mod terminal;
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -356,6 +356,17 @@ pub fn severity_str(severity: Severity) -> &'static str {
     match severity {
         Severity::High => "HIGH",
         Severity::Medium => "MEDIUM",
+    }
+}
+
+/// The status to show beside a case: its execution status, or
+/// `NO_EVIDENCE` for a case that could not run (its execution status says
+/// nothing then).
+pub fn status_label(case: &CaseRecord) -> &'static str {
+    if case.ran() || case.result == crate::model::CaseResult::Skipped {
+        case.execution_status.as_str()
+    } else {
+        case.status.as_str()
     }
 }
 

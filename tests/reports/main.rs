@@ -4,6 +4,7 @@
 
 mod files;
 mod integrity;
+mod reporters;
 mod snapshots;
 mod support;
 mod validate;
