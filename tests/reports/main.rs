@@ -4,6 +4,7 @@
 
 mod files;
 mod integrity;
+mod properties;
 mod reporters;
 mod snapshots;
 mod support;

@@ -318,3 +318,13 @@ fn github_step_summary_stays_under_one_mib() {
     assert_eq!(&text[note_at - 1..note_at], "\n");
     assert!(text.ends_with("report.md.\n"), "{}", &text[note_at..]);
 }
+
+#[test]
+fn reporters_fit_the_fanout() {
+    // Fanout holds `Box<dyn Reporter + Send>`; the real constructors'
+    // types must qualify.
+    fn boxed<R: Reporter + Send + 'static>(_: Option<R>) {}
+    boxed::<TerminalReporter<std::io::Stderr>>(None);
+    boxed::<JsonMessageReporter<std::io::Stdout>>(None);
+    boxed::<GithubReporter<std::io::Stdout>>(None);
+}
