@@ -275,6 +275,14 @@ fn append_step_summary(path: &Path, md: &str, report: &str) -> io::Result<()> {
     f.flush()
 }
 
+fn shortened_note(report: &str) -> String {
+    format!(
+        "\n> [!NOTE]\n> This summary was shortened to stay under GitHub's 1 MiB step summary \
+         limit. The full report is {}.\n",
+        inline(report)
+    )
+}
+
 /// `md` if it fits in `budget` bytes, else its longest prefix of whole
 /// lines that fits together with a note pointing at the full report. The
 /// note alone is dropped too when even it does not fit.
@@ -282,11 +290,7 @@ pub fn shorten(md: &str, budget: usize, report: &str) -> String {
     if md.len() <= budget {
         return md.to_string();
     }
-    let note = format!(
-        "\n> [!NOTE]\n> This summary was shortened to stay under GitHub's 1 MiB step summary \
-         limit. The full report is {}.\n",
-        inline(report)
-    );
+    let note = shortened_note(report);
     let Some(room) = budget.checked_sub(note.len()) else {
         return String::new();
     };
@@ -341,8 +345,11 @@ mod tests {
     fn shorten_cuts_at_a_line() {
         let md = "line one\nline two\nline three\n";
         assert_eq!(shorten(md, 100, "r.md"), md);
-        let s = shorten(md, 9 + 160, "r.md");
-        assert!(s.starts_with("line one\n\n> [!NOTE]"), "{s}");
-        assert!(s.len() <= 9 + 160);
+        let long = format!("line one\n{}\n", "x".repeat(400));
+        let note = shortened_note("r.md");
+        // Room for the first line and part of the second.
+        let budget = 9 + 4 + note.len();
+        assert_eq!(shorten(&long, budget, "r.md"), format!("line one\n{note}"));
+        assert_eq!(shorten(&long, note.len() - 1, "r.md"), "");
     }
 }
