@@ -9,6 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::junit::attr;
 use super::markdown::{
     COUNTS_PREFIX, EVIDENCE_HEADING, FINAL_STATUS_PREFIX, ISSUE_ITEM_PREFIX, ISSUES_HEADING,
     RESULTS_HEADING, counts_text,
@@ -153,7 +154,7 @@ pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), Integri
         }
     }
 
-    junit(&files.junit, &counts, &mut found);
+    junit(&files.junit, record, &counts, &mut found);
     markdown(&files.markdown, record, &counts, &mut found);
     summary(&files.summary, record, &counts, &mut found);
     observations(&files.observations, record, &mut found);
@@ -207,7 +208,7 @@ fn compare(
     }
 }
 
-fn junit(path: &Path, counts: &Counts, found: &mut Vec<Disagreement>) {
+fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
     let Some(text) = read(path, found) else {
         return;
     };
@@ -240,6 +241,20 @@ fn junit(path: &Path, counts: &Counts, found: &mut Vec<Disagreement>) {
         counts.total,
         testcases.len(),
     );
+    let names: Vec<&str> = testcases
+        .iter()
+        .map(|tc| tc.attribute("name").unwrap_or(""))
+        .collect();
+    let want: Vec<String> = record.cases.iter().map(|c| attr(&c.name)).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "testcase names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
     compare(
         found,
         path,
@@ -411,6 +426,20 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
     }
     let cases = value["cases"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     compare(found, path, "cases", counts.total, cases.len());
+    let names: Vec<&str> = cases
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or(""))
+        .collect();
+    let want: Vec<&str> = record.cases.iter().map(|c| c.name.as_str()).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "case names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
     let failures = cases
         .iter()
         .filter(|c| matches!(c["result"].as_str(), Some("FAILED" | "ERROR")))

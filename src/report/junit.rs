@@ -207,7 +207,7 @@ fn text(s: &str) -> String {
 /// Attribute value: as [`text`], and on one line, because XML parsers fold
 /// line breaks and tabs in attributes into spaces anyway; doing it here
 /// makes the file say what readers will see.
-pub(crate) fn attr(s: &str) -> String {
+pub(super) fn attr(s: &str) -> String {
     strip_ansi(s)
         .chars()
         .filter_map(|c| match c {

@@ -177,3 +177,20 @@ fn missing_report_is_named() {
         "{msg}"
     );
 }
+
+#[test]
+fn junit_case_order_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = support::fixed(dir.path());
+    let written = write_all(&record, "harness.toml").unwrap();
+    tamper(
+        &written.junit,
+        "name=\"sales_daily_etl\"",
+        "name=\"renamed\"",
+    );
+    let msg = check_integrity(&record, 1).unwrap_err().to_string();
+    assert!(
+        msg.contains("junit.xml: testcase names in order is"),
+        "{msg}"
+    );
+}
