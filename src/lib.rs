@@ -11,5 +11,8 @@ pub mod events;
 pub mod hash;
 pub mod init;
 pub mod model;
+pub mod observation;
 pub mod paths;
+pub mod report;
 pub mod schema;
+pub mod verify;

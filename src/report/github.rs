@@ -1,0 +1,355 @@
+//! GitHub Actions output (when `GITHUB_ACTIONS=true`): workflow commands on
+//! stdout and the markdown report in the job's step summary.
+//!
+//! - One `::error` annotation per failed or errored case, pointing at the
+//!   harness file (relative to `$GITHUB_WORKSPACE`) and the declaration's
+//!   line. GitHub shows at most 10 error annotations per step, so the first
+//!   9 failures get their own and, past that, the 10th says how many more
+//!   failed and points at the report.
+//! - `::warning` for run and case warnings.
+//! - Each case's output excerpt in a `::group::`, fenced by
+//!   `::stop-commands::` so output that looks like a workflow command (a
+//!   test printing `::add-mask::` or `::error::`) is shown, not obeyed.
+//! - At the end, the markdown report appended to `$GITHUB_STEP_SUMMARY`,
+//!   cut at a line boundary to stay under GitHub's 1 MiB limit.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::markup::inline;
+use super::{MARKDOWN_FILE, headline, markdown, one_line, output_excerpt, status_label};
+use crate::events::{Event, Reporter};
+use crate::model::{CaseRecord, CaseResult, RunRecord};
+
+/// GitHub's limit on a step summary, in bytes; what is appended stays
+/// strictly below it.
+pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
+/// Error annotations GitHub shows per step.
+pub const MAX_ERROR_ANNOTATIONS: usize = 10;
+
+/// Escape the data (message) part of a workflow command.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a property value (`file=`, `title=`) of a workflow command.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// What the reporter takes from the Actions environment.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GithubEnv {
+    /// `$GITHUB_WORKSPACE`: annotation paths are relative to it.
+    pub workspace: Option<PathBuf>,
+    /// `$GITHUB_STEP_SUMMARY`: where the markdown report is appended.
+    pub step_summary: Option<PathBuf>,
+}
+
+impl GithubEnv {
+    /// The environment of this process, or `None` outside GitHub Actions
+    /// (`GITHUB_ACTIONS` is not `true`).
+    pub fn from_env() -> Option<GithubEnv> {
+        if std::env::var("GITHUB_ACTIONS").ok().as_deref() != Some("true") {
+            return None;
+        }
+        let path = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Some(GithubEnv {
+            workspace: path("GITHUB_WORKSPACE"),
+            step_summary: path("GITHUB_STEP_SUMMARY"),
+        })
+    }
+}
+
+/// An error annotation waiting for the end of the run: past the 9th, only
+/// the total decides whether it is shown itself or summarised.
+struct Pending {
+    name: String,
+    line: usize,
+    title: String,
+    message: String,
+}
+
+/// Emits workflow commands for GitHub Actions.
+pub struct GithubReporter<W: Write> {
+    out: W,
+    env: GithubEnv,
+    harness_file: String,
+    failures: usize,
+    pending: Vec<Pending>,
+    stop_token: String,
+}
+
+impl GithubReporter<io::Stdout> {
+    /// A reporter on stdout when running in GitHub Actions, else `None`.
+    pub fn from_env(harness_path: &Path) -> Option<Self> {
+        GithubEnv::from_env().map(|env| GithubReporter::new(io::stdout(), env, harness_path))
+    }
+}
+
+impl<W: Write> GithubReporter<W> {
+    /// A reporter on `out` for the harness file at `harness_path`.
+    pub fn new(out: W, env: GithubEnv, harness_path: &Path) -> Self {
+        let harness_file = relative_to(harness_path, env.workspace.as_deref());
+        GithubReporter {
+            out,
+            env,
+            harness_file,
+            failures: 0,
+            pending: Vec::new(),
+            // Unguessable, so output cannot end the fence early.
+            stop_token: uuid::Uuid::new_v4().simple().to_string(),
+        }
+    }
+
+    /// Use a fixed stop-commands token (deterministic output for tests).
+    pub fn with_stop_token(mut self, token: &str) -> Self {
+        self.stop_token = token.to_string();
+        self
+    }
+
+    /// The harness file as annotations name it.
+    pub fn harness_file(&self) -> &str {
+        &self.harness_file
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn annotation(
+        &mut self,
+        level: &str,
+        line: Option<usize>,
+        title: &str,
+        message: &str,
+    ) -> io::Result<()> {
+        let mut props = format!("file={}", escape_property(&self.harness_file));
+        if let Some(line) = line {
+            props.push_str(&format!(",line={line}"));
+        }
+        props.push_str(&format!(",title={}", escape_property(title)));
+        writeln!(self.out, "::{level} {props}::{}", escape_data(message))
+    }
+
+    fn group(&mut self, case: &CaseRecord) -> io::Result<()> {
+        if case.result == CaseResult::Skipped {
+            return Ok(());
+        }
+        let mut body = output_excerpt(case);
+        if body.is_empty() {
+            match &case.reason {
+                Some(r) => body = format!("{r}\n"),
+                None => return Ok(()),
+            }
+        }
+        let title = one_line(&format!(
+            "{} {} {}: {}",
+            case.result.as_str(),
+            case.kind.as_str(),
+            case.name,
+            status_label(case)
+        ));
+        writeln!(self.out, "::group::{}", escape_data(&title))?;
+        writeln!(self.out, "::stop-commands::{}", self.stop_token)?;
+        self.out.write_all(body.as_bytes())?;
+        if !body.ends_with('\n') {
+            writeln!(self.out)?;
+        }
+        writeln!(self.out, "::{}::", self.stop_token)?;
+        writeln!(self.out, "::endgroup::")
+    }
+
+    fn case_finished(&mut self, case: &CaseRecord) -> io::Result<()> {
+        self.group(case)?;
+        for w in &case.warnings {
+            let title = one_line(&format!("{} {}", case.kind.as_str(), case.name));
+            self.annotation("warning", Some(case.line), &title, w)?;
+        }
+        if !case.result.is_failure() {
+            return Ok(());
+        }
+        self.failures += 1;
+        let pending = Pending {
+            name: one_line(&case.name),
+            line: case.line,
+            title: one_line(&format!(
+                "{} {} {} ({})",
+                case.kind.as_str(),
+                case.name,
+                case.result.as_str(),
+                status_label(case)
+            )),
+            message: failure_message(case),
+        };
+        if self.failures < MAX_ERROR_ANNOTATIONS {
+            self.annotation(
+                "error",
+                Some(pending.line),
+                &pending.title,
+                &pending.message,
+            )
+        } else {
+            self.pending.push(pending);
+            Ok(())
+        }
+    }
+
+    fn run_finished(&mut self, record: &RunRecord) -> io::Result<()> {
+        let report = relative_to(
+            &record.out_dir.join(MARKDOWN_FILE),
+            self.env.workspace.as_deref(),
+        );
+        let pending = std::mem::take(&mut self.pending);
+        match pending.as_slice() {
+            [] => {}
+            [only] => self.annotation("error", Some(only.line), &only.title, &only.message)?,
+            [first, ..] => {
+                let names: Vec<&str> = pending.iter().map(|p| p.name.as_str()).collect();
+                let title = format!("{} more case(s) failed", pending.len());
+                let message = format!(
+                    "{} more case(s) failed: {}.\nSee {report} for every failure.",
+                    pending.len(),
+                    names.join(", ")
+                );
+                self.annotation("error", Some(first.line), &title, &message)?;
+            }
+        }
+        self.out.flush()?;
+        if let Some(path) = self.env.step_summary.clone() {
+            let md = markdown::render(record, &self.harness_file);
+            append_step_summary(&path, &md, &report)?;
+        }
+        Ok(())
+    }
+}
+
+/// The annotation text of a failed case: every issue on its own line.
+fn failure_message(case: &CaseRecord) -> String {
+    if case.issues.is_empty() {
+        return headline(case);
+    }
+    case.issues
+        .iter()
+        .map(|i| format!("[{}] {}", i.issue_type.as_str(), one_line(&i.message)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `path` relative to `base` with `/` separators when it lies below it,
+/// else as given.
+fn relative_to(path: &Path, base: Option<&Path>) -> String {
+    let rel = base
+        .and_then(|b| path.strip_prefix(b).ok())
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if rel.is_absolute() {
+        rel.to_string_lossy().into_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// Append `md` to the step summary, shortened so the file stays under
+/// [`STEP_SUMMARY_LIMIT`] (other steps' content included).
+fn append_step_summary(path: &Path, md: &str, report: &str) -> io::Result<()> {
+    let existing = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let budget = STEP_SUMMARY_LIMIT
+        .saturating_sub(1)
+        .saturating_sub(usize::try_from(existing).unwrap_or(usize::MAX));
+    let text = shorten(md, budget, report);
+    let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
+fn shortened_note(report: &str) -> String {
+    format!(
+        "\n> [!NOTE]\n> This summary was shortened to stay under GitHub's 1 MiB step summary \
+         limit. The full report is {}.\n",
+        inline(report)
+    )
+}
+
+/// `md` if it fits in `budget` bytes, else its longest prefix of whole
+/// lines that fits together with a note pointing at the full report. The
+/// note alone is dropped too when even it does not fit.
+pub fn shorten(md: &str, budget: usize, report: &str) -> String {
+    if md.len() <= budget {
+        return md.to_string();
+    }
+    let note = shortened_note(report);
+    let Some(room) = budget.checked_sub(note.len()) else {
+        return String::new();
+    };
+    let cut = md[..md.floor_char_boundary(room)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    format!("{}{note}", &md[..cut])
+}
+
+impl<W: Write> Reporter for GithubReporter<W> {
+    fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
+        match event {
+            Event::RunStarted { .. } | Event::CaseStarted { .. } => Ok(()),
+            Event::CaseFinished { case } => self.case_finished(case),
+            Event::Warning { message } => {
+                writeln!(
+                    self.out,
+                    "::warning title=cargo-golden::{}",
+                    escape_data(message)
+                )
+            }
+            Event::RunFinished { record } => self.run_finished(record),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(escape_data("50% a\r\nb: c,d"), "50%25 a%0D%0Ab: c,d");
+        assert_eq!(escape_property("50% a\nb: c,d"), "50%25 a%0Ab%3A c%2Cd");
+    }
+
+    #[test]
+    fn relative_paths() {
+        let ws = Path::new("/ws");
+        assert_eq!(
+            relative_to(Path::new("/ws/a/harness.toml"), Some(ws)),
+            "a/harness.toml"
+        );
+        assert_eq!(
+            relative_to(Path::new("/elsewhere/h.toml"), Some(ws)),
+            "/elsewhere/h.toml"
+        );
+        assert_eq!(relative_to(Path::new("/ws/h.toml"), None), "/ws/h.toml");
+    }
+
+    #[test]
+    fn shorten_cuts_at_a_line() {
+        let md = "line one\nline two\nline three\n";
+        assert_eq!(shorten(md, 100, "r.md"), md);
+        let long = format!("line one\n{}\n", "x".repeat(400));
+        let note = shortened_note("r.md");
+        // Room for the first line and part of the second.
+        let budget = 9 + 4 + note.len();
+        assert_eq!(shorten(&long, budget, "r.md"), format!("line one\n{note}"));
+        assert_eq!(shorten(&long, note.len() - 1, "r.md"), "");
+    }
+}

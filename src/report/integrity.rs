@@ -1,0 +1,462 @@
+//! The integrity check (SPEC section 4): the written reports are read back
+//! and must agree with the run record, with each other and with the exit
+//! code, or the run exits 4.
+//!
+//! Each file is parsed for real (XML with roxmltree, JSON with serde_json,
+//! the markdown tables by their fixed shape), so a report that renders
+//! wrong, or was changed after writing, is caught.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::junit::attr;
+use super::markdown::{
+    COUNTS_PREFIX, EVIDENCE_HEADING, FINAL_STATUS_PREFIX, ISSUE_ITEM_PREFIX, ISSUES_HEADING,
+    RESULTS_HEADING, counts_text,
+};
+use super::{NO_ISSUES_PHRASE, Written, observed};
+use crate::model::{CaseResult, Counts, RunRecord};
+
+/// Exit code of a run whose every case passed.
+const EXIT_PASSED: i32 = 0;
+/// Exit code of a run with a failed or errored case.
+const EXIT_FAILED: i32 = 1;
+/// Exit code of an interrupted run.
+const EXIT_INTERRUPTED: i32 = 3;
+
+/// The exit code the record calls for: 3 when interrupted, else 1 when a
+/// case failed or errored, else 0.
+pub fn expected_exit_code(record: &RunRecord) -> i32 {
+    if record.interrupted {
+        EXIT_INTERRUPTED
+    } else if record.counts().failures() > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_PASSED
+    }
+}
+
+/// One thing the reports, the record or the exit code disagree on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Disagreement {
+    /// A report file could not be read or parsed.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A number in a report differs from the record.
+    Count {
+        /// The file.
+        path: PathBuf,
+        /// What was counted, e.g. `failure elements`.
+        what: String,
+        /// What the record says.
+        expected: String,
+        /// What the file says.
+        found: String,
+    },
+    /// The exit code does not follow from the results.
+    ExitCode {
+        /// What the results call for.
+        expected: i32,
+        /// What the run is about to exit with.
+        found: i32,
+    },
+    /// A FAILED or ERROR case has no issue.
+    MissingIssue {
+        /// The case.
+        case: String,
+        /// Its result.
+        result: CaseResult,
+    },
+    /// The all-clear phrase appears although not every case passed.
+    FalseAllClear {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Unreadable { path, message } => {
+                write!(f, "{}: cannot be read back: {message}", path.display())
+            }
+            Disagreement::Count {
+                path,
+                what,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: {what} is {found}, the run record says {expected}",
+                path.display()
+            ),
+            Disagreement::ExitCode { expected, found } => write!(
+                f,
+                "exit code would be {found}, the results call for {expected}"
+            ),
+            Disagreement::MissingIssue { case, result } => {
+                write!(f, "case {case:?} is {} but has no issue", result.as_str())
+            }
+            Disagreement::FalseAllClear { path } => write!(
+                f,
+                "{}: says {NO_ISSUES_PHRASE:?} although not every case passed",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// The reports disagree with the record or the exit code.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct IntegrityError {
+    /// Every disagreement found, in the order checked.
+    pub disagreements: Vec<Disagreement>,
+}
+
+impl fmt::Display for IntegrityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "integrity violation: ")?;
+        for (i, d) in self.disagreements.iter().enumerate() {
+            if i > 0 {
+                write!(f, "; ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Check the reports [`super::write_all`] wrote in `record.out_dir` against
+/// `record` and the exit code the run is about to use. Every disagreement
+/// is collected, not just the first.
+pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), IntegrityError> {
+    let counts = record.counts();
+    let files = Written::in_dir(&record.out_dir);
+    let mut found = Vec::new();
+
+    let expected = expected_exit_code(record);
+    if exit_code != expected {
+        found.push(Disagreement::ExitCode {
+            expected,
+            found: exit_code,
+        });
+    }
+    for case in &record.cases {
+        if case.result.is_failure() && case.issues.is_empty() {
+            found.push(Disagreement::MissingIssue {
+                case: case.name.clone(),
+                result: case.result,
+            });
+        }
+    }
+
+    junit(&files.junit, record, &counts, &mut found);
+    markdown(&files.markdown, record, &counts, &mut found);
+    summary(&files.summary, record, &counts, &mut found);
+    observations(&files.observations, record, &mut found);
+
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(IntegrityError {
+            disagreements: found,
+        })
+    }
+}
+
+fn read(path: &Path, found: &mut Vec<Disagreement>) -> Option<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                found.push(Disagreement::Unreadable {
+                    path: path.to_path_buf(),
+                    message: format!("not UTF-8: {e}"),
+                });
+                None
+            }
+        },
+        Err(e) => {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+            None
+        }
+    }
+}
+
+fn compare(
+    found: &mut Vec<Disagreement>,
+    path: &Path,
+    what: &str,
+    expected: impl ToString,
+    actual: impl ToString,
+) {
+    let (expected, actual) = (expected.to_string(), actual.to_string());
+    if expected != actual {
+        found.push(Disagreement::Count {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+            expected,
+            found: actual,
+        });
+    }
+}
+
+fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
+    let Some(text) = read(path, found) else {
+        return;
+    };
+    let doc = match roxmltree::Document::parse(&text) {
+        Ok(d) => d,
+        Err(e) => {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("not well-formed XML: {e}"),
+            });
+            return;
+        }
+    };
+    let testcases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    // Only direct children count: <flakyFailure> and friends inside a
+    // testcase are earlier attempts, not results.
+    let with_child = |tag: &str| {
+        testcases
+            .iter()
+            .filter(|tc| tc.children().any(|c| c.has_tag_name(tag)))
+            .count()
+    };
+    compare(
+        found,
+        path,
+        "testcase elements",
+        counts.total,
+        testcases.len(),
+    );
+    let names: Vec<&str> = testcases
+        .iter()
+        .map(|tc| tc.attribute("name").unwrap_or(""))
+        .collect();
+    let want: Vec<String> = record.cases.iter().map(|c| attr(&c.name)).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "testcase names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
+    compare(
+        found,
+        path,
+        "testcases with <failure>",
+        counts.failed,
+        with_child("failure"),
+    );
+    compare(
+        found,
+        path,
+        "testcases with <error>",
+        counts.errors,
+        with_child("error"),
+    );
+    compare(
+        found,
+        path,
+        "testcases with <skipped>",
+        counts.skipped,
+        with_child("skipped"),
+    );
+    for tag in ["testsuites", "testsuite"] {
+        let Some(node) = doc.descendants().find(|n| n.has_tag_name(tag)) else {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("no <{tag}> element"),
+            });
+            continue;
+        };
+        for (attr, want) in [
+            ("tests", counts.total),
+            ("failures", counts.failed),
+            ("errors", counts.errors),
+            ("skipped", counts.skipped),
+        ] {
+            compare(
+                found,
+                path,
+                &format!("<{tag}> {attr}"),
+                want,
+                node.attribute(attr).unwrap_or("(missing)"),
+            );
+        }
+    }
+}
+
+fn markdown(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
+    let Some(text) = read(path, found) else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+
+    let status = lines
+        .iter()
+        .find_map(|l| l.strip_prefix(FINAL_STATUS_PREFIX))
+        .unwrap_or("(missing)");
+    compare(found, path, "final status", record.final_status(), status);
+
+    let counts_line = lines
+        .iter()
+        .find_map(|l| l.strip_prefix(COUNTS_PREFIX))
+        .unwrap_or("(missing)");
+    compare(found, path, "counts line", counts_text(counts), counts_line);
+
+    let results = table_rows(&lines, RESULTS_HEADING);
+    compare(
+        found,
+        path,
+        "results table rows",
+        counts.total,
+        results.len(),
+    );
+    for (label, result) in [
+        ("PASSED", CaseResult::Passed),
+        ("FAILED", CaseResult::Failed),
+        ("ERROR", CaseResult::Error),
+        ("SKIPPED", CaseResult::Skipped),
+    ] {
+        let want = record.cases.iter().filter(|c| c.result == result).count();
+        let got = results
+            .iter()
+            .filter(|r| r.get(3).map(String::as_str) == Some(label))
+            .count();
+        compare(found, path, &format!("results rows {label}"), want, got);
+    }
+
+    let evidence = table_rows(&lines, EVIDENCE_HEADING);
+    compare(
+        found,
+        path,
+        "execution evidence rows",
+        counts.total,
+        evidence.len(),
+    );
+
+    let issue_items = section(&lines, ISSUES_HEADING)
+        .iter()
+        .filter(|l| l.starts_with(ISSUE_ITEM_PREFIX))
+        .count();
+    compare(
+        found,
+        path,
+        "issue items",
+        record.issues().count(),
+        issue_items,
+    );
+
+    if counts.passed != counts.total && text.contains(NO_ISSUES_PHRASE) {
+        found.push(Disagreement::FalseAllClear {
+            path: path.to_path_buf(),
+        });
+    }
+}
+
+/// The lines after `heading` up to the next heading of the same level.
+fn section<'a>(lines: &[&'a str], heading: &str) -> Vec<&'a str> {
+    lines
+        .iter()
+        .skip_while(|l| **l != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .copied()
+        .collect()
+}
+
+/// Data rows of the first table under `heading`, split into trimmed cells.
+/// Cells never hold a literal `|` (user text has it as a character
+/// reference), so splitting on it is exact.
+fn table_rows(lines: &[&str], heading: &str) -> Vec<Vec<String>> {
+    section(lines, heading)
+        .into_iter()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            let inner = l.trim().trim_start_matches('|').trim_end_matches('|');
+            inner.split('|').map(|c| c.trim().to_string()).collect()
+        })
+        .collect()
+}
+
+fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
+    let Some(text) = read(path, found) else {
+        return;
+    };
+    let value: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("not valid JSON: {e}"),
+            });
+            return;
+        }
+    };
+    compare(
+        found,
+        path,
+        "final_status",
+        record.final_status(),
+        value["final_status"].as_str().unwrap_or("(missing)"),
+    );
+    match serde_json::from_value::<Counts>(value["counts"].clone()) {
+        Ok(c) => compare(found, path, "counts", counts_text(counts), counts_text(&c)),
+        Err(e) => found.push(Disagreement::Unreadable {
+            path: path.to_path_buf(),
+            message: format!("counts: {e}"),
+        }),
+    }
+    let cases = value["cases"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    compare(found, path, "cases", counts.total, cases.len());
+    let names: Vec<&str> = cases
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or(""))
+        .collect();
+    let want: Vec<&str> = record.cases.iter().map(|c| c.name.as_str()).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "case names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
+    let failures = cases
+        .iter()
+        .filter(|c| matches!(c["result"].as_str(), Some("FAILED" | "ERROR")))
+        .count();
+    compare(
+        found,
+        path,
+        "cases FAILED or ERROR",
+        counts.failures(),
+        failures,
+    );
+}
+
+fn observations(path: &Path, record: &RunRecord, found: &mut Vec<Disagreement>) {
+    let Some(text) = read(path, found) else {
+        return;
+    };
+    let want = record.cases.iter().filter(|c| observed(c)).count();
+    compare(found, path, "observation lines", want, text.lines().count());
+}

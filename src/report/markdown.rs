@@ -1,0 +1,227 @@
+//! `report.md`: the evidence report reviewers read (and GitHub shows as the
+//! step summary).
+//!
+//! The counts line and the two tables have a fixed shape that
+//! [`super::check_integrity`] reads back, so their format is part of the
+//! contract of this module.
+
+use std::fmt::Write as _;
+
+use super::markup::{Align, Table, inline, link};
+use super::{NO_ISSUES_PHRASE, seconds, severity_str, stage_str};
+use crate::model::{CaseRecord, Counts, RunRecord};
+
+/// Prefix of the line that states the final status.
+pub(super) const FINAL_STATUS_PREFIX: &str = "**Final status:** ";
+/// Prefix of the counts line.
+pub(super) const COUNTS_PREFIX: &str = "**Counts:** ";
+/// Heading of the results table.
+pub(super) const RESULTS_HEADING: &str = "## Results";
+/// Heading of the issues section.
+pub(super) const ISSUES_HEADING: &str = "## Issues";
+/// Heading of the evidence table.
+pub(super) const EVIDENCE_HEADING: &str = "## Execution Evidence";
+/// Start of every issue item in the issues section.
+pub(super) const ISSUE_ITEM_PREFIX: &str = "- **";
+
+/// The counts line, without its prefix: `total N · passed N · …`.
+pub(super) fn counts_text(c: &Counts) -> String {
+    format!(
+        "total {} · passed {} · failed {} · errors {} · skipped {} · flaky {}",
+        c.total, c.passed, c.failed, c.errors, c.skipped, c.flaky
+    )
+}
+
+/// The whole report.
+pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
+    let counts = record.counts();
+    let mut out = String::new();
+    let _ = writeln!(out, "# Golden report: {}\n", inline(&record.suite_name));
+    let _ = writeln!(out, "{FINAL_STATUS_PREFIX}{}\n", record.final_status());
+
+    for w in &record.warnings {
+        let _ = writeln!(out, "> [!WARNING]\n> **{}**\n", inline(w));
+    }
+    if record.interrupted {
+        out.push_str(
+            "> [!CAUTION]\n> **The run was interrupted.** Cases that had not finished are \
+             reported as skipped or aborted.\n\n",
+        );
+    }
+
+    let _ = writeln!(out, "{COUNTS_PREFIX}{}\n", counts_text(&counts));
+    let _ = write!(
+        out,
+        "Run {} · harness {} · started {}",
+        inline(&record.run_id),
+        inline(harness_display),
+        record.started_at
+    );
+    if let Some(p) = &record.partition {
+        let _ = write!(
+            out,
+            " · partition {} ({} of {} declared cases)",
+            inline(p),
+            record.cases.len(),
+            record.declared_cases
+        );
+    }
+    out.push_str("\n\n");
+
+    let _ = writeln!(out, "{RESULTS_HEADING}\n");
+    out.push_str(&results_table(record).render());
+    out.push('\n');
+
+    let _ = writeln!(out, "{ISSUES_HEADING}\n");
+    issues(&mut out, record, &counts);
+    out.push('\n');
+
+    let _ = writeln!(out, "{EVIDENCE_HEADING}\n");
+    out.push_str(&evidence_table(record).render());
+    out.push('\n');
+
+    let _ = writeln!(
+        out,
+        "_Total duration: {:.2}s_",
+        record.duration.as_secs_f64()
+    );
+    out
+}
+
+fn results_table(record: &RunRecord) -> Table {
+    let mut t = Table::new(&[
+        ("#", Align::Right),
+        ("Case", Align::Left),
+        ("Kind", Align::Left),
+        ("Result", Align::Left),
+        ("Execution Status", Align::Left),
+        ("Exit Code", Align::Right),
+        ("Duration", Align::Right),
+        ("Notes", Align::Left),
+    ]);
+    for case in &record.cases {
+        t.row(vec![
+            (case.index + 1).to_string(),
+            inline(&case.name),
+            case.kind.as_str().to_string(),
+            case.result.as_str().to_string(),
+            case.execution_status.as_str().to_string(),
+            exit_code(case),
+            seconds(case.duration),
+            notes(case),
+        ]);
+    }
+    t
+}
+
+fn notes(case: &CaseRecord) -> String {
+    let mut parts = Vec::new();
+    if case.flaky {
+        parts.push(format!(
+            "flaky: passed after {} failed attempt(s)",
+            case.previous_attempts.len()
+        ));
+    }
+    if let Some(reason) = &case.reason {
+        parts.push(inline(reason));
+    }
+    for w in &case.warnings {
+        parts.push(format!("warning: {}", inline(w)));
+    }
+    parts.join("<br>")
+}
+
+fn exit_code(case: &CaseRecord) -> String {
+    case.exit_code
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "—".to_string())
+}
+
+fn issues(out: &mut String, record: &RunRecord, counts: &Counts) {
+    let mut any = false;
+    for case in &record.cases {
+        for issue in &case.issues {
+            any = true;
+            let _ = writeln!(
+                out,
+                "{ISSUE_ITEM_PREFIX}{}** ({}, {}) in {} “{}”: {}",
+                issue.issue_type.as_str(),
+                severity_str(issue.severity),
+                stage_str(issue.stage),
+                case.kind.as_str(),
+                inline(&case.name),
+                inline(&issue.message)
+            );
+            if !issue.evidence.is_empty() {
+                let _ = writeln!(out, "  - Evidence: {}", inline(&issue.evidence));
+            }
+        }
+    }
+    if any {
+        return;
+    }
+    if counts.passed == counts.total {
+        let _ = writeln!(out, "{NO_ISSUES_PHRASE}.");
+    } else {
+        let _ = writeln!(
+            out,
+            "No issue was recorded, yet {} of {} case(s) did not pass.",
+            counts.total - counts.passed,
+            counts.total
+        );
+    }
+}
+
+fn evidence_table(record: &RunRecord) -> Table {
+    let mut t = Table::new(&[
+        ("Step", Align::Left),
+        ("Command", Align::Left),
+        ("Exit Code", Align::Right),
+        ("Status", Align::Left),
+        ("Hash", Align::Left),
+        ("Artifacts", Align::Left),
+    ]);
+    for case in &record.cases {
+        let mut artifacts = artifact_links(case);
+        for (n, attempt) in case.previous_attempts.iter().enumerate() {
+            let links = artifact_links(attempt);
+            if !links.is_empty() {
+                let _ = write!(artifacts, "<br>attempt {}: {links}", n + 1);
+            }
+        }
+        if artifacts.is_empty() {
+            artifacts = "—".to_string();
+        }
+        t.row(vec![
+            inline(&case.name),
+            inline(&case.raw_command),
+            exit_code(case),
+            case.status.as_str().to_string(),
+            case.evidence_hash
+                .as_deref()
+                .map(inline)
+                .unwrap_or_else(|| "—".to_string()),
+            artifacts,
+        ]);
+    }
+    t
+}
+
+/// Links to a case's artifact files; report.md sits in the out dir, which
+/// the artifact paths are relative to.
+fn artifact_links(case: &CaseRecord) -> String {
+    let Some(a) = &case.artifacts else {
+        return String::new();
+    };
+    [
+        ("command", &a.command),
+        ("stdout", &a.stdout),
+        ("stderr", &a.stderr),
+        ("evidence", &a.evidence),
+    ]
+    .iter()
+    .filter(|(_, p)| !p.is_empty())
+    .map(|(label, p)| link(label, p))
+    .collect::<Vec<_>>()
+    .join(" · ")
+}

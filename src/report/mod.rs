@@ -1,0 +1,396 @@
+//! Reports of a run: per-case `evidence.json`, and the file reports
+//! `junit.xml`, `report.md`, `summary.json` and `observations.jsonl`, all
+//! rendered from one [`RunRecord`] so they cannot disagree; plus the
+//! streaming reporters ([`terminal`], [`json_messages`], [`github`]) that
+//! consume the event stream.
+//!
+//! Every file is replaced atomically (written to a temporary file in the
+//! same directory, then renamed), so a reader never sees half a report and
+//! a crash leaves the previous one in place.
+//!
+//! [`check_integrity`] re-reads what was written and compares it with the
+//! record and the exit code: the last line of defence against a report that
+//! says something different from what happened.
+
+pub mod github;
+mod integrity;
+pub mod json_messages;
+mod junit;
+mod markdown;
+pub mod markup;
+mod summary;
+pub mod terminal;
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::model::{CaseRecord, RunRecord, Severity, Stage};
+use crate::observation::Observation;
+
+pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
+pub use summary::read_summary;
+
+/// File name of the JUnit report in the out dir.
+pub const JUNIT_FILE: &str = "junit.xml";
+/// File name of the markdown report in the out dir.
+pub const MARKDOWN_FILE: &str = "report.md";
+/// File name of the JSON summary in the out dir.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// File name of the observation records in the out dir.
+pub const OBSERVATIONS_FILE: &str = "observations.jsonl";
+
+/// The phrase a report may only contain when every case passed.
+pub const NO_ISSUES_PHRASE: &str = "No issues observed";
+
+/// Paths of the reports [`write_all`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// `<out_dir>/junit.xml`.
+    pub junit: PathBuf,
+    /// `<out_dir>/report.md`.
+    pub markdown: PathBuf,
+    /// `<out_dir>/summary.json`.
+    pub summary: PathBuf,
+    /// `<out_dir>/observations.jsonl`.
+    pub observations: PathBuf,
+}
+
+impl Written {
+    /// The paths of the reports of `out_dir`, whether written yet or not.
+    pub fn in_dir(out_dir: &Path) -> Written {
+        Written {
+            junit: out_dir.join(JUNIT_FILE),
+            markdown: out_dir.join(MARKDOWN_FILE),
+            summary: out_dir.join(SUMMARY_FILE),
+            observations: out_dir.join(OBSERVATIONS_FILE),
+        }
+    }
+
+    /// All four paths, in the order they are written.
+    pub fn paths(&self) -> [&Path; 4] {
+        [
+            &self.junit,
+            &self.markdown,
+            &self.summary,
+            &self.observations,
+        ]
+    }
+}
+
+/// Writing or reading a report failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A report file could not be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The file that could not be written.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The JUnit document could not be serialized.
+    #[error("cannot render {}", path.display())]
+    Junit {
+        /// The file being rendered.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: quick_junit::SerializeError,
+    },
+    /// A summary file could not be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A summary file is not valid JSON of the expected shape.
+    #[error("{} is not a valid summary", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A summary file has a value that cannot be turned back into a record.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the field.
+        message: String,
+    },
+}
+
+/// The `evidence.json` document of one case (SPEC section 5), fields in the
+/// order of the contract.
+pub fn evidence_json(case: &CaseRecord) -> serde_json::Value {
+    json!({
+        "case": case.name,
+        "kind": case.kind,
+        "raw_command": case.raw_command,
+        "working_dir": case.working_dir.to_string_lossy(),
+        "exit_code": case.exit_code,
+        "stdout": lossy(&case.stdout),
+        "stderr": lossy(&case.stderr),
+        "started_at": case.started_at.map(|t| t.to_string()),
+        "finished_at": case.finished_at.map(|t| t.to_string()),
+        "duration_seconds": case.duration.as_secs_f64(),
+        "status": case.status,
+        "execution_status": case.execution_status,
+        "result": case.result,
+        "evidence_hash": case.evidence_hash,
+        "issues": case.issues,
+        "validation_errors": case.validation_errors,
+        "artifacts": case.artifacts,
+        "warnings": case.warnings,
+        "flaky": case.flaky,
+        "reason": case.reason,
+    })
+}
+
+/// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
+/// directory. A case without artifact paths is an `InvalidInput` error: the
+/// engine decides where evidence lives, not the report.
+pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
+    let Some(artifacts) = &case.artifacts else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("case {:?} has no artifact paths", case.name),
+        ));
+    };
+    let path = out_dir.join(&artifacts.evidence);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut text = serde_json::to_string_pretty(&evidence_json(case)).map_err(io::Error::other)?;
+    text.push('\n');
+    atomic_write(&path, text.as_bytes())
+}
+
+/// Write `junit.xml`, `report.md`, `summary.json` and `observations.jsonl`
+/// into `record.out_dir`, each atomically. `harness_display` is how the
+/// harness file is named in the reports (JUnit `file` attribute, markdown
+/// header), typically relative to the workspace root.
+///
+/// The first file that cannot be written stops the others and is named in
+/// the error.
+pub fn write_all(record: &RunRecord, harness_display: &str) -> Result<Written, ReportError> {
+    let written = Written::in_dir(&record.out_dir);
+    std::fs::create_dir_all(&record.out_dir).map_err(|source| ReportError::Write {
+        path: record.out_dir.clone(),
+        source,
+    })?;
+
+    let xml = junit::render(record, harness_display).map_err(|source| ReportError::Junit {
+        path: written.junit.clone(),
+        source,
+    })?;
+    write_report(&written.junit, xml.as_bytes())?;
+
+    let md = markdown::render(record, harness_display);
+    write_report(&written.markdown, md.as_bytes())?;
+
+    let summary = summary::render(record, harness_display);
+    write_report(&written.summary, summary.as_bytes())?;
+
+    let mut jsonl = String::new();
+    for case in record.cases.iter().filter(|c| observed(c)) {
+        let line = serde_json::to_string(&Observation::from_case(case))
+            .expect("an observation always serializes");
+        jsonl.push_str(&line);
+        jsonl.push('\n');
+    }
+    write_report(&written.observations, jsonl.as_bytes())?;
+
+    Ok(written)
+}
+
+/// Whether a case gets an observation record: it ran and left evidence.
+pub fn observed(case: &CaseRecord) -> bool {
+    case.ran() && case.result != crate::model::CaseResult::Skipped
+}
+
+fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    atomic_write(path, bytes).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Replace `path` with `bytes`: a temporary file in the same directory
+/// (same file system, so the rename is atomic) renamed over the target.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".golden-tmp-");
+    // A temporary file is private by default; reports are read by other
+    // users and CI steps, so give them the mode of an ordinary new file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Bytes as text, invalid UTF-8 replaced by U+FFFD.
+pub fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Lines of output kept in an excerpt (failure text, annotation groups).
+pub const EXCERPT_LINES: usize = 20;
+/// Characters of output kept in an excerpt.
+pub const EXCERPT_CHARS: usize = 4000;
+
+/// The last [`EXCERPT_LINES`] lines (at most [`EXCERPT_CHARS`] characters)
+/// of stdout and of stderr, each under a heading; empty when both are.
+/// Failures usually explain themselves at the end of the output.
+pub fn output_excerpt(case: &CaseRecord) -> String {
+    let mut out = String::new();
+    for (label, bytes) in [("stdout", &case.stdout), ("stderr", &case.stderr)] {
+        if bytes.is_empty() {
+            continue;
+        }
+        let text = lossy(bytes);
+        let tail = tail_lines(&text, EXCERPT_LINES, EXCERPT_CHARS);
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "--- {label} (end) ---");
+        out.push_str(tail);
+        if !tail.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The last `lines` lines of `text`, cut further to its last `max_chars`
+/// characters (at a char boundary).
+pub fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
+    let trimmed = text.strip_suffix('\n').unwrap_or(text);
+    let mut start = 0;
+    let mut seen = 0;
+    for (i, b) in trimmed.bytes().enumerate().rev() {
+        if b == b'\n' {
+            seen += 1;
+            if seen == lines {
+                start = i + 1;
+                break;
+            }
+        }
+    }
+    let tail = &text[start..];
+    match tail.char_indices().rev().nth(max_chars.saturating_sub(1)) {
+        Some((i, _)) if max_chars > 0 => &tail[i..],
+        Some(_) => "",
+        None => tail,
+    }
+}
+
+/// `s` on one line: ANSI escapes are dropped, line breaks and other
+/// control characters become spaces, runs of spaces collapse. For attribute values and titles that
+/// consumers show on a single line.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in markup::strip_ansi(s).chars() {
+        let ch = if ch.is_control() { ' ' } else { ch };
+        if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {
+            continue;
+        }
+        out.push(ch);
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// The one-line headline of a failed or errored case: its first issue's
+/// message, else the reason it could not run.
+pub fn headline(case: &CaseRecord) -> String {
+    let raw = case
+        .issues
+        .first()
+        .map(|i| i.message.as_str())
+        .or(case.reason.as_deref())
+        .unwrap_or("");
+    let line = one_line(raw);
+    if line.is_empty() {
+        format!(
+            "{} {}",
+            case.result.as_str(),
+            case.execution_status.as_str()
+        )
+    } else {
+        line
+    }
+}
+
+/// `config_validation` or `execution`.
+pub fn stage_str(stage: Stage) -> &'static str {
+    match stage {
+        Stage::ConfigValidation => "config_validation",
+        Stage::Execution => "execution",
+    }
+}
+
+/// `HIGH` or `MEDIUM`.
+pub fn severity_str(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "HIGH",
+        Severity::Medium => "MEDIUM",
+    }
+}
+
+/// The status to show beside a case: its execution status, or
+/// `NO_EVIDENCE` for a case that could not run (its execution status says
+/// nothing then).
+pub fn status_label(case: &CaseRecord) -> &'static str {
+    if case.ran() || case.result == crate::model::CaseResult::Skipped {
+        case.execution_status.as_str()
+    } else {
+        case.status.as_str()
+    }
+}
+
+/// Seconds with two decimals, as every human-facing report shows them.
+pub fn seconds(d: std::time::Duration) -> String {
+    format!("{:.2}s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_last_lines_and_chars() {
+        assert_eq!(tail_lines("a\nb\nc\n", 2, 100), "b\nc\n");
+        assert_eq!(tail_lines("a\nb\nc", 5, 100), "a\nb\nc");
+        assert_eq!(tail_lines("abcdef", 5, 3), "def");
+        assert_eq!(tail_lines("ééé", 5, 2), "éé");
+        assert_eq!(tail_lines("", 5, 2), "");
+    }
+
+    #[test]
+    fn one_line_folds_breaks() {
+        assert_eq!(one_line("a\r\n b\t\x1b[1mc  \n"), "a b c");
+        assert_eq!(one_line("\n\n"), "");
+    }
+}
