@@ -6,6 +6,7 @@
 //! every reporter consumes. Two front doors share it: the `cargo golden`
 //! command line ([`cli`]) and the libtest-mimic harness ([`harness`]).
 
+pub mod classify;
 pub mod config;
 pub mod events;
 pub mod hash;

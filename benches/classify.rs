@@ -1,0 +1,79 @@
+//! Throughput of the output path: capture to a file, hash and classify.
+//!
+//! `cargo bench --bench classify` feeds 1 GiB of typical log lines (about
+//! 80 bytes, no pattern in them) through it in 64 KiB reads, as from a pipe,
+//! and prints MB/s for each stage added.
+
+use std::io::Write;
+use std::time::Instant;
+
+use cargo_golden::classify::Patterns;
+use cargo_golden::config::PatternConfig;
+use sha2::{Digest, Sha256};
+
+const TOTAL: usize = 1 << 30;
+const SAMPLE: usize = 64 << 20;
+const READ: usize = 64 << 10;
+
+fn sample() -> Vec<u8> {
+    let mut out = Vec::with_capacity(SAMPLE + 200);
+    let mut i = 0u64;
+    while out.len() < SAMPLE {
+        writeln!(
+            out,
+            "2024-05-01 12:{:02}:{:02},{:03} INFO  [worker-{}] etl.stage.Load - batch {} rows={}",
+            (i / 60) % 60,
+            i % 60,
+            i % 1000,
+            i % 8,
+            i,
+            i * 37 % 100_000
+        )
+        .unwrap();
+        i += 1;
+    }
+    out.truncate(SAMPLE);
+    out
+}
+
+fn run(name: &str, sample: &[u8], mut stage: impl FnMut(&[u8])) {
+    let start = Instant::now();
+    for _ in 0..TOTAL / sample.len() {
+        for read in sample.chunks(READ) {
+            stage(read);
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("{name:<28} {:>7.0} MB/s", TOTAL as f64 / secs / 1e6);
+}
+
+fn main() {
+    let sample = sample();
+    let patterns = Patterns::new(&PatternConfig {
+        builtin: true,
+        ..PatternConfig::default()
+    })
+    .unwrap();
+
+    let mut c = patterns.classifier();
+    run("classify", &sample, |b| c.feed(b));
+    assert!(c.finish().runtime.is_none());
+
+    let mut c = patterns.classifier();
+    let mut h = Sha256::new();
+    run("hash + classify", &sample, |b| {
+        h.update(b);
+        c.feed(b);
+    });
+    std::hint::black_box(h.finalize());
+
+    let mut file = tempfile::tempfile().unwrap();
+    let mut c = patterns.classifier();
+    let mut h = Sha256::new();
+    run("capture + hash + classify", &sample, |b| {
+        file.write_all(b).unwrap();
+        h.update(b);
+        c.feed(b);
+    });
+    std::hint::black_box(h.finalize());
+}
