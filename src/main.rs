@@ -1,1 +1,5 @@
-fn main() { }
+//! `cargo-golden`: the binary is a thin shell over the library.
+
+fn main() {
+    std::process::exit(cargo_golden::cli::main());
+}

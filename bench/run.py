@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Benchmarks of cargo-golden against its physical floors; prints a table.
+
+Run from the repository root:  python3 bench/run.py   (about 2-4 minutes)
+
+Each figure is a median over alternating runs, so a noisy neighbour on a
+shared machine hits both sides of a ratio alike. Nothing here asserts: the
+targets are printed next to the figures.
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "cargo-golden")
+GIB = 1 << 30
+LOG_LINE = "2026-11-21T23:00:00Z INFO pipeline step=transform rows=1024 status=ok"
+
+
+def run(cmd, **kw):
+    """Run cmd; return (wall seconds, peak RSS in MiB of the process tree, exit code)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - start
+    rss_kib = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
+    return wall, rss_kib / 1024, os.waitstatus_to_exitcode(status)
+
+
+def harness(dir, body):
+    path = os.path.join(dir, "harness.toml")
+    with open(path, "w") as f:
+        f.write(body)
+    return path
+
+
+def golden(dir, *args):
+    cfg = os.path.join(dir, "harness.toml")
+    out = os.path.join(dir, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    return [BIN, "golden", *args, "--config", cfg, "--out", out]
+
+
+def median_pair(a, b, n):
+    """Alternate a and b n times each; medians of wall times."""
+    ta, tb = [], []
+    for _ in range(n):
+        ta.append(a())
+        tb.append(b())
+    return statistics.median(ta), statistics.median(tb)
+
+
+def bench_capture(tmp):
+    cmd = f"yes '{LOG_LINE}' | head -c {GIB}"
+    harness(tmp, f'[harness]\ntruncate = 10000\n[[verify]]\nname = "1 GiB"\ncommand = "{cmd}"\n')
+    ours, rss, base = [], [], []
+    for _ in range(3):
+        w, r, code = run(golden(tmp))
+        assert code == 0, f"capture case failed ({code})"
+        ours.append(w)
+        rss.append(r)
+        base.append(run(["sh", "-c", f"{cmd} > /dev/null"])[0])
+        shutil.rmtree(os.path.join(tmp, "out"), ignore_errors=True)
+    w, b = statistics.median(ours), statistics.median(base)
+    return [
+        ("capture 1 GiB: peak RSS", f"{max(rss):.1f} MiB", "<= 32 MiB", max(rss) <= 32),
+        ("capture 1 GiB: wall vs > /dev/null", f"{w:.2f} s vs {b:.2f} s = {w / b:.2f}x", "<= 1.5x", w / b <= 1.5),
+        ("capture+hash+classify throughput", f"{GIB / w / 1e6:.0f} MB/s", ">= 500 MB/s", GIB / w / 1e6 >= 500),
+    ]
+
+
+def bench_overhead(tmp):
+    n = 500
+    body = "".join(f'[[verify]]\nname = "c{i}"\ncommand = "true"\n' for i in range(n))
+    harness(tmp, body)
+    loop = f"i=0; while [ $i -lt {n} ]; do sh -c true; i=$((i+1)); done"
+    ratios = []
+    for _ in range(5):
+        a = run(golden(tmp))[0]
+        b = run(["sh", "-c", loop])[0]
+        ratios.append(a / b)
+    r = statistics.median(ratios)
+    return [("500 trivial cases vs sh -c true loop", f"{r:.2f}x (median of 5)", "<= 1.15x", r <= 1.15)]
+
+
+def bench_parallel(tmp):
+    body = "".join(f'[[verify]]\nname = "s{i}"\ncommand = "sleep 0.5"\n' for i in range(8))
+    harness(tmp, body)
+    j1, j4 = median_pair(lambda: run(golden(tmp, "--jobs", "1"))[0], lambda: run(golden(tmp, "--jobs", "4"))[0], 3)
+    s = j1 / j4
+    return [("8 x sleep 0.5: --jobs 4 speed-up", f"{j1:.2f} s / {j4:.2f} s = {s:.2f}x", ">= 3.5x", s >= 3.5)]
+
+
+def bench_list(tmp):
+    n = 10_000
+    body = "[harness]\nrunner = \"sh run.sh\"\n" + "".join(
+        f'[[golden]]\nname = "project_{i}"\npath = "golden/p{i}"\n' if i % 2 else f'[[verify]]\nname = "check_{i}"\ncommand = "true"\n'
+        for i in range(n)
+    )
+    harness(tmp, body)
+    times = [run(golden(tmp, "list"))[0] for _ in range(5)]
+    t = statistics.median(times)
+    return [("list on a 10,000-case harness.toml", f"{t * 1000:.0f} ms", "<= 200 ms", t <= 0.2)]
+
+
+def bench_reports():
+    out = subprocess.run(
+        ["cargo", "bench", "--locked", "--quiet", "--bench", "reports"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    ms = float(next(l.split("=")[1] for l in out.splitlines() if l.startswith("reports_10000_ms=")))
+    return [("render all reports for 10,000 cases", f"{ms:.0f} ms", "<= 1000 ms", ms <= 1000)]
+
+
+def main():
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
+    rows = []
+    for fn in (bench_capture, bench_overhead, bench_parallel, bench_list):
+        with tempfile.TemporaryDirectory() as tmp:
+            rows += fn(tmp)
+    rows += bench_reports()
+    print("| benchmark | measured | target | met |")
+    print("|---|---|---|---|")
+    for name, got, target, ok in rows:
+        print(f"| {name} | {got} | {target} | {'yes' if ok else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+//! Output capture: each stream goes, chunk by chunk, to its log file (raw,
+//! never truncated), a bounded excerpt for reports, the classifier and,
+//! for stdout, the running evidence hash. Memory stays bounded whatever
+//! the output size.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::classify::{StreamClassifier, StreamFindings};
+use crate::process::Sink;
+
+/// Appended to an excerpt that was cut.
+pub const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
+
+/// The first `limit` characters of a stream. A character is a UTF-8
+/// sequence; each byte of an invalid sequence counts as one, so the cut is
+/// deterministic for any bytes.
+#[derive(Debug)]
+pub struct Excerpt {
+    limit: usize,
+    chars: usize,
+    bytes: Vec<u8>,
+    truncated: bool,
+}
+
+impl Excerpt {
+    /// An empty excerpt keeping at most `limit` characters.
+    pub fn new(limit: usize) -> Self {
+        Excerpt {
+            limit,
+            chars: 0,
+            bytes: Vec::new(),
+            truncated: false,
+        }
+    }
+
+    /// Take the next chunk.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.truncated {
+            return;
+        }
+        for (i, &b) in chunk.iter().enumerate() {
+            if b & 0xC0 != 0x80 {
+                if self.chars == self.limit {
+                    self.bytes.extend_from_slice(&chunk[..i]);
+                    self.truncated = true;
+                    return;
+                }
+                self.chars += 1;
+            }
+        }
+        self.bytes.extend_from_slice(chunk);
+    }
+
+    /// The kept bytes, with the marker when the stream was longer.
+    pub fn finish(mut self) -> Vec<u8> {
+        if self.truncated {
+            self.bytes.extend_from_slice(TRUNCATION_MARKER.as_bytes());
+        }
+        self.bytes
+    }
+}
+
+/// Truncate an in-memory output the same way the streaming excerpt does.
+pub fn truncate(data: &[u8], limit: usize) -> Vec<u8> {
+    let mut e = Excerpt::new(limit);
+    e.push(data);
+    e.finish()
+}
+
+/// One stream's capture.
+pub struct Capture {
+    file: File,
+    excerpt: Excerpt,
+    classifier: StreamClassifier,
+    evidence: Option<Sha256>,
+    bytes: u64,
+}
+
+/// What a finished capture yields.
+pub struct Captured {
+    /// Truncated copy.
+    pub excerpt: Vec<u8>,
+    /// Classifier findings.
+    pub findings: StreamFindings,
+    /// Evidence hasher state, when this stream fed it.
+    pub evidence: Option<Sha256>,
+    /// Bytes seen.
+    pub bytes: u64,
+}
+
+impl Capture {
+    /// Capture into a new file at `path`.
+    pub fn create(
+        path: &Path,
+        truncate: usize,
+        classifier: StreamClassifier,
+        evidence: Option<Sha256>,
+    ) -> io::Result<Capture> {
+        Ok(Capture {
+            file: File::create(path)?,
+            excerpt: Excerpt::new(truncate),
+            classifier,
+            evidence,
+            bytes: 0,
+        })
+    }
+
+    /// Flush the log and hand back what was gathered.
+    pub fn finish(mut self) -> io::Result<Captured> {
+        self.file.flush()?;
+        Ok(Captured {
+            excerpt: self.excerpt.finish(),
+            findings: self.classifier.finish(),
+            evidence: self.evidence,
+            bytes: self.bytes,
+        })
+    }
+}
+
+impl Sink for Capture {
+    fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.file.write_all(chunk)?;
+        if let Some(h) = &mut self.evidence {
+            h.update(chunk);
+        }
+        self.excerpt.push(chunk);
+        self.classifier.feed(chunk);
+        self.bytes += chunk.len() as u64;
+        Ok(())
+    }
+}
+
+/// Start an evidence hash: `command + "|"`; stdout is fed while it streams.
+pub fn evidence_start(command: &str) -> Sha256 {
+    let mut h = Sha256::new();
+    h.update(command.as_bytes());
+    h.update(b"|");
+    h
+}
+
+/// Finish an evidence hash after stdout: `"|" + stderr + "|" + exit_code`,
+/// stderr read back from its log so it is hashed in order, streaming.
+pub fn evidence_finish(
+    mut h: Sha256,
+    stderr_log: &Path,
+    exit_code: Option<i32>,
+) -> io::Result<String> {
+    h.update(b"|");
+    hash_file_into(&mut h, stderr_log)?;
+    h.update(b"|");
+    if let Some(c) = exit_code {
+        h.update(c.to_string().as_bytes());
+    }
+    Ok(crate::hash::hex(&h.finalize()))
+}
+
+/// Feed a file's bytes into `h` without holding it in memory.
+pub fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        h.update(&buf[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_is_deterministic_across_chunkings() {
+        let data = "héllo wörld ".repeat(50).into_bytes();
+        let whole = truncate(&data, 100);
+        for split in [1, 7, 64, 333] {
+            let mut e = Excerpt::new(100);
+            for c in data.chunks(split) {
+                e.push(c);
+            }
+            assert_eq!(e.finish(), whole);
+        }
+        assert!(whole.ends_with(TRUNCATION_MARKER.as_bytes()));
+        let kept = &whole[..whole.len() - TRUNCATION_MARKER.len()];
+        assert_eq!(
+            String::from_utf8(kept.to_vec()).unwrap().chars().count(),
+            100
+        );
+    }
+
+    #[test]
+    fn short_output_is_kept_whole() {
+        assert_eq!(truncate(b"abc", 3), b"abc");
+        assert_eq!(truncate(b"\xff\xfe", 10), b"\xff\xfe");
+    }
+}

@@ -1,0 +1,445 @@
+//! The `cargo golden` command line: a raw clap layer mirroring the flags,
+//! then the work of each subcommand.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{self, ConfigError, Harness};
+use crate::engine::{self, RunOptions};
+use crate::events::Fanout;
+use crate::exit;
+use crate::select::{Filter, Partition};
+
+#[derive(Parser, Debug)]
+#[command(name = "cargo", bin_name = "cargo", styles = clap_cargo::style::CLAP_STYLING)]
+enum CargoCli {
+    /// Run golden projects and verify commands as test cases.
+    Golden(GoldenCli),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    version,
+    about = "Run golden projects and verify commands as test cases; never trust the exit code alone",
+    args_conflicts_with_subcommands = true
+)]
+struct GoldenCli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the cases (the default).
+    Run(RunArgs),
+    /// List the cases in declaration order with kind and declaration line.
+    List(RunArgs),
+    /// Write a starter harness.toml, tests/golden.rs, Cargo.toml entries and a CI workflow.
+    Init {
+        /// Overwrite existing files.
+        #[arg(long)]
+        force: bool,
+        /// Depend on a local cargo-golden checkout at PATH instead of crates.io.
+        #[arg(long, value_name = "PATH")]
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        manifest: clap_cargo::Manifest,
+    },
+    /// Check an observations.jsonl file against the observation schema.
+    Validate {
+        /// The JSON Lines file.
+        file: PathBuf,
+    },
+    /// Recompute every evidence hash from the artifact files.
+    VerifyEvidence {
+        /// An out dir, a run dir (`artifacts/<run_id>`) or one case's dir.
+        dir: PathBuf,
+    },
+    /// Combine shard outputs into one set of reports.
+    Merge {
+        /// The shards' out dirs.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged reports go.
+        #[arg(long, required = true)]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of harness.toml.
+    Schema {
+        /// Print the observation record's schema instead.
+        #[arg(long)]
+        observation: bool,
+    },
+}
+
+/// Output format of the streaming messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    /// Lines for people.
+    #[default]
+    Human,
+    /// One JSON object per event on stdout.
+    Json,
+}
+
+#[derive(Args, Debug, Default)]
+struct RunArgs {
+    /// Run only cases whose name contains one of these (all when empty).
+    #[arg(value_name = "FILTER")]
+    filters: Vec<String>,
+    /// The harness file (default: harness.toml at the workspace root, else in the current directory). `.yaml`/`.yml` is read as YAML.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: clap_cargo::Manifest,
+    /// Output directory (default: [harness].out_dir, else <target dir>/golden).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Ad-hoc golden projects: "a.yaml, sales:golden/sales" (`name:path` or a bare path).
+    #[arg(long, value_name = "LIST")]
+    golden: Option<String>,
+    /// Filters match whole names.
+    #[arg(long)]
+    exact: bool,
+    /// Leave out cases whose name contains PATTERN (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    skip: Vec<String>,
+    /// After the first failed or errored case, skip the rest.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Cases run at once (default: [harness].jobs, else 1).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
+    /// Run one shard: `count:K/N` or `hash:K/N`.
+    #[arg(long, value_name = "SPEC")]
+    partition: Option<Partition>,
+    /// Extra attempts for a failed case (overrides the harness file).
+    #[arg(long, value_name = "N")]
+    retries: Option<u32>,
+    /// Streaming output format.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human, value_name = "FMT")]
+    message_format: MessageFormat,
+    /// List the cases instead of running them.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Parse the process arguments and run; returns the exit code.
+pub fn main() -> i32 {
+    let mut args: Vec<OsString> = std::env::args_os().collect();
+    // cargo runs us as `cargo-golden golden …`; a direct call has no `golden`.
+    if args.get(1).is_none_or(|a| a != "golden") {
+        args.insert(1.min(args.len()), OsString::from("golden"));
+    }
+    let CargoCli::Golden(cli) = match CargoCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
+        }
+    };
+    match cli.command {
+        None => run(cli.run),
+        Some(Command::Run(a)) => run(a),
+        Some(Command::List(a)) => list(a),
+        Some(Command::Init {
+            force,
+            path,
+            manifest,
+        }) => init(force, path, &manifest),
+        Some(Command::Validate { file }) => validate(&file),
+        Some(Command::VerifyEvidence { dir }) => verify_evidence(&dir),
+        Some(Command::Merge { dirs, out }) => merge(&dirs, &out),
+        Some(Command::Schema { observation }) => schema(observation),
+    }
+}
+
+/// What cargo knows about the workspace (one `cargo metadata --no-deps`).
+struct Workspace {
+    root: Option<PathBuf>,
+    target_dir: Option<PathBuf>,
+}
+
+fn workspace(manifest: &clap_cargo::Manifest) -> Workspace {
+    let mut cmd = cargo_metadata::MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(p) = &manifest.manifest_path {
+        cmd.manifest_path(p);
+    }
+    match cmd.exec() {
+        Ok(m) => Workspace {
+            root: Some(m.workspace_root.into_std_path_buf()),
+            target_dir: Some(m.target_directory.into_std_path_buf()),
+        },
+        Err(_) => Workspace {
+            root: None,
+            target_dir: None,
+        },
+    }
+}
+
+/// Declarations and where outputs go, as a run or a listing needs them.
+struct Loaded {
+    harness: Harness,
+    out_dir: PathBuf,
+}
+
+fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let mut ws: Option<Workspace> = None;
+    let mut ws = |m: &clap_cargo::Manifest| -> (Option<PathBuf>, Option<PathBuf>) {
+        let w = ws.get_or_insert_with(|| workspace(m));
+        (w.root.clone(), w.target_dir.clone())
+    };
+    let explicit = a.config.clone();
+    let harness_path = match explicit {
+        Some(p) => Some(p),
+        None => {
+            let (root, _) = ws(&a.manifest);
+            let candidates = [
+                root.map(|r| r.join("harness.toml")),
+                Some(cwd.join("harness.toml")),
+            ];
+            let found = candidates.iter().flatten().find(|p| p.is_file()).cloned();
+            if found.is_none() && a.golden.is_none() {
+                let looked = candidates
+                    .iter()
+                    .flatten()
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| cwd.join("harness.toml"));
+                return Err(ConfigError::NotFound(looked).to_string());
+            }
+            found
+        }
+    };
+    let mut harness = match &harness_path {
+        Some(p) => {
+            let suite = p
+                .parent()
+                .map(crate::paths::absolute)
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+            Harness::load(p, suite.as_deref()).map_err(|e| e.to_string())?
+        }
+        None => Harness::empty(&cwd),
+    };
+    if let Some(list) = &a.golden {
+        let entries = config::adhoc::parse(list).map_err(|e| e.to_string())?;
+        harness.add_adhoc(&entries).map_err(|e| e.to_string())?;
+    }
+    let out_dir = match (&a.out, &harness.out_dir) {
+        (Some(o), _) => crate::paths::absolute(o),
+        (None, Some(o)) => o.clone(),
+        (None, None) if need_out_dir => {
+            let (_, target) = ws(&a.manifest);
+            target
+                .unwrap_or_else(|| harness.base_dir.join("target"))
+                .join("golden")
+        }
+        (None, None) => PathBuf::new(),
+    };
+    Ok(Loaded { harness, out_dir })
+}
+
+/// Print to stdout; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+fn usage_error(msg: &str) -> i32 {
+    eprintln!("error: {msg}");
+    exit::USAGE
+}
+
+fn list(a: RunArgs) -> i32 {
+    let loaded = match load(&a, false) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let h = &loaded.harness;
+    let file = h.display_file();
+    let filter = filter_of(&a);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for c in engine::included(h, a.partition.as_ref()) {
+        if !filter.matches(&c.name) {
+            continue;
+        }
+        let r = match a.message_format {
+            MessageFormat::Json => writeln!(
+                out,
+                "{}",
+                serde_json::json!({
+                    "reason": "case",
+                    "index": c.index,
+                    "name": c.name,
+                    "kind": c.kind.as_str(),
+                    "file": file,
+                    "line": c.line,
+                    "command": c.command,
+                })
+            ),
+            MessageFormat::Human => writeln!(
+                out,
+                "{:<6}  {}  ({}:{})",
+                c.kind.as_str(),
+                c.name,
+                file,
+                c.line
+            ),
+        };
+        if r.is_err() {
+            break;
+        }
+    }
+    let _ = out.flush();
+    exit::SUCCESS
+}
+
+fn filter_of(a: &RunArgs) -> Filter {
+    Filter {
+        patterns: a.filters.clone(),
+        exact: a.exact,
+        skip: a.skip.clone(),
+    }
+}
+
+fn run(a: RunArgs) -> i32 {
+    if a.list {
+        return list(a);
+    }
+    let loaded = match load(&a, true) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let h = &loaded.harness;
+    let interrupt = match crate::interrupt::Interrupt::install() {
+        Ok(i) => Some(i),
+        Err(e) => {
+            eprintln!("warning: cannot handle Ctrl-C: {e}");
+            None
+        }
+    };
+    let mut fanout = reporters(a.message_format, h);
+    let opts = RunOptions {
+        out_dir: loaded.out_dir.clone(),
+        run_id: None,
+        filter: filter_of(&a),
+        fail_fast: a.fail_fast,
+        jobs: a.jobs.map_or(0, |j| j as usize),
+        retries: a.retries,
+        partition: a.partition,
+        interrupt,
+    };
+    let record = match engine::run(h, &opts, &mut fanout) {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    engine::finish(&record, &h.display_file(), &mut fanout)
+}
+
+/// The streaming reporters of a run: terminal lines or JSON messages, plus
+/// GitHub Actions workflow commands when running there.
+fn reporters(format: MessageFormat, h: &Harness) -> Fanout {
+    let mut fanout = Fanout::default();
+    match format {
+        MessageFormat::Human => {
+            fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()))
+        }
+        MessageFormat::Json => fanout.push(Box::new(
+            crate::report::json_messages::JsonMessageReporter::stdout(),
+        )),
+    }
+    if let Some(gh) =
+        crate::report::github::GithubReporter::from_env(h.file.as_deref().unwrap_or(&h.base_dir))
+    {
+        fanout.push(Box::new(gh));
+    }
+    fanout
+}
+
+fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> i32 {
+    let dir = match &manifest.manifest_path {
+        Some(p) => crate::paths::absolute(p)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    let options = crate::init::InitOptions {
+        force,
+        dependency: path.map_or_else(crate::init::Dependency::default, |p| {
+            crate::init::Dependency::Path(crate::paths::absolute(&p))
+        }),
+    };
+    match crate::init::init(&dir, &options) {
+        Ok(report) => {
+            print_stdout(&format!(
+                "{report}\nnext: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test"
+            ));
+            exit::SUCCESS
+        }
+        Err(e) => usage_error(&e.to_string()),
+    }
+}
+
+fn validate(file: &Path) -> i32 {
+    match crate::observation::validate_file(file) {
+        Ok(violations) if violations.is_empty() => {
+            print_stdout(&format!("{}: valid", crate::paths::display_relative(file)));
+            exit::SUCCESS
+        }
+        Ok(violations) => {
+            for v in &violations {
+                print_stdout(&v.to_string());
+            }
+            eprintln!("{} violation(s)", violations.len());
+            exit::FAILED
+        }
+        Err(e) => usage_error(&format!("cannot read {}: {e}", file.display())),
+    }
+}
+
+fn verify_evidence(dir: &Path) -> i32 {
+    match crate::verify::verify_evidence(dir) {
+        Ok(report) => {
+            print_stdout(&report.to_string());
+            if report.is_ok() {
+                exit::SUCCESS
+            } else {
+                exit::FAILED
+            }
+        }
+        Err(e) => usage_error(&format!("cannot verify {}: {e}", dir.display())),
+    }
+}
+
+fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
+    let _ = (dirs, out);
+    usage_error("`cargo golden merge` is not available in this build")
+}
+
+fn schema(observation: bool) -> i32 {
+    let schema = if observation {
+        crate::schema::observation_schema()
+    } else {
+        crate::schema::harness_schema()
+    };
+    match serde_json::to_string_pretty(&schema) {
+        Ok(text) => {
+            print_stdout(&text);
+            exit::SUCCESS
+        }
+        Err(e) => usage_error(&e.to_string()),
+    }
+}

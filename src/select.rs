@@ -1,0 +1,153 @@
+//! Which cases a run includes: name filters (libtest semantics) and
+//! partitions of the declared cases across shards.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// libtest-style name filters.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Run cases whose name contains (or, with `exact`, equals) one of these;
+    /// all cases when empty.
+    pub patterns: Vec<String>,
+    /// Match whole names.
+    pub exact: bool,
+    /// Leave out cases whose name contains (or equals) one of these.
+    pub skip: Vec<String>,
+}
+
+impl Filter {
+    /// Whether `name` runs.
+    pub fn matches(&self, name: &str) -> bool {
+        let hit = |p: &String| {
+            if self.exact {
+                name == p
+            } else {
+                name.contains(p.as_str())
+            }
+        };
+        (self.patterns.is_empty() || self.patterns.iter().any(hit)) && !self.skip.iter().any(hit)
+    }
+}
+
+/// A shard of the declared cases: `count:K/N` or `hash:K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partition {
+    /// Cases whose 0-based declaration index i has `i % N == K-1`.
+    Count {
+        /// 1-based shard.
+        k: u32,
+        /// Shards.
+        n: u32,
+    },
+    /// Cases whose stable name hash h has `h % N == K-1`: adding a case
+    /// moves no other.
+    Hash {
+        /// 1-based shard.
+        k: u32,
+        /// Shards.
+        n: u32,
+    },
+}
+
+impl Partition {
+    /// Whether the case at `index` named `name` belongs to this shard.
+    pub fn includes(&self, index: usize, name: &str) -> bool {
+        match *self {
+            Partition::Count { k, n } => index as u64 % u64::from(n) == u64::from(k - 1),
+            Partition::Hash { k, n } => name_hash(name) % u64::from(n) == u64::from(k - 1),
+        }
+    }
+
+    /// (K, N).
+    pub fn shard(&self) -> (u32, u32) {
+        match *self {
+            Partition::Count { k, n } | Partition::Hash { k, n } => (k, n),
+        }
+    }
+}
+
+/// First 8 bytes of the name's sha256: stable across platforms and versions.
+fn name_hash(name: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(name.as_bytes());
+    u64::from_be_bytes(d[..8].try_into().expect("sha256 has 32 bytes"))
+}
+
+impl fmt::Display for Partition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Partition::Count { k, n } => write!(f, "count:{k}/{n}"),
+            Partition::Hash { k, n } => write!(f, "hash:{k}/{n}"),
+        }
+    }
+}
+
+impl FromStr for Partition {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!("invalid partition `{s}`: expected `count:K/N` or `hash:K/N` with 1 <= K <= N")
+        };
+        let (kind, rest) = s.split_once(':').ok_or_else(bad)?;
+        let (k, n) = rest.split_once('/').ok_or_else(bad)?;
+        let k: u32 = k.trim().parse().map_err(|_| bad())?;
+        let n: u32 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        match kind.trim() {
+            "count" => Ok(Partition::Count { k, n }),
+            "hash" => Ok(Partition::Hash { k, n }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_follow_libtest() {
+        let f = Filter {
+            patterns: vec!["sales".into()],
+            exact: false,
+            skip: vec!["weekly".into()],
+        };
+        assert!(f.matches("sales_daily"));
+        assert!(!f.matches("sales_weekly"));
+        assert!(!f.matches("inventory"));
+        let e = Filter {
+            patterns: vec!["sales".into()],
+            exact: true,
+            skip: vec![],
+        };
+        assert!(!e.matches("sales_daily") && e.matches("sales"));
+    }
+
+    #[test]
+    fn partitions_parse_and_cover_each_case_once() {
+        assert_eq!(
+            "count:2/3".parse::<Partition>(),
+            Ok(Partition::Count { k: 2, n: 3 })
+        );
+        for bad in ["count:0/3", "count:4/3", "hash:1", "mod:1/2", "count:a/2"] {
+            assert!(bad.parse::<Partition>().is_err(), "{bad}");
+        }
+        for kind in ["count", "hash"] {
+            for i in 0..50 {
+                let name = format!("case-{i}");
+                let owners = (1..=3)
+                    .filter(|k| {
+                        format!("{kind}:{k}/3")
+                            .parse::<Partition>()
+                            .unwrap()
+                            .includes(i, &name)
+                    })
+                    .count();
+                assert_eq!(owners, 1);
+            }
+        }
+    }
+}

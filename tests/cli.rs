@@ -1,0 +1,222 @@
+//! The command line through the real binary: listing, config errors,
+//! exit codes, invocation styles.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Project, text};
+
+const INTERLEAVED: &str = r#"
+[harness]
+name = "suite"
+runner = "sh run.sh"
+
+[[golden]]
+name = "g-one"
+path = "golden/one"
+
+[[verify]]
+name = "v-one"
+command = "true"
+
+[[golden]]
+name = "g-two"
+path = "golden/two"
+
+[[verify]]
+name = "v-two"
+command = "true"
+"#;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+}
+
+#[test]
+fn list_prints_cases_in_file_order_with_kind_and_line() {
+    let p = Project::new(INTERLEAVED);
+    let o = p.run(&["list"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    let got: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("golden", "g-one", "(harness.toml:6)"),
+            ("verify", "v-one", "(harness.toml:10)"),
+            ("golden", "g-two", "(harness.toml:14)"),
+            ("verify", "v-two", "(harness.toml:18)"),
+        ]
+    );
+}
+
+#[test]
+fn list_as_json_lines() {
+    let p = Project::new(INTERLEAVED);
+    let o = p.run(&["list", "--message-format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let lines: Vec<serde_json::Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = lines.iter().map(|v| v["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["g-one", "v-one", "g-two", "v-two"]);
+    assert_eq!(lines[2]["kind"], "golden");
+    assert_eq!(lines[2]["line"], 14);
+}
+
+#[test]
+fn both_invocation_styles_work() {
+    let p = Project::new(INTERLEAVED);
+    let direct = p.run(&["list"]);
+    let via_cargo = p.run(&["golden", "list"]);
+    assert_eq!(direct.status.code(), Some(0), "{}", text(&direct));
+    assert_eq!(direct.stdout, via_cargo.stdout);
+}
+
+#[test]
+fn config_errors_exit_2_name_file_line_and_leave_reports_alone() {
+    let p = Project::new(
+        "[[verify]]\nname = \"a\"\ncommand = \"true\"\nnmae = \"x\"\ntimeout = \"soon\"\n",
+    );
+    std::fs::create_dir_all(p.out()).unwrap();
+    std::fs::write(p.out().join("junit.xml"), "earlier").unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("harness.toml:4:1: error: unknown key `nmae`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `name`?"), "{err}");
+    assert!(
+        err.contains("harness.toml:5:11: error: bad duration `soon`"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.out().join("junit.xml")).unwrap(),
+        "earlier"
+    );
+    assert!(!p.out().join("artifacts").exists(), "something ran");
+}
+
+#[test]
+fn unknown_flags_are_usage_errors() {
+    let o = bin().args(["golden", "--no-such-flag"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = bin()
+        .args(["golden", "--jobs", "0", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = bin()
+        .args(["golden", "--partition", "count:4/3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+#[test]
+fn help_documents_every_run_flag() {
+    let o = bin().args(["golden", "--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8(o.stdout).unwrap();
+    for flag in [
+        "--config",
+        "--out",
+        "--golden",
+        "--exact",
+        "--skip",
+        "--fail-fast",
+        "--jobs",
+        "--partition",
+        "--message-format",
+        "--list",
+        "--manifest-path",
+        "--retries",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
+    }
+    for sub in [
+        "run",
+        "list",
+        "init",
+        "validate",
+        "verify-evidence",
+        "merge",
+        "schema",
+    ] {
+        assert!(help.contains(sub), "{sub} missing from --help");
+    }
+}
+
+#[test]
+fn missing_harness_file_is_a_usage_error_with_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = bin()
+        .current_dir(dir.path())
+        .arg("golden")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no harness file found") && err.contains("cargo golden init"),
+        "{err}"
+    );
+}
+
+#[test]
+fn adhoc_golden_projects_are_listed_after_declared_cases() {
+    let p = Project::new(INTERLEAVED);
+    let o = p.run(&[
+        "list",
+        "--golden",
+        "extra.yaml, named:golden/x, D:/x/p.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let names: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["g-one", "v-one", "g-two", "v-two", "extra", "named", "p"]
+    );
+    let o = p.run(&["list", "--golden", "g-one:elsewhere"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "duplicate ad-hoc name accepted: {}",
+        text(&o)
+    );
+}
+
+#[test]
+fn filters_and_partitions_select_cases_for_list() {
+    let p = Project::new(INTERLEAVED);
+    let names = |args: &[&str]| -> Vec<String> {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&["list", "two"]), vec!["g-two", "v-two"]);
+    assert_eq!(names(&["list", "--skip", "g-"]), vec!["v-one", "v-two"]);
+    assert_eq!(names(&["list", "--exact", "v-one"]), vec!["v-one"]);
+    assert_eq!(
+        names(&["list", "--partition", "count:2/2"]),
+        vec!["v-one", "v-two"]
+    );
+}

@@ -1,0 +1,102 @@
+//! Shared helpers for the integration tests: run the real binary on a
+//! harness file in a temporary directory and read what it wrote.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A scratch project: a temp dir with a harness file and an out dir.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new(harness_toml: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("harness.toml"), harness_toml).unwrap();
+        Project { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    /// `cargo-golden <args> --config harness.toml --out out` in the project.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
+        c.current_dir(self.path())
+            .args(args)
+            .arg("--config")
+            .arg(self.path().join("harness.toml"))
+            .arg("--out")
+            .arg(self.out())
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    /// The single run directory under out/artifacts.
+    pub fn run_dir(&self) -> PathBuf {
+        let mut runs: Vec<PathBuf> = std::fs::read_dir(self.out().join("artifacts"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        runs.sort();
+        runs.pop().expect("a run directory")
+    }
+
+    /// The execution dir of the case whose slug ends with `suffix`.
+    pub fn case_dir(&self, slug: &str) -> PathBuf {
+        self.run_dir().join("execution").join(slug)
+    }
+
+    pub fn evidence(&self, slug: &str) -> serde_json::Value {
+        let p = self.case_dir(slug).join("evidence.json");
+        serde_json::from_slice(
+            &std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+        )
+        .unwrap()
+    }
+
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(self.out().join("summary.json")).unwrap()).unwrap()
+    }
+}
+
+/// Processes whose command line contains `marker`, this test excluded.
+pub fn processes_matching(marker: &str) -> Vec<String> {
+    let out = Command::new("pgrep")
+        .arg("-af")
+        .arg(marker)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.contains("pgrep"))
+        .map(str::to_string)
+        .collect()
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

@@ -1,0 +1,272 @@
+//! Both front doors on scratch crates that depend on this crate by path:
+//! `cargo golden init`, `cargo test --test golden`, `cargo nextest run`,
+//! and `cargo golden` as a cargo subcommand.
+//!
+//! The scratch crates share one target directory (and this repository's
+//! Cargo.lock), so the dependencies compile once per test run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use common::text;
+
+/// Cargo serialises builds in one target dir anyway; one at a time keeps
+/// the output of each test readable.
+static BUILD: Mutex<()> = Mutex::new(());
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch_target() -> PathBuf {
+    repo().join("target").join("scratch")
+}
+
+fn cargo(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .args(args)
+        .env("CARGO_TARGET_DIR", scratch_target())
+        .env_remove("RUSTFLAGS")
+        .env_remove("GITHUB_ACTIONS")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .unwrap()
+}
+
+/// `cargo new` a library crate, with this repo's lock file for its deps.
+fn new_crate(parent: &Path, name: &str) -> PathBuf {
+    let o = Command::new(env!("CARGO"))
+        .current_dir(parent)
+        .args(["new", "--lib", "--vcs", "none", name])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = parent.join(name);
+    std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    dir
+}
+
+fn golden_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
+    c.env_remove("GITHUB_ACTIONS").env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = new_crate(tmp.path(), "fresh");
+    let manifest = dir.join("Cargo.toml");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("# keep this comment\n{original}")).unwrap();
+
+    let o = golden_bin()
+        .current_dir(&dir)
+        .args(["golden", "init", "--path"])
+        .arg(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let edited = std::fs::read_to_string(&manifest).unwrap();
+    assert!(edited.starts_with("# keep this comment\n"), "{edited}");
+    assert!(
+        edited.contains("[[test]]") && edited.contains("harness = false"),
+        "{edited}"
+    );
+
+    let again = golden_bin()
+        .current_dir(&dir)
+        .args(["golden", "init"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "second init: {}",
+        text(&again)
+    );
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("harness.toml"),
+        "{}",
+        text(&again)
+    );
+
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed; 0 failed"),
+        "{}",
+        text(&o)
+    );
+
+    // `cargo golden` finds `cargo-golden` on PATH, as an installed plugin.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new(env!("CARGO"))
+        .current_dir(&dir)
+        .args(["golden"])
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", scratch_target())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(scratch_target().join("golden").join("junit.xml").is_file());
+}
+
+const MIXED: &str = r#"
+[harness]
+name = "mixed"
+
+[[verify]]
+name = "passes"
+command = "echo fine"
+
+[[verify]]
+name = "validation at exit 0"
+command = "echo '1 validation error for ProjectConfig'; exit 0"
+
+[[verify]]
+name = "expected failure"
+command = "echo 'Job aborted'"
+expected = "specific_error:Job aborted"
+"#;
+
+fn mixed_crate(parent: &Path) -> PathBuf {
+    let dir = new_crate(parent, "mixed");
+    std::fs::write(dir.join("harness.toml"), MIXED).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/golden.rs"),
+        "fn main() {\n    cargo_golden::harness::main()\n}\n",
+    )
+    .unwrap();
+    let mut m = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    m.push_str(&format!(
+        "\n[dev-dependencies]\ncargo-golden = {{ path = {:?} }}\n\n[[test]]\nname = \"golden\"\nharness = false\n",
+        repo().display().to_string()
+    ));
+    std::fs::write(dir.join("Cargo.toml"), m).unwrap();
+    dir
+}
+
+#[test]
+fn cargo_test_counts_passes_and_failures_and_writes_reports() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = mixed_crate(tmp.path());
+    let out_dir = scratch_target().join("golden");
+    let _ = std::fs::remove_file(out_dir.join("summary.json"));
+
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(101), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("test result: FAILED. 2 passed; 1 failed"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        stdout.contains("VALIDATION_FAILED"),
+        "failure details missing: {}",
+        text(&o)
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["counts"]["passed"], 2, "{summary}");
+    assert_eq!(summary["counts"]["failed"], 1, "{summary}");
+    let names: Vec<&str> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["passes", "validation at exit 0", "expected failure"]
+    );
+
+    let o = cargo(
+        &dir,
+        &[
+            "test", "--test", "golden", "--", "--list", "--format", "terse",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let listed: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            "passes: test",
+            "validation at exit 0: test",
+            "expected failure: test"
+        ]
+    );
+
+    let o = cargo(
+        &dir,
+        &["test", "--test", "golden", "--", "--exact", "passes"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("1 passed; 0 failed; 0 ignored; 0 measured; 2 filtered out")
+    );
+}
+
+#[test]
+fn nextest_runs_each_case_in_its_own_process() {
+    let has_nextest = Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_nextest {
+        eprintln!(
+            "SKIPPED: cargo-nextest is not installed (`cargo install --locked cargo-nextest`)"
+        );
+        return;
+    }
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = mixed_crate(tmp.path());
+    let o = cargo(
+        &dir,
+        &["nextest", "run", "--test", "golden", "--no-fail-fast"],
+    );
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(100), "{all}");
+    assert!(all.contains("3 tests run: 2 passed, 1 failed"), "{all}");
+    assert!(all.contains("validation at exit 0"), "{all}");
+    // Every case left its evidence in one shared run directory.
+    let runs: Vec<PathBuf> = std::fs::read_dir(scratch_target().join("golden/artifacts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("nextest-")
+        })
+        .collect();
+    let newest = runs
+        .iter()
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .unwrap();
+    let cases = std::fs::read_dir(newest.join("execution")).unwrap().count();
+    assert_eq!(cases, 3, "{}", newest.display());
+}
