@@ -143,17 +143,8 @@ impl<'h> Engine<'h> {
         };
         let rel = format!("artifacts/{}/execution/{dir_name}", self.run_id);
         let dir = self.out_dir.join(&rel);
-        let mut rec = CaseRecord::skipped(
-            def.index,
-            &def.name,
-            def.kind,
-            def.line,
-            &def.command,
-            def.working_dir.clone(),
-            "",
-        );
+        let mut rec = skipped_record(def, "");
         rec.reason = None;
-        rec.description = def.description.clone();
         rec.artifacts = Some(Artifacts {
             command: format!("{rel}/command.txt"),
             stdout: format!("{rel}/stdout.log"),
@@ -350,6 +341,21 @@ struct Executed {
     interrupted: bool,
 }
 
+/// The record of a declared case that did not run, and why.
+pub fn skipped_record(def: &CaseDef, reason: &str) -> CaseRecord {
+    let mut r = CaseRecord::skipped(
+        def.index,
+        &def.name,
+        def.kind,
+        def.line,
+        &def.command,
+        def.working_dir.clone(),
+        reason,
+    );
+    r.description = def.description.clone();
+    r
+}
+
 /// Which cases of `harness` a run with `partition` includes.
 pub fn included<'a>(harness: &'a Harness, partition: Option<&Partition>) -> Vec<&'a CaseDef> {
     harness
@@ -455,19 +461,7 @@ pub fn run(
                         break;
                     };
                     let def = cases[pos];
-                    let skip = |reason: &str| {
-                        let mut r = CaseRecord::skipped(
-                            def.index,
-                            &def.name,
-                            def.kind,
-                            def.line,
-                            &def.command,
-                            def.working_dir.clone(),
-                            reason,
-                        );
-                        r.description = def.description.clone();
-                        r
-                    };
+                    let skip = |reason: &str| skipped_record(def, reason);
                     let rec = if interrupted() {
                         skip("the run was interrupted")
                     } else if !opts.filter.matches(&def.name) {

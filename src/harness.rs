@@ -140,15 +140,7 @@ pub fn run(mut args: Arguments) -> i32 {
                 } else {
                     "filtered out"
                 };
-                CaseRecord::skipped(
-                    def.index,
-                    &def.name,
-                    def.kind,
-                    def.line,
-                    &def.command,
-                    def.working_dir.clone(),
-                    why,
-                )
+                engine::skipped_record(def, why)
             })
         })
         .collect();
