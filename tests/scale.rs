@@ -621,3 +621,32 @@ fn fail_fast_skips_the_rest_after_an_error() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert_rest_skipped(&p, "ERROR");
 }
+
+#[test]
+fn fail_fast_skips_an_exclusive_case_that_was_waiting_for_the_failure() {
+    let p = Project::new("");
+    let marker = p.path().join("ran-alone");
+    p.write(
+        "harness.toml",
+        &format!(
+            // With two jobs, `alone` is picked up when `quick` ends, while
+            // `breaks` still runs: it waits for `breaks` to end, so it could
+            // only start after the failure.
+            "[[verify]]\nname = \"quick\"\ncommand = \"sleep 0.2\"\n\
+             [[verify]]\nname = \"breaks\"\ncommand = \"sleep 0.8; exit 1\"\n\
+             [[verify]]\nname = \"alone\"\ncommand = {}\nexclusive = true\n",
+            toml_str(&format!(
+                "touch {}",
+                sh_quote(&marker.display().to_string())
+            ))
+        ),
+    );
+    let o = p.run(&["--fail-fast", "--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(summary_case(&summary, "quick")["result"], "PASSED");
+    assert_eq!(summary_case(&summary, "breaks")["result"], "FAILED");
+    let alone = summary_case(&summary, "alone");
+    assert_eq!(alone["result"], "SKIPPED", "{alone:#}");
+    assert!(!marker.exists(), "`alone` ran after the failure");
+}
