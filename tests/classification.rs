@@ -279,11 +279,21 @@ fn specific_error_expected_but_the_case_succeeded() {
 
 #[test]
 fn a_timeout_is_aborted_with_a_performance_issue() {
-    let p = verify(
-        "echo begun; sleep 30",
-        "timeout = \"300ms\"\n[harness]\nkill_grace = \"200ms\"",
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "200ms"
+
+[[verify]]
+name = "case"
+command = "echo begun; sleep 30"
+timeout = "300ms"
+"#,
     );
     let ev = run_one(&p, 1);
+    // Killed by the group's SIGTERM (or the SIGKILL after the grace).
+    let code = ev["exit_code"].as_i64().unwrap();
+    assert!(code == 128 + 15 || code == 128 + 9, "exit code {code}");
     assert_eq!(ev["execution_status"], "ABORTED");
     assert_eq!(ev["result"], "FAILED");
     assert!(issue_types(&ev).contains(&"PERFORMANCE"), "{ev:#}");

@@ -73,7 +73,8 @@ fn junit_suite_property(xml: &str, name: &str) -> Option<String> {
         .and_then(|p| p.attribute("value").map(str::to_string))
 }
 
-/// First cells after the header of the markdown table under `heading`.
+/// Cells of 0-based `column` in the body rows of the markdown table under
+/// `heading` (cells here hold no escaped pipes).
 fn markdown_table_column(md: &str, heading: &str, column: usize) -> Vec<String> {
     let section = md
         .split_once(heading)
