@@ -13,12 +13,12 @@ use cargo_golden::model::{
 };
 
 fn case(i: usize) -> CaseRecord {
-    let kind = if i % 3 == 0 {
+    let kind = if i.is_multiple_of(3) {
         CaseKind::Verify
     } else {
         CaseKind::Golden
     };
-    let failed = i % 10 == 0;
+    let failed = i.is_multiple_of(10);
     let name = format!("case_{i:05}");
     let mut c = CaseRecord::skipped(
         i,

@@ -462,21 +462,38 @@ pub fn run(
                     };
                     let def = cases[pos];
                     let skip = |reason: &str| skipped_record(def, reason);
+                    const INTERRUPTED: &str = "the run was interrupted";
+                    const FAIL_FAST: &str = "fail-fast: an earlier case failed";
                     let rec = if interrupted() {
-                        skip("the run was interrupted")
+                        skip(INTERRUPTED)
                     } else if !opts.filter.matches(&def.name) {
                         skip("filtered out")
                     } else if stop.load(Ordering::SeqCst) {
-                        skip("fail-fast: an earlier case failed")
+                        skip(FAIL_FAST)
                     } else {
                         gate.enter(def.exclusive);
-                        let _ = tx.send(Msg::Started(pos));
-                        let rec = engine.run_case(def);
-                        gate.leave();
-                        if opts.fail_fast && rec.result.is_failure() {
-                            stop.store(true, Ordering::SeqCst);
+                        // Waiting at the gate (for an exclusive case, or as
+                        // one) can outlast a failure or an interrupt: look
+                        // again before starting.
+                        let late = if interrupted() {
+                            Some(INTERRUPTED)
+                        } else if stop.load(Ordering::SeqCst) {
+                            Some(FAIL_FAST)
+                        } else {
+                            None
+                        };
+                        if let Some(reason) = late {
+                            gate.leave();
+                            skip(reason)
+                        } else {
+                            let _ = tx.send(Msg::Started(pos));
+                            let rec = engine.run_case(def);
+                            gate.leave();
+                            if opts.fail_fast && rec.result.is_failure() {
+                                stop.store(true, Ordering::SeqCst);
+                            }
+                            rec
                         }
-                        rec
                     };
                     if tx.send(Msg::Finished(pos, Box::new(rec))).is_err() {
                         break;

@@ -153,6 +153,14 @@ pub fn evidence_json(case: &CaseRecord) -> serde_json::Value {
         "warnings": case.warnings,
         "flaky": case.flaky,
         "reason": case.reason,
+        // Earlier failed attempts of a retried case, each with its own evidence.
+        "previous_attempts": case.previous_attempts.iter().map(|a| json!({
+            "result": a.result,
+            "execution_status": a.execution_status,
+            "exit_code": a.exit_code,
+            "evidence_hash": a.evidence_hash,
+            "evidence": a.artifacts.as_ref().map(|x| &x.evidence),
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -1,0 +1,533 @@
+//! Classification and judging (SPEC section 4) through the real binary:
+//! each case runs a real command, and the verdict is read back from the
+//! exit code, `evidence.json` and `summary.json`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Project, text};
+use serde_json::Value;
+
+/// The path of a fixture file, shell-quoted for a `command`.
+fn fixture(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    assert!(p.is_file(), "missing fixture {}", p.display());
+    sh_quote(&p.display().to_string())
+}
+
+/// `s` single-quoted for sh.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A TOML basic string holding `s`.
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// A harness with one verify case running `command`, plus `extra` keys.
+fn verify(command: &str, extra: &str) -> Project {
+    Project::new(&format!(
+        "[[verify]]\nname = \"case\"\ncommand = {}\n{extra}\n",
+        toml_str(command)
+    ))
+}
+
+/// Run the project, check the exit code and return the only case's evidence
+/// after checking that summary.json says the same.
+fn run_one(p: &Project, exit: i32) -> Value {
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(exit), "{}", text(&o));
+    let ev = p.evidence("001-case");
+    let summary = p.summary();
+    let case = &summary["cases"][0];
+    for key in [
+        "execution_status",
+        "result",
+        "exit_code",
+        "issues",
+        "validation_errors",
+    ] {
+        assert_eq!(
+            case[key], ev[key],
+            "summary.json and evidence.json disagree on {key}"
+        );
+    }
+    ev
+}
+
+fn issue_types(ev: &Value) -> Vec<&str> {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect()
+}
+
+fn issue<'a>(ev: &'a Value, kind: &str) -> &'a Value {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} issue: {ev:#}"))
+}
+
+fn fields(ev: &Value) -> Vec<(String, String)> {
+    ev["validation_errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().to_string(),
+                e["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(f, m)| (f.to_string(), m.to_string()))
+        .collect()
+}
+
+#[test]
+fn real_pydantic_output_at_exit_zero_is_a_validation_failure() {
+    let p = verify(&format!("cat {}", fixture("pydantic-3-errors.txt")), "");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["status"], "SUCCESS", "the process itself exited 0");
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["CONFIGURATION_ERROR"]);
+    // Every error, message without its `[type=…]` suffix.
+    assert_eq!(
+        fields(&ev),
+        pairs(&[
+            ("stages.0.name", "Input should be a valid string"),
+            (
+                "stages.0.source.partitions",
+                "Input should be greater than or equal to 1"
+            ),
+            ("stages.0.columns", "Input should be a valid list"),
+        ])
+    );
+    let message = issue(&ev, "CONFIGURATION_ERROR")["message"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        message,
+        "Pipeline validation failed: stages.0.name - Input should be a valid string"
+    );
+}
+
+/// A model with two invalid fields, printed by pydantic itself when it is
+/// installed; otherwise the text pydantic 2 prints for it.
+const TWO_ERRORS_PY: &str = r#"
+from pydantic import BaseModel, Field, ValidationError
+class Node(BaseModel):
+    name: str
+    retries: int = Field(ge=0)
+class Pipeline(BaseModel):
+    nodes: list[Node]
+try:
+    Pipeline(nodes=[{"name": 5, "retries": -1}])
+except ValidationError as e:
+    print(e)
+"#;
+
+const TWO_ERRORS_TEXT: &str = "2 validation errors for Pipeline
+nodes.0.name
+  Input should be a valid string [type=string_type, input_value=5, input_type=int]
+    For further information visit https://errors.pydantic.dev/2.13/v/string_type
+nodes.0.retries
+  Input should be greater than or equal to 0 [type=greater_than_equal, input_value=-1, input_type=int]
+    For further information visit https://errors.pydantic.dev/2.13/v/greater_than_equal
+";
+
+fn pydantic_installed() -> bool {
+    Command::new("python3")
+        .args(["-c", "import pydantic"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn two_pydantic_errors_at_exit_zero_are_both_extracted() {
+    let p = Project::new("");
+    let command = if pydantic_installed() {
+        p.write("two_errors.py", TWO_ERRORS_PY);
+        "python3 two_errors.py; echo done"
+    } else {
+        p.write("two_errors.txt", TWO_ERRORS_TEXT);
+        "cat two_errors.txt; echo done"
+    };
+    p.write(
+        "harness.toml",
+        &format!(
+            "[[verify]]\nname = \"case\"\ncommand = {}\n",
+            toml_str(command)
+        ),
+    );
+    let ev = run_one(&p, 1);
+    let stdout = ev["stdout"].as_str().unwrap();
+    assert!(
+        stdout.starts_with("2 validation errors for Pipeline\n"),
+        "{stdout}"
+    );
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["CONFIGURATION_ERROR"]);
+    assert_eq!(
+        fields(&ev),
+        pairs(&[
+            ("nodes.0.name", "Input should be a valid string"),
+            (
+                "nodes.0.retries",
+                "Input should be greater than or equal to 0"
+            ),
+        ])
+    );
+    let i = issue(&ev, "CONFIGURATION_ERROR");
+    assert_eq!(i["stage"], "config_validation");
+    // Validation failures are HIGH even for a verify command.
+    assert_eq!(i["severity"], "HIGH");
+}
+
+#[test]
+fn runtime_patterns_at_exit_zero_fail_the_case() {
+    for line in [
+        "ERROR org.apache.spark.SparkException: Job 3 cancelled",
+        "Job aborted due to stage failure",
+    ] {
+        let p = verify(&format!("echo {}", sh_quote(line)), "");
+        let ev = run_one(&p, 1);
+        assert_eq!(ev["exit_code"], 0, "{line}");
+        assert_eq!(ev["execution_status"], "RUNTIME_FAILED", "{line}");
+        assert_eq!(ev["result"], "FAILED", "{line}");
+        assert_eq!(issue_types(&ev), ["PIPELINE_EXECUTION_ERROR"], "{line}");
+        let i = issue(&ev, "PIPELINE_EXECUTION_ERROR");
+        assert_eq!(i["stage"], "execution");
+        assert_eq!(i["severity"], "MEDIUM");
+        assert!(ev["validation_errors"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn a_nonzero_exit_without_a_pattern_is_an_execution_failure() {
+    let p = verify("echo working; echo 'something odd' >&2; exit 3", "");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["exit_code"], 3);
+    assert_eq!(ev["status"], "FAILURE");
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["EXECUTION_FAILURE"]);
+    assert!(
+        issue(&ev, "EXECUTION_FAILURE")["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("Exit code: 3"),
+        "{ev:#}"
+    );
+}
+
+#[test]
+fn specific_error_seen_passes_without_issues() {
+    let p = verify(
+        "echo 'Invalid config: missing key sales.region'; exit 2",
+        "expected = 'specific_error:missing key \\w+\\.region'",
+    );
+    let ev = run_one(&p, 0);
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
+    assert_eq!(ev["result"], "PASSED");
+    assert!(ev["issues"].as_array().unwrap().is_empty(), "{ev:#}");
+    assert_eq!(p.summary()["final_status"], "SUCCESS");
+}
+
+#[test]
+fn specific_error_not_seen_is_an_unexpected_error() {
+    let p = verify(
+        "echo 'Pipeline failed: disk full' >&2; exit 1",
+        "expected = 'specific_error:missing key \\w+\\.region'",
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["UNEXPECTED_ERROR"]);
+}
+
+#[test]
+fn specific_error_expected_but_the_case_succeeded() {
+    let p = verify(
+        // The regex matches, but a run that succeeds is not the error.
+        "echo 'missing key sales.region (ignored)'",
+        "expected = 'specific_error:missing key \\w+\\.region'",
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "SUCCESS");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["UNEXPECTED_SUCCESS"]);
+}
+
+#[test]
+fn a_timeout_is_aborted_with_a_performance_issue() {
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "200ms"
+
+[[verify]]
+name = "case"
+command = "echo begun; sleep 30"
+timeout = "300ms"
+"#,
+    );
+    let ev = run_one(&p, 1);
+    // Killed by the group's SIGTERM (or the SIGKILL after the grace).
+    let code = ev["exit_code"].as_i64().unwrap();
+    assert!(code == 128 + 15 || code == 128 + 9, "exit code {code}");
+    assert_eq!(ev["execution_status"], "ABORTED");
+    assert_eq!(ev["result"], "FAILED");
+    assert!(issue_types(&ev).contains(&"PERFORMANCE"), "{ev:#}");
+}
+
+#[test]
+fn an_auth_failure_adds_an_auth_issue() {
+    let p = verify("echo 'HTTP 401 Unauthorized' >&2; exit 1", "");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    let types = issue_types(&ev);
+    assert!(types.contains(&"EXECUTION_FAILURE"), "{types:?}");
+    assert!(types.contains(&"AUTH_ERROR"), "{types:?}");
+}
+
+#[test]
+fn custom_patterns_classify_like_the_builtin_ones() {
+    let p = Project::new(
+        r#"
+[patterns]
+validation = ['my custom marker']
+runtime = ['stage \d+ exploded']
+abort = ['operator pulled the plug']
+
+[[verify]]
+name = "validation"
+command = "echo 'found my custom marker here'"
+
+[[verify]]
+name = "runtime"
+command = "echo 'stage 7 exploded'"
+
+[[verify]]
+name = "abort"
+command = "echo 'operator pulled the plug' >&2"
+
+[[verify]]
+name = "clean"
+command = "echo 'stage seven exploded is not a match'"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let want = [
+        ("001-validation", "VALIDATION_FAILED", "FAILED"),
+        ("002-runtime", "RUNTIME_FAILED", "FAILED"),
+        ("003-abort", "ABORTED", "FAILED"),
+        ("004-clean", "SUCCESS", "PASSED"),
+    ];
+    for (slug, status, result) in want {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["exit_code"], 0, "{slug}");
+        assert_eq!(ev["execution_status"], status, "{slug}");
+        assert_eq!(ev["result"], result, "{slug}");
+    }
+    assert_eq!(
+        issue_types(&p.evidence("001-validation")),
+        ["CONFIGURATION_ERROR"]
+    );
+    assert_eq!(
+        issue_types(&p.evidence("002-runtime")),
+        ["PIPELINE_EXECUTION_ERROR"]
+    );
+    assert!(!issue_types(&p.evidence("003-abort")).is_empty());
+}
+
+#[test]
+fn without_builtin_patterns_only_the_exit_code_and_custom_ones_count() {
+    let p = Project::new(
+        r#"
+[patterns]
+builtin = false
+runtime = ['my marker']
+
+[[verify]]
+name = "builtin line"
+command = "echo 'Job aborted due to stage failure'"
+
+[[verify]]
+name = "custom line"
+command = "echo 'my marker'"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-builtin_line");
+    assert_eq!(ev["execution_status"], "SUCCESS");
+    assert_eq!(ev["result"], "PASSED");
+    // The custom pattern still applies, so the switch did not drop them all.
+    assert_eq!(
+        p.evidence("002-custom_line")["execution_status"],
+        "RUNTIME_FAILED"
+    );
+}
+
+#[test]
+fn a_pattern_split_across_pipe_reads_is_found() {
+    // The two halves reach the harness in separate reads of the pipe.
+    let p = verify("printf 'Pipeline fai'; sleep 0.2; printf 'led\\n'", "");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["stdout"], "Pipeline failed\n");
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    assert_eq!(issue_types(&ev), ["PIPELINE_EXECUTION_ERROR"]);
+}
+
+#[test]
+fn golden_issues_are_high_and_verify_issues_medium() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "golden"
+path = "golden/p"
+command = "echo 'Status: FAILURE'"
+
+[[verify]]
+name = "verify"
+command = "echo 'Status: FAILURE'"
+
+[[verify]]
+name = "verify validation"
+command = "echo 'Invalid config: x'"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let golden = p.evidence("001-golden");
+    let i = issue(&golden, "PIPELINE_EXECUTION_ERROR");
+    assert_eq!(
+        (&i["severity"], &i["stage"]),
+        (&"HIGH".into(), &"execution".into())
+    );
+    assert_eq!(i["kind"], "golden");
+    let verify = p.evidence("002-verify");
+    let i = issue(&verify, "PIPELINE_EXECUTION_ERROR");
+    assert_eq!(
+        (&i["severity"], &i["stage"]),
+        (&"MEDIUM".into(), &"execution".into())
+    );
+    assert_eq!(i["kind"], "verify");
+    let validation = p.evidence("003-verify_validation");
+    let i = issue(&validation, "CONFIGURATION_ERROR");
+    assert_eq!(
+        (&i["severity"], &i["stage"]),
+        (&"HIGH".into(), &"config_validation".into())
+    );
+}
+
+fn report_md(p: &Project) -> String {
+    std::fs::read_to_string(p.out().join("report.md")).unwrap()
+}
+
+#[test]
+fn final_status_names_failed_golden_projects_first() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "g-bad"
+path = "golden/p"
+command = "exit 1"
+
+[[verify]]
+name = "v-bad"
+command = "exit 1"
+
+[[verify]]
+name = "v-good"
+command = "true"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        p.summary()["final_status"],
+        "PARTIAL (1 golden project(s) failed)"
+    );
+    let md = report_md(&p);
+    assert!(md.contains("PARTIAL (1 golden project(s) failed)"), "{md}");
+    assert!(!md.contains("No issues observed"), "{md}");
+}
+
+#[test]
+fn final_status_counts_failed_verify_cases() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "g-good"
+path = "golden/p"
+command = "true"
+
+[[verify]]
+name = "v-bad-1"
+command = "exit 1"
+
+[[verify]]
+name = "v-good"
+command = "true"
+
+[[verify]]
+name = "v-bad-2"
+command = "echo 'Pipeline failed'"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(summary["final_status"], "PARTIAL (2 case(s) failed)");
+    assert_eq!(summary["counts"]["failed"], 2);
+    assert_eq!(summary["counts"]["passed"], 2);
+    assert!(!report_md(&p).contains("No issues observed"));
+}
+
+#[test]
+fn final_status_success_and_no_issues_only_when_all_passed() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "g-good"
+path = "golden/p"
+command = "echo fine"
+
+[[verify]]
+name = "v-good"
+command = "true"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(p.summary()["final_status"], "SUCCESS");
+    let md = report_md(&p);
+    assert!(md.contains("No issues observed"), "{md}");
+}

@@ -1,0 +1,247 @@
+//! GitHub Actions output (SPEC section 6) through the real binary, run with
+//! the environment a workflow step has: error annotations at the
+//! declaration lines, capped at GitHub's 10 per step; workflow-command
+//! escaping; output in groups; the report in the step summary.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{Project, text};
+
+/// A name with every character that needs escaping in a property.
+const ODD_NAME: &str = "load 100%, stage: sales";
+
+/// A TOML basic string holding `s`.
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// 12 failing verify cases and one passing, no golden project. Returns the
+/// harness text and each case's name with its declaration line.
+fn many_failures() -> (String, Vec<(String, usize, bool)>) {
+    let mut toml = String::from("[harness]\nname = \"gh\"\n");
+    let mut cases = Vec::new();
+    for i in 1..=13 {
+        let (name, command, fails) = match i {
+            // Two issues, so the annotation message spans lines; `%` in
+            // the output reaches the message too.
+            2 => (
+                ODD_NAME.to_string(),
+                "printf 'first line\\nsecond line\\n'; echo 'HTTP 401 Unauthorized at 100%' >&2; exit 1"
+                    .to_string(),
+                true,
+            ),
+            5 => ("fine".to_string(), "echo all good".to_string(), false),
+            _ => (format!("broken-{i:02}"), format!("echo out-{i}; exit 1"), true),
+        };
+        toml.push('\n');
+        let line = toml.lines().count() + 1;
+        toml.push_str(&format!(
+            "[[verify]]\nname = {}\ncommand = {}\n",
+            toml_str(&name),
+            toml_str(&command)
+        ));
+        cases.push((name, line, fails));
+    }
+    (toml, cases)
+}
+
+/// Run in `p` as a GitHub Actions step whose workspace is the project dir.
+fn run_in_actions(p: &Project, step_summary: &Path) -> Output {
+    p.cmd(&[])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_WORKSPACE", p.path())
+        .env("GITHUB_STEP_SUMMARY", step_summary)
+        .output()
+        .unwrap()
+}
+
+/// A workflow command line split into (command, properties, data).
+fn parse(line: &str) -> (&str, Vec<(&str, &str)>, &str) {
+    let rest = line.strip_prefix("::").expect("a workflow command");
+    let (head, data) = rest.split_once("::").expect("`::` before the data");
+    let (command, props) = head.split_once(' ').unwrap_or((head, ""));
+    let props = props
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').expect("key=value"))
+        .collect();
+    (command, props, data)
+}
+
+fn prop<'a>(props: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
+    props.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+}
+
+/// Undo workflow-command escaping: `%25` last, so `%253A` stays `%3A`.
+fn unescape(s: &str) -> String {
+    s.replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+}
+
+/// Every `%` in `s` starts one of `escapes`.
+fn assert_escaped(s: &str, escapes: &[&str]) {
+    for (i, _) in s.match_indices('%') {
+        assert!(
+            escapes.iter().any(|e| s[i..].starts_with(e)),
+            "unescaped `%` at {i} in {s:?}"
+        );
+    }
+}
+
+#[test]
+fn failures_are_annotated_at_their_lines_capped_at_ten() {
+    let (toml, cases) = many_failures();
+    let p = Project::new(&toml);
+    let step_summary = p.path().join("step-summary.md");
+    std::fs::write(&step_summary, "earlier step\n").unwrap();
+    let o = run_in_actions(&p, &step_summary);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 10, "{stdout}");
+
+    let failing: Vec<&(String, usize, bool)> = cases.iter().filter(|c| c.2).collect();
+    assert_eq!(failing.len(), 12);
+    for (line, (name, decl, _)) in errors[..9].iter().zip(&failing) {
+        let (command, props, data) = parse(line);
+        assert_eq!(command, "error");
+        assert_eq!(prop(&props, "file"), Some("harness.toml"), "{line}");
+        assert_eq!(
+            prop(&props, "line"),
+            Some(decl.to_string().as_str()),
+            "{line}"
+        );
+        let title = unescape(prop(&props, "title").expect("a title"));
+        assert!(
+            title.contains(name.as_str()),
+            "{title:?} does not name {name:?}"
+        );
+        assert_escaped(data, &["%25", "%0D", "%0A"]);
+        assert!(!unescape(data).is_empty());
+    }
+
+    // The odd name survives property escaping; its two issues are on two
+    // lines of the message.
+    let odd = errors
+        .iter()
+        .find(|l| unescape(l).contains(ODD_NAME))
+        .unwrap_or_else(|| panic!("no annotation for {ODD_NAME:?}:\n{stdout}"));
+    let (_, props, data) = parse(odd);
+    let raw_title = prop(&props, "title").unwrap();
+    assert!(
+        raw_title.contains("load 100%25%2C stage%3A sales"),
+        "{raw_title}"
+    );
+    for (_, v) in &props {
+        assert_escaped(v, &["%25", "%0D", "%0A", "%3A", "%2C"]);
+    }
+    let message = unescape(data);
+    assert!(message.contains('\n'), "{message:?}");
+    assert!(data.contains("%0A"), "{data}");
+    assert!(message.contains("AUTH_ERROR"), "{message:?}");
+    assert!(message.contains("100%"), "{message:?}");
+    assert!(data.contains("100%25"), "{data}");
+
+    // The 10th stands for the three failures it has no room for.
+    let (_, props, data) = parse(errors[9]);
+    assert_eq!(prop(&props, "file"), Some("harness.toml"));
+    let message = unescape(data);
+    assert!(message.contains("3 more"), "{message}");
+    for (name, _, _) in &failing[9..] {
+        assert!(message.contains(name.as_str()), "{name} not in {message}");
+    }
+    for (name, _, _) in &failing[..9] {
+        assert!(!message.contains(name.as_str()), "{name} in {message}");
+    }
+    assert!(message.contains("report.md"), "{message}");
+
+    // No golden project: a warning.
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("::warning") && l.contains("NO GOLDEN PROJECT")),
+        "{stdout}"
+    );
+
+    // Each case's output sits in its own group.
+    let mut open: Option<Vec<&str>> = None;
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    for line in stdout.lines() {
+        if line.starts_with("::group::") {
+            assert!(open.is_none(), "nested group:\n{stdout}");
+            open = Some(vec![line]);
+        } else if line == "::endgroup::" {
+            groups.push(open.take().expect("::endgroup:: without ::group::"));
+        } else if let Some(g) = open.as_mut() {
+            g.push(line);
+        }
+    }
+    assert!(open.is_none(), "unclosed group:\n{stdout}");
+    assert_eq!(groups.len(), cases.len(), "{stdout}");
+    for ((name, _, _), group) in cases.iter().zip(&groups) {
+        assert!(
+            group[0].contains(name.as_str()) || unescape(group[0]).contains(name.as_str()),
+            "group {:?} is not {name}'s",
+            group[0]
+        );
+    }
+    let odd_group = &groups[1];
+    for want in ["first line", "second line", "HTTP 401 Unauthorized at 100%"] {
+        assert!(odd_group.contains(&want), "{want:?} not in {odd_group:?}");
+    }
+    assert!(groups[4].contains(&"all good"), "{:?}", groups[4]);
+
+    // The markdown report is appended to what earlier steps wrote.
+    let summary = std::fs::read_to_string(&step_summary).unwrap();
+    let report = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    assert!(summary.starts_with("earlier step\n"), "{summary}");
+    assert_eq!(&summary["earlier step\n".len()..], report);
+}
+
+#[test]
+fn no_golden_warning_only_when_none_is_declared() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "kept"
+path = "golden/p"
+command = "true"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let step_summary = p.path().join("step-summary.md");
+    let o = run_in_actions(&p, &step_summary);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(!stdout.contains("::warning"), "{stdout}");
+    assert!(!stdout.contains("::error"), "{stdout}");
+    let summary = std::fs::read_to_string(&step_summary).unwrap();
+    assert!(summary.contains("No issues observed"), "{summary}");
+}
+
+#[test]
+fn outside_github_actions_no_workflow_commands_are_written() {
+    let (toml, _) = many_failures();
+    let p = Project::new(&toml);
+    let step_summary = p.path().join("step-summary.md");
+    let o = p
+        .cmd(&[])
+        .env("GITHUB_ACTIONS", "false")
+        .env("GITHUB_STEP_SUMMARY", &step_summary)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(!stdout.contains("::"), "{stdout}");
+    assert!(!step_summary.exists());
+}
