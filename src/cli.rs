@@ -425,8 +425,45 @@ fn verify_evidence(dir: &Path) -> i32 {
 }
 
 fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
-    let _ = (dirs, out);
-    usage_error("`cargo golden merge` is not available in this build")
+    let merged = match crate::merge::merge(dirs, out) {
+        Ok(m) => m,
+        Err(e) if e.is_refusal() => {
+            return usage_error(&format!(
+                "cannot merge: {}; nothing was written",
+                error_chain(&e)
+            ));
+        }
+        Err(e) => {
+            eprintln!("error: {}", error_chain(&e));
+            return exit::FAILED;
+        }
+    };
+    let record = &merged.record;
+    let from = if merged.partitions.is_empty() {
+        "an unpartitioned run".to_string()
+    } else {
+        let list: Vec<String> = merged.partitions.iter().map(|p| p.to_string()).collect();
+        format!("{} shard(s) ({})", list.len(), list.join(", "))
+    };
+    eprintln!(
+        "{:>12} {from} of {} into run {}",
+        "Merged", record.suite_name, record.run_id
+    );
+    let mut fanout = Fanout::default();
+    fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
+    engine::finish(record, &merged.harness_display, &mut fanout)
+}
+
+/// `e` followed by its causes, `: `-separated.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 fn schema(observation: bool) -> i32 {

@@ -63,6 +63,19 @@ pub fn new_run_id() -> String {
     format!("{}-{}", now.strftime("%Y%m%dT%H%M%S%.6fZ"), &rand[..8])
 }
 
+/// Where attempt `attempt` (1-based) of the case at declaration `index`
+/// keeps its evidence, relative to the out dir:
+/// `artifacts/<run_id>/execution/<case_slug>[-attempt-N]`. Unique per case
+/// and attempt, since the slug carries the declaration index.
+pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> String {
+    let slug = crate::paths::case_slug(index, name);
+    if attempt <= 1 {
+        format!("artifacts/{run_id}/execution/{slug}")
+    } else {
+        format!("artifacts/{run_id}/execution/{slug}-attempt-{attempt}")
+    }
+}
+
 /// Runs single cases of one harness into one run directory.
 pub struct Engine<'h> {
     harness: &'h Harness,
@@ -135,13 +148,7 @@ impl<'h> Engine<'h> {
     }
 
     fn attempt(&self, def: &CaseDef, n: u32) -> CaseRecord {
-        let slug = crate::paths::case_slug(def.index, &def.name);
-        let dir_name = if n == 1 {
-            slug
-        } else {
-            format!("{slug}-attempt-{n}")
-        };
-        let rel = format!("artifacts/{}/execution/{dir_name}", self.run_id);
+        let rel = execution_dir(&self.run_id, def.index, &def.name, n);
         let dir = self.out_dir.join(&rel);
         let mut rec = skipped_record(def, "");
         rec.reason = None;

@@ -18,6 +18,7 @@ pub mod hash;
 pub mod init;
 pub mod interrupt;
 pub mod isolation;
+pub mod merge;
 pub mod model;
 pub mod observation;
 pub mod paths;

@@ -31,7 +31,7 @@ use crate::model::{CaseRecord, RunRecord, Severity, Stage};
 use crate::observation::Observation;
 
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
-pub use summary::read_summary;
+pub use summary::{SummaryFile, read_summary, read_summary_file};
 
 /// File name of the JUnit report in the out dir.
 pub const JUNIT_FILE: &str = "junit.xml";

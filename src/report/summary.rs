@@ -204,10 +204,26 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
     s
 }
 
+/// A `summary.json` read back.
+#[derive(Clone, Debug)]
+pub struct SummaryFile {
+    /// The record it was rendered from (see [`read_summary`]).
+    pub record: RunRecord,
+    /// How the reports named the harness file (`harness.path`), e.g.
+    /// relative to the workspace root: what re-rendered reports should
+    /// show again.
+    pub harness_display: String,
+}
+
 /// Read a `summary.json` back into the record it was rendered from. The
 /// record's `out_dir` is the directory holding the file; output comes back
 /// from its text copies.
 pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
+    read_summary_file(path).map(|s| s.record)
+}
+
+/// [`read_summary`], keeping the harness file's display name as well.
+pub fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
     let bytes = std::fs::read(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,
@@ -228,7 +244,7 @@ pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
         .into_iter()
         .map(|c| c.into_case(path, "$.cases"))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(RunRecord {
+    let record = RunRecord {
         run_id: wire.run_id,
         suite_name: wire.suite_name,
         harness_path: PathBuf::from(wire.harness.absolute_path),
@@ -241,5 +257,9 @@ pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
         declared_cases: wire.declared_cases,
         interrupted: wire.interrupted,
         warnings: wire.warnings,
+    };
+    Ok(SummaryFile {
+        record,
+        harness_display: wire.harness.path,
     })
 }

@@ -1,0 +1,916 @@
+//! `cargo golden merge`: combine the out dirs of sharded runs
+//! (`--partition count:K/N` or `hash:K/N`) into one set of reports, as if
+//! one run had run every case (SPEC section 9).
+//!
+//! Everything that could make a merge wrong is checked from the shards'
+//! `summary.json` files and artifact files before anything is written, so
+//! a refused merge ([`Refusal`]) leaves `--out` untouched. The shards must
+//! come from the same harness file (its sha256), form one complete set of
+//! partitions without overlap, and together hold every declared case
+//! exactly once.
+//!
+//! The merged run gets a new run id and its own copy of the evidence under
+//! `<out>/artifacts/<run_id>/execution/`, laid out as a run lays it out.
+//! The merged dir then stands on its own (shard dirs are often CI artifacts
+//! that expire) and `verify-evidence` checks it like any run. Files are
+//! copied byte for byte with [`std::fs::copy`], never read into memory
+//! (outputs can be gigabytes), so every recorded evidence hash still holds;
+//! only `evidence.json` is written anew, to point at the copies.
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use crate::model::{Artifacts, CaseRecord, RunRecord};
+use crate::report::{self, ReportError, SUMMARY_FILE};
+use crate::select::Partition;
+
+/// File names of a case's artifacts (SPEC section 5).
+const COMMAND_FILE: &str = "command.txt";
+const STDOUT_FILE: &str = "stdout.log";
+const STDERR_FILE: &str = "stderr.log";
+const EVIDENCE_FILE: &str = "evidence.json";
+
+/// How many missing partitions or cases a refusal names before it only
+/// counts the rest.
+const LIST_LIMIT: usize = 10;
+
+/// One shard's out dir, read back from its `summary.json`.
+#[derive(Clone, Debug)]
+pub struct Shard {
+    /// The out dir as given.
+    pub dir: PathBuf,
+    /// The run its `summary.json` records (`out_dir` made absolute).
+    pub record: RunRecord,
+    /// How that summary named the harness file.
+    pub harness_display: String,
+    /// The partition it ran; `None` for a run of every case.
+    pub partition: Option<Partition>,
+}
+
+/// The merged run, its reports not yet written (see [`merge`]).
+#[derive(Clone, Debug)]
+pub struct Merged {
+    /// One record holding every case, in declaration order.
+    pub record: RunRecord,
+    /// How the reports name the harness file (as the shards named it).
+    pub harness_display: String,
+    /// The partitions merged, in shard order; empty when one run of every
+    /// case was copied.
+    pub partitions: Vec<Partition>,
+}
+
+/// Why shards cannot be merged. Found before anything is written.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// No directory was given.
+    #[error("no shard dir given")]
+    NoShards,
+    /// A directory has no `summary.json`.
+    #[error(
+        "{}: no summary.json here; pass the --out dir of each shard's run",
+        dir.display()
+    )]
+    NoSummary {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A `summary.json` cannot be read back.
+    #[error("{}: cannot read its summary.json", dir.display())]
+    Unreadable {
+        /// The shard dir.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: ReportError,
+    },
+    /// A `summary.json` records a partition that does not parse.
+    #[error("{}: summary.json records the partition `{value}`: {message}", dir.display())]
+    BadPartition {
+        /// The shard dir.
+        dir: PathBuf,
+        /// The recorded value.
+        value: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Two shards ran different harness files (or different versions of
+    /// one).
+    #[error("the shards come from different harness files: {first}, {other}")]
+    DifferentHarness {
+        /// The first shard's.
+        first: Box<ShardHarness>,
+        /// The one that differs.
+        other: Box<ShardHarness>,
+    },
+    /// Same harness file, but a different number of declared cases (ad-hoc
+    /// `--golden` projects differ).
+    #[error(
+        "{} declares {first} case(s) but {} declares {declared}, although the harness file is the same (do their --golden lists differ?)",
+        first_dir.display(), dir.display()
+    )]
+    DifferentDeclared {
+        /// The first shard.
+        first_dir: PathBuf,
+        /// The cases it declares.
+        first: usize,
+        /// The shard that differs.
+        dir: PathBuf,
+        /// The cases it declares.
+        declared: usize,
+    },
+    /// A run of every case given together with shards.
+    #[error(
+        "{} is a run of every case (no --partition) but {} is shard {other}: merge either one unpartitioned run or one run of each shard",
+        dir.display(), other_dir.display()
+    )]
+    Unpartitioned {
+        /// The unpartitioned run.
+        dir: PathBuf,
+        /// A partitioned one.
+        other_dir: PathBuf,
+        /// Its partition.
+        other: Partition,
+    },
+    /// Two runs of every case: each holds all cases.
+    #[error(
+        "{} and {} were both run without --partition: each holds every case, so merging them would count every case twice",
+        first.display(), second.display()
+    )]
+    SeveralUnpartitioned {
+        /// One run.
+        first: PathBuf,
+        /// Another.
+        second: PathBuf,
+    },
+    /// Partitions of different kinds or shard counts.
+    #[error(
+        "the shards are partitioned differently: {} ran {first}, {} ran {partition}; every shard must use the same kind (count or hash) and the same N",
+        first_dir.display(), dir.display()
+    )]
+    MixedPartitions {
+        /// The first shard.
+        first_dir: PathBuf,
+        /// Its partition.
+        first: Partition,
+        /// The shard that differs.
+        dir: PathBuf,
+        /// Its partition.
+        partition: Partition,
+    },
+    /// The same partition given twice.
+    #[error(
+        "partition {partition} appears twice ({} and {}): its cases would be counted twice",
+        first_dir.display(), dir.display()
+    )]
+    Overlap {
+        /// The partition.
+        partition: Partition,
+        /// One shard that ran it.
+        first_dir: PathBuf,
+        /// Another.
+        dir: PathBuf,
+    },
+    /// Some partitions of the set have no shard.
+    #[error(
+        "no shard ran {}: pass the out dir of every one of the {n} shards",
+        listed(missing, *more)
+    )]
+    MissingPartitions {
+        /// The first missing partitions.
+        missing: Vec<Partition>,
+        /// How many more are missing.
+        more: usize,
+        /// Shards in the set.
+        n: u32,
+    },
+    /// A case appears in two shards.
+    #[error(
+        "case {name:?} (declaration index {index}) appears in both {} and {}",
+        first_dir.display(), dir.display()
+    )]
+    DuplicateCase {
+        /// The case.
+        name: String,
+        /// Its 0-based declaration index.
+        index: usize,
+        /// One shard holding it.
+        first_dir: PathBuf,
+        /// Another.
+        dir: PathBuf,
+    },
+    /// A shard holds a case its partition does not include.
+    #[error(
+        "{}: case {name:?} (declaration index {index}) does not belong to partition {partition}",
+        dir.display()
+    )]
+    WrongShard {
+        /// The shard.
+        dir: PathBuf,
+        /// The case.
+        name: String,
+        /// Its 0-based declaration index.
+        index: usize,
+        /// The shard's partition.
+        partition: Partition,
+    },
+    /// A case's index lies beyond the declared cases.
+    #[error(
+        "{}: case {name:?} has declaration index {index}, but the harness declares {declared} case(s)",
+        dir.display()
+    )]
+    CaseOutOfRange {
+        /// The shard.
+        dir: PathBuf,
+        /// The case.
+        name: String,
+        /// Its 0-based declaration index.
+        index: usize,
+        /// Cases the harness declares.
+        declared: usize,
+    },
+    /// Declared cases that no shard holds.
+    #[error(
+        "the harness declares {declared} case(s) but no shard holds the one(s) at declaration index {} (0-based)",
+        listed(missing, *more)
+    )]
+    MissingCases {
+        /// The first missing 0-based indices.
+        missing: Vec<usize>,
+        /// How many more are missing.
+        more: usize,
+        /// Cases the harness declares.
+        declared: usize,
+    },
+    /// An artifact path that is absolute or climbs out of the out dir.
+    #[error(
+        "{}: case {case:?} records the artifact path {path:?}, which is not inside the out dir",
+        dir.display()
+    )]
+    UnsafeArtifact {
+        /// The shard.
+        dir: PathBuf,
+        /// The case.
+        case: String,
+        /// The recorded path.
+        path: String,
+    },
+    /// Evidence whose files are gone: the merged copy could not be verified.
+    #[error(
+        "{}: case {case:?} has evidence but its artifact {} is missing (was the shard's artifacts/ dir kept?)",
+        dir.display(), path.display()
+    )]
+    MissingArtifact {
+        /// The shard.
+        dir: PathBuf,
+        /// The case.
+        case: String,
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// `--out` is one of the shards: its summary would be overwritten.
+    #[error("--out {} is one of the shard dirs; merge into another directory", out.display())]
+    OutIsShard {
+        /// The out dir.
+        out: PathBuf,
+    },
+}
+
+/// Which harness file a shard ran, as its `summary.json` records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardHarness {
+    /// The shard dir.
+    pub dir: PathBuf,
+    /// The harness file (absolute, on the machine that ran the shard).
+    pub path: PathBuf,
+    /// sha256 of the file's bytes; empty for ad-hoc declarations.
+    pub sha256: String,
+}
+
+impl ShardHarness {
+    fn of(shard: &Shard) -> Box<ShardHarness> {
+        Box::new(ShardHarness {
+            dir: shard.dir.clone(),
+            path: shard.record.harness_path.clone(),
+            sha256: shard.record.harness_sha256.clone(),
+        })
+    }
+}
+
+impl fmt::Display for ShardHarness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sha = if self.sha256.is_empty() {
+            "none: ad-hoc --golden declarations"
+        } else {
+            &self.sha256
+        };
+        write!(
+            f,
+            "{} ran {} (sha256 {sha})",
+            self.dir.display(),
+            self.path.display()
+        )
+    }
+}
+
+/// A merge failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// The shards cannot be merged; nothing was written.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// A directory of the merged run could not be created.
+    #[error("cannot create {}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// An artifact file could not be copied.
+    #[error("cannot copy {} to {}", from.display(), to.display())]
+    Copy {
+        /// The shard's file.
+        from: PathBuf,
+        /// The merged copy.
+        to: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// An `evidence.json` of the merged run could not be written.
+    #[error("cannot write the evidence of case {case:?}")]
+    Evidence {
+        /// The case.
+        case: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl MergeError {
+    /// Whether the merge was refused before anything was written (a usage
+    /// error), rather than failing while writing.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, MergeError::Refused(_))
+    }
+}
+
+/// `a, b, c` and, when some were left out, `and N more`.
+fn listed<T: fmt::Display>(items: &[T], more: usize) -> String {
+    let mut s = items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        s.push_str(&format!(" and {more} more"));
+    }
+    s
+}
+
+/// Read the `summary.json` of the out dir `dir`.
+pub fn read_shard(dir: &Path) -> Result<Shard, Refusal> {
+    let path = dir.join(SUMMARY_FILE);
+    if !path.is_file() {
+        return Err(Refusal::NoSummary {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let summary = report::read_summary_file(&path).map_err(|source| Refusal::Unreadable {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let partition = summary
+        .record
+        .partition
+        .as_deref()
+        .map(|value| {
+            value
+                .parse::<Partition>()
+                .map_err(|message| Refusal::BadPartition {
+                    dir: dir.to_path_buf(),
+                    value: value.to_string(),
+                    message,
+                })
+        })
+        .transpose()?;
+    Ok(Shard {
+        dir: dir.to_path_buf(),
+        record: summary.record,
+        harness_display: summary.harness_display,
+        partition,
+    })
+}
+
+/// Check that `shards` can be merged: same harness file, one complete set
+/// of partitions (or a single run of every case), every declared case held
+/// exactly once, and the evidence files of every case that ran present.
+pub fn check_shards(shards: &[Shard]) -> Result<(), Refusal> {
+    let Some(first) = shards.first() else {
+        return Err(Refusal::NoShards);
+    };
+    for shard in &shards[1..] {
+        if shard.record.harness_sha256 != first.record.harness_sha256 {
+            return Err(Refusal::DifferentHarness {
+                first: ShardHarness::of(first),
+                other: ShardHarness::of(shard),
+            });
+        }
+        if shard.record.declared_cases != first.record.declared_cases {
+            return Err(Refusal::DifferentDeclared {
+                first_dir: first.dir.clone(),
+                first: first.record.declared_cases,
+                dir: shard.dir.clone(),
+                declared: shard.record.declared_cases,
+            });
+        }
+    }
+    let partitions: Vec<(&Path, Option<Partition>)> = shards
+        .iter()
+        .map(|s| (s.dir.as_path(), s.partition))
+        .collect();
+    check_partitions(&partitions)?;
+    check_cases(
+        first.record.declared_cases,
+        shards.iter().flat_map(|s| {
+            s.record
+                .cases
+                .iter()
+                .map(|c| (s.dir.as_path(), s.partition, c.index, c.name.as_str()))
+        }),
+    )?;
+    for shard in shards {
+        for case in &shard.record.cases {
+            for attempt in case.previous_attempts.iter().chain([case]) {
+                check_artifacts(shard, attempt)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The partitions must be one complete set `kind:1/N` … `kind:N/N`, each
+/// once; or there is a single run without a partition.
+fn check_partitions(shards: &[(&Path, Option<Partition>)]) -> Result<(), Refusal> {
+    let unpartitioned = shards.iter().find(|(_, p)| p.is_none());
+    let partitioned = shards
+        .iter()
+        .find_map(|(d, p)| p.map(|p| (d.to_path_buf(), p)));
+    let (first_dir, first) = match (unpartitioned, partitioned) {
+        (None, None) => return Err(Refusal::NoShards),
+        (Some((dir, _)), Some((other_dir, other))) => {
+            return Err(Refusal::Unpartitioned {
+                dir: dir.to_path_buf(),
+                other_dir,
+                other,
+            });
+        }
+        (Some((dir, _)), None) => {
+            return match shards.get(1) {
+                Some((second, _)) => Err(Refusal::SeveralUnpartitioned {
+                    first: dir.to_path_buf(),
+                    second: second.to_path_buf(),
+                }),
+                None => Ok(()),
+            };
+        }
+        (None, Some(p)) => p,
+    };
+
+    let n = first.shard().1;
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for (dir, partition) in shards {
+        let partition = partition.expect("no unpartitioned shard is left");
+        let (k, this_n) = partition.shard();
+        if this_n != n || std::mem::discriminant(&partition) != std::mem::discriminant(&first) {
+            return Err(Refusal::MixedPartitions {
+                first_dir,
+                first,
+                dir: dir.to_path_buf(),
+                partition,
+            });
+        }
+        if let Some(earlier) = seen.insert(k, dir) {
+            return Err(Refusal::Overlap {
+                partition,
+                first_dir: earlier.to_path_buf(),
+                dir: dir.to_path_buf(),
+            });
+        }
+    }
+    let missing_count = n as usize - seen.len();
+    if missing_count > 0 {
+        // Lazily, so a huge N only costs the shards given plus the listed.
+        let missing: Vec<Partition> = (1..=n)
+            .filter(|k| !seen.contains_key(k))
+            .take(LIST_LIMIT)
+            .map(|k| with_shard(first, k))
+            .collect();
+        return Err(Refusal::MissingPartitions {
+            more: missing_count - missing.len(),
+            missing,
+            n,
+        });
+    }
+    Ok(())
+}
+
+/// `partition` with its shard number replaced by `k`.
+fn with_shard(partition: Partition, k: u32) -> Partition {
+    match partition {
+        Partition::Count { n, .. } => Partition::Count { k, n },
+        Partition::Hash { n, .. } => Partition::Hash { k, n },
+    }
+}
+
+/// Every case index in `0..declared` held exactly once, each by a shard
+/// whose partition includes it. `cases` yields (shard dir, its partition,
+/// declaration index, name).
+fn check_cases<'a>(
+    declared: usize,
+    cases: impl IntoIterator<Item = (&'a Path, Option<Partition>, usize, &'a str)>,
+) -> Result<(), Refusal> {
+    let mut owner: HashMap<usize, &Path> = HashMap::new();
+    for (dir, partition, index, name) in cases {
+        if index >= declared {
+            return Err(Refusal::CaseOutOfRange {
+                dir: dir.to_path_buf(),
+                name: name.to_string(),
+                index,
+                declared,
+            });
+        }
+        if let Some(partition) = partition
+            && !partition.includes(index, name)
+        {
+            return Err(Refusal::WrongShard {
+                dir: dir.to_path_buf(),
+                name: name.to_string(),
+                index,
+                partition,
+            });
+        }
+        if let Some(first_dir) = owner.insert(index, dir) {
+            return Err(Refusal::DuplicateCase {
+                name: name.to_string(),
+                index,
+                first_dir: first_dir.to_path_buf(),
+                dir: dir.to_path_buf(),
+            });
+        }
+    }
+    let missing_count = declared - owner.len();
+    if missing_count > 0 {
+        let missing: Vec<usize> = (0..declared)
+            .filter(|i| !owner.contains_key(i))
+            .take(LIST_LIMIT)
+            .collect();
+        return Err(Refusal::MissingCases {
+            more: missing_count - missing.len(),
+            missing,
+            declared,
+        });
+    }
+    Ok(())
+}
+
+/// Artifact paths stay inside the shard's out dir, and a case that ran
+/// still has the files its evidence hash covers.
+fn check_artifacts(shard: &Shard, case: &CaseRecord) -> Result<(), Refusal> {
+    let Some(a) = &case.artifacts else {
+        return Ok(());
+    };
+    for path in [&a.command, &a.stdout, &a.stderr, &a.evidence] {
+        if !is_inside(path) {
+            return Err(Refusal::UnsafeArtifact {
+                dir: shard.dir.clone(),
+                case: case.name.clone(),
+                path: path.clone(),
+            });
+        }
+    }
+    if case.evidence_hash.is_some() {
+        for path in [&a.command, &a.stdout, &a.stderr] {
+            let file = shard.record.out_dir.join(path);
+            if !file.is_file() {
+                return Err(Refusal::MissingArtifact {
+                    dir: shard.dir.clone(),
+                    case: case.name.clone(),
+                    path: file,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A relative path of plain names only: joined to a dir, it stays inside.
+fn is_inside(path: &str) -> bool {
+    let path = Path::new(path);
+    path.components().next().is_some()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// Whether `a` and `b` name the same directory.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => crate::paths::absolute(a) == crate::paths::absolute(b),
+    }
+}
+
+/// Merge the shard out dirs `dirs` into `out`: check them
+/// ([`check_shards`]), then copy every case's evidence into a new run under
+/// `out` and return the merged record. The reports themselves are left to
+/// the caller (`report::write_all`, then `report::check_integrity`), as
+/// after a run.
+///
+/// A refusal writes nothing. When copying fails, the partly copied run dir
+/// is removed again.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
+    let mut shards = dirs
+        .iter()
+        .map(|d| read_shard(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_shards(&shards)?;
+    let out = crate::paths::absolute(out);
+    if shards.iter().any(|s| same_dir(&out, &s.record.out_dir)) {
+        return Err(Refusal::OutIsShard { out }.into());
+    }
+    // Shard order decides only which shard's suite name and harness path
+    // the merged run shows; make it independent of argument order.
+    shards.sort_by_key(|s| s.partition.map(|p| p.shard().0));
+
+    let run_id = crate::engine::new_run_id();
+    let mut cases: Vec<(&Path, CaseRecord)> = shards
+        .iter()
+        .flat_map(|s| {
+            s.record
+                .cases
+                .iter()
+                .map(|c| (s.record.out_dir.as_path(), c.clone()))
+        })
+        .collect();
+    cases.sort_by_key(|(_, c)| c.index);
+    let copied = cases
+        .iter_mut()
+        .try_for_each(|(from, case)| copy_case(case, from, &out, &run_id));
+    if let Err(e) = copied {
+        // Half a run's evidence would fail every later verify-evidence of
+        // the out dir.
+        let _ = std::fs::remove_dir_all(out.join("artifacts").join(&run_id));
+        return Err(e);
+    }
+
+    let first = &shards[0];
+    let mut warnings: Vec<String> = Vec::new();
+    for w in shards.iter().flat_map(|s| &s.record.warnings) {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    let record = RunRecord {
+        run_id,
+        suite_name: first.record.suite_name.clone(),
+        harness_path: first.record.harness_path.clone(),
+        harness_sha256: first.record.harness_sha256.clone(),
+        out_dir: out,
+        started_at: shards
+            .iter()
+            .map(|s| s.record.started_at)
+            .min()
+            .expect("at least one shard"),
+        // Shards usually run side by side (a CI matrix): the sum of their
+        // durations is machine time nobody waited for, while the longest
+        // shard is how long the suite took. Not last end minus first start
+        // either: a shard re-run a day later would make that a day.
+        duration: shards
+            .iter()
+            .map(|s| s.record.duration)
+            .max()
+            .unwrap_or(Duration::ZERO),
+        cases: cases.into_iter().map(|(_, c)| c).collect(),
+        // The merged record holds every declared case, like an unsharded
+        // run, so it records no partition; and can itself be merged again
+        // (one unpartitioned dir) or compared with an unsharded run.
+        partition: None,
+        declared_cases: first.record.declared_cases,
+        interrupted: shards.iter().any(|s| s.record.interrupted),
+        warnings,
+    };
+    Ok(Merged {
+        record,
+        harness_display: first.harness_display.clone(),
+        partitions: shards.iter().filter_map(|s| s.partition).collect(),
+    })
+}
+
+/// Copy the evidence of every attempt of `case` from the out dir `from`
+/// into run `run_id` under `out`, rewriting the artifact paths.
+fn copy_case(
+    case: &mut CaseRecord,
+    from: &Path,
+    out: &Path,
+    run_id: &str,
+) -> Result<(), MergeError> {
+    // Earlier attempts are attempts 1, 2, …; the case itself is the last.
+    let last = case.previous_attempts.len() as u32 + 1;
+    for (n, attempt) in (1..).zip(case.previous_attempts.iter_mut()) {
+        copy_attempt(attempt, from, out, run_id, n)?;
+    }
+    copy_attempt(case, from, out, run_id, last)
+}
+
+fn copy_attempt(
+    case: &mut CaseRecord,
+    from: &Path,
+    out: &Path,
+    run_id: &str,
+    attempt: u32,
+) -> Result<(), MergeError> {
+    let Some(src) = case.artifacts.take() else {
+        return Ok(());
+    };
+    // Laid out as the engine lays out a run, so the merged dir reads like
+    // one; the slug carries the declaration index, so no two cases clash.
+    let rel = crate::engine::execution_dir(run_id, case.index, &case.name, attempt);
+    let dir = out.join(&rel);
+    std::fs::create_dir_all(&dir).map_err(|source| MergeError::CreateDir {
+        path: dir.clone(),
+        source,
+    })?;
+    for (from_rel, name) in [
+        (&src.command, COMMAND_FILE),
+        (&src.stdout, STDOUT_FILE),
+        (&src.stderr, STDERR_FILE),
+    ] {
+        let from_path = from.join(from_rel);
+        let to = dir.join(name);
+        match std::fs::copy(&from_path, &to) {
+            Ok(_) => {}
+            // A case that never ran may have no files (its directory could
+            // not be created); there is nothing to keep then. Cases that
+            // ran were checked to have theirs.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && case.evidence_hash.is_none() => {}
+            Err(source) => {
+                return Err(MergeError::Copy {
+                    from: from_path,
+                    to,
+                    source,
+                });
+            }
+        }
+    }
+    case.artifacts = Some(Artifacts {
+        command: format!("{rel}/{COMMAND_FILE}"),
+        stdout: format!("{rel}/{STDOUT_FILE}"),
+        stderr: format!("{rel}/{STDERR_FILE}"),
+        evidence: format!("{rel}/{EVIDENCE_FILE}"),
+    });
+    report::write_evidence(case, out).map_err(|source| MergeError::Evidence {
+        case: case.name.clone(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Partition {
+        s.parse().unwrap()
+    }
+
+    fn shards<'a>(list: &[(&'a str, Option<&str>)]) -> Vec<(&'a Path, Option<Partition>)> {
+        list.iter()
+            .map(|(d, part)| (Path::new(*d), part.map(p)))
+            .collect()
+    }
+
+    #[test]
+    fn a_complete_set_of_partitions_merges_in_any_order() {
+        let set = shards(&[
+            ("c", Some("count:3/3")),
+            ("a", Some("count:1/3")),
+            ("b", Some("count:2/3")),
+        ]);
+        check_partitions(&set).unwrap();
+        check_partitions(&shards(&[("a", Some("hash:1/1"))])).unwrap();
+        check_partitions(&shards(&[("all", None)])).unwrap();
+    }
+
+    #[test]
+    fn missing_partitions_are_named() {
+        let err = check_partitions(&shards(&[
+            ("a", Some("count:1/3")),
+            ("c", Some("count:3/3")),
+        ]))
+        .unwrap_err();
+        assert!(
+            matches!(&err, Refusal::MissingPartitions { missing, more: 0, n: 3 } if *missing == [p("count:2/3")]),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("count:2/3"), "{err}");
+
+        // Only the first few are listed; the rest are counted, and a huge
+        // N does not make the check slow.
+        let err = check_partitions(&shards(&[("a", Some("hash:2/4000000000"))])).unwrap_err();
+        let Refusal::MissingPartitions { missing, more, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(missing.len(), LIST_LIMIT);
+        assert_eq!(missing[0], p("hash:1/4000000000"));
+        assert_eq!(missing[1], p("hash:3/4000000000"));
+        assert_eq!(*more, 4_000_000_000 - 1 - LIST_LIMIT);
+    }
+
+    #[test]
+    fn overlapping_and_mixed_partitions_are_refused() {
+        let err = check_partitions(&shards(&[
+            ("a", Some("count:1/2")),
+            ("b", Some("count:1/2")),
+            ("c", Some("count:2/2")),
+        ]))
+        .unwrap_err();
+        assert!(
+            matches!(&err, Refusal::Overlap { partition, first_dir, dir }
+                if *partition == p("count:1/2") && first_dir == Path::new("a") && dir == Path::new("b")),
+            "{err:?}"
+        );
+        for other in ["hash:2/2", "count:2/3"] {
+            let err = check_partitions(&shards(&[("a", Some("count:1/2")), ("b", Some(other))]))
+                .unwrap_err();
+            assert!(
+                matches!(&err, Refusal::MixedPartitions { partition, .. } if *partition == p(other)),
+                "{err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unpartitioned_runs_merge_only_alone() {
+        let err =
+            check_partitions(&shards(&[("s", Some("count:1/1")), ("all", None)])).unwrap_err();
+        assert!(
+            matches!(&err, Refusal::Unpartitioned { dir, .. } if dir == Path::new("all")),
+            "{err:?}"
+        );
+        let err = check_partitions(&shards(&[("x", None), ("y", None)])).unwrap_err();
+        assert!(
+            matches!(err, Refusal::SeveralUnpartitioned { .. }),
+            "{err:?}"
+        );
+        assert!(matches!(
+            check_partitions(&[]).unwrap_err(),
+            Refusal::NoShards
+        ));
+    }
+
+    #[test]
+    fn every_declared_case_is_held_exactly_once_by_its_shard() {
+        let (a, b) = (Path::new("a"), Path::new("b"));
+        let (p1, p2) = (Some(p("count:1/2")), Some(p("count:2/2")));
+        check_cases(3, [(a, p1, 0, "x"), (b, p2, 1, "y"), (a, p1, 2, "z")]).unwrap();
+
+        let err = check_cases(3, [(a, p1, 0, "x"), (b, p2, 1, "y")]).unwrap_err();
+        assert!(
+            matches!(&err, Refusal::MissingCases { missing, more: 0, declared: 3 } if *missing == [2]),
+            "{err:?}"
+        );
+
+        let err =
+            check_cases(2, [(a, None, 0, "x"), (b, None, 0, "x"), (b, None, 1, "y")]).unwrap_err();
+        assert!(
+            matches!(&err, Refusal::DuplicateCase { index: 0, first_dir, dir, .. } if first_dir == a && dir == b),
+            "{err:?}"
+        );
+
+        let err = check_cases(2, [(a, p1, 1, "y")]).unwrap_err();
+        assert!(
+            matches!(err, Refusal::WrongShard { index: 1, .. }),
+            "{err:?}"
+        );
+
+        let err = check_cases(1, [(a, None, 1, "y")]).unwrap_err();
+        assert!(
+            matches!(err, Refusal::CaseOutOfRange { index: 1, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn artifact_paths_must_stay_inside() {
+        assert!(is_inside("artifacts/r/execution/001-x/stdout.log"));
+        assert!(!is_inside("/etc/passwd"));
+        assert!(!is_inside("artifacts/../../x"));
+        assert!(!is_inside(""));
+    }
+}
