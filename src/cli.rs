@@ -430,11 +430,11 @@ fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
         Err(e) if e.is_refusal() => {
             return usage_error(&format!(
                 "cannot merge: {}; nothing was written",
-                error_chain(&e)
+                crate::exit::error_chain(&e)
             ));
         }
         Err(e) => {
-            eprintln!("error: {}", error_chain(&e));
+            eprintln!("error: {}", crate::exit::error_chain(&e));
             return exit::FAILED;
         }
     };
@@ -455,17 +455,6 @@ fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
 }
 
 /// `e` followed by its causes, `: `-separated.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
-}
-
 fn schema(observation: bool) -> i32 {
     let schema = if observation {
         crate::schema::observation_schema()

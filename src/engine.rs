@@ -564,7 +564,7 @@ pub fn finish(record: &RunRecord, harness_display: &str, fanout: &mut Fanout) ->
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", exit::error_chain(&e));
             if code == exit::SUCCESS {
                 code = exit::FAILED;
             }

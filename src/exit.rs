@@ -10,3 +10,15 @@ pub const USAGE: i32 = 2;
 pub const INTERRUPTED: i32 = crate::interrupt::EXIT_INTERRUPTED;
 /// The reports disagree with each other or with the exit code.
 pub const INTEGRITY: i32 = 4;
+
+/// An error with its causes, `outer: cause: root cause`, for the terminal.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}

@@ -470,6 +470,15 @@ fn a_case_passing_on_retry_is_flaky_and_keeps_both_attempts() {
         let ev = json(&p.out().join(rel));
         assert_eq!(ev["result"], c["result"], "{rel}");
     }
+    // The final attempt's evidence.json links the earlier attempt's.
+    let last = json(
+        &p.out()
+            .join(case["artifacts"]["evidence"].as_str().unwrap()),
+    );
+    let linked = last["previous_attempts"].as_array().unwrap();
+    assert_eq!(linked.len(), 1, "{last}");
+    assert_eq!(linked[0]["evidence"], earlier[0]["artifacts"]["evidence"]);
+    assert_eq!(linked[0]["result"], "FAILED");
     assert_ne!(
         case["artifacts"]["evidence"],
         earlier[0]["artifacts"]["evidence"]

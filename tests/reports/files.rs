@@ -392,6 +392,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "warnings",
             "flaky",
             "reason",
+            "previous_attempts",
         ]
     );
     assert_eq!(v["case"], HOSTILE_NAME);
