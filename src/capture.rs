@@ -55,6 +55,11 @@ impl Excerpt {
         self.bytes.extend_from_slice(chunk);
     }
 
+    /// Whether every byte of the stream is in the excerpt.
+    pub fn is_complete(&self) -> bool {
+        !self.truncated
+    }
+
     /// The kept bytes, with the marker when the stream was longer.
     pub fn finish(mut self) -> Vec<u8> {
         if self.truncated {
@@ -90,29 +95,33 @@ pub struct Captured {
     pub evidence: Option<Sha256>,
     /// Bytes seen.
     pub bytes: u64,
+    /// The excerpt holds the whole stream (it was not truncated).
+    pub complete: bool,
 }
 
 impl Capture {
-    /// Capture into a new file at `path`.
-    pub fn create(
-        path: &Path,
+    /// Capture into `file` (the stream's log, already created).
+    pub fn new(
+        file: File,
         truncate: usize,
         classifier: StreamClassifier,
         evidence: Option<Sha256>,
-    ) -> io::Result<Capture> {
-        Ok(Capture {
-            file: File::create(path)?,
+    ) -> Capture {
+        Capture {
+            file,
             excerpt: Excerpt::new(truncate),
             classifier,
             evidence,
             bytes: 0,
-        })
+        }
     }
 
     /// Flush the log and hand back what was gathered.
     pub fn finish(mut self) -> io::Result<Captured> {
         self.file.flush()?;
+        let complete = self.excerpt.is_complete();
         Ok(Captured {
+            complete,
             excerpt: self.excerpt.finish(),
             findings: self.classifier.finish(),
             evidence: self.evidence,
@@ -142,15 +151,21 @@ pub fn evidence_start(command: &str) -> Sha256 {
     h
 }
 
-/// Finish an evidence hash after stdout: `"|" + stderr + "|" + exit_code`,
-/// stderr read back from its log so it is hashed in order, streaming.
+/// Finish an evidence hash after stdout: `"|" + stderr + "|" + exit_code`.
+/// stderr comes from its excerpt when that holds all of it, else it is read
+/// back from its log, streaming, so it is hashed in order.
 pub fn evidence_finish(
     mut h: Sha256,
+    stderr: &Captured,
     stderr_log: &Path,
     exit_code: Option<i32>,
 ) -> io::Result<String> {
     h.update(b"|");
-    hash_file_into(&mut h, stderr_log)?;
+    if stderr.complete {
+        h.update(&stderr.excerpt);
+    } else {
+        hash_file_into(&mut h, stderr_log)?;
+    }
     h.update(b"|");
     if let Some(c) = exit_code {
         h.update(c.to_string().as_bytes());

@@ -210,8 +210,8 @@ impl<'h> Engine<'h> {
         let touch = |p: &Path| {
             std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
         };
-        touch(stdout_log)?;
-        touch(stderr_log)?;
+        let stdout_file = touch(stdout_log)?;
+        let stderr_file = touch(stderr_log)?;
         std::fs::write(dir.join("command.txt"), &def.command)
             .map_err(|e| format!("cannot write command.txt: {e}"))?;
 
@@ -266,15 +266,13 @@ impl<'h> Engine<'h> {
         let truncate = self.harness.truncate;
         let patterns = self.patterns.for_expected(&def.expected);
         let io_err = |e: std::io::Error| format!("cannot write the output logs: {e}");
-        let mut out = Capture::create(
-            stdout_log,
+        let mut out = Capture::new(
+            stdout_file,
             truncate,
             patterns.classifier(),
             Some(capture::evidence_start(&command)),
-        )
-        .map_err(io_err)?;
-        let mut err =
-            Capture::create(stderr_log, truncate, patterns.classifier(), None).map_err(io_err)?;
+        );
+        let mut err = Capture::new(stderr_file, truncate, patterns.classifier(), None);
 
         let spec = process::Spec {
             command: &command,
@@ -294,14 +292,14 @@ impl<'h> Engine<'h> {
         let out = out.finish().map_err(io_err)?;
         let err = err.finish().map_err(io_err)?;
         rec.exit_code = Some(outcome.exit_code);
-        rec.stdout = out.excerpt;
-        rec.stderr = err.excerpt;
         if let Some(h) = out.evidence {
             rec.evidence_hash = Some(
-                capture::evidence_finish(h, stderr_log, rec.exit_code)
+                capture::evidence_finish(h, &err, stderr_log, rec.exit_code)
                     .map_err(|e| format!("cannot hash stderr.log: {e}"))?,
             );
         }
+        rec.stdout = out.excerpt;
+        rec.stderr = err.excerpt;
         if outcome.timed_out {
             rec.warnings.push(format!(
                 "timed out after {}: the process group was killed",

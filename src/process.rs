@@ -85,7 +85,7 @@ pub fn run(
     if !spec.working_dir.is_dir() {
         return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
     }
-    let mut cmd = Command::new("sh");
+    let mut cmd = Command::new(sys::shell());
     cmd.arg("-c")
         .arg(spec.command)
         .current_dir(spec.working_dir)
@@ -106,13 +106,9 @@ pub fn run(
     sys::grow_pipe(&out);
     sys::grow_pipe(&err);
 
-    // The waiter closes its end of this pipe when the main process exits;
-    // polling the read end folds "exited" into the same poll as the output.
-    let (mut exit_rx, exit_tx) = io::pipe().map_err(SpawnError::Spawn)?;
-    std::thread::spawn(move || {
-        sys::wait_exit_no_reap(pgid);
-        drop(exit_tx);
-    });
+    // Readable once the main process has exited (not reaped): folds
+    // "exited" into the same poll as the output.
+    let exit_fd = sys::exit_notifier(pgid).map_err(SpawnError::Spawn)?;
 
     let deadline = start + spec.timeout;
     let mut buf = vec![0u8; CHUNK];
@@ -180,7 +176,7 @@ pub fn run(
             fds.push(err.as_raw_fd());
         }
         if !exited {
-            fds.push(exit_rx.as_raw_fd());
+            fds.push(exit_fd.as_raw_fd());
         }
         let ready = sys::poll_read(&fds, ms).map_err(SpawnError::Io)?;
         let mut k = 0;
@@ -209,11 +205,8 @@ pub fn run(
             k += 1;
         }
         if !exited && ready[k].readable {
-            let mut b = [0u8; 1];
-            if matches!(exit_rx.read(&mut b), Ok(0)) {
-                exited = true;
-                leak_deadline = Some(Instant::now() + spec.leak_wait);
-            }
+            exited = true;
+            leak_deadline = Some(Instant::now() + spec.leak_wait);
         }
     }
 

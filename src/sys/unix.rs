@@ -6,6 +6,25 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
 
+/// The `sh` that `PATH` names, looked up once: a bare `sh` made every spawn
+/// try each `PATH` entry in turn (bench/run.py measured the cost).
+pub fn shell() -> &'static std::path::Path {
+    static SHELL: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    SHELL.get_or_init(|| {
+        use std::os::unix::fs::PermissionsExt;
+        std::env::var_os("PATH")
+            .and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join("sh"))
+                    .find(|p| {
+                        std::fs::metadata(p)
+                            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                    })
+            })
+            .unwrap_or_else(|| std::path::PathBuf::from("/bin/sh"))
+    })
+}
+
 /// Put the command in a process group of its own (pgid = its pid).
 pub fn new_process_group(cmd: &mut Command) {
     cmd.process_group(0);
@@ -58,6 +77,28 @@ pub fn wait_exit_no_reap(pid: u32) {
             return;
         }
     }
+}
+
+/// A descriptor that becomes readable when `pid` exits, without reaping
+/// it. Linux: a pidfd, no thread needed. Elsewhere (or on kernels without
+/// pidfd_open): a pipe whose write end a waiter thread closes on exit.
+pub fn exit_notifier(pid: u32) -> io::Result<std::os::fd::OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::FromRawFd;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd >= 0 {
+            // SAFETY: the kernel just gave us this descriptor; we own it.
+            return Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as RawFd) });
+        }
+    }
+    let (rx, tx) = io::pipe()?;
+    std::thread::spawn(move || {
+        wait_exit_no_reap(pid);
+        drop(tx);
+    });
+    Ok(rx.into())
 }
 
 /// Exit code of a status: the code, or 128+N when killed by signal N.
