@@ -324,3 +324,54 @@ command = "true"
     assert_eq!(cases[2]["result"], "SKIPPED");
     assert_eq!(summary["final_status"], "FAILURE");
 }
+
+#[test]
+fn a_second_sigint_exits_at_once_and_kills_the_group() {
+    // The case ignores SIGTERM and the grace period is long: only the
+    // second interrupt can end the run quickly.
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "60s"
+[[verify]]
+name = "stubborn"
+command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
+"#,
+    );
+    let mut child = p
+        .cmd(&[])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let started = || {
+        std::fs::read_dir(p.out().join("artifacts"))
+            .ok()
+            .and_then(|mut runs| runs.next())
+            .and_then(|run| {
+                std::fs::read_to_string(run.ok()?.path().join("execution/001-stubborn/stdout.log"))
+                    .ok()
+            })
+            .is_some_and(|s| s.contains("started"))
+    };
+    while !started() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the case never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signals to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(3));
+    // Well before the 60 s grace period would have ended.
+    assert!(start.elapsed() < Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        processes_matching("sleep 1004.5").is_empty(),
+        "the case's group survived"
+    );
+}

@@ -75,6 +75,25 @@ fn loader_verdict(text: &str) -> Result<(), String> {
 }
 
 #[test]
+fn the_repositorys_own_harness_file_is_valid_against_the_printed_schema() {
+    // The schema as users get it: printed by the real binary.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["golden", "schema"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, harness_schema());
+    let own =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/harness.toml")).unwrap();
+    let errors = schema_errors(&validator(&printed), &toml_value(&own));
+    assert!(errors.is_empty(), "{errors:#?}");
+    // And a typo in it would be caught.
+    let typo = own.replacen("description =", "descripton =", 1);
+    assert!(!schema_errors(&validator(&printed), &toml_value(&typo)).is_empty());
+}
+
+#[test]
 fn spec_harness_file_is_valid() {
     let v = validator(&harness_schema());
     let errors = schema_errors(&v, &toml_value(SPEC_HARNESS));
