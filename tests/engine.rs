@@ -375,3 +375,17 @@ command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
         "the case's group survived"
     );
 }
+
+#[test]
+fn the_process_check_sees_a_live_process() {
+    // Guards the "nothing left behind" assertions above against passing
+    // because the check cannot see processes at all.
+    let mut child = std::process::Command::new("sleep")
+        .arg("1005.25")
+        .spawn()
+        .unwrap();
+    assert_eq!(processes_matching("sleep 1005.25").len(), 1);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(processes_matching("sleep 1005.25").is_empty());
+}

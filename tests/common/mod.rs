@@ -78,18 +78,37 @@ impl Project {
     }
 }
 
-/// Processes whose command line contains `marker`, this test excluded.
+/// Command lines of live processes containing `marker`. Reads /proc where
+/// there is one (no dependency on procps), else asks `ps`.
 pub fn processes_matching(marker: &str) -> Vec<String> {
-    let out = Command::new("pgrep")
-        .arg("-af")
-        .arg(marker)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.contains("pgrep"))
-        .map(str::to_string)
-        .collect()
+    let all: Vec<String> = match std::fs::read_dir("/proc") {
+        Ok(entries) => entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter_map(|e| {
+                // A zombie has an empty command line: it is gone for our purposes.
+                let raw = std::fs::read(e.path().join("cmdline")).ok()?;
+                let line: Vec<u8> = raw.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
+                Some(String::from_utf8_lossy(&line).trim().to_string())
+            })
+            .collect(),
+        Err(_) => {
+            let out = Command::new("ps")
+                .args(["-axo", "command"])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    };
+    all.into_iter().filter(|l| l.contains(marker)).collect()
 }
 
 pub fn text(o: &Output) -> String {
