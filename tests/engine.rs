@@ -291,24 +291,7 @@ command = "true"
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // The run directory appears only once the run starts.
-    let log = || {
-        std::fs::read_dir(p.out().join("artifacts"))
-            .ok()
-            .and_then(|mut runs| runs.next())
-            .and_then(|run| {
-                std::fs::read_to_string(run.ok()?.path().join("execution/002-long/stdout.log")).ok()
-            })
-            .unwrap_or_default()
-    };
-    let start = Instant::now();
-    while !log().contains("started") {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the case never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    p.wait_for_output("002-long", "started");
     // SAFETY: sending a signal to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
@@ -344,23 +327,7 @@ command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
         .spawn()
         .unwrap();
     let start = Instant::now();
-    let started = || {
-        std::fs::read_dir(p.out().join("artifacts"))
-            .ok()
-            .and_then(|mut runs| runs.next())
-            .and_then(|run| {
-                std::fs::read_to_string(run.ok()?.path().join("execution/001-stubborn/stdout.log"))
-                    .ok()
-            })
-            .is_some_and(|s| s.contains("started"))
-    };
-    while !started() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the case never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    p.wait_for_output("001-stubborn", "started");
     // SAFETY: signals to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     std::thread::sleep(Duration::from_millis(300));

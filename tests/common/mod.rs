@@ -65,6 +65,34 @@ impl Project {
         self.run_dir().join("execution").join(slug)
     }
 
+    /// Wait (at most 30 s) until the running case's stdout.log holds `text`;
+    /// the run directory appears only once the run starts.
+    pub fn wait_for_output(&self, slug: &str, text: &str) {
+        let start = std::time::Instant::now();
+        let log = || {
+            std::fs::read_dir(self.out().join("artifacts"))
+                .ok()
+                .and_then(|mut runs| runs.next())
+                .and_then(|run| {
+                    let log = run
+                        .ok()?
+                        .path()
+                        .join("execution")
+                        .join(slug)
+                        .join("stdout.log");
+                    std::fs::read_to_string(log).ok()
+                })
+                .unwrap_or_default()
+        };
+        while !log().contains(text) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "case {slug} never printed {text:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     pub fn evidence(&self, slug: &str) -> serde_json::Value {
         let p = self.case_dir(slug).join("evidence.json");
         serde_json::from_slice(
