@@ -237,6 +237,7 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
         let entries = config::adhoc::parse(list).map_err(|e| e.to_string())?;
         harness.add_adhoc(&entries).map_err(|e| e.to_string())?;
     }
+    harness.check_required_golden().map_err(|e| e.to_string())?;
     let out_dir = match (&a.out, &harness.out_dir) {
         (Some(o), _) => crate::paths::absolute(o),
         (None, Some(o)) => o.clone(),

@@ -65,13 +65,14 @@ pub fn run(mut args: Arguments) -> i32 {
     let file = std::env::var_os(CONFIG_ENV)
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir().join("harness.toml"));
-    let harness = match Harness::load(&file, None) {
-        Ok(h) => Arc::new(h),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 101;
-        }
-    };
+    let harness =
+        match Harness::load(&file, None).and_then(|h| h.check_required_golden().map(|()| h)) {
+            Ok(h) => Arc::new(h),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 101;
+            }
+        };
     // One case at a time unless asked: declaration order is the contract.
     if args.test_threads.is_none() {
         args.test_threads = Some(1);

@@ -220,3 +220,22 @@ fn filters_and_partitions_select_cases_for_list() {
         vec!["v-one", "v-two"]
     );
 }
+
+#[test]
+fn require_golden_counts_adhoc_projects_too() {
+    let p = Project::new(
+        "[harness]\nrequire_golden = true\nrunner = \"true\"\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("harness.toml:2:1: error: `require_golden = true`"),
+        "{}",
+        text(&o)
+    );
+    assert!(!p.out().join("artifacts").exists(), "something ran");
+    std::fs::create_dir_all(p.path().join("golden/x")).unwrap();
+    let o = p.run(&["--golden", "x:golden/x"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

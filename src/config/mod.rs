@@ -115,6 +115,8 @@ pub struct Harness {
     pub truncate: usize,
     /// No golden project is a config error.
     pub require_golden: bool,
+    /// Where `require_golden` was set, for its error.
+    pub require_golden_at: Option<tree::Pos>,
     /// Output directory, if configured (relative paths resolved).
     pub out_dir: Option<PathBuf>,
     /// Parallel jobs.
@@ -159,6 +161,7 @@ impl Harness {
             timeout: defaults::TIMEOUT,
             truncate: defaults::TRUNCATE,
             require_golden: false,
+            require_golden_at: None,
             out_dir: None,
             jobs: 1,
             retries: 0,
@@ -217,6 +220,21 @@ impl Harness {
         h.sha256 = crate::hash::sha256_hex(&bytes);
         validate::check(&root, &path, &mut h)?;
         Ok(h)
+    }
+
+    /// With `require_golden = true`, no golden project (in the file or
+    /// from `--golden`) is a config error. Call once every declaration is in.
+    pub fn check_required_golden(&self) -> Result<(), ConfigError> {
+        if !self.require_golden || self.golden_count() > 0 {
+            return Ok(());
+        }
+        Err(ConfigError::single(
+            self.file.as_deref().unwrap_or(Path::new("harness.toml")),
+            self.require_golden_at
+                .unwrap_or(tree::Pos { line: 1, col: 1 }),
+            "`require_golden = true` but no golden project is declared",
+            Some("declare at least one [[golden]] project, or pass `--golden`"),
+        ))
     }
 
     /// Number of golden projects declared.

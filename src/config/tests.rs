@@ -126,11 +126,38 @@ fn golden_without_command_or_runner() {
 
 #[test]
 fn require_golden_with_none_declared() {
-    let (line, col, msg) = one_error(
+    let h = load_text(
+        "harness.toml",
+        "[harness]\nrequire_golden = true\nrunner = \"run {path}\"\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let err = h.check_required_golden().unwrap_err();
+    let d = &err.diagnostics()[0];
+    assert_eq!((d.pos.line, d.pos.col), (2, 1));
+    assert!(d.message.contains("require_golden"), "{err}");
+    // Ad-hoc golden projects satisfy it.
+    let mut h = h;
+    h.add_adhoc(&adhoc::parse("extra:golden/x").unwrap())
+        .unwrap();
+    assert!(h.check_required_golden().is_ok());
+}
+
+#[test]
+fn require_golden_error_reads_like_the_others() {
+    let h = load_text(
+        "harness.toml",
         "[harness]\nrequire_golden = true\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let msg = h.check_required_golden().unwrap_err().to_string();
+    assert!(
+        msg.contains("harness.toml:2:1: error: `require_golden = true`"),
+        "{msg}"
     );
-    assert_eq!((line, col), (2, 1));
-    assert!(msg.contains("require_golden"), "{msg}");
+    assert!(
+        msg.contains("help: declare at least one [[golden]]"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -592,13 +592,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         }
     }
 
-    if h.require_golden && h.golden_count() == 0 && cx.diags.is_empty() {
-        cx.err(
-            require_golden_pos.unwrap_or(Pos { line: 1, col: 1 }),
-            "`require_golden = true` but no golden project is declared".into(),
-            Some("declare at least one [[golden]] project, or pass `--golden`".into()),
-        );
-    }
+    h.require_golden_at = require_golden_pos;
 
     if cx.diags.is_empty() {
         Ok(())
