@@ -15,13 +15,17 @@ use crate::process::Sink;
 /// Appended to an excerpt that was cut.
 pub const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
 
-/// The first `limit` characters of a stream. A character is a UTF-8
-/// sequence; each byte of an invalid sequence counts as one, so the cut is
-/// deterministic for any bytes.
+/// The first `limit` characters of a stream. A character starts at every
+/// byte that is not a UTF-8 continuation byte, and at a continuation byte
+/// that would make the current character longer than 4 bytes: the cut is
+/// deterministic for any bytes, and the excerpt never exceeds 4 × `limit`
+/// bytes, even for output made only of continuation bytes.
 #[derive(Debug)]
 pub struct Excerpt {
     limit: usize,
     chars: usize,
+    /// Bytes of the current character so far.
+    run: u8,
     bytes: Vec<u8>,
     truncated: bool,
 }
@@ -32,6 +36,8 @@ impl Excerpt {
         Excerpt {
             limit,
             chars: 0,
+            // The first byte always starts a character.
+            run: 4,
             bytes: Vec::new(),
             truncated: false,
         }
@@ -43,14 +49,16 @@ impl Excerpt {
             return;
         }
         for (i, &b) in chunk.iter().enumerate() {
-            if b & 0xC0 != 0x80 {
+            if b & 0xC0 != 0x80 || self.run == 4 {
                 if self.chars == self.limit {
                     self.bytes.extend_from_slice(&chunk[..i]);
                     self.truncated = true;
                     return;
                 }
                 self.chars += 1;
+                self.run = 0;
             }
+            self.run += 1;
         }
         self.bytes.extend_from_slice(chunk);
     }
@@ -207,6 +215,17 @@ mod tests {
             String::from_utf8(kept.to_vec()).unwrap().chars().count(),
             100
         );
+    }
+
+    #[test]
+    fn continuation_bytes_alone_cannot_grow_the_excerpt() {
+        let mut e = Excerpt::new(100);
+        for _ in 0..100 {
+            e.push(&[0x80; 1 << 16]);
+        }
+        let kept = e.finish();
+        assert!(kept.ends_with(TRUNCATION_MARKER.as_bytes()));
+        assert_eq!(kept.len() - TRUNCATION_MARKER.len(), 400);
     }
 
     #[test]
