@@ -18,7 +18,7 @@ use crate::hash::hex;
 use crate::model::Artifacts;
 
 /// The marker the engine appends to a truncated output copy.
-const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
+use crate::capture::TRUNCATION_MARKER;
 
 /// What [`verify_evidence`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
