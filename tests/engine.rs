@@ -347,12 +347,31 @@ command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
 fn the_process_check_sees_a_live_process() {
     // Guards the "nothing left behind" assertions above against passing
     // because the check cannot see processes at all.
-    let mut child = std::process::Command::new("sleep")
-        .arg("1005.25")
-        .spawn()
-        .unwrap();
-    assert_eq!(processes_matching("sleep 1005.25").len(), 1);
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(processes_matching("sleep 1005.25").is_empty());
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    // Unique to this test process, so no other run's leftovers count.
+    let marker = format!("sleep 1005.{}", std::process::id());
+    let child = KillOnDrop(
+        std::process::Command::new("sleep")
+            .arg(marker.trim_start_matches("sleep "))
+            .spawn()
+            .unwrap(),
+    );
+    // Right after spawn the child may not have exec'd `sleep` yet.
+    let start = Instant::now();
+    while processes_matching(&marker).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "a live `{marker}` was never seen"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(processes_matching(&marker).len(), 1);
+    drop(child);
+    assert!(processes_matching(&marker).is_empty());
 }
