@@ -152,14 +152,10 @@ impl<'h> Engine<'h> {
         let dir = self.out_dir.join(&rel);
         let mut rec = skipped_record(def, "");
         rec.reason = None;
-        rec.artifacts = Some(Artifacts {
-            command: format!("{rel}/command.txt"),
-            stdout: format!("{rel}/stdout.log"),
-            stderr: format!("{rel}/stderr.log"),
-            evidence: format!("{rel}/evidence.json"),
-        });
-        let stdout_log = dir.join("stdout.log");
-        let stderr_log = dir.join("stderr.log");
+        let artifacts = Artifacts::in_dir(&rel);
+        let stdout_log = self.out_dir.join(&artifacts.stdout);
+        let stderr_log = self.out_dir.join(&artifacts.stderr);
+        rec.artifacts = Some(artifacts);
 
         let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec);
         let (ran, not_run) = match outcome {
@@ -212,7 +208,7 @@ impl<'h> Engine<'h> {
         };
         let stdout_file = touch(stdout_log)?;
         let stderr_file = touch(stderr_log)?;
-        std::fs::write(dir.join("command.txt"), &def.command)
+        std::fs::write(dir.join(Artifacts::COMMAND), &def.command)
             .map_err(|e| format!("cannot write command.txt: {e}"))?;
 
         let mut command = def.command.clone();
@@ -257,7 +253,7 @@ impl<'h> Engine<'h> {
             }
         }
         if command != def.command {
-            std::fs::write(dir.join("command.txt"), &command)
+            std::fs::write(dir.join(Artifacts::COMMAND), &command)
                 .map_err(|e| format!("cannot write command.txt: {e}"))?;
         }
         rec.raw_command = command.clone();

@@ -28,12 +28,6 @@ use crate::model::{Artifacts, CaseRecord, RunRecord};
 use crate::report::{self, ReportError, SUMMARY_FILE};
 use crate::select::Partition;
 
-/// File names of a case's artifacts (SPEC section 5).
-const COMMAND_FILE: &str = "command.txt";
-const STDOUT_FILE: &str = "stdout.log";
-const STDERR_FILE: &str = "stderr.log";
-const EVIDENCE_FILE: &str = "evidence.json";
-
 /// How many missing partitions or cases a refusal names before it only
 /// counts the rest.
 const LIST_LIMIT: usize = 10;
@@ -748,9 +742,9 @@ fn copy_attempt(
         source,
     })?;
     for (from_rel, name) in [
-        (&src.command, COMMAND_FILE),
-        (&src.stdout, STDOUT_FILE),
-        (&src.stderr, STDERR_FILE),
+        (&src.command, Artifacts::COMMAND),
+        (&src.stdout, Artifacts::STDOUT),
+        (&src.stderr, Artifacts::STDERR),
     ] {
         let from_path = from.join(from_rel);
         let to = dir.join(name);
@@ -769,12 +763,7 @@ fn copy_attempt(
             }
         }
     }
-    case.artifacts = Some(Artifacts {
-        command: format!("{rel}/{COMMAND_FILE}"),
-        stdout: format!("{rel}/{STDOUT_FILE}"),
-        stderr: format!("{rel}/{STDERR_FILE}"),
-        evidence: format!("{rel}/{EVIDENCE_FILE}"),
-    });
+    case.artifacts = Some(Artifacts::in_dir(&rel));
     report::write_evidence(case, out).map_err(|source| MergeError::Evidence {
         case: case.name.clone(),
         source,

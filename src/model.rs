@@ -217,6 +217,28 @@ pub struct Artifacts {
     pub evidence: String,
 }
 
+impl Artifacts {
+    /// The command file's name inside a case's execution directory.
+    pub const COMMAND: &'static str = "command.txt";
+    /// The full stdout log's name.
+    pub const STDOUT: &'static str = "stdout.log";
+    /// The full stderr log's name.
+    pub const STDERR: &'static str = "stderr.log";
+    /// The evidence record's name.
+    pub const EVIDENCE: &'static str = "evidence.json";
+
+    /// The artifact paths of the execution directory `dir` (relative to the
+    /// out dir).
+    pub fn in_dir(dir: &str) -> Artifacts {
+        Artifacts {
+            command: format!("{dir}/{}", Self::COMMAND),
+            stdout: format!("{dir}/{}", Self::STDOUT),
+            stderr: format!("{dir}/{}", Self::STDERR),
+            evidence: format!("{dir}/{}", Self::EVIDENCE),
+        }
+    }
+}
+
 /// What happened to one case (or one attempt of it).
 #[derive(Clone, Debug)]
 pub struct CaseRecord {

@@ -133,7 +133,7 @@ pub fn verify_evidence(dir: &Path) -> io::Result<VerifyReport> {
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(io::Error::other)?;
-        if entry.file_type().is_file() && entry.file_name() == "evidence.json" {
+        if entry.file_type().is_file() && entry.file_name() == Artifacts::EVIDENCE {
             files.push(entry.into_path());
         }
     }
@@ -194,8 +194,8 @@ fn verify_one(path: &Path, report: &mut VerifyReport) {
                     problems.push("command.txt differs from raw_command".to_string());
                 }
                 for (name, field, file, copy) in [
-                    ("stdout.log", "stdout", stdout, &evidence.stdout),
-                    ("stderr.log", "stderr", stderr, &evidence.stderr),
+                    (Artifacts::STDOUT, "stdout", stdout, &evidence.stdout),
+                    (Artifacts::STDERR, "stderr", stderr, &evidence.stderr),
                 ] {
                     if prefix_differs(file, copy) {
                         problems.push(format!("{name} differs from the recorded {field}"));
@@ -231,15 +231,11 @@ fn artifact_files(
     let base = artifacts.and_then(|a| strip_suffix(evidence_path, Path::new(&a.evidence)));
     match (base, artifacts) {
         (Some(base), Some(a)) => [
-            ("command.txt", base.join(&a.command)),
-            ("stdout.log", base.join(&a.stdout)),
-            ("stderr.log", base.join(&a.stderr)),
+            (Artifacts::COMMAND, base.join(&a.command)),
+            (Artifacts::STDOUT, base.join(&a.stdout)),
+            (Artifacts::STDERR, base.join(&a.stderr)),
         ],
-        _ => [
-            ("command.txt", beside("command.txt")),
-            ("stdout.log", beside("stdout.log")),
-            ("stderr.log", beside("stderr.log")),
-        ],
+        _ => [Artifacts::COMMAND, Artifacts::STDOUT, Artifacts::STDERR].map(|n| (n, beside(n))),
     }
 }
 
