@@ -162,7 +162,7 @@ impl<'h> Engine<'h> {
             Ok(x) => (Some(x), None),
             Err(reason) => (None, Some(reason)),
         };
-        let empty = self.patterns.classifier().finish();
+        let empty = classify::StreamFindings::default();
         let verdict = classify::judge(
             &def.name,
             def.kind,

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::config::{CaseDef, Harness};
+use crate::config::Harness;
 use crate::engine::{self, Engine};
 use crate::events::Fanout;
 use crate::interrupt::Interrupt;
@@ -65,9 +65,11 @@ pub fn run(mut args: Arguments) -> i32 {
     let file = std::env::var_os(CONFIG_ENV)
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir().join("harness.toml"));
-    let harness =
+    // The declarations live as long as this test binary: leaking them lets
+    // every trial share one engine (patterns compiled once) without copies.
+    let harness: &'static Harness =
         match Harness::load(&file, None).and_then(|h| h.check_required_golden().map(|()| h)) {
-            Ok(h) => Arc::new(h),
+            Ok(h) => Box::leak(Box::new(h)),
             Err(e) => {
                 eprintln!("error: {e}");
                 return 101;
@@ -80,7 +82,7 @@ pub fn run(mut args: Arguments) -> i32 {
     let nextest_run = std::env::var("NEXTEST_RUN_ID")
         .ok()
         .filter(|_| std::env::var_os("NEXTEST").is_some());
-    let out_dir = default_out_dir(&harness);
+    let out_dir = default_out_dir(harness);
     let run_id = match &nextest_run {
         Some(id) => format!("nextest-{id}"),
         None => engine::new_run_id(),
@@ -90,6 +92,13 @@ pub fn run(mut args: Arguments) -> i32 {
     } else {
         Interrupt::install().ok()
     };
+    let engine = match Engine::new(harness, &out_dir, Some(run_id.clone()), interrupt.clone()) {
+        Ok(e) => Arc::new(e),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 101;
+        }
+    };
     let results: Arc<Mutex<Vec<Option<CaseRecord>>>> =
         Arc::new(Mutex::new(vec![None; harness.cases.len()]));
 
@@ -97,17 +106,14 @@ pub fn run(mut args: Arguments) -> i32 {
         .cases
         .iter()
         .map(|case| {
-            let (harness, results, out_dir, run_id, interrupt) = (
-                Arc::clone(&harness),
-                Arc::clone(&results),
-                out_dir.clone(),
-                run_id.clone(),
-                interrupt.clone(),
-            );
+            let (engine, results, interrupt) =
+                (Arc::clone(&engine), Arc::clone(&results), interrupt.clone());
             let index = case.index;
             Trial::test(case.name.clone(), move || {
-                let def = &harness.cases[index];
-                let rec = run_one(&harness, def, &out_dir, run_id, interrupt)?;
+                if interrupt.as_ref().is_some_and(|i| i.requested()) {
+                    return Err("skipped: the run was interrupted".into());
+                }
+                let rec = engine.run_case(&harness.cases[index]);
                 let verdict = describe_failure(&rec);
                 results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(rec);
                 verdict
@@ -157,7 +163,7 @@ pub fn run(mut args: Arguments) -> i32 {
         partition: None,
         declared_cases: harness.cases.len(),
         interrupted: interrupt.as_ref().is_some_and(|i| i.requested()),
-        warnings: engine::run_warnings(&harness),
+        warnings: engine::run_warnings(harness),
     };
     let code = engine::finish(&record, &harness.display_file(), &mut Fanout::default());
     eprintln!(
@@ -172,21 +178,6 @@ pub fn run(mut args: Arguments) -> i32 {
         }
         _ => 101,
     }
-}
-
-fn run_one(
-    harness: &Harness,
-    def: &CaseDef,
-    out_dir: &Path,
-    run_id: String,
-    interrupt: Option<Arc<Interrupt>>,
-) -> Result<CaseRecord, Failed> {
-    if interrupt.as_ref().is_some_and(|i| i.requested()) {
-        return Err("skipped: the run was interrupted".into());
-    }
-    let engine = Engine::new(harness, out_dir, Some(run_id), interrupt)
-        .map_err(|e| Failed::from(e.to_string()))?;
-    Ok(engine.run_case(def))
 }
 
 /// `Ok` for a passed case; else the result, issues and output excerpt.
