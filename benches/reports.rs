@@ -7,9 +7,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use cargo_golden::layout::Artifacts;
 use cargo_golden::model::{
-    Artifacts, CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType,
-    RunRecord, Severity, Stage,
+    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, RunRecord,
+    Severity, Stage,
 };
 
 fn case(i: usize) -> CaseRecord {

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{self, ConfigError, Harness};
-use crate::engine::{self, RunOptions};
 use crate::events::Fanout;
 use crate::exit;
-use crate::select::{Filter, Partition};
+use crate::runner::select::{Filter, Partition};
+use crate::runner::{self, RunOptions};
 
 #[derive(Parser, Debug)]
 #[command(name = "cargo", bin_name = "cargo", styles = clap_cargo::style::CLAP_STYLING)]
@@ -227,7 +227,7 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
         Some(p) => {
             let suite = p
                 .parent()
-                .map(crate::paths::absolute)
+                .map(crate::layout::absolute)
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
             Harness::load(p, suite.as_deref()).map_err(|e| e.to_string())?
         }
@@ -239,7 +239,7 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
     }
     harness.check_required_golden().map_err(|e| e.to_string())?;
     let out_dir = match (&a.out, &harness.out_dir) {
-        (Some(o), _) => crate::paths::absolute(o),
+        (Some(o), _) => crate::layout::absolute(o),
         (None, Some(o)) => o.clone(),
         (None, None) if need_out_dir => {
             let (_, target) = ws(&a.manifest);
@@ -272,7 +272,7 @@ fn list(a: RunArgs) -> i32 {
     let filter = filter_of(&a);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for c in engine::included(h, a.partition.as_ref()) {
+    for c in runner::included(h, a.partition.as_ref()) {
         if !filter.matches(&c.name) {
             continue;
         }
@@ -324,7 +324,7 @@ fn run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
-    let interrupt = match crate::interrupt::Interrupt::install() {
+    let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
             eprintln!("warning: cannot handle Ctrl-C: {e}");
@@ -342,11 +342,11 @@ fn run(a: RunArgs) -> i32 {
         partition: a.partition,
         interrupt,
     };
-    let record = match engine::run(h, &opts, &mut fanout) {
+    let record = match runner::run(h, &opts, &mut fanout) {
         Ok(r) => r,
         Err(e) => return usage_error(&e.to_string()),
     };
-    engine::finish(&record, &h.display_file(), &mut fanout)
+    crate::report::finish(&record, &h.display_file(), &mut fanout)
 }
 
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
@@ -371,19 +371,19 @@ fn reporters(format: MessageFormat, h: &Harness) -> Fanout {
 
 fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> i32 {
     let dir = match &manifest.manifest_path {
-        Some(p) => crate::paths::absolute(p)
+        Some(p) => crate::layout::absolute(p)
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
         None => std::env::current_dir().unwrap_or_default(),
     };
-    let options = crate::init::InitOptions {
+    let options = crate::commands::init::InitOptions {
         force,
-        dependency: path.map_or_else(crate::init::Dependency::default, |p| {
-            crate::init::Dependency::Path(crate::paths::absolute(&p))
+        dependency: path.map_or_else(crate::commands::init::Dependency::default, |p| {
+            crate::commands::init::Dependency::Path(crate::layout::absolute(&p))
         }),
     };
-    match crate::init::init(&dir, &options) {
+    match crate::commands::init::init(&dir, &options) {
         Ok(report) => {
             print_stdout(&format!(
                 "{report}\nnext: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test"
@@ -395,9 +395,9 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
 }
 
 fn validate(file: &Path) -> i32 {
-    match crate::observation::validate_file(file) {
+    match crate::wire::observation::validate_file(file) {
         Ok(violations) if violations.is_empty() => {
-            print_stdout(&format!("{}: valid", crate::paths::display_relative(file)));
+            print_stdout(&format!("{}: valid", crate::layout::display_relative(file)));
             exit::SUCCESS
         }
         Ok(violations) => {
@@ -412,7 +412,7 @@ fn validate(file: &Path) -> i32 {
 }
 
 fn verify_evidence(dir: &Path) -> i32 {
-    match crate::verify::verify_evidence(dir) {
+    match crate::commands::verify::verify_evidence(dir) {
         Ok(report) => {
             print_stdout(&report.to_string());
             if report.is_ok() {
@@ -426,7 +426,7 @@ fn verify_evidence(dir: &Path) -> i32 {
 }
 
 fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
-    let merged = match crate::merge::merge(dirs, out) {
+    let merged = match crate::commands::merge::merge(dirs, out) {
         Ok(m) => m,
         Err(e) if e.is_refusal() => {
             return usage_error(&format!(
@@ -452,15 +452,15 @@ fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
     );
     let mut fanout = Fanout::default();
     fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
-    engine::finish(record, &merged.harness_display, &mut fanout)
+    crate::report::finish(record, &merged.harness_display, &mut fanout)
 }
 
 /// `e` followed by its causes, `: `-separated.
 fn schema(observation: bool) -> i32 {
     let schema = if observation {
-        crate::schema::observation_schema()
+        crate::commands::schema::observation_schema()
     } else {
-        crate::schema::harness_schema()
+        crate::commands::schema::harness_schema()
     };
     match serde_json::to_string_pretty(&schema) {
         Ok(text) => {

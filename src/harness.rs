@@ -22,10 +22,10 @@ use std::time::Instant;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::config::Harness;
-use crate::engine::{self, Engine};
 use crate::events::Fanout;
-use crate::interrupt::Interrupt;
 use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::runner::interrupt::Interrupt;
+use crate::runner::{self, Engine};
 
 /// Environment variable naming another harness file.
 pub const CONFIG_ENV: &str = "CARGO_GOLDEN_CONFIG";
@@ -51,7 +51,7 @@ fn default_out_dir(h: &Harness) -> PathBuf {
         return o.clone();
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|t| crate::paths::absolute(Path::new(&t)))
+        .map(|t| crate::layout::absolute(Path::new(&t)))
         .or_else(|| {
             let exe = std::env::current_exe().ok()?;
             Some(exe.parent()?.parent()?.parent()?.to_path_buf())
@@ -85,7 +85,7 @@ pub fn run(mut args: Arguments) -> i32 {
     let out_dir = default_out_dir(harness);
     let run_id = match &nextest_run {
         Some(id) => format!("nextest-{id}"),
-        None => engine::new_run_id(),
+        None => crate::layout::new_run_id(),
     };
     let interrupt = if args.list {
         None
@@ -147,7 +147,7 @@ pub fn run(mut args: Arguments) -> i32 {
                 } else {
                     "filtered out"
                 };
-                engine::skipped_record(def, why)
+                runner::skipped_record(def, why)
             })
         })
         .collect();
@@ -163,12 +163,12 @@ pub fn run(mut args: Arguments) -> i32 {
         partition: None,
         declared_cases: harness.cases.len(),
         interrupted: interrupt.as_ref().is_some_and(|i| i.requested()),
-        warnings: engine::run_warnings(harness),
+        warnings: runner::run_warnings(harness),
     };
-    let code = engine::finish(&record, &harness.display_file(), &mut Fanout::default());
+    let code = crate::report::finish(&record, &harness.display_file(), &mut Fanout::default());
     eprintln!(
         "cargo-golden: reports in {}",
-        crate::paths::display_relative(&out_dir)
+        crate::layout::display_relative(&out_dir)
     );
     match code {
         0 if !conclusion.has_failed() => 0,

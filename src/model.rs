@@ -204,41 +204,6 @@ pub struct ValidationError {
     pub message: String,
 }
 
-/// Paths of a case's artifact files, relative to the out dir.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Artifacts {
-    /// `command.txt`.
-    pub command: String,
-    /// `stdout.log`.
-    pub stdout: String,
-    /// `stderr.log`.
-    pub stderr: String,
-    /// `evidence.json`.
-    pub evidence: String,
-}
-
-impl Artifacts {
-    /// The command file's name inside a case's execution directory.
-    pub const COMMAND: &'static str = "command.txt";
-    /// The full stdout log's name.
-    pub const STDOUT: &'static str = "stdout.log";
-    /// The full stderr log's name.
-    pub const STDERR: &'static str = "stderr.log";
-    /// The evidence record's name.
-    pub const EVIDENCE: &'static str = "evidence.json";
-
-    /// The artifact paths of the execution directory `dir` (relative to the
-    /// out dir).
-    pub fn in_dir(dir: &str) -> Artifacts {
-        Artifacts {
-            command: format!("{dir}/{}", Self::COMMAND),
-            stdout: format!("{dir}/{}", Self::STDOUT),
-            stderr: format!("{dir}/{}", Self::STDERR),
-            evidence: format!("{dir}/{}", Self::EVIDENCE),
-        }
-    }
-}
-
 /// What happened to one case (or one attempt of it).
 #[derive(Clone, Debug)]
 pub struct CaseRecord {
@@ -281,7 +246,7 @@ pub struct CaseRecord {
     /// Extracted validation errors.
     pub validation_errors: Vec<ValidationError>,
     /// Artifact paths; None when nothing was written (skipped).
-    pub artifacts: Option<Artifacts>,
+    pub artifacts: Option<crate::layout::Artifacts>,
     /// Warnings about the case (leaked processes, …).
     pub warnings: Vec<String>,
     /// Why the case was skipped or could not run.

@@ -5,8 +5,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use cargo_golden::commands::init::{
+    Conflict, Dependency, InitError, InitOptions, InitReport, init,
+};
 use cargo_golden::config::Harness;
-use cargo_golden::init::{Conflict, Dependency, InitError, InitOptions, InitReport, init};
 use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
@@ -156,7 +158,7 @@ fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
         .unwrap_or_else(|e| panic!("generated harness.toml does not load:\n{e}"));
     assert_eq!(harness.name, "demo");
     let as_json: serde_json::Value = toml::from_str(&read(dir.join("harness.toml"))).unwrap();
-    let schema = cargo_golden::schema::harness_schema();
+    let schema = cargo_golden::commands::schema::harness_schema();
     assert!(
         jsonschema::is_valid(&schema, &as_json),
         "harness.toml fails its own schema"

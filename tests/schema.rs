@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use cargo_golden::commands::schema::{harness_schema, observation_schema};
 use cargo_golden::config::{Harness, KNOWN_KEYS};
-use cargo_golden::schema::{harness_schema, observation_schema};
 use serde_json::{Value, json};
 
 /// The `harness.toml` of SPEC section 2.

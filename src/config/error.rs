@@ -23,7 +23,7 @@ impl fmt::Display for Diagnostic {
         write!(
             f,
             "{}:{}: error: {}",
-            crate::paths::display_relative(&self.file),
+            crate::layout::display_relative(&self.file),
             self.pos,
             self.message
         )?;
@@ -38,7 +38,7 @@ impl fmt::Display for Diagnostic {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", crate::paths::display_relative(path))]
+    #[error("cannot read {}: {source}", crate::layout::display_relative(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -47,7 +47,7 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// No harness file was found.
-    #[error("no harness file found: looked for {}\n  help: run `cargo golden init`, pass `--config PATH`, or declare projects with `--golden`", crate::paths::display_relative(.0))]
+    #[error("no harness file found: looked for {}\n  help: run `cargo golden init`, pass `--config PATH`, or declare projects with `--golden`", crate::layout::display_relative(.0))]
     NotFound(PathBuf),
     /// The file has one or more problems.
     #[error("{}", render(.0))]

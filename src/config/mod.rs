@@ -178,7 +178,7 @@ impl Harness {
     /// Load and validate a harness file (TOML, or YAML by extension).
     /// `suite_default` names the suite when `[harness].name` is absent.
     pub fn load(path: &Path, suite_default: Option<&str>) -> Result<Harness, ConfigError> {
-        let path = crate::paths::absolute(path);
+        let path = crate::layout::absolute(path);
         let bytes = std::fs::read(&path).map_err(|e| ConfigError::Read {
             path: path.clone(),
             source: e,
@@ -248,7 +248,7 @@ impl Harness {
     /// The harness file shown to users: relative to `cwd` when inside it.
     pub fn display_file(&self) -> String {
         match &self.file {
-            Some(f) => crate::paths::display_relative(f),
+            Some(f) => crate::layout::display_relative(f),
             None => "<--golden>".to_string(),
         }
     }
@@ -267,7 +267,7 @@ impl Harness {
                 continue;
             }
             let path =
-                crate::paths::absolute_from(&std::env::current_dir().unwrap_or_default(), &e.path);
+                crate::layout::absolute_from(&std::env::current_dir().unwrap_or_default(), &e.path);
             let Some(runner) = self.runner.clone() else {
                 diags.push(Diagnostic {
                     file: PathBuf::from("--golden"),

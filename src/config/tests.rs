@@ -220,7 +220,7 @@ fn defaults_placeholders_and_working_dirs() {
     )
     .unwrap();
     let h = Harness::load(&p, None).unwrap();
-    let root = crate::paths::absolute(dir.path());
+    let root = crate::layout::absolute(dir.path());
     let d = &h.cases[0];
     assert_eq!(d.working_dir, root.join("golden/with space"));
     let q = shell_quote(&root.join("golden/with space").to_string_lossy());

@@ -483,7 +483,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 let path = match t.get("path") {
                     Some((_, v)) => cx
                         .string(v, "path")
-                        .map(|p| crate::paths::absolute_from(&h.base_dir, Path::new(&p))),
+                        .map(|p| crate::layout::absolute_from(&h.base_dir, Path::new(&p))),
                     None => {
                         cx.err(
                             node.pos,

@@ -17,23 +17,9 @@ use super::markdown::{
 use super::{NO_ISSUES_PHRASE, Written, observed};
 use crate::model::{CaseResult, Counts, RunRecord};
 
-/// Exit code of a run whose every case passed.
-const EXIT_PASSED: i32 = 0;
-/// Exit code of a run with a failed or errored case.
-const EXIT_FAILED: i32 = 1;
-/// Exit code of an interrupted run.
-const EXIT_INTERRUPTED: i32 = 3;
-
-/// The exit code the record calls for: 3 when interrupted, else 1 when a
-/// case failed or errored, else 0.
+/// The exit code the record calls for (see [`crate::exit::for_record`]).
 pub fn expected_exit_code(record: &RunRecord) -> i32 {
-    if record.interrupted {
-        EXIT_INTERRUPTED
-    } else if record.counts().failures() > 0 {
-        EXIT_FAILED
-    } else {
-        EXIT_PASSED
-    }
+    crate::exit::for_record(record)
 }
 
 /// One thing the reports, the record or the exit code disagree on.

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
-use crate::observation::Observation;
+use crate::wire::observation::Observation;
 
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
 pub use summary::{SummaryFile, read_summary, read_summary_file};
@@ -383,6 +383,33 @@ pub fn status_label(case: &CaseRecord) -> &'static str {
 /// Seconds with two decimals, as every human-facing report shows them.
 pub fn seconds(d: std::time::Duration) -> String {
     format!("{:.2}s", d.as_secs_f64())
+}
+
+/// Write every report, check their integrity, emit `RunFinished`, and
+/// return the exit code (SPEC section 8).
+pub fn finish(
+    record: &RunRecord,
+    harness_display: &str,
+    fanout: &mut crate::events::Fanout,
+) -> i32 {
+    use crate::exit;
+    let mut code = exit::for_record(record);
+    match write_all(record, harness_display) {
+        Ok(_) => {
+            if let Err(e) = check_integrity(record, code) {
+                eprintln!("error: integrity violation: {e}");
+                code = exit::INTEGRITY;
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", exit::error_chain(&e));
+            if code == exit::SUCCESS {
+                code = exit::FAILED;
+            }
+        }
+    }
+    let _ = fanout.emit(&crate::events::Event::RunFinished { record });
+    code
 }
 
 #[cfg(test)]

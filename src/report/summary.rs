@@ -6,6 +6,7 @@
 //! is stored as text: bytes that are not UTF-8 are replaced by U+FFFD, as
 //! in `evidence.json` (the raw bytes stay in the artifact files).
 
+use crate::layout::Artifacts;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{ReportError, lossy};
 use crate::model::{
-    Artifacts, CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue,
-    RunRecord, ValidationError,
+    CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, RunRecord,
+    ValidationError,
 };
 
 /// Version of the summary format, bumped on incompatible change.
@@ -249,7 +250,7 @@ pub fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
         suite_name: wire.suite_name,
         harness_path: PathBuf::from(wire.harness.absolute_path),
         harness_sha256: wire.harness.sha256,
-        out_dir: crate::paths::absolute(&out_dir),
+        out_dir: crate::layout::absolute(&out_dir),
         started_at,
         duration: duration(path, "$.duration_seconds", wire.duration_seconds)?,
         cases,

@@ -16,8 +16,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Written, headline, one_line, seconds, status_label};
 use crate::events::{Event, Reporter};
+use crate::layout::display_relative;
 use crate::model::{CaseRecord, CaseResult, RunRecord};
-use crate::paths::display_relative;
 
 const GREEN: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const RED: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);

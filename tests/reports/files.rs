@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use cargo_golden::model::{CaseResult, RunRecord};
-use cargo_golden::observation::validate_file;
 use cargo_golden::report::{self, read_summary, write_all, write_evidence};
+use cargo_golden::wire::observation::validate_file;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::support::{self, HOSTILE_NAME};

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cargo_golden::hash::evidence_hash;
+use cargo_golden::layout::Artifacts;
+use cargo_golden::layout::case_slug;
 use cargo_golden::model::{
-    Artifacts, CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType,
-    RunRecord, Severity, Stage,
+    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, RunRecord,
+    Severity, Stage,
 };
-use cargo_golden::paths::case_slug;
 
 pub const RUN_ID: &str = "20251121T230700Z-0001";
 pub const T0_NS: i128 = 1_763_766_420_000_000_000;

@@ -2,7 +2,7 @@
 //! the line number and the field path in the message.
 
 use cargo_golden::model::{CaseKind, CaseResult, ExecutionStatus};
-use cargo_golden::observation::{Observation, Violation, validate_file};
+use cargo_golden::wire::observation::{Observation, Violation, validate_file};
 use serde_json::{Value, json};
 
 use crate::support;

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
+use cargo_golden::commands::verify::verify_evidence;
 use cargo_golden::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 use cargo_golden::report::write_evidence;
-use cargo_golden::verify::verify_evidence;
 
 use crate::support;
 

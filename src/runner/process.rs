@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::interrupt::Interrupt;
-use crate::sys::{self, Signal};
+use super::sys::{self, Signal};
+use crate::runner::interrupt::Interrupt;
 
 /// Receives one stream's bytes as they are read.
 pub trait Sink {

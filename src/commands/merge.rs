@@ -24,9 +24,10 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use crate::model::{Artifacts, CaseRecord, RunRecord};
+use crate::layout::Artifacts;
+use crate::model::{CaseRecord, RunRecord};
 use crate::report::{self, ReportError, SUMMARY_FILE};
-use crate::select::Partition;
+use crate::runner::select::Partition;
 
 /// How many missing partitions or cases a refusal names before it only
 /// counts the rest.
@@ -617,7 +618,7 @@ fn is_inside(path: &str) -> bool {
 fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
-        _ => crate::paths::absolute(a) == crate::paths::absolute(b),
+        _ => crate::layout::absolute(a) == crate::layout::absolute(b),
     }
 }
 
@@ -635,7 +636,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
     check_shards(&shards)?;
-    let out = crate::paths::absolute(out);
+    let out = crate::layout::absolute(out);
     if shards.iter().any(|s| same_dir(&out, &s.record.out_dir)) {
         return Err(Refusal::OutIsShard { out }.into());
     }
@@ -643,7 +644,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     // the merged run shows; make it independent of argument order.
     shards.sort_by_key(|s| s.partition.map(|p| p.shard().0));
 
-    let run_id = crate::engine::new_run_id();
+    let run_id = crate::layout::new_run_id();
     let mut cases: Vec<(&Path, CaseRecord)> = shards
         .iter()
         .flat_map(|s| {
@@ -735,7 +736,7 @@ fn copy_attempt(
     };
     // Laid out as the engine lays out a run, so the merged dir reads like
     // one; the slug carries the declaration index, so no two cases clash.
-    let rel = crate::engine::execution_dir(run_id, case.index, &case.name, attempt);
+    let rel = crate::layout::execution_dir(run_id, case.index, &case.name, attempt);
     let dir = out.join(&rel);
     std::fs::create_dir_all(&dir).map_err(|source| MergeError::CreateDir {
         path: dir.clone(),

@@ -15,10 +15,10 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::hash::hex;
-use crate::model::Artifacts;
+use crate::layout::Artifacts;
 
 /// The marker the engine appends to a truncated output copy.
-use crate::capture::TRUNCATION_MARKER;
+use crate::runner::capture::TRUNCATION_MARKER;
 
 /// What [`verify_evidence`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

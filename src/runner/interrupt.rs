@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::sys::{self, Signal};
+use super::sys::{self, Signal};
 
 /// Shared interrupt state between the signal thread and the engine.
 #[derive(Debug, Default)]
@@ -16,9 +16,6 @@ pub struct Interrupt {
     count: AtomicUsize,
     groups: Mutex<HashSet<u32>>,
 }
-
-/// Exit code used when a second signal ends the process at once.
-pub const EXIT_INTERRUPTED: i32 = 3;
 
 impl Interrupt {
     /// A fresh state with no signal received.
@@ -36,7 +33,7 @@ impl Interrupt {
                 if s.count.fetch_add(1, Ordering::SeqCst) >= 1 {
                     s.kill_all();
                     eprintln!("cargo-golden: interrupted twice, exiting now");
-                    std::process::exit(EXIT_INTERRUPTED);
+                    std::process::exit(crate::exit::INTERRUPTED);
                 }
                 eprintln!(
                     "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)"

@@ -10,7 +10,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::classify::{StreamClassifier, StreamFindings};
-use crate::process::Sink;
+use crate::runner::process::Sink;
 
 /// Appended to an excerpt that was cut.
 pub const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";

@@ -43,12 +43,6 @@ pub fn kill_group(pgid: u32, signal: Signal) {
     }
 }
 
-/// Whether any process of group `pgid` is still alive.
-pub fn group_alive(pgid: u32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    unsafe { libc::killpg(pgid as libc::pid_t, 0) == 0 }
-}
-
 /// Signals the engine sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {

@@ -1,0 +1,144 @@
+//! The artifact layout, defined once for the engine, the reports,
+//! `verify-evidence` and `merge`: run ids, execution directories, artifact
+//! file names, case slugs; and path helpers (absolute paths without touching
+//! the file system, display relative to the current directory).
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A fresh run id: UTC time to the microsecond plus random bits, so ids
+/// sort by time and never collide.
+pub fn new_run_id() -> String {
+    let now = jiff::Timestamp::now();
+    let rand = uuid::Uuid::new_v4().simple().to_string();
+    format!("{}-{}", now.strftime("%Y%m%dT%H%M%S%.6fZ"), &rand[..8])
+}
+
+/// Where attempt `attempt` (1-based) of the case at declaration `index`
+/// keeps its evidence, relative to the out dir:
+/// `artifacts/<run_id>/execution/<case_slug>[-attempt-N]`. Unique per case
+/// and attempt, since the slug carries the declaration index.
+pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> String {
+    let slug = case_slug(index, name);
+    if attempt <= 1 {
+        format!("artifacts/{run_id}/execution/{slug}")
+    } else {
+        format!("artifacts/{run_id}/execution/{slug}-attempt-{attempt}")
+    }
+}
+
+/// Paths of a case's artifact files, relative to the out dir.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifacts {
+    /// `command.txt`.
+    pub command: String,
+    /// `stdout.log`.
+    pub stdout: String,
+    /// `stderr.log`.
+    pub stderr: String,
+    /// `evidence.json`.
+    pub evidence: String,
+}
+
+impl Artifacts {
+    /// The command file's name inside a case's execution directory.
+    pub const COMMAND: &'static str = "command.txt";
+    /// The full stdout log's name.
+    pub const STDOUT: &'static str = "stdout.log";
+    /// The full stderr log's name.
+    pub const STDERR: &'static str = "stderr.log";
+    /// The evidence record's name.
+    pub const EVIDENCE: &'static str = "evidence.json";
+
+    /// The artifact paths of the execution directory `dir` (relative to the
+    /// out dir).
+    pub fn in_dir(dir: &str) -> Artifacts {
+        Artifacts {
+            command: format!("{dir}/{}", Self::COMMAND),
+            stdout: format!("{dir}/{}", Self::STDOUT),
+            stderr: format!("{dir}/{}", Self::STDERR),
+            evidence: format!("{dir}/{}", Self::EVIDENCE),
+        }
+    }
+}
+
+/// `p` made absolute against the current directory, `.` and `..` folded.
+pub fn absolute(p: &Path) -> PathBuf {
+    absolute_from(
+        &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        p,
+    )
+}
+
+/// `p` made absolute against `base`, `.` and `..` folded lexically.
+pub fn absolute_from(base: &Path, p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `p` relative to the current directory when it lies below it.
+pub fn display_relative(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or_else(|| p.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// A directory name for a case: portable characters only, never `.`/`..`,
+/// unique through the declaration index prefix.
+pub fn case_slug(index: usize, name: &str) -> String {
+    let mut s = String::new();
+    for ch in name.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {
+            s.push(ch.to_ascii_lowercase());
+        } else if !s.ends_with('_') {
+            s.push('_');
+        }
+        if s.len() >= 60 {
+            break;
+        }
+    }
+    let s = s.trim_matches('_');
+    let s = if s.is_empty() { "case" } else { s };
+    format!("{:03}-{s}", index + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_stay_inside_and_are_unique() {
+        let a = case_slug(0, "../../x | y 😀");
+        assert_eq!(a, "001-x_y");
+        assert!(!a.contains('/') && !a.contains(".."));
+        assert_ne!(case_slug(1, "a b"), case_slug(2, "a_b"));
+        assert_eq!(case_slug(4, "..."), "005-case");
+    }
+
+    #[test]
+    fn folds_dots() {
+        assert_eq!(
+            absolute_from(Path::new("/a/b"), Path::new("../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+    }
+}

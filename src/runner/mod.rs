@@ -1,0 +1,69 @@
+//! The process side of a run: the scheduler ([`mod@run`]), one case's life
+//! ([`case`]), process spawning and reaping ([`process`]), streaming
+//! capture ([`capture`]), golden-project isolation ([`isolation`]),
+//! interrupts ([`interrupt`]), case selection ([`select`]) and the platform
+//! code behind one small interface (`unix.rs`).
+//!
+//! The runner emits [`crate::events::Event`]s; it never writes a report or
+//! prints.
+
+pub mod capture;
+pub mod case;
+pub mod interrupt;
+pub mod isolation;
+pub mod process;
+pub mod run;
+pub mod select;
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as sys;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use case::{Engine, skipped_record};
+pub use run::{included, run, run_warnings};
+
+use crate::classify;
+use interrupt::Interrupt;
+use select::{Filter, Partition};
+
+/// How a run is shaped.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Absolute output directory.
+    pub out_dir: PathBuf,
+    /// Use this run id instead of a fresh one (shared nextest runs).
+    pub run_id: Option<String>,
+    /// Name filters; cases filtered out are SKIPPED.
+    pub filter: Filter,
+    /// Skip the rest after the first FAILED or ERROR case.
+    pub fail_fast: bool,
+    /// Cases at once (0 = the harness file's `jobs`).
+    pub jobs: usize,
+    /// Override every case's retries.
+    pub retries: Option<u32>,
+    /// Run only this shard; other cases are left out of the record.
+    pub partition: Option<Partition>,
+    /// Interrupt state (signals), if the caller installed it.
+    pub interrupt: Option<Arc<Interrupt>>,
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A pattern did not compile.
+    #[error(transparent)]
+    Pattern(#[from] classify::PatternError),
+    /// The output directory could not be created.
+    #[error("cannot create the output directory {}: {source}", path.display())]
+    OutDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
