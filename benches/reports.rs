@@ -85,6 +85,8 @@ fn main() {
         harness_sha256: "0".repeat(64),
         out_dir: dir.path().to_path_buf(),
         started_at: jiff::Timestamp::now(),
+        hostname: "bench-host".into(),
+        junit: cargo_golden::model::JunitFlavour::Rich,
         duration: Duration::from_secs(120),
         cases: (0..10_000).map(case).collect(),
         partition: None,

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::config::{self, ConfigError, Harness};
 use crate::events::Fanout;
 use crate::exit;
+use crate::model::JunitFlavour;
 use crate::runner::select::{Filter, Partition};
 use crate::runner::{self, RunOptions};
 
@@ -68,6 +69,9 @@ enum Command {
         /// Where the merged reports go.
         #[arg(long, required = true)]
         out: PathBuf,
+        /// JUnit family of the merged junit.xml (default: the shards').
+        #[arg(long, value_enum, value_name = "FLAVOUR")]
+        junit: Option<JunitFlavour>,
     },
     /// Print the JSON Schema of harness.toml.
     Schema {
@@ -121,6 +125,9 @@ struct RunArgs {
     /// Extra attempts for a failed case (overrides the harness file).
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
+    /// JUnit family of junit.xml (default: [harness].junit, else rich).
+    #[arg(long, value_enum, value_name = "FLAVOUR")]
+    junit: Option<JunitFlavour>,
     /// Streaming output format.
     #[arg(long, value_enum, default_value_t = MessageFormat::Human, value_name = "FMT")]
     message_format: MessageFormat,
@@ -158,7 +165,7 @@ pub fn main() -> i32 {
         }) => init(force, path, &manifest),
         Some(Command::Validate { file }) => validate(&file),
         Some(Command::VerifyEvidence { dir }) => verify_evidence(&dir),
-        Some(Command::Merge { dirs, out }) => merge(&dirs, &out),
+        Some(Command::Merge { dirs, out, junit }) => merge(&dirs, &out, junit),
         Some(Command::Schema { observation }) => schema(observation),
     }
 }
@@ -341,6 +348,7 @@ fn run(a: RunArgs) -> i32 {
         retries: a.retries,
         partition: a.partition,
         interrupt,
+        junit: a.junit,
     };
     let record = match runner::run(h, &opts, &mut fanout) {
         Ok(r) => r,
@@ -425,8 +433,8 @@ fn verify_evidence(dir: &Path) -> i32 {
     }
 }
 
-fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
-    let merged = match crate::commands::merge::merge(dirs, out) {
+fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
+    let mut merged = match crate::commands::merge::merge(dirs, out) {
         Ok(m) => m,
         Err(e) if e.is_refusal() => {
             return usage_error(&format!(
@@ -439,6 +447,9 @@ fn merge(dirs: &[PathBuf], out: &Path) -> i32 {
             return exit::FAILED;
         }
     };
+    if let Some(flavour) = junit {
+        merged.record.junit = flavour;
+    }
     let record = &merged.record;
     let from = if merged.partitions.is_empty() {
         "an unpartitioned run".to_string()

@@ -158,6 +158,8 @@ pub fn run(mut args: Arguments) -> i32 {
         harness_sha256: harness.sha256.clone(),
         out_dir: out_dir.clone(),
         started_at,
+        hostname: runner::hostname(),
+        junit: harness.junit,
         duration: clock.elapsed(),
         cases,
         partition: None,

@@ -28,6 +28,42 @@ impl CaseKind {
     }
 }
 
+/// Which JUnit family `junit.xml` is written in: both carry the same
+/// results and counts, and differ in where per-case facts go.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum JunitFlavour {
+    /// `file` and `line` on each `<testcase>`, per-case `<properties>`: what
+    /// GitHub-centred consumers and GitLab read.
+    #[default]
+    Rich,
+    /// Only what the Jenkins xUnit schema (`junit-10.xsd`) allows; per-case
+    /// facts move into suite properties named `case.<name>.<fact>`.
+    Strict,
+}
+
+impl JunitFlavour {
+    /// The name used in `harness.toml`, on the command line and in
+    /// `summary.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JunitFlavour::Rich => "rich",
+            JunitFlavour::Strict => "strict",
+        }
+    }
+
+    /// The flavour named `s`, if any.
+    pub fn parse(s: &str) -> Option<JunitFlavour> {
+        match s {
+            "rich" => Some(JunitFlavour::Rich),
+            "strict" => Some(JunitFlavour::Strict),
+            _ => None,
+        }
+    }
+}
+
 /// Execution status of a case (SPEC section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -361,6 +397,11 @@ pub struct RunRecord {
     pub out_dir: PathBuf,
     /// When the run started.
     pub started_at: jiff::Timestamp,
+    /// The machine the run ran on (for a merged run, every shard's,
+    /// comma-separated); empty when unknown.
+    pub hostname: String,
+    /// The JUnit family `junit.xml` is written in.
+    pub junit: JunitFlavour,
     /// Wall clock of the whole run.
     pub duration: Duration,
     /// Cases of this run in declaration order (other partitions left out).

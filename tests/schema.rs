@@ -139,6 +139,8 @@ fn schema_and_loader_agree() {
         "[harness]\nrunner = \"tool {path}\"\n[[golden]]\nname = \"g\"\npath = \"p\"\n",
         "[harness]\nrunner = \"tool {path}\"\n[[golden_projects]]\nname = \"g\"\npath = \"p\"\nexpected_outcome = \"specific_error:boom\"\n",
         "[harness]\njobs = 4\nretries = 0\nkill_grace = \"500ms\"\nleak_wait = \"1s 500ms\"\n",
+        "[harness]\njunit = \"strict\"\n",
+        "[harness]\njunit = \"rich\"\n",
         "[patterns]\nbuiltin = false\nabort = ['Killed']\n",
         &format!("{golden}expected = \"specific_error:validation error for \\\\w+\"\n"),
         &format!(
@@ -181,6 +183,11 @@ fn schema_and_loader_agree() {
         ("truncate 0", "[harness]\ntruncate = 0\n".into()),
         ("jobs 0", "[harness]\njobs = 0\n".into()),
         ("negative retries", format!("{golden}retries = -1\n")),
+        (
+            "unknown junit flavour",
+            "[harness]\njunit = \"xunit2\"\n".into(),
+        ),
+        ("junit as a boolean", "[harness]\njunit = true\n".into()),
         (
             "unknown isolation",
             format!("{golden}isolation = \"move\"\n"),

@@ -672,8 +672,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
             warnings.push(w.clone());
         }
     }
+    // Each shard ran on its own machine (a CI matrix): name them all.
+    let mut hosts: Vec<&str> = Vec::new();
+    for h in shards.iter().map(|s| s.record.hostname.as_str()) {
+        if !h.is_empty() && !hosts.contains(&h) {
+            hosts.push(h);
+        }
+    }
     let record = RunRecord {
         run_id,
+        hostname: hosts.join(", "),
+        junit: first.record.junit,
         suite_name: first.record.suite_name.clone(),
         harness_path: first.record.harness_path.clone(),
         harness_sha256: first.record.harness_sha256.clone(),

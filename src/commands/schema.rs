@@ -258,6 +258,24 @@ struct HarnessTable {
     /// left behind, before killing its process group.
     #[serde(default = "default_leak_wait")]
     leak_wait: HumanDuration,
+    /// The JUnit family of `junit.xml`. `--junit` overrides it.
+    #[serde(default = "default_junit")]
+    junit: Junit,
+}
+
+/// The JUnit family of `junit.xml`: both carry the same results and
+/// counts.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // describes the file; only the default is built
+enum Junit {
+    /// `file` and `line` on each testcase and per-case properties, as
+    /// GitHub-centred actions and GitLab read them.
+    Rich,
+    /// Valid against the Jenkins xUnit schema (`junit-10.xsd`): per-case
+    /// file, line, hash and statuses move into suite properties named
+    /// `case.<name>.<fact>`.
+    Strict,
 }
 
 /// Failure patterns, added to the built-in ones.
@@ -393,6 +411,9 @@ fn default_expected() -> ExpectedOutcome {
 }
 fn default_isolation() -> Isolation {
     Isolation::Check
+}
+fn default_junit() -> Junit {
+    Junit::Rich
 }
 
 /// `golden_projects` entries: a golden project that may spell `expected`

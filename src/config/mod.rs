@@ -16,7 +16,7 @@ use std::time::Duration;
 pub use error::{ConfigError, Diagnostic};
 pub use validate::{KNOWN_KEYS, shell_quote, substitute};
 
-use crate::model::CaseKind;
+use crate::model::{CaseKind, JunitFlavour};
 
 /// What a case is expected to do.
 #[derive(Clone, Debug)]
@@ -127,6 +127,8 @@ pub struct Harness {
     pub kill_grace: Duration,
     /// How long to wait for pipes held by leaked descendants.
     pub leak_wait: Duration,
+    /// The JUnit family of `junit.xml`.
+    pub junit: JunitFlavour,
     /// Failure patterns.
     pub patterns: PatternConfig,
     /// Cases in declaration order.
@@ -167,6 +169,7 @@ impl Harness {
             retries: 0,
             kill_grace: defaults::KILL_GRACE,
             leak_wait: defaults::LEAK_WAIT,
+            junit: JunitFlavour::Rich,
             patterns: PatternConfig {
                 builtin: true,
                 ..PatternConfig::default()

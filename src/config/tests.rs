@@ -173,6 +173,30 @@ fn wrong_types_are_named() {
 }
 
 #[test]
+fn junit_flavour_is_read_and_a_bad_one_points_at_its_value() {
+    assert_eq!(
+        load_text("harness.toml", "").unwrap().junit,
+        crate::model::JunitFlavour::Rich
+    );
+    let h = load_text("harness.toml", "[harness]\njunit = \"strict\"\n").unwrap();
+    assert_eq!(h.junit, crate::model::JunitFlavour::Strict);
+    let h = load_text("h.yaml", "harness:\n  junit: strict\n").unwrap();
+    assert_eq!(h.junit, crate::model::JunitFlavour::Strict);
+
+    let (line, col, msg) = one_error("[harness]\nname = \"x\"\njunit = \"xunit2\"\n");
+    assert_eq!((line, col), (3, 9));
+    assert!(
+        msg.contains("`junit` must be \"rich\" or \"strict\", found \"xunit2\""),
+        "{msg}"
+    );
+    assert!(msg.contains("Jenkins xUnit"), "{msg}");
+    let (_, _, msg) = one_error("[harness]\njunit = true\n");
+    assert!(msg.contains("`junit` must be a string"), "{msg}");
+    let (_, _, msg) = one_error("[harness]\njunti = \"rich\"\n");
+    assert!(msg.contains("did you mean `junit`?"), "{msg}");
+}
+
+#[test]
 fn every_error_of_a_file_is_reported_together() {
     let e = errors(
         "harness.toml",

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
 use super::{CaseDef, ConfigError, Diagnostic, Expected, Harness, Isolation};
-use crate::model::CaseKind;
+use crate::model::{CaseKind, JunitFlavour};
 
 /// Keys each table accepts, for `schema` and suggestions.
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
@@ -27,6 +27,7 @@ pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
             "retries",
             "kill_grace",
             "leak_wait",
+            "junit",
         ],
     ),
     ("patterns", &["validation", "runtime", "abort", "builtin"]),
@@ -230,6 +231,22 @@ impl Ctx<'_> {
         }
     }
 
+    fn junit_flavour(&mut self, node: &Node, key: &str) -> Option<JunitFlavour> {
+        let s = self.string(node, key)?;
+        let flavour = JunitFlavour::parse(&s);
+        if flavour.is_none() {
+            self.err(
+                node.pos,
+                format!("`{key}` must be \"rich\" or \"strict\", found \"{s}\""),
+                Some(
+                    "\"rich\" puts file and line on each testcase (GitHub actions, GitLab); \"strict\" passes the Jenkins xUnit schema"
+                        .into(),
+                ),
+            );
+        }
+        flavour
+    }
+
     fn expected(&mut self, node: &Node, key: &str) -> Option<Expected> {
         let s = self.string(node, key)?;
         let t = s.trim();
@@ -321,6 +338,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
                 "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
                 "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
+                "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
                 _ => unreachable!("table() filters unknown keys"),
             }
         }

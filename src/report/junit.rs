@@ -1,25 +1,43 @@
 //! `junit.xml`: one `<testsuite>` with a `<testcase>` per case, written by
-//! quick-junit.
+//! quick-junit, in one of two families ([`JunitFlavour`]):
+//!
+//! - rich: `file` and `line` on each `<testcase>` and per-case
+//!   `<properties>`, which GitHub-centred consumers and GitLab read;
+//! - strict: only what the Jenkins xUnit plugin's schema (`junit-10.xsd`)
+//!   allows. A testcase keeps `name`, `classname` and `time`; its file,
+//!   line, evidence hash and statuses move into suite properties named
+//!   `case.<name>.<fact>`, and the declaration also heads the failure text.
+//!
+//! Both carry the same cases, results and counts, and a `timestamp` and
+//! `hostname` on `<testsuite>`.
 //!
 //! quick-junit strips ANSI escapes and the C0 controls XML forbids, and
 //! escapes markup; it leaves U+FFFE and U+FFFF, which XML 1.0 forbids too,
 //! so every string goes through [`text`] or [`attr`] first.
 
 use quick_junit::{
-    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite, XmlString,
+    NonSuccessKind, Property, Report, SerializeError, TestCase, TestCaseStatus, TestRerun,
+    TestSuite, XmlString,
 };
+use quick_xml::events::{BytesStart, Event};
 
 use super::markup::strip_ansi;
 use super::{headline, lossy, output_excerpt, severity_str, stage_str};
-use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::model::{CaseRecord, CaseResult, JunitFlavour, RunRecord};
 
-/// The JUnit document of `record`.
-pub(super) fn render(
-    record: &RunRecord,
-    harness_display: &str,
-) -> Result<String, quick_junit::SerializeError> {
+/// Attributes the strict schema allows on `<testsuites>`; quick-junit also
+/// writes `skipped` there, which the schema rejects (the `<testsuite>`
+/// keeps it).
+const STRICT_TESTSUITES_ATTRIBUTES: [&str; 5] = ["name", "time", "tests", "failures", "errors"];
+
+/// The JUnit document of `record`, in `record.junit`'s family.
+pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String, SerializeError> {
+    let flavour = record.junit;
     let mut suite = TestSuite::new(attr(&record.suite_name));
     suite.set_time(record.duration);
+    if let Some(t) = chrono::DateTime::from_timestamp_millis(record.started_at.as_millisecond()) {
+        suite.set_timestamp(t.fixed_offset());
+    }
     suite.add_property(Property::new("run_id", attr(&record.run_id)));
     suite.add_property(Property::new("final_status", record.final_status()));
     suite.add_property(Property::new(
@@ -32,17 +50,132 @@ pub(super) fn render(
     suite
         .extra
         .insert("file".into(), XmlString::new(attr(harness_display)));
+    if !record.hostname.is_empty() {
+        suite
+            .extra
+            .insert("hostname".into(), XmlString::new(attr(&record.hostname)));
+    }
     for case in &record.cases {
-        suite.add_test_case(test_case(case, harness_display));
+        let place = Place {
+            file: harness_display,
+            line: case.line,
+        };
+        let mut tc = test_case(case, place, flavour);
+        match flavour {
+            JunitFlavour::Rich => {
+                tc.extra
+                    .insert("file".into(), XmlString::new(attr(place.file)));
+                tc.extra
+                    .insert("line".into(), XmlString::new(place.line.to_string()));
+                tc.add_properties(
+                    case_facts(case)
+                        .into_iter()
+                        .map(|(fact, value)| Property::new(fact, value)),
+                );
+            }
+            JunitFlavour::Strict => {
+                suite.add_properties(strict_case_properties(case, place));
+            }
+        }
+        suite.add_test_case(tc);
     }
 
     let mut report = Report::new(attr(&record.suite_name));
     report.set_time(record.duration);
     report.add_test_suite(suite);
-    report.to_string()
+    let xml = report.to_string()?;
+    match flavour {
+        JunitFlavour::Rich => Ok(xml),
+        JunitFlavour::Strict => strict_root(&xml),
+    }
 }
 
-fn test_case(case: &CaseRecord, harness_display: &str) -> TestCase {
+/// Where a case is declared.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    file: &'a str,
+    line: usize,
+}
+
+/// Per-case facts beside the result: the rich flavour's testcase
+/// properties, the strict flavour's `case.<name>.<fact>` suite properties.
+fn case_facts(case: &CaseRecord) -> Vec<(&'static str, String)> {
+    let mut facts = vec![
+        (
+            "evidence_hash",
+            case.evidence_hash.clone().unwrap_or_default(),
+        ),
+        ("execution_status", case.execution_status.as_str().into()),
+        ("status", case.status.as_str().into()),
+        (
+            "exit_code",
+            case.exit_code.map(|c| c.to_string()).unwrap_or_default(),
+        ),
+    ];
+    if case.flaky {
+        facts.push(("flaky", "true".into()));
+    }
+    facts
+}
+
+/// The suite properties that carry, in the strict flavour, what the schema
+/// does not let a `<testcase>` hold: its declaration, its
+/// [`case_facts`], and the duration of each earlier attempt (the schema
+/// allows no `time` on `<flakyFailure>` and friends).
+fn strict_case_properties(case: &CaseRecord, place: Place<'_>) -> Vec<Property> {
+    let key = |fact: &str| format!("case.{}.{fact}", attr(&case.name));
+    let mut props = vec![
+        Property::new(key("file"), attr(place.file)),
+        Property::new(key("line"), place.line.to_string()),
+    ];
+    props.extend(
+        case_facts(case)
+            .into_iter()
+            .map(|(fact, value)| Property::new(key(fact), value)),
+    );
+    for (n, attempt) in case.previous_attempts.iter().enumerate() {
+        props.push(Property::new(
+            key(&format!("attempt.{}.time", n + 1)),
+            format!("{:.3}", attempt.duration.as_secs_f64()),
+        ));
+    }
+    props
+}
+
+/// `xml` with its `<testsuites>` start tag reduced to the attributes the
+/// strict schema allows. quick-junit's `Report` always writes `skipped`
+/// there, so the document is streamed through quick-xml event by event and
+/// only that one tag is rebuilt; everything else is copied as read.
+fn strict_root(xml: &str) -> Result<String, SerializeError> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut writer = quick_xml::Writer::new(Vec::with_capacity(xml.len()));
+    loop {
+        match reader.read_event()? {
+            Event::Eof => break,
+            Event::Start(tag) if tag.name().as_ref() == b"testsuites" => {
+                let mut kept = BytesStart::new("testsuites");
+                for a in tag.attributes() {
+                    let a = a.map_err(quick_xml::Error::from)?;
+                    if STRICT_TESTSUITES_ATTRIBUTES
+                        .iter()
+                        .any(|name| a.key.as_ref() == name.as_bytes())
+                    {
+                        kept.push_attribute(a);
+                    }
+                }
+                writer.write_event(Event::Start(kept))?;
+            }
+            event => writer.write_event(event)?,
+        }
+    }
+    // Copied events are the UTF-8 input's own bytes.
+    Ok(String::from_utf8(writer.into_inner()).expect("events of a str are UTF-8"))
+}
+
+/// The `<testcase>` of `case` with what both flavours give it: name,
+/// classname, time, result element, earlier attempts and output.
+fn test_case(case: &CaseRecord, place: Place<'_>, flavour: JunitFlavour) -> TestCase {
+    let rerun = |attempt| rerun(attempt, flavour);
     let status = match case.result {
         CaseResult::Passed => {
             let mut status = TestCaseStatus::success();
@@ -57,10 +190,16 @@ fn test_case(case: &CaseRecord, harness_display: &str) -> TestCase {
             } else {
                 NonSuccessKind::Error
             };
+            let mut body = failure_text(case);
+            if flavour == JunitFlavour::Strict {
+                // Jenkins shows this text as the stack trace: the place to
+                // find where the case is declared.
+                body.insert_str(0, &format!("Declared at {}:{}\n", place.file, place.line));
+            }
             let mut status = TestCaseStatus::non_success(kind);
             status.set_message(attr(&headline(case)));
             status.set_type(failure_type(case));
-            status.set_description(text(&failure_text(case)));
+            status.set_description(text(&body));
             status.add_reruns(case.previous_attempts.iter().map(rerun));
             status
         }
@@ -76,26 +215,6 @@ fn test_case(case: &CaseRecord, harness_display: &str) -> TestCase {
     let mut tc = TestCase::new(attr(&case.name), status);
     tc.set_classname(case.kind.as_str());
     tc.set_time(case.duration);
-    tc.extra
-        .insert("file".into(), XmlString::new(attr(harness_display)));
-    tc.extra
-        .insert("line".into(), XmlString::new(case.line.to_string()));
-    tc.add_property(Property::new(
-        "evidence_hash",
-        case.evidence_hash.as_deref().unwrap_or(""),
-    ));
-    tc.add_property(Property::new(
-        "execution_status",
-        case.execution_status.as_str(),
-    ));
-    tc.add_property(Property::new("status", case.status.as_str()));
-    tc.add_property(Property::new(
-        "exit_code",
-        case.exit_code.map(|c| c.to_string()).unwrap_or_default(),
-    ));
-    if case.flaky {
-        tc.add_property(Property::new("flaky", "true"));
-    }
     if !case.stdout.is_empty() {
         tc.set_system_out(text(&lossy(&case.stdout)));
     }
@@ -147,14 +266,18 @@ fn failure_text(case: &CaseRecord) -> String {
     out
 }
 
-fn rerun(attempt: &CaseRecord) -> TestRerun {
+/// A `<flakyFailure>` (or rerun) element for an earlier attempt. The strict
+/// schema allows no `time` on it: strict keeps it in a suite property.
+fn rerun(attempt: &CaseRecord, flavour: JunitFlavour) -> TestRerun {
     let kind = if attempt.result == CaseResult::Error {
         NonSuccessKind::Error
     } else {
         NonSuccessKind::Failure
     };
     let mut r = TestRerun::new(kind);
-    r.set_time(attempt.duration);
+    if flavour == JunitFlavour::Rich {
+        r.set_time(attempt.duration);
+    }
     r.set_message(attr(&headline(attempt)));
     r.set_type(failure_type(attempt));
     r.set_stack_trace(text(&failure_text(attempt)));
@@ -219,4 +342,32 @@ pub(super) fn attr(s: &str) -> String {
             c => Some(c),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_root_rebuilds_only_the_testsuites_tag() {
+        let mut tc = TestCase::new("a <&> \"b\" ]]>", TestCaseStatus::success());
+        tc.set_system_out(text("x ]]> <y> &amp; \r\n\u{FFFE} é\n"));
+        tc.set_system_err("err\r\n");
+        let mut suite = TestSuite::new("s");
+        suite.add_property(Property::new("k", "v & \"w\""));
+        suite.add_test_case(tc);
+        let mut report = Report::new("s & t");
+        report.add_test_suite(suite);
+        let rich = report.to_string().unwrap();
+
+        let strict = strict_root(&rich).unwrap();
+        let (rich_head, rich_rest) = rich.split_once("\n    <testsuite ").unwrap();
+        let (strict_head, strict_rest) = strict.split_once("\n    <testsuite ").unwrap();
+        assert_eq!(strict_rest, rich_rest);
+        assert_eq!(
+            strict_head,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"s &amp; t\" tests=\"1\" failures=\"0\" errors=\"0\">"
+        );
+        assert!(rich_head.contains(" skipped=\"0\""), "{rich_head}");
+    }
 }

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{ReportError, lossy};
 use crate::model::{
-    CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, RunRecord,
-    ValidationError,
+    CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, JunitFlavour,
+    RunRecord, ValidationError,
 };
 
 /// Version of the summary format, bumped on incompatible change.
@@ -30,6 +30,13 @@ struct SummaryWire {
     suite_name: String,
     run_id: String,
     started_at: String,
+    /// Absent in summaries written before it was recorded.
+    #[serde(default)]
+    hostname: String,
+    /// The JUnit family of the run's `junit.xml`; absent means rich, the
+    /// only one there was before.
+    #[serde(default)]
+    junit: JunitFlavour,
     duration_seconds: f64,
     partition: Option<String>,
     declared_cases: usize,
@@ -193,6 +200,8 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
         suite_name: record.suite_name.clone(),
         run_id: record.run_id.clone(),
         started_at: record.started_at.to_string(),
+        hostname: record.hostname.clone(),
+        junit: record.junit,
         duration_seconds: record.duration.as_secs_f64(),
         partition: record.partition.clone(),
         declared_cases: record.declared_cases,
@@ -252,6 +261,8 @@ pub fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
         harness_sha256: wire.harness.sha256,
         out_dir: crate::layout::absolute(&out_dir),
         started_at,
+        hostname: wire.hostname,
+        junit: wire.junit,
         duration: duration(path, "$.duration_seconds", wire.duration_seconds)?,
         cases,
         partition: wire.partition,

@@ -49,6 +49,14 @@ pub struct RunOptions {
     pub partition: Option<Partition>,
     /// Interrupt state (signals), if the caller installed it.
     pub interrupt: Option<Arc<Interrupt>>,
+    /// JUnit family of the reports (None = the harness file's `junit`).
+    pub junit: Option<crate::model::JunitFlavour>,
+}
+
+/// The name of the machine the run is on, as JUnit's `hostname` shows it;
+/// empty when the OS does not say.
+pub fn hostname() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
 }
 
 /// Why a run could not start.

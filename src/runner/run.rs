@@ -184,6 +184,8 @@ pub fn run(
         harness_sha256: harness.sha256.clone(),
         out_dir: opts.out_dir.clone(),
         started_at,
+        hostname: super::hostname(),
+        junit: opts.junit.unwrap_or(harness.junit),
         duration: clock.elapsed(),
         cases: slots
             .into_iter()

@@ -8,11 +8,12 @@ use cargo_golden::hash::evidence_hash;
 use cargo_golden::layout::Artifacts;
 use cargo_golden::layout::case_slug;
 use cargo_golden::model::{
-    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, RunRecord,
-    Severity, Stage,
+    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType,
+    JunitFlavour, RunRecord, Severity, Stage,
 };
 
 pub const RUN_ID: &str = "20251121T230700Z-0001";
+pub const HOSTNAME: &str = "ci-runner-7";
 pub const T0_NS: i128 = 1_763_766_420_000_000_000;
 
 pub fn ts(offset_ms: i64) -> jiff::Timestamp {
@@ -126,6 +127,8 @@ pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
         harness_sha256: "ab".repeat(32),
         out_dir: out_dir.to_path_buf(),
         started_at: ts(0),
+        hostname: HOSTNAME.to_string(),
+        junit: JunitFlavour::Rich,
         duration: Duration::from_millis(5_432),
         cases,
         partition: None,
