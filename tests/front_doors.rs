@@ -227,6 +227,31 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
         String::from_utf8_lossy(&o.stdout)
             .contains("1 passed; 0 failed; 0 ignored; 0 measured; 2 filtered out")
     );
+
+    // The harness file's JUnit family holds under cargo test too.
+    std::fs::write(
+        dir.join("harness.toml"),
+        MIXED.replace("name = \"mixed\"", "name = \"mixed\"\njunit = \"strict\""),
+    )
+    .unwrap();
+    let o = cargo(
+        &dir,
+        &["test", "--test", "golden", "--", "--exact", "passes"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let xml = std::fs::read_to_string(out_dir.join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(
+        common::xunit::violations(&doc),
+        Vec::<String>::new(),
+        "{xml}"
+    );
+    assert!(
+        doc.descendants().any(|n| n.has_tag_name("property")
+            && n.attribute("name") == Some("case.passes.line")
+            && n.attribute("value") == Some("6")),
+        "{xml}"
+    );
 }
 
 #[test]

@@ -366,6 +366,58 @@ command = "echo steady"
 
 /// The merge is refused with exit 2, names the problem (every `needle`),
 /// and creates no out dir.
+#[test]
+fn the_merged_junit_keeps_the_shards_flavour_unless_told_otherwise() {
+    let p = project(
+        r#"
+[harness]
+junit = "strict"
+[[verify]]
+name = "a"
+command = "echo a"
+[[verify]]
+name = "b"
+command = "exit 1"
+"#,
+    );
+    shard(&p, "s1", "count:1/2");
+    shard(&p, "s2", "count:2/2");
+    let shard_host = summary(&p.path().join("s1"))["hostname"].clone();
+    assert!(
+        shard_host.as_str().is_some_and(|h| !h.is_empty()),
+        "{shard_host}"
+    );
+
+    let o = merge(&p, &["s1", "s2"], "merged");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let merged = summary(&p.path().join("merged"));
+    assert_eq!(merged["junit"], "strict");
+    // Both shards ran here: one host, named once.
+    assert_eq!(merged["hostname"], shard_host);
+    let xml = std::fs::read_to_string(p.path().join("merged/junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(
+        common::xunit::violations(&doc),
+        Vec::<String>::new(),
+        "{xml}"
+    );
+
+    let o = bin()
+        .current_dir(p.path())
+        .args(["merge", "s1", "s2", "--out", "rich", "--junit", "rich"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(summary(&p.path().join("rich"))["junit"], "rich");
+    let xml = std::fs::read_to_string(p.path().join("rich/junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let a = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some("a"))
+        .unwrap();
+    assert_eq!(a.attribute("line"), Some("4"), "{xml}");
+}
+
 fn assert_refused(p: &Project, dirs: &[&str], needles: &[&str]) {
     let o = merge(p, dirs, "merged");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

@@ -2,6 +2,8 @@
 //! harness file in a temporary directory and read what it wrote.
 #![allow(dead_code)]
 
+pub mod xunit;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

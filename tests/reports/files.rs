@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use cargo_golden::model::{CaseResult, RunRecord};
+use cargo_golden::model::{CaseResult, JunitFlavour, RunRecord};
 use cargo_golden::report::{self, read_summary, write_all, write_evidence};
 use cargo_golden::wire::observation::validate_file;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
@@ -144,6 +144,61 @@ fn junit_is_well_formed_and_complete_for_hostile_output() {
         .unwrap();
     assert!(err.contains("Pipeline failed | `boom`"));
     assert!(!err.contains('\x1b') && !err.contains('\x07'));
+}
+
+#[test]
+fn strict_junit_keeps_to_the_schema_and_the_same_results_for_hostile_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = support::hostile(dir.path());
+    let rich = write_all(&record, "harness.toml").unwrap();
+    let rich_xml = std::fs::read_to_string(&rich.junit).unwrap();
+    record.junit = JunitFlavour::Strict;
+    let strict = write_all(&record, "harness.toml").unwrap();
+    let strict_xml = std::fs::read_to_string(&strict.junit).unwrap();
+    let rich = roxmltree::Document::parse(&rich_xml).expect("rich junit.xml is well-formed");
+    let strict = roxmltree::Document::parse(&strict_xml).expect("strict junit.xml is well-formed");
+    assert_eq!(crate::xunit::violations(&strict), Vec::<String>::new());
+
+    // Same cases, same result elements, same output text.
+    let shape = |doc: &roxmltree::Document| -> Vec<(String, Vec<(String, String)>)> {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|tc| {
+                let children = tc
+                    .children()
+                    .filter(|c| c.is_element() && !c.has_tag_name("properties"))
+                    .map(|c| {
+                        let body = c.text().unwrap_or("");
+                        // Strict heads the failure text with the declaration.
+                        let body = body
+                            .split_once("\n")
+                            .filter(|(first, _)| first.starts_with("Declared at "))
+                            .map_or(body, |(_, rest)| rest);
+                        (c.tag_name().name().to_string(), body.to_string())
+                    })
+                    .collect();
+                (tc.attribute("name").unwrap().to_string(), children)
+            })
+            .collect()
+    };
+    assert_eq!(shape(&strict), shape(&rich));
+
+    let name = as_attribute(HOSTILE_NAME);
+    let props: Vec<(&str, &str)> = strict
+        .descendants()
+        .filter(|n| n.has_tag_name("property"))
+        .map(|p| (p.attribute("name").unwrap(), p.attribute("value").unwrap()))
+        .collect();
+    let line = record.cases[0].line.to_string();
+    assert!(
+        props.contains(&(format!("case.{name}.line").as_str(), line.as_str())),
+        "{props:?}"
+    );
+    let hash = record.cases[0].evidence_hash.as_deref().unwrap();
+    assert!(
+        props.contains(&(format!("case.{name}.evidence_hash").as_str(), hash)),
+        "{props:?}"
+    );
 }
 
 #[test]

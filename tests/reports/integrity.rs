@@ -1,6 +1,7 @@
 //! check_integrity: consistent reports pass; any report, record or exit
 //! code that disagrees is named.
 
+use cargo_golden::model::JunitFlavour;
 use cargo_golden::report::{Disagreement, check_integrity, expected_exit_code, write_all};
 
 use crate::support;
@@ -22,6 +23,34 @@ fn consistent_run_passes() {
     let hostile = support::hostile(dir.path());
     write_all(&hostile, "harness.toml").unwrap();
     check_integrity(&hostile, 1).unwrap();
+}
+
+#[test]
+fn both_junit_flavours_pass_and_strict_counts_are_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    for flavour in [JunitFlavour::Rich, JunitFlavour::Strict] {
+        for mut record in [support::fixed(dir.path()), support::hostile(dir.path())] {
+            record.junit = flavour;
+            write_all(&record, "harness.toml").unwrap();
+            check_integrity(&record, 1).unwrap_or_else(|e| panic!("{flavour:?}: {e}"));
+        }
+    }
+
+    // Strict has no testsuites@skipped, so the testsuite's must hold.
+    let mut record = support::fixed(dir.path());
+    record.junit = JunitFlavour::Strict;
+    let written = write_all(&record, "harness.toml").unwrap();
+    tamper(&written.junit, "skipped=\"1\"", "skipped=\"0\"");
+    let err = check_integrity(&record, 1).unwrap_err();
+    assert_eq!(
+        err.disagreements,
+        [Disagreement::Count {
+            path: written.junit.clone(),
+            what: "<testsuite> skipped".into(),
+            expected: "1".into(),
+            found: "0".into(),
+        }]
+    );
 }
 
 #[test]

@@ -10,3 +10,5 @@ mod snapshots;
 mod support;
 mod validate;
 mod verify;
+#[path = "../common/xunit.rs"]
+mod xunit;

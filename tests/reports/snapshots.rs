@@ -2,6 +2,7 @@
 //! depends on the machine: timestamps, durations and hashes are fixed by
 //! the fixture and the one random field (tool_call_id) is redacted.
 
+use cargo_golden::model::JunitFlavour;
 use cargo_golden::report::{evidence_json, write_all};
 
 use crate::support;
@@ -16,6 +17,15 @@ fn written() -> (tempfile::TempDir, cargo_golden::report::Written) {
 #[test]
 fn junit_xml() {
     let (_dir, w) = written();
+    insta::assert_snapshot!(std::fs::read_to_string(&w.junit).unwrap());
+}
+
+#[test]
+fn junit_xml_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = support::fixed(dir.path());
+    record.junit = JunitFlavour::Strict;
+    let w = write_all(&record, "harness.toml").unwrap();
     insta::assert_snapshot!(std::fs::read_to_string(&w.junit).unwrap());
 }
 
