@@ -1,6 +1,6 @@
 //! The integrity check (SPEC section 4): the written reports are read back
 //! and must agree with the run record, with each other and with the exit
-//! code, or the run exits 4.
+//! code, or the run exits with [`crate::exit::INTEGRITY`].
 //!
 //! Each file is parsed for real (XML with roxmltree, JSON with serde_json,
 //! the markdown tables by their fixed shape), so a report that renders
@@ -262,6 +262,17 @@ fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disag
         counts.skipped,
         with_child("skipped"),
     );
+    junit_totals(path, &doc, record.junit, counts, found);
+}
+
+/// The totals on `<testsuites>` and the first `<testsuite>`.
+fn junit_totals(
+    path: &Path,
+    doc: &roxmltree::Document<'_>,
+    flavour: JunitFlavour,
+    counts: &Counts,
+    found: &mut Vec<Disagreement>,
+) {
     for tag in ["testsuites", "testsuite"] {
         let Some(node) = doc.descendants().find(|n| n.has_tag_name(tag)) else {
             found.push(Disagreement::Unreadable {
@@ -278,7 +289,7 @@ fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disag
         ] {
             // The strict schema has no `skipped` on <testsuites>; the
             // <testsuite> still carries it.
-            if tag == "testsuites" && attr == "skipped" && record.junit == JunitFlavour::Strict {
+            if tag == "testsuites" && attr == "skipped" && flavour == JunitFlavour::Strict {
                 continue;
             }
             compare(
