@@ -200,9 +200,8 @@ struct Loaded {
     out_dir: PathBuf,
 }
 
-fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
+    let cwd = std::env::current_dir().map_err(CliError::CurrentDir)?;
     let mut ws: Option<Workspace> = None;
     let mut ws = |m: &clap_cargo::Manifest| -> (Option<PathBuf>, Option<PathBuf>) {
         let w = ws.get_or_insert_with(|| workspace(m));
@@ -225,7 +224,7 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
                     .next()
                     .cloned()
                     .unwrap_or_else(|| cwd.join("harness.toml"));
-                return Err(ConfigError::NotFound(looked).to_string());
+                return Err(ConfigError::NotFound(looked).into());
             }
             found
         }
@@ -236,15 +235,15 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, String> {
                 .parent()
                 .map(crate::layout::absolute)
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-            Harness::load(p, suite.as_deref()).map_err(|e| e.to_string())?
+            Harness::load(p, suite.as_deref())?
         }
         None => Harness::empty(&cwd),
     };
     if let Some(list) = &a.golden {
-        let entries = config::adhoc::parse(list).map_err(|e| e.to_string())?;
-        harness.add_adhoc(&entries).map_err(|e| e.to_string())?;
+        let entries = config::adhoc::parse(list)?;
+        harness.add_adhoc(&entries)?;
     }
-    harness.check_required_golden().map_err(|e| e.to_string())?;
+    harness.check_required_golden()?;
     let out_dir = match (&a.out, &harness.out_dir) {
         (Some(o), _) => crate::layout::absolute(o),
         (None, Some(o)) => o.clone(),
@@ -264,9 +263,38 @@ fn print_stdout(text: &str) {
     let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
-fn usage_error(msg: &str) -> i32 {
-    eprintln!("error: {msg}");
+/// Show `e` with its causes; every error the command line prints goes
+/// through here.
+fn print_error(e: &dyn std::error::Error) {
+    eprintln!("error: {}", exit::error_chain(e));
+}
+
+fn usage_error(e: &dyn std::error::Error) -> i32 {
+    print_error(e);
     exit::USAGE
+}
+
+/// Why a subcommand could not do its work.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error("cannot read the current directory")]
+    CurrentDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Adhoc(#[from] config::adhoc::AdhocError),
+    #[error(transparent)]
+    Engine(#[from] runner::EngineError),
+    #[error(transparent)]
+    Init(#[from] crate::commands::init::InitError),
+    #[error("cannot read {}", .0.display())]
+    Validate(PathBuf, #[source] std::io::Error),
+    #[error("cannot verify {}", .0.display())]
+    Verify(PathBuf, #[source] std::io::Error),
+    #[error("cannot merge (nothing was written)")]
+    MergeRefused(#[source] crate::commands::merge::MergeError),
+    #[error("cannot render the schema")]
+    Schema(#[source] serde_json::Error),
 }
 
 fn list(a: RunArgs) -> i32 {
@@ -334,11 +362,10 @@ fn run(a: RunArgs) -> i32 {
     let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
-            eprintln!("warning: cannot handle Ctrl-C: {e}");
+            eprintln!("warning: cannot handle Ctrl-C: {}", exit::error_chain(&e));
             None
         }
     };
-    let mut fanout = reporters(a.message_format, h);
     let opts = RunOptions {
         out_dir: loaded.out_dir.clone(),
         run_id: None,
@@ -350,11 +377,20 @@ fn run(a: RunArgs) -> i32 {
         interrupt,
         junit: a.junit,
     };
-    let record = match runner::run(h, &opts, &mut fanout) {
+    let (record, mut fanout) = match runner::run(h, opts, reporters(a.message_format, h)) {
         Ok(r) => r,
-        Err(e) => return usage_error(&e.to_string()),
+        Err(e) => return usage_error(&CliError::from(e)),
     };
-    crate::report::finish(&record, &h.display_file(), &mut fanout)
+    finish(&record, &h.display_file(), &mut fanout)
+}
+
+/// Write and check the reports, emit `RunFinished`, say what went wrong.
+fn finish(record: &crate::model::RunRecord, harness_display: &str, fanout: &mut Fanout) -> i32 {
+    let finished = crate::report::finish(record, harness_display, fanout);
+    if let Some(problem) = &finished.problem {
+        print_error(problem);
+    }
+    finished.exit_code
 }
 
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
@@ -398,7 +434,7 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
             ));
             exit::SUCCESS
         }
-        Err(e) => usage_error(&e.to_string()),
+        Err(e) => usage_error(&CliError::from(e)),
     }
 }
 
@@ -415,7 +451,7 @@ fn validate(file: &Path) -> i32 {
             eprintln!("{} violation(s)", violations.len());
             exit::FAILED
         }
-        Err(e) => usage_error(&format!("cannot read {}: {e}", file.display())),
+        Err(e) => usage_error(&CliError::Validate(file.to_path_buf(), e)),
     }
 }
 
@@ -429,21 +465,16 @@ fn verify_evidence(dir: &Path) -> i32 {
                 exit::FAILED
             }
         }
-        Err(e) => usage_error(&format!("cannot verify {}: {e}", dir.display())),
+        Err(e) => usage_error(&CliError::Verify(dir.to_path_buf(), e)),
     }
 }
 
 fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
     let mut merged = match crate::commands::merge::merge(dirs, out) {
         Ok(m) => m,
-        Err(e) if e.is_refusal() => {
-            return usage_error(&format!(
-                "cannot merge: {}; nothing was written",
-                crate::exit::error_chain(&e)
-            ));
-        }
+        Err(e) if e.is_refusal() => return usage_error(&CliError::MergeRefused(e)),
         Err(e) => {
-            eprintln!("error: {}", crate::exit::error_chain(&e));
+            print_error(&e);
             return exit::FAILED;
         }
     };
@@ -463,10 +494,9 @@ fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
     );
     let mut fanout = Fanout::default();
     fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
-    crate::report::finish(record, &merged.harness_display, &mut fanout)
+    finish(record, &merged.harness_display, &mut fanout)
 }
 
-/// `e` followed by its causes, `: `-separated.
 fn schema(observation: bool) -> i32 {
     let schema = if observation {
         crate::commands::schema::observation_schema()
@@ -478,6 +508,6 @@ fn schema(observation: bool) -> i32 {
             print_stdout(&text);
             exit::SUCCESS
         }
-        Err(e) => usage_error(&e.to_string()),
+        Err(e) => usage_error(&CliError::Schema(e)),
     }
 }

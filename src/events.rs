@@ -4,6 +4,8 @@
 //! each event as it arrives; file reports are rendered from the final
 //! [`RunRecord`] carried by [`Event::RunFinished`].
 
+use std::io::Write as _;
+
 use crate::model::{CaseKind, CaseRecord, RunRecord};
 
 /// One thing that happened during a run.
@@ -37,43 +39,163 @@ pub enum Event<'a> {
         /// The message.
         message: &'a str,
     },
-    /// The run is over; every case is in the record.
+    /// The run is over: every case is in the record, the reports are
+    /// written and checked.
     RunFinished {
         /// The whole run.
         record: &'a RunRecord,
+        /// The exit code the process ends with (see [`crate::exit`]); it
+        /// includes report failures and integrity violations.
+        exit_code: i32,
     },
 }
 
 /// Consumes events. Reporters never fail the run for a broken terminal:
-/// errors are returned so the caller can say which reporter failed.
+/// errors are returned so the [`Fanout`] can say which reporter failed.
 pub trait Reporter {
     /// Handle one event.
     fn report(&mut self, event: &Event<'_>) -> std::io::Result<()>;
+
+    /// How the reporter is named in a warning about it.
+    fn name(&self) -> &'static str {
+        "reporter"
+    }
 }
 
-/// Fans each event out to several reporters.
-#[derive(Default)]
+struct Slot {
+    reporter: Box<dyn Reporter + Send>,
+    /// Already warned about: one warning per reporter, however many events
+    /// fail after the first.
+    failed: bool,
+}
+
+/// Fans each event out to several reporters. A reporter that fails (a
+/// closed pipe, a full disk) is named in one warning on the diagnostics
+/// stream (stderr unless replaced) and still sees every later event, so a
+/// transient failure loses as little as possible; the run goes on either
+/// way.
 pub struct Fanout {
-    reporters: Vec<Box<dyn Reporter + Send>>,
+    reporters: Vec<Slot>,
+    diagnostics: Box<dyn std::io::Write + Send>,
+}
+
+impl Default for Fanout {
+    fn default() -> Self {
+        Fanout::with_diagnostics(Box::new(std::io::stderr()))
+    }
 }
 
 impl Fanout {
-    /// Add a reporter.
-    pub fn push(&mut self, r: Box<dyn Reporter + Send>) {
-        self.reporters.push(r);
+    /// A fanout whose warnings about failed reporters go to `diagnostics`.
+    pub fn with_diagnostics(diagnostics: Box<dyn std::io::Write + Send>) -> Self {
+        Fanout {
+            reporters: Vec::new(),
+            diagnostics,
+        }
     }
 
-    /// Send an event to every reporter; the first error is returned after all
-    /// reporters saw the event.
-    pub fn emit(&mut self, event: &Event<'_>) -> std::io::Result<()> {
-        let mut first = Ok(());
-        for r in &mut self.reporters {
-            if let Err(e) = r.report(event)
-                && first.is_ok()
+    /// Add a reporter.
+    pub fn push(&mut self, r: Box<dyn Reporter + Send>) {
+        self.reporters.push(Slot {
+            reporter: r,
+            failed: false,
+        });
+    }
+
+    /// Send an event to every reporter; the first failure of each is
+    /// reported as a warning.
+    pub fn emit(&mut self, event: &Event<'_>) {
+        for slot in &mut self.reporters {
+            if let Err(e) = slot.reporter.report(event)
+                && !slot.failed
             {
-                first = Err(e);
+                slot.failed = true;
+                // Nowhere left to report a failing diagnostics stream.
+                let _ = writeln!(
+                    self.diagnostics,
+                    "warning: the {} reporter failed: {}; its output is incomplete",
+                    slot.reporter.name(),
+                    crate::exit::error_chain(&e)
+                );
             }
         }
-        first
+    }
+
+    /// Names of the reporters that failed at least once.
+    pub fn failed(&self) -> Vec<&'static str> {
+        self.reporters
+            .iter()
+            .filter(|s| s.failed)
+            .map(|s| s.reporter.name())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Fails every event after `ok` successful ones.
+    struct Flaky {
+        ok: usize,
+        seen: Arc<Mutex<usize>>,
+    }
+
+    impl Reporter for Flaky {
+        fn report(&mut self, _: &Event<'_>) -> io::Result<()> {
+            let mut seen = self.seen.lock().unwrap();
+            *seen += 1;
+            if *seen > self.ok {
+                Err(io::Error::new(io::ErrorKind::BrokenPipe, "pipe closed"))
+            } else {
+                Ok(())
+            }
+        }
+
+        fn name(&self) -> &'static str {
+            "flaky"
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Sink {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_reporter_is_named_once_and_the_others_go_on() {
+        let sink = Sink::default();
+        let mut fanout = Fanout::with_diagnostics(Box::new(sink.clone()));
+        let (broken, healthy) = (Arc::default(), Arc::default());
+        fanout.push(Box::new(Flaky {
+            ok: 1,
+            seen: Arc::clone(&broken),
+        }));
+        fanout.push(Box::new(Flaky {
+            ok: usize::MAX,
+            seen: Arc::clone(&healthy),
+        }));
+        for _ in 0..4 {
+            fanout.emit(&Event::Warning { message: "w" });
+        }
+        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "warning: the flaky reporter failed: pipe closed; its output is incomplete\n"
+        );
+        assert_eq!(fanout.failed(), vec!["flaky"]);
+        assert_eq!(*broken.lock().unwrap(), 4, "still sees every event");
+        assert_eq!(*healthy.lock().unwrap(), 4);
     }
 }

@@ -1,4 +1,8 @@
-//! Exit codes of `cargo golden` (SPEC section 8), in one place.
+//! Exit codes (SPEC section 8), in one place: every exit code number of
+//! the crate is defined here, and every exit code a run ends with is
+//! computed here.
+
+use crate::model::{FinalStatus, RunRecord};
 
 /// Every case passed.
 pub const SUCCESS: i32 = 0;
@@ -10,20 +14,65 @@ pub const USAGE: i32 = 2;
 pub const INTERRUPTED: i32 = 3;
 /// The reports disagree with each other or with the exit code.
 pub const INTEGRITY: i32 = 4;
+/// The libtest-mimic harness failed (libtest's own code for a failed run).
+pub const LIBTEST_FAILED: i32 = 101;
 
-/// The exit code a finished run earns before its reports are written:
-/// interrupted, else failed when any case failed or errored, else success.
-pub fn for_record(record: &crate::model::RunRecord) -> i32 {
-    if record.interrupted {
-        INTERRUPTED
-    } else if record.counts().failures() > 0 {
-        FAILED
+/// The exit code a final status calls for: FAILURE (interrupted) exits 3,
+/// PARTIAL 1, SUCCESS 0.
+pub fn for_status(status: FinalStatus) -> i32 {
+    match status {
+        FinalStatus::Success => SUCCESS,
+        FinalStatus::Partial { .. } => FAILED,
+        FinalStatus::Failure => INTERRUPTED,
+    }
+}
+
+/// The exit code a finished run's results call for, before its reports
+/// are written (see [`for_run`]).
+pub fn for_record(record: &RunRecord) -> i32 {
+    for_status(record.final_status())
+}
+
+/// What became of a run's reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reports {
+    /// Written, read back, and they agree with the record.
+    Consistent,
+    /// A report could not be written.
+    NotWritten,
+    /// Written, but they disagree with the record or each other.
+    Disagree,
+}
+
+/// The exit code a run ends with: an integrity violation exits 4; reports
+/// that could not be written turn a success into 1; otherwise the results
+/// decide ([`for_record`]).
+pub fn for_run(record: &RunRecord, reports: Reports) -> i32 {
+    combine(for_record(record), reports)
+}
+
+fn combine(results: i32, reports: Reports) -> i32 {
+    match reports {
+        Reports::Consistent => results,
+        Reports::NotWritten if results == SUCCESS => FAILED,
+        Reports::NotWritten => results,
+        Reports::Disagree => INTEGRITY,
+    }
+}
+
+/// The exit code of the libtest-mimic harness: libtest's 101 when a test
+/// failed or the run itself did not end in success, else 0.
+pub fn for_libtest(tests_failed: bool, run: i32) -> i32 {
+    if tests_failed || run != SUCCESS {
+        LIBTEST_FAILED
     } else {
         SUCCESS
     }
 }
 
-/// An error with its causes, `outer: cause: root cause`, for the terminal.
+/// An error with its causes, `outer: cause: root cause`: the one way an
+/// error is shown to a person. Errors keep their cause out of their own
+/// message (it is their `source`), so nothing is said twice.
 pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
@@ -33,4 +82,28 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
         cause = c.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_problems_override_the_results_as_the_contract_says() {
+        let ok = FinalStatus::Success;
+        let partial = FinalStatus::Partial {
+            failed: 1,
+            golden_failed: 0,
+        };
+        assert_eq!(for_status(ok), SUCCESS);
+        assert_eq!(for_status(partial), FAILED);
+        assert_eq!(for_status(FinalStatus::Failure), INTERRUPTED);
+        assert_eq!(combine(SUCCESS, Reports::Consistent), SUCCESS);
+        assert_eq!(combine(SUCCESS, Reports::NotWritten), FAILED);
+        assert_eq!(combine(INTERRUPTED, Reports::NotWritten), INTERRUPTED);
+        assert_eq!(combine(FAILED, Reports::Disagree), INTEGRITY);
+        assert_eq!(for_libtest(false, SUCCESS), SUCCESS);
+        assert_eq!(for_libtest(true, SUCCESS), LIBTEST_FAILED);
+        assert_eq!(for_libtest(false, INTEGRITY), LIBTEST_FAILED);
+    }
 }

@@ -16,22 +16,21 @@
 //! results.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::config::Harness;
 use crate::events::Fanout;
-use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::model::{CaseRecord, CaseResult};
 use crate::runner::interrupt::Interrupt;
-use crate::runner::{self, Engine};
+use crate::runner::{Run, RunOptions};
 
 /// Environment variable naming another harness file.
 pub const CONFIG_ENV: &str = "CARGO_GOLDEN_CONFIG";
 
 /// Run the crate's `harness.toml` as a libtest-compatible test binary and
-/// exit with libtest's codes (101 on failure).
+/// exit with libtest's codes ([`crate::exit::LIBTEST_FAILED`] on failure).
 pub fn main() -> ! {
     let args = Arguments::from_args();
     std::process::exit(run(args))
@@ -60,21 +59,32 @@ fn default_out_dir(h: &Harness) -> PathBuf {
     target.join("golden")
 }
 
-/// Run with parsed libtest arguments; returns the exit code.
-pub fn run(mut args: Arguments) -> i32 {
+/// The declarations of this test binary: `harness.toml` beside the
+/// manifest, or the file named by [`CONFIG_ENV`].
+fn load() -> Result<Harness, crate::config::ConfigError> {
     let file = std::env::var_os(CONFIG_ENV)
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir().join("harness.toml"));
+    let harness = Harness::load(&file, None)?;
+    harness.check_required_golden()?;
+    Ok(harness)
+}
+
+fn print_error(e: &dyn std::error::Error) {
+    eprintln!("error: {}", crate::exit::error_chain(e));
+}
+
+/// Run with parsed libtest arguments; returns the exit code.
+pub fn run(mut args: Arguments) -> i32 {
     // The declarations live as long as this test binary: leaking them lets
-    // every trial share one engine (patterns compiled once) without copies.
-    let harness: &'static Harness =
-        match Harness::load(&file, None).and_then(|h| h.check_required_golden().map(|()| h)) {
-            Ok(h) => Box::leak(Box::new(h)),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 101;
-            }
-        };
+    // every trial share one run (patterns compiled once) without copies.
+    let harness: &'static Harness = match load() {
+        Ok(h) => Box::leak(Box::new(h)),
+        Err(e) => {
+            print_error(&e);
+            return crate::exit::LIBTEST_FAILED;
+        }
+    };
     // One case at a time unless asked: declaration order is the contract.
     if args.test_threads.is_none() {
         args.test_threads = Some(1);
@@ -82,104 +92,60 @@ pub fn run(mut args: Arguments) -> i32 {
     let nextest_run = std::env::var("NEXTEST_RUN_ID")
         .ok()
         .filter(|_| std::env::var_os("NEXTEST").is_some());
-    let out_dir = default_out_dir(harness);
-    let run_id = match &nextest_run {
-        Some(id) => format!("nextest-{id}"),
-        None => crate::layout::new_run_id(),
+    let opts = RunOptions {
+        out_dir: default_out_dir(harness),
+        run_id: Some(match &nextest_run {
+            Some(id) => format!("nextest-{id}"),
+            None => crate::layout::new_run_id(),
+        }),
+        interrupt: (!args.list).then(|| Interrupt::install().ok()).flatten(),
+        ..RunOptions::default()
     };
-    let interrupt = if args.list {
-        None
-    } else {
-        Interrupt::install().ok()
-    };
-    let engine = match Engine::new(harness, &out_dir, Some(run_id.clone()), interrupt.clone()) {
-        Ok(e) => Arc::new(e),
+    // libtest prints the progress; the run's own reporters stay silent.
+    let run = match Run::start(harness, opts, Fanout::default()) {
+        Ok(r) => Arc::new(r),
         Err(e) => {
-            eprintln!("error: {e}");
-            return 101;
+            print_error(&e);
+            return crate::exit::LIBTEST_FAILED;
         }
     };
-    let results: Arc<Mutex<Vec<Option<CaseRecord>>>> =
-        Arc::new(Mutex::new(vec![None; harness.cases.len()]));
-
-    let trials: Vec<Trial> = harness
-        .cases
-        .iter()
-        .map(|case| {
-            let (engine, results, interrupt) =
-                (Arc::clone(&engine), Arc::clone(&results), interrupt.clone());
-            let index = case.index;
-            Trial::test(case.name.clone(), move || {
-                if interrupt.as_ref().is_some_and(|i| i.requested()) {
-                    return Err("skipped: the run was interrupted".into());
-                }
-                let rec = engine.run_case(&harness.cases[index]);
-                let verdict = describe_failure(&rec);
-                results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(rec);
-                verdict
-            })
-        })
-        .collect();
-    let selected: Vec<bool> = trials
-        .iter()
-        .map(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
-        .collect();
-
-    let started_at = jiff::Timestamp::now();
-    let clock = Instant::now();
+    let trials = trials(&run);
+    for (pos, trial) in trials.iter().enumerate() {
+        if args.is_filtered_out(trial) || args.is_ignored(trial) {
+            run.skip(pos, crate::runner::run::FILTERED_OUT);
+        }
+    }
     let conclusion = libtest_mimic::run(&args, trials);
     if args.list || nextest_run.is_some() {
         // Under nextest each process holds one case; its evidence is in the
         // shared run directory and nextest reports the results.
-        return i32::from(conclusion.has_failed()) * 101;
+        return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
     }
-
-    let results = std::mem::take(&mut *results.lock().unwrap_or_else(|e| e.into_inner()));
-    let cases: Vec<CaseRecord> = harness
-        .cases
-        .iter()
-        .zip(results)
-        .zip(&selected)
-        .map(|((def, rec), sel)| {
-            rec.unwrap_or_else(|| {
-                let why = if *sel {
-                    "the run was interrupted"
-                } else {
-                    "filtered out"
-                };
-                runner::skipped_record(def, why)
-            })
-        })
-        .collect();
-    let record = RunRecord {
-        run_id,
-        suite_name: harness.name.clone(),
-        harness_path: harness.file.clone().unwrap_or_default(),
-        harness_sha256: harness.sha256.clone(),
-        out_dir: out_dir.clone(),
-        started_at,
-        hostname: runner::hostname(),
-        junit: harness.junit,
-        duration: clock.elapsed(),
-        cases,
-        partition: None,
-        declared_cases: harness.cases.len(),
-        interrupted: interrupt.as_ref().is_some_and(|i| i.requested()),
-        warnings: runner::run_warnings(harness),
-    };
-    let code = crate::report::finish(&record, &harness.display_file(), &mut Fanout::default());
+    let (record, mut fanout) = run.finish();
+    let finished = crate::report::finish(&record, &harness.display_file(), &mut fanout);
+    if let Some(problem) = &finished.problem {
+        print_error(problem);
+    }
     eprintln!(
         "cargo-golden: reports in {}",
-        crate::layout::display_relative(&out_dir)
+        crate::layout::display_relative(&record.out_dir)
     );
-    match code {
-        0 if !conclusion.has_failed() => 0,
-        crate::exit::INTEGRITY => {
-            eprintln!("cargo-golden: the reports disagree (integrity violation)");
-            101
-        }
-        _ => 101,
-    }
+    crate::exit::for_libtest(conclusion.has_failed(), finished.exit_code)
+}
+
+/// One libtest trial per declared case; each runs its case through `run`,
+/// so `--test-threads` trials share its gate and its record.
+fn trials(run: &Arc<Run<'static>>) -> Vec<Trial> {
+    run.cases()
+        .iter()
+        .enumerate()
+        .map(|(pos, case)| {
+            let run = Arc::clone(run);
+            Trial::test(case.name.clone(), move || {
+                run.run_case(pos, describe_failure)
+            })
+        })
+        .collect()
 }
 
 /// `Ok` for a passed case; else the result, issues and output excerpt.

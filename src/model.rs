@@ -422,30 +422,94 @@ impl RunRecord {
         Counts::of(&self.cases)
     }
 
-    /// `FAILURE`, `PARTIAL (N golden project(s) failed)`,
-    /// `PARTIAL (N case(s) failed)` or `SUCCESS` (SPEC section 4).
-    pub fn final_status(&self) -> String {
+    /// The final status (SPEC section 4): FAILURE when interrupted, else
+    /// PARTIAL when a case failed or errored, else SUCCESS.
+    pub fn final_status(&self) -> FinalStatus {
         if self.interrupted {
-            return "FAILURE".to_string();
+            return FinalStatus::Failure;
         }
-        let failed: Vec<&CaseRecord> = self
+        let (failed, golden_failed) = self
             .cases
             .iter()
             .filter(|c| c.result.is_failure())
-            .collect();
-        if failed.is_empty() {
-            return "SUCCESS".to_string();
-        }
-        let golden = failed.iter().filter(|c| c.kind == CaseKind::Golden).count();
-        if golden > 0 {
-            format!("PARTIAL ({golden} golden project(s) failed)")
+            .fold((0, 0), |(all, golden), c| {
+                (all + 1, golden + usize::from(c.kind == CaseKind::Golden))
+            });
+        if failed == 0 {
+            FinalStatus::Success
         } else {
-            format!("PARTIAL ({} case(s) failed)", failed.len())
+            FinalStatus::Partial {
+                failed,
+                golden_failed,
+            }
         }
     }
 
     /// All issues of all cases, in declaration order.
     pub fn issues(&self) -> impl Iterator<Item = &Issue> {
         self.cases.iter().flat_map(|c| c.issues.iter())
+    }
+}
+
+/// How a run ended, as every report states it (SPEC section 4). Rendered
+/// with [`std::fmt::Display`] as the contract's exact strings: `SUCCESS`,
+/// `PARTIAL (N golden project(s) failed)`, `PARTIAL (N case(s) failed)`,
+/// `FAILURE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FinalStatus {
+    /// Every case that ran passed.
+    Success,
+    /// The run completed, and some cases failed or errored.
+    Partial {
+        /// Cases FAILED or ERROR.
+        failed: usize,
+        /// Of those, golden projects.
+        golden_failed: usize,
+    },
+    /// The run did not complete (interrupted).
+    Failure,
+}
+
+impl std::fmt::Display for FinalStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            FinalStatus::Success => f.write_str("SUCCESS"),
+            // Golden projects are what the tool guards: name them when any failed.
+            FinalStatus::Partial { golden_failed, .. } if golden_failed > 0 => {
+                write!(f, "PARTIAL ({golden_failed} golden project(s) failed)")
+            }
+            FinalStatus::Partial { failed, .. } => write!(f, "PARTIAL ({failed} case(s) failed)"),
+            FinalStatus::Failure => f.write_str("FAILURE"),
+        }
+    }
+}
+
+impl Serialize for FinalStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FinalStatus;
+
+    #[test]
+    fn final_status_renders_the_contract_strings() {
+        let partial = |failed, golden_failed| FinalStatus::Partial {
+            failed,
+            golden_failed,
+        };
+        assert_eq!(FinalStatus::Success.to_string(), "SUCCESS");
+        assert_eq!(FinalStatus::Failure.to_string(), "FAILURE");
+        assert_eq!(partial(3, 0).to_string(), "PARTIAL (3 case(s) failed)");
+        assert_eq!(
+            partial(3, 2).to_string(),
+            "PARTIAL (2 golden project(s) failed)"
+        );
+        assert_eq!(
+            serde_json::to_value(partial(1, 1)).unwrap(),
+            "PARTIAL (1 golden project(s) failed)"
+        );
     }
 }

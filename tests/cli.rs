@@ -239,3 +239,87 @@ fn require_golden_counts_adhoc_projects_too() {
     let o = p.run(&["--golden", "x:golden/x"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+/// The JSON messages of a run's stdout.
+fn messages(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn run_finished_carries_the_exit_code_the_process_ends_with() {
+    let p = Project::new("[[verify]]\nname = \"fine\"\ncommand = \"true\"\n");
+    // A directory where junit.xml belongs: the report cannot be written,
+    // so a run whose every case passed still exits 1.
+    std::fs::create_dir_all(p.out().join("junit.xml").join("in-the-way")).unwrap();
+    let o = p.run(&["--message-format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let msgs = messages(&o.stdout);
+    let finished = msgs.last().unwrap();
+    assert_eq!(finished["reason"], "run-finished", "{finished}");
+    assert_eq!(finished["final_status"], "SUCCESS", "{finished}");
+    assert_eq!(finished["exit_code"], 1, "{finished}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let junit = p.out().join("junit.xml");
+    assert!(
+        err.contains(&format!("error: cannot write {}: ", junit.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_error_names_its_cause_once() {
+    let p = Project::new("");
+    let missing = p.path().join("nowhere.toml");
+    let o = bin()
+        .current_dir(p.path())
+        .args(["golden", "--config"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let cause = std::io::Error::from_raw_os_error(libc::ENOENT).to_string();
+    assert_eq!(
+        err.matches(&cause).count(),
+        1,
+        "the cause {cause:?} is not said exactly once:\n{err}"
+    );
+    assert!(err.starts_with("error: cannot read "), "{err}");
+}
+
+#[test]
+fn a_failing_reporter_is_named_once_and_the_run_goes_on() {
+    let p = Project::new("");
+    let go = p.path().join("go");
+    p.write(
+        "harness.toml",
+        &format!(
+            "[[verify]]\nname = \"waits\"\ncommand = 'until [ -e \"{}\" ]; do sleep 0.02; done'\n\
+             [[verify]]\nname = \"second\"\ncommand = \"true\"\n\
+             [[verify]]\nname = \"third\"\ncommand = \"true\"\n",
+            go.display()
+        ),
+    );
+    let mut child = p
+        .cmd(&["--message-format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Nobody reads the JSON messages any more: every write after this fails.
+    drop(child.stdout.take());
+    std::fs::write(&go, "").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.matches("warning: the JSON messages reporter failed: ")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(p.summary()["counts"]["passed"], 3, "the run went on");
+}

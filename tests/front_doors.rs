@@ -26,15 +26,18 @@ fn scratch_target() -> PathBuf {
 }
 
 fn cargo(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO"))
-        .current_dir(dir)
+    cargo_cmd(dir, args).output().unwrap()
+}
+
+fn cargo_cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO"));
+    c.current_dir(dir)
         .args(args)
         .env("CARGO_TARGET_DIR", scratch_target())
         .env_remove("RUSTFLAGS")
         .env_remove("GITHUB_ACTIONS")
-        .env("CARGO_TERM_COLOR", "never")
-        .output()
-        .unwrap()
+        .env("CARGO_TERM_COLOR", "never");
+    c
 }
 
 /// `cargo new` a library crate, with this repo's lock file for its deps.
@@ -144,8 +147,13 @@ expected = "specific_error:Job aborted"
 "#;
 
 fn mixed_crate(parent: &Path) -> PathBuf {
-    let dir = new_crate(parent, "mixed");
-    std::fs::write(dir.join("harness.toml"), MIXED).unwrap();
+    harness_crate(parent, "mixed", MIXED)
+}
+
+/// A crate with `harness_toml` and the one-line libtest harness.
+fn harness_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
+    let dir = new_crate(parent, name);
+    std::fs::write(dir.join("harness.toml"), harness_toml).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     std::fs::write(
         dir.join("tests/golden.rs"),
@@ -294,4 +302,114 @@ fn nextest_runs_each_case_in_its_own_process() {
         .unwrap();
     let cases = std::fs::read_dir(newest.join("execution")).unwrap().count();
     assert_eq!(cases, 3, "{}", newest.display());
+}
+
+/// Environment variable naming the log the scheduling cases append to.
+const SCHED_LOG: &str = "GOLDEN_SCHED_LOG";
+
+/// `start <name>`, then `wait`, then `end <name>`, appended to the log.
+fn marked(name: &str, wait: &str) -> String {
+    format!(
+        "echo 'start {name}' >> \"${SCHED_LOG}\"; {wait}; echo 'end {name}' >> \"${SCHED_LOG}\""
+    )
+}
+
+/// Wait (at most 10 s) until `other` has started: proves two cases run at
+/// once without timing them.
+fn until_started(other: &str) -> String {
+    format!(
+        "i=0; until grep -qx 'start {other}' \"${SCHED_LOG}\" || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done"
+    )
+}
+
+/// Seven cases; `solo`, fourth, is exclusive. `one` and `two` wait for each
+/// other, so they can only both end early when they overlap.
+fn scheduling_harness() -> String {
+    let mut toml = String::from("[harness]\nname = \"sched\"\n");
+    let cases = [
+        ("one", until_started("two")),
+        ("two", until_started("one")),
+        ("three", "sleep 0.3".to_string()),
+        ("solo", "sleep 0.5".to_string()),
+        ("four", "sleep 0.3".to_string()),
+        ("five", "sleep 0.3".to_string()),
+        ("six", "sleep 0.3".to_string()),
+    ];
+    for (name, wait) in cases {
+        // A TOML literal string: the shell text goes in as written.
+        toml.push_str(&format!(
+            "\n[[verify]]\nname = \"{name}\"\ncommand = '''{}'''\n",
+            marked(name, &wait)
+        ));
+        if name == "solo" {
+            toml.push_str("exclusive = true\n");
+        }
+    }
+    toml
+}
+
+/// Check from the marks in `log` that `solo` overlapped no other case, and
+/// that `one` and `two` did overlap (the run really was parallel).
+fn assert_exclusive_ran_alone(log: &Path, front_door: &str) {
+    let events = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{front_door}: {e}"));
+    let lines: Vec<&str> = events.lines().collect();
+    assert_eq!(lines.len(), 14, "{front_door}:\n{events}");
+    let at = |mark: &str| {
+        lines
+            .iter()
+            .position(|l| *l == mark)
+            .unwrap_or_else(|| panic!("{front_door}: no `{mark}` in\n{events}"))
+    };
+    let (start, end) = (at("start solo"), at("end solo"));
+    assert_eq!(
+        end,
+        start + 1,
+        "{front_door}: another case started or ended while `solo` ran:\n{events}"
+    );
+    for line in &lines[..start] {
+        if let Some(name) = line.strip_prefix("start ") {
+            assert!(
+                at(&format!("end {name}")) < start,
+                "{front_door}: `{name}` was still running when `solo` started:\n{events}"
+            );
+        }
+    }
+    assert!(
+        at("start two") < at("end one") && at("start one") < at("end two"),
+        "{front_door}: `one` and `two` did not overlap, the run was not parallel:\n{events}"
+    );
+}
+
+#[test]
+fn both_front_doors_run_an_exclusive_case_alone() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = harness_crate(tmp.path(), "sched", &scheduling_harness());
+
+    let log = tmp.path().join("cargo-golden.log");
+    let o = golden_bin()
+        .current_dir(&dir)
+        .args(["golden", "--jobs", "4", "--out"])
+        .arg(tmp.path().join("out"))
+        .env(SCHED_LOG, &log)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_exclusive_ran_alone(&log, "cargo golden --jobs 4");
+
+    let log = tmp.path().join("cargo-test.log");
+    let o = cargo_cmd(
+        &dir,
+        &["test", "--test", "golden", "--", "--test-threads", "4"],
+    )
+    .env(SCHED_LOG, &log)
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("test result: ok. 7 passed"),
+        "{}",
+        text(&o)
+    );
+    assert_exclusive_ran_alone(&log, "cargo test -- --test-threads 4");
 }

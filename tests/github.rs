@@ -245,3 +245,21 @@ fn outside_github_actions_no_workflow_commands_are_written() {
     assert!(!stdout.contains("::"), "{stdout}");
     assert!(!step_summary.exists());
 }
+
+#[test]
+fn an_exit_code_the_results_do_not_explain_is_annotated() {
+    let p = Project::new("[[verify]]\nname = \"fine\"\ncommand = \"true\"\n");
+    // junit.xml cannot be written: the step fails although every case passed.
+    std::fs::create_dir_all(p.out().join("junit.xml").join("in-the-way")).unwrap();
+    let o = run_in_actions(&p, &p.path().join("summary.md"));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let annotation = stdout
+        .lines()
+        .find(|l| l.starts_with("::error ") && l.contains("title=cargo-golden exit code 1::"))
+        .unwrap_or_else(|| panic!("no exit code annotation:\n{stdout}"));
+    assert!(
+        annotation.contains("call for exit code 0, but cargo-golden exits 1"),
+        "{annotation}"
+    );
+}

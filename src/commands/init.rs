@@ -126,7 +126,7 @@ pub enum InitError {
     )]
     WouldOverwrite(Vec<Conflict>),
     /// `Cargo.toml` is not valid TOML.
-    #[error("cannot parse {}: {source}", path.display())]
+    #[error("cannot parse {}", path.display())]
     ManifestSyntax {
         /// The manifest.
         path: PathBuf,
@@ -143,7 +143,7 @@ pub enum InitError {
         message: String,
     },
     /// A file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -152,7 +152,7 @@ pub enum InitError {
         source: std::io::Error,
     },
     /// A file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Write {
         /// The file.
         path: PathBuf,
@@ -169,30 +169,12 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
     if !manifest_path.is_file() {
         return Err(InitError::NotACargoProject(dir.to_path_buf()));
     }
-    let text = std::fs::read_to_string(&manifest_path).map_err(|source| InitError::Read {
-        path: manifest_path.clone(),
-        source,
-    })?;
-    let mut doc: DocumentMut = text.parse().map_err(|source| InitError::ManifestSyntax {
-        path: manifest_path.clone(),
-        source,
-    })?;
+    let mut doc = read_manifest(&manifest_path)?;
     let shape_error = |message: String| InitError::ManifestShape {
         path: manifest_path.clone(),
         message,
     };
-
-    let package_name = match doc.get("package") {
-        Some(package) => package
-            .get("name")
-            .and_then(Item::as_str)
-            .ok_or_else(|| shape_error("[package] has no `name`".into()))?
-            .to_string(),
-        None if doc.contains_key("workspace") => {
-            return Err(InitError::VirtualManifest(manifest_path));
-        }
-        None => return Err(shape_error("there is no [package] table".into())),
-    };
+    let package_name = package_name(&doc, &manifest_path)?;
 
     let files = [
         (HARNESS_FILE, harness_toml(&package_name)),
@@ -252,6 +234,36 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         write_file(&manifest_path, &doc.to_string())?;
     }
     Ok(report)
+}
+
+fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {
+    let text = std::fs::read_to_string(path).map_err(|source| InitError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.parse().map_err(|source| InitError::ManifestSyntax {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `[package] name`; a virtual workspace manifest has none.
+fn package_name(doc: &DocumentMut, manifest_path: &Path) -> Result<String, InitError> {
+    let shape_error = |message: &str| InitError::ManifestShape {
+        path: manifest_path.to_path_buf(),
+        message: message.to_string(),
+    };
+    match doc.get("package") {
+        Some(package) => Ok(package
+            .get("name")
+            .and_then(Item::as_str)
+            .ok_or_else(|| shape_error("[package] has no `name`"))?
+            .to_string()),
+        None if doc.contains_key("workspace") => {
+            Err(InitError::VirtualManifest(manifest_path.to_path_buf()))
+        }
+        None => Err(shape_error("there is no [package] table")),
+    }
 }
 
 fn write_file(path: &Path, contents: &str) -> Result<(), InitError> {

@@ -388,10 +388,10 @@ pub fn read_shard(dir: &Path) -> Result<Shard, Refusal> {
         .map(|value| {
             value
                 .parse::<Partition>()
-                .map_err(|message| Refusal::BadPartition {
+                .map_err(|e| Refusal::BadPartition {
                     dir: dir.to_path_buf(),
                     value: value.to_string(),
-                    message,
+                    message: e.to_string(),
                 })
         })
         .transpose()?;

@@ -38,7 +38,7 @@ impl fmt::Display for Diagnostic {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", crate::layout::display_relative(path))]
+    #[error("cannot read {}", crate::layout::display_relative(path))]
     Read {
         /// The file.
         path: PathBuf,

@@ -203,11 +203,24 @@ impl<W: Write> GithubReporter<W> {
         }
     }
 
-    fn run_finished(&mut self, record: &RunRecord) -> io::Result<()> {
+    fn run_finished(&mut self, record: &RunRecord, exit_code: i32) -> io::Result<()> {
         let report = relative_to(
             &record.out_dir.join(MARKDOWN_FILE),
             self.env.workspace.as_deref(),
         );
+        let results_call_for = crate::exit::for_record(record);
+        if exit_code != results_call_for {
+            // The results alone would not explain the step's outcome.
+            let message = format!(
+                "The results call for exit code {results_call_for}, but cargo-golden exits {exit_code}: a report could not be written or the reports disagree. The log names the cause."
+            );
+            self.annotation(
+                "error",
+                None,
+                &format!("cargo-golden exit code {exit_code}"),
+                &message,
+            )?;
+        }
         let pending = std::mem::take(&mut self.pending);
         match pending.as_slice() {
             [] => {}
@@ -301,6 +314,10 @@ pub fn shorten(md: &str, budget: usize, report: &str) -> String {
 }
 
 impl<W: Write> Reporter for GithubReporter<W> {
+    fn name(&self) -> &'static str {
+        "GitHub Actions"
+    }
+
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
         match event {
             Event::RunStarted { .. } | Event::CaseStarted { .. } => Ok(()),
@@ -312,7 +329,7 @@ impl<W: Write> Reporter for GithubReporter<W> {
                     escape_data(message)
                 )
             }
-            Event::RunFinished { record } => self.run_finished(record),
+            Event::RunFinished { record, exit_code } => self.run_finished(record, *exit_code),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! | `case-started` | `index`, `name`, `kind` |
 //! | `case-finished` | `index`, `name`, `kind`, `line`, `result`, `execution_status`, `status`, `exit_code`, `duration_seconds`, `evidence_hash`, `flaky`, `attempts`, `issues`, `warnings`, `not_run_reason`, `evidence` |
 //! | `warning` | `message` |
-//! | `run-finished` | `run_id`, `final_status`, `counts`, `duration_seconds`, `interrupted`, `exit_code`, `reports` |
+//! | `run-finished` | `run_id`, `final_status`, `counts`, `duration_seconds`, `interrupted`, `exit_code` (the process's real exit code), `reports` |
 //!
 //! Output text is not included (it is in the evidence files and reports);
 //! a consumer that wants it follows `evidence`.
@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::{Written, expected_exit_code};
+use super::Written;
 use crate::events::{Event, Reporter};
 
 /// Writes each event as a JSON line.
@@ -86,7 +86,7 @@ pub fn message(event: &Event<'_>) -> Value {
             "reason": "warning",
             "message": message,
         }),
-        Event::RunFinished { record } => {
+        Event::RunFinished { record, exit_code } => {
             let written = Written::in_dir(&record.out_dir);
             json!({
                 "reason": "run-finished",
@@ -95,7 +95,7 @@ pub fn message(event: &Event<'_>) -> Value {
                 "counts": record.counts(),
                 "duration_seconds": record.duration.as_secs_f64(),
                 "interrupted": record.interrupted,
-                "exit_code": expected_exit_code(record),
+                "exit_code": exit_code,
                 "reports": {
                     "junit": written.junit.to_string_lossy(),
                     "markdown": written.markdown.to_string_lossy(),
@@ -108,6 +108,10 @@ pub fn message(event: &Event<'_>) -> Value {
 }
 
 impl<W: Write> Reporter for JsonMessageReporter<W> {
+    fn name(&self) -> &'static str {
+        "JSON messages"
+    }
+
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
         let mut line = serde_json::to_vec(&message(event)).map_err(io::Error::other)?;
         line.push(b'\n');

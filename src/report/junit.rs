@@ -39,7 +39,10 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String
         suite.set_timestamp(t.fixed_offset());
     }
     suite.add_property(Property::new("run_id", attr(&record.run_id)));
-    suite.add_property(Property::new("final_status", record.final_status()));
+    suite.add_property(Property::new(
+        "final_status",
+        record.final_status().to_string(),
+    ));
     suite.add_property(Property::new(
         "harness_sha256",
         attr(&record.harness_sha256),

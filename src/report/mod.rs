@@ -385,31 +385,49 @@ pub fn seconds(d: std::time::Duration) -> String {
     format!("{:.2}s", d.as_secs_f64())
 }
 
-/// Write every report, check their integrity, emit `RunFinished`, and
-/// return the exit code (SPEC section 8).
+/// Why a run's reports cannot be trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum FinishError {
+    /// A report could not be written.
+    #[error(transparent)]
+    Write(#[from] ReportError),
+    /// The reports disagree with the record, each other or the exit code.
+    #[error(transparent)]
+    Integrity(#[from] IntegrityError),
+}
+
+/// The end of a run, once its reports are written and checked.
+#[derive(Debug)]
+pub struct Finished {
+    /// The exit code the process ends with.
+    pub exit_code: i32,
+    /// What went wrong with the reports, for the caller to show.
+    pub problem: Option<FinishError>,
+}
+
+/// Write every report, check their integrity, compute the exit code (SPEC
+/// section 8), then emit `RunFinished` with it: every reporter sees the
+/// code the process really ends with.
 pub fn finish(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
-) -> i32 {
-    use crate::exit;
-    let mut code = exit::for_record(record);
-    match write_all(record, harness_display) {
-        Ok(_) => {
-            if let Err(e) = check_integrity(record, code) {
-                eprintln!("error: integrity violation: {e}");
-                code = exit::INTEGRITY;
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {}", exit::error_chain(&e));
-            if code == exit::SUCCESS {
-                code = exit::FAILED;
-            }
-        }
+) -> Finished {
+    use crate::exit::{self, Reports};
+    let checked = write_all(record, harness_display)
+        .map_err(FinishError::from)
+        .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from));
+    let reports = match &checked {
+        Ok(()) => Reports::Consistent,
+        Err(FinishError::Write(_)) => Reports::NotWritten,
+        Err(FinishError::Integrity(_)) => Reports::Disagree,
+    };
+    let exit_code = exit::for_run(record, reports);
+    fanout.emit(&crate::events::Event::RunFinished { record, exit_code });
+    Finished {
+        exit_code,
+        problem: checked.err(),
     }
-    let _ = fanout.emit(&crate::events::Event::RunFinished { record });
-    code
 }
 
 #[cfg(test)]

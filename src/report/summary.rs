@@ -190,7 +190,7 @@ fn duration(path: &Path, field: &str, secs: f64) -> Result<Duration, ReportError
 pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
     let wire = SummaryWire {
         schema_version: SUMMARY_SCHEMA_VERSION.to_string(),
-        final_status: record.final_status(),
+        final_status: record.final_status().to_string(),
         counts: record.counts(),
         harness: HarnessWire {
             path: harness_display.to_string(),

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{Written, headline, one_line, seconds, status_label};
 use crate::events::{Event, Reporter};
 use crate::layout::display_relative;
-use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::model::{CaseRecord, CaseResult, FinalStatus, RunRecord};
 
 const GREEN: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const RED: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -167,7 +167,7 @@ impl<W: Write> TerminalReporter<W> {
         line
     }
 
-    fn summary(&self, record: &RunRecord) -> String {
+    fn summary(&self, record: &RunRecord, exit_code: i32) -> String {
         let c = record.counts();
         let mut s = String::new();
         let total = format!(
@@ -211,11 +211,27 @@ impl<W: Write> TerminalReporter<W> {
             ));
         }
         let status = record.final_status();
-        let style = if status == "SUCCESS" { GREEN } else { RED };
+        let style = if status == FinalStatus::Success {
+            GREEN
+        } else {
+            RED
+        };
         s.push_str(&format!(
             "{} {}\n",
             self.paint(style, &format!("{:>12}", "Final status")),
-            self.paint(style, &status)
+            self.paint(style, &status.to_string())
+        ));
+        // The process's real exit code: a report that cannot be written or
+        // an integrity violation changes it after the results are in.
+        let style = if exit_code == crate::exit::SUCCESS {
+            GREEN
+        } else {
+            RED
+        };
+        s.push_str(&format!(
+            "{} {}\n",
+            self.paint(style, &format!("{:>12}", "Exit code")),
+            self.paint(style, &exit_code.to_string())
         ));
         let written = Written::in_dir(&record.out_dir);
         for path in written.paths() {
@@ -234,6 +250,10 @@ fn shown(path: &Path) -> String {
 }
 
 impl<W: Write> Reporter for TerminalReporter<W> {
+    fn name(&self) -> &'static str {
+        "terminal"
+    }
+
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
         match event {
             Event::RunStarted {
@@ -273,11 +293,11 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 );
                 self.emit(&line)
             }
-            Event::RunFinished { record } => {
+            Event::RunFinished { record, exit_code } => {
                 if let Some(bar) = self.progress.take() {
                     bar.finish_and_clear();
                 }
-                let summary = self.summary(record);
+                let summary = self.summary(record, *exit_code);
                 self.emit(&summary)
             }
         }

@@ -79,8 +79,10 @@ impl<'h> Engine<'h> {
 
     fn write_evidence(&self, rec: &mut CaseRecord) {
         if let Err(e) = crate::report::write_evidence(rec, &self.out_dir) {
-            rec.warnings
-                .push(format!("could not write evidence.json: {e}"));
+            rec.warnings.push(format!(
+                "could not write evidence.json: {}",
+                crate::exit::error_chain(&e)
+            ));
         }
     }
 
@@ -97,7 +99,7 @@ impl<'h> Engine<'h> {
         let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec);
         let (ran, not_run) = match outcome {
             Ok(x) => (Some(x), None),
-            Err(reason) => (None, Some(reason)),
+            Err(e) => (None, Some(crate::exit::error_chain(&e))),
         };
         let empty = classify::StreamFindings::default();
         let verdict = classify::judge(
@@ -124,7 +126,7 @@ impl<'h> Engine<'h> {
         rec
     }
 
-    /// Resolve, isolate and run; `Err` is the reason the case could not run.
+    /// Resolve, isolate and run; `Err` is why the case could not run.
     fn execute(
         &self,
         def: &CaseDef,
@@ -132,87 +134,32 @@ impl<'h> Engine<'h> {
         stdout_log: &Path,
         stderr_log: &Path,
         rec: &mut CaseRecord,
-    ) -> Result<Executed, String> {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            format!(
-                "cannot create the artifact directory {}: {e}",
-                dir.display()
-            )
-        })?;
-        // Files exist for every case that was attempted, so report links work.
-        let touch = |p: &Path| {
-            std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
-        };
-        let stdout_file = touch(stdout_log)?;
-        let stderr_file = touch(stderr_log)?;
-        std::fs::write(dir.join(Artifacts::COMMAND), &def.command)
-            .map_err(|e| format!("cannot write command.txt: {e}"))?;
-
-        let mut command = def.command.clone();
-        let mut working_dir = def.working_dir.clone();
-        let mut before = None;
-        let mut _copy_dir = None;
-        if let Some(path) = &def.path {
-            if !path.exists() {
-                return Err(format!(
-                    "golden project path {} does not exist",
-                    path.display()
-                ));
-            }
-            match def.isolation {
-                Isolation::Check => {
-                    before = Some(
-                        crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|e| {
-                            format!("cannot read the golden project {}: {e}", path.display())
-                        })?,
-                    );
-                }
-                Isolation::Copy => {
-                    let tmp = tempfile::Builder::new()
-                        .prefix("cargo-golden-")
-                        .tempdir()
-                        .map_err(|e| format!("cannot create a temporary copy: {e}"))?;
-                    let copy =
-                        crate::runner::isolation::copy_into(path, tmp.path()).map_err(|e| {
-                            format!("cannot copy the golden project {}: {e}", path.display())
-                        })?;
-                    let project_dir = crate::config::default_working_dir(path);
-                    let copy_dir = crate::config::default_working_dir(&copy);
-                    working_dir = match working_dir.strip_prefix(&project_dir) {
-                        Ok(rel) => copy_dir.join(rel),
-                        Err(_) => working_dir,
-                    };
-                    command = crate::config::substitute(
-                        &def.command_template,
-                        &copy,
-                        &working_dir,
-                        &def.name,
-                    );
-                    _copy_dir = Some(tmp);
-                }
-            }
+    ) -> Result<Executed, CaseError> {
+        let (stdout_file, stderr_file) = prepare_artifacts(def, dir, stdout_log, stderr_log)?;
+        let isolated = isolate(def)?;
+        if isolated.command != def.command {
+            std::fs::write(dir.join(Artifacts::COMMAND), &isolated.command)
+                .map_err(|source| CaseError::WriteCommand { source })?;
         }
-        if command != def.command {
-            std::fs::write(dir.join(Artifacts::COMMAND), &command)
-                .map_err(|e| format!("cannot write command.txt: {e}"))?;
-        }
-        rec.raw_command = command.clone();
-        rec.working_dir = working_dir.clone();
+        rec.raw_command = isolated.command.clone();
+        rec.working_dir = isolated.working_dir.clone();
 
-        let truncate = self.harness.truncate;
         let patterns = self.patterns.for_expected(&def.expected);
-        let io_err = |e: std::io::Error| format!("cannot write the output logs: {e}");
         let mut out = Capture::new(
             stdout_file,
-            truncate,
+            self.harness.truncate,
             patterns.classifier(),
-            Some(capture::evidence_start(&command)),
+            Some(capture::evidence_start(&isolated.command)),
         );
-        let mut err = Capture::new(stderr_file, truncate, patterns.classifier(), None);
-
+        let mut err = Capture::new(
+            stderr_file,
+            self.harness.truncate,
+            patterns.classifier(),
+            None,
+        );
         let spec = process::Spec {
-            command: &command,
-            working_dir: &working_dir,
+            command: &isolated.command,
+            working_dir: &isolated.working_dir,
             env: &def.env,
             timeout: def.timeout,
             kill_grace: self.harness.kill_grace,
@@ -223,19 +170,31 @@ impl<'h> Engine<'h> {
         let result = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref());
         rec.duration = clock.elapsed();
         rec.finished_at = Some(jiff::Timestamp::now());
-        let outcome = result.map_err(|e| e.to_string())?;
+        let outcome = result?;
 
-        let out = out.finish().map_err(io_err)?;
-        let err = err.finish().map_err(io_err)?;
+        let write_logs = |source| CaseError::WriteLogs { source };
+        let out = out.finish().map_err(write_logs)?;
+        let err = err.finish().map_err(write_logs)?;
         rec.exit_code = Some(outcome.exit_code);
         if let Some(h) = out.evidence {
             rec.evidence_hash = Some(
                 capture::evidence_finish(h, &err, stderr_log, rec.exit_code)
-                    .map_err(|e| format!("cannot hash stderr.log: {e}"))?,
+                    .map_err(|source| CaseError::HashStderr { source })?,
             );
         }
         rec.stdout = out.excerpt;
         rec.stderr = err.excerpt;
+        self.warn_about(def, &outcome, rec);
+        Ok(Executed {
+            stdout: out.findings,
+            stderr: err.findings,
+            changes: isolated.changes(def)?,
+            timed_out: outcome.timed_out,
+            interrupted: outcome.interrupted,
+        })
+    }
+
+    fn warn_about(&self, def: &CaseDef, outcome: &process::Outcome, rec: &mut CaseRecord) {
         if outcome.timed_out {
             rec.warnings.push(format!(
                 "timed out after {}: the process group was killed",
@@ -252,25 +211,198 @@ impl<'h> Engine<'h> {
                 humantime::format_duration(self.harness.leak_wait)
             ));
         }
-        let changes = match (&def.path, before) {
-            (Some(path), Some(before)) => {
-                let after =
-                    crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|e| {
-                        format!("cannot re-read the golden project {}: {e}", path.display())
-                    })?;
-                let c = before.diff(&after);
-                (!c.is_empty()).then(|| c.describe())
-            }
-            _ => None,
-        };
-        Ok(Executed {
-            stdout: out.findings,
-            stderr: err.findings,
-            changes,
-            timed_out: outcome.timed_out,
-            interrupted: outcome.interrupted,
-        })
     }
+}
+
+/// Create the case's artifact directory, its two logs and `command.txt`.
+/// The files exist for every case that was attempted, so report links work.
+fn prepare_artifacts(
+    def: &CaseDef,
+    dir: &Path,
+    stdout_log: &Path,
+    stderr_log: &Path,
+) -> Result<(std::fs::File, std::fs::File), CaseError> {
+    std::fs::create_dir_all(dir).map_err(|source| CaseError::ArtifactDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let touch = |p: &Path| {
+        std::fs::File::create(p).map_err(|source| CaseError::CreateLog {
+            path: p.to_path_buf(),
+            source,
+        })
+    };
+    let files = (touch(stdout_log)?, touch(stderr_log)?);
+    std::fs::write(dir.join(Artifacts::COMMAND), &def.command)
+        .map_err(|source| CaseError::WriteCommand { source })?;
+    Ok(files)
+}
+
+/// Where and how a case runs once its golden project is isolated.
+struct Isolated {
+    command: String,
+    working_dir: PathBuf,
+    /// The project's fingerprint before the run (`isolation = "check"`).
+    before: Option<crate::runner::isolation::Fingerprint>,
+    /// The temporary copy (`isolation = "copy"`), removed on drop.
+    _copy: Option<tempfile::TempDir>,
+}
+
+/// Fingerprint the golden project, or run in a temporary copy of it.
+fn isolate(def: &CaseDef) -> Result<Isolated, CaseError> {
+    let mut iso = Isolated {
+        command: def.command.clone(),
+        working_dir: def.working_dir.clone(),
+        before: None,
+        _copy: None,
+    };
+    let Some(path) = &def.path else {
+        return Ok(iso);
+    };
+    if !path.exists() {
+        return Err(CaseError::GoldenMissing { path: path.clone() });
+    }
+    match def.isolation {
+        Isolation::Check => {
+            iso.before = Some(
+                crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|source| {
+                    CaseError::ReadGolden {
+                        path: path.clone(),
+                        source,
+                    }
+                })?,
+            );
+        }
+        Isolation::Copy => {
+            let tmp = tempfile::Builder::new()
+                .prefix("cargo-golden-")
+                .tempdir()
+                .map_err(|source| CaseError::TempCopy { source })?;
+            let copy = crate::runner::isolation::copy_into(path, tmp.path()).map_err(|source| {
+                CaseError::CopyGolden {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+            let project_dir = crate::config::default_working_dir(path);
+            let copy_dir = crate::config::default_working_dir(&copy);
+            if let Ok(rel) = iso.working_dir.strip_prefix(&project_dir) {
+                iso.working_dir = copy_dir.join(rel);
+            }
+            iso.command = crate::config::substitute(
+                &def.command_template,
+                &copy,
+                &iso.working_dir,
+                &def.name,
+            );
+            iso._copy = Some(tmp);
+        }
+    }
+    Ok(iso)
+}
+
+impl Isolated {
+    /// What the run changed in the golden project (`isolation = "check"`).
+    fn changes(&self, def: &CaseDef) -> Result<Option<String>, CaseError> {
+        let (Some(path), Some(before)) = (&def.path, &self.before) else {
+            return Ok(None);
+        };
+        let after = crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|source| {
+            CaseError::RereadGolden {
+                path: path.clone(),
+                source,
+            }
+        })?;
+        let c = before.diff(&after);
+        Ok((!c.is_empty()).then(|| c.describe()))
+    }
+}
+
+/// Why a case could not run (its result is ERROR, the chain its reason).
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// The case's artifact directory could not be created.
+    #[error("cannot create the artifact directory {}", path.display())]
+    ArtifactDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A log file could not be created.
+    #[error("cannot create {}", path.display())]
+    CreateLog {
+        /// The log.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `command.txt` could not be written.
+    #[error("cannot write command.txt")]
+    WriteCommand {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The golden project's path does not exist.
+    #[error("golden project path {} does not exist", path.display())]
+    GoldenMissing {
+        /// The declared path.
+        path: PathBuf,
+    },
+    /// The golden project could not be fingerprinted before the run.
+    #[error("cannot read the golden project {}", path.display())]
+    ReadGolden {
+        /// The project.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No temporary directory for the copy.
+    #[error("cannot create a temporary copy")]
+    TempCopy {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The golden project could not be copied.
+    #[error("cannot copy the golden project {}", path.display())]
+    CopyGolden {
+        /// The project.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command could not be started or its output not read.
+    #[error(transparent)]
+    Spawn(#[from] process::SpawnError),
+    /// The output logs could not be written.
+    #[error("cannot write the output logs")]
+    WriteLogs {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// stderr.log could not be read back for the evidence hash.
+    #[error("cannot hash stderr.log")]
+    HashStderr {
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The golden project could not be fingerprinted after the run.
+    #[error("cannot re-read the golden project {}", path.display())]
+    RereadGolden {
+        /// The project.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// What a case that ran left for judging.

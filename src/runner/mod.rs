@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use case::{Engine, skipped_record};
-pub use run::{included, run, run_warnings};
+pub use run::{Run, included, run, run_warnings};
 
 use crate::classify;
 use interrupt::Interrupt;
@@ -66,7 +66,7 @@ pub enum EngineError {
     #[error(transparent)]
     Pattern(#[from] classify::PatternError),
     /// The output directory could not be created.
-    #[error("cannot create the output directory {}: {source}", path.display())]
+    #[error("cannot create the output directory {}", path.display())]
     OutDir {
         /// The directory.
         path: PathBuf,

@@ -61,13 +61,13 @@ pub enum SpawnError {
     #[error("working directory {} does not exist or is not a directory", .0.display())]
     WorkingDir(std::path::PathBuf),
     /// `sh` could not be started.
-    #[error("cannot start `sh -c`: {0}")]
+    #[error("cannot start `sh -c`")]
     Spawn(#[source] io::Error),
     /// Reading the pipes failed.
-    #[error("reading the command's output failed: {0}")]
+    #[error("reading the command's output failed")]
     Io(#[source] io::Error),
     /// A sink failed (e.g. the disk is full).
-    #[error("writing the command's output failed: {0}")]
+    #[error("writing the command's output failed")]
     Sink(#[source] io::Error),
 }
 

@@ -1,10 +1,16 @@
-//! The scheduler: declaration order (or up to `jobs` at once), the
-//! `exclusive` gate, fail-fast, skip reasons, interrupts, and the assembly
-//! of the run record. It emits events and never writes a report.
+//! The scheduler, one for both front doors: declaration order (or up to
+//! `jobs` at once), the `exclusive` gate, fail-fast, skip reasons, retries,
+//! interrupts, and the assembly of the run record. It emits events and
+//! never writes a report.
+//!
+//! A [`Run`] is driven by whoever owns the threads: `cargo golden` calls
+//! [`Run::run_all`], which starts its own workers; the libtest-mimic
+//! harness calls [`Run::run_case`] from each libtest trial, on libtest's
+//! threads (`--test-threads`). Either way every case passes the same gate
+//! and [`Run::finish`] assembles the one record.
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::case::{Engine, skipped_record};
@@ -13,6 +19,15 @@ use crate::config::{CaseDef, Harness};
 use crate::events::{Event, Fanout};
 use crate::model::{CaseRecord, RunRecord};
 use crate::runner::select::Partition;
+
+/// Skip reason of a case not run because of an interrupt.
+pub const INTERRUPTED: &str = "the run was interrupted";
+/// Skip reason of a case not run because an earlier one failed.
+pub const FAIL_FAST: &str = "fail-fast: an earlier case failed";
+/// Skip reason of a case the filters left out.
+pub const FILTERED_OUT: &str = "filtered out";
+/// Skip reason of a case that never reported (its runner died).
+const NOT_RUN: &str = "the case was never run";
 
 /// Which cases of `harness` a run with `partition` includes.
 pub fn included<'a>(harness: &'a Harness, partition: Option<&Partition>) -> Vec<&'a CaseDef> {
@@ -35,165 +50,320 @@ pub fn run_warnings(harness: &Harness) -> Vec<String> {
     w
 }
 
-enum Msg {
-    Started(usize),
-    Finished(usize, Box<CaseRecord>),
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking case thread must not take the whole run down with it:
+    // the data behind these locks stays consistent at every await point.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Admission of cases: `exclusive` ones run alone.
+/// Admission of cases: an `exclusive` case runs alone. A waiting exclusive
+/// case holds back cases that arrive after it, so it is not starved by
+/// later ones and runs at its place in declaration order.
+#[derive(Default)]
 struct Gate {
-    state: Mutex<(usize, bool)>,
+    state: Mutex<GateState>,
     cv: Condvar,
 }
 
-impl Gate {
-    fn enter(&self, exclusive: bool) {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while s.1 || (exclusive && s.0 > 0) {
-            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-        }
-        s.0 += 1;
-        s.1 = exclusive;
-    }
+#[derive(Default)]
+struct GateState {
+    running: usize,
+    exclusive_running: bool,
+    exclusive_waiting: usize,
+}
 
-    fn leave(&self) {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.0 -= 1;
-        s.1 = false;
-        self.cv.notify_all();
+/// A case's admission; leaving the gate on drop, even on a panic.
+struct Pass<'g>(&'g Gate);
+
+impl Gate {
+    fn enter(&self, exclusive: bool) -> Pass<'_> {
+        let mut s = lock(&self.state);
+        if exclusive {
+            s.exclusive_waiting += 1;
+            while s.running > 0 {
+                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            s.exclusive_waiting -= 1;
+            s.exclusive_running = true;
+        } else {
+            while s.exclusive_running || s.exclusive_waiting > 0 {
+                s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        s.running += 1;
+        Pass(self)
     }
 }
 
-/// Run every included case and return the run record (reports are written
-/// by [`crate::report::finish`]).
+impl Drop for Pass<'_> {
+    fn drop(&mut self) {
+        let mut s = lock(&self.0.state);
+        s.running -= 1;
+        s.exclusive_running = false;
+        self.0.cv.notify_all();
+    }
+}
+
+/// One run of the included cases of a harness.
+pub struct Run<'h> {
+    harness: &'h Harness,
+    engine: Engine<'h>,
+    opts: RunOptions,
+    cases: Vec<&'h CaseDef>,
+    warnings: Vec<String>,
+    gate: Gate,
+    /// Fail-fast tripped.
+    stop: AtomicBool,
+    /// An interrupt cut a case short or kept one from running.
+    cut_short: AtomicBool,
+    slots: Mutex<Vec<Option<CaseRecord>>>,
+    fanout: Mutex<Fanout>,
+    started_at: jiff::Timestamp,
+    clock: Instant,
+}
+
+impl<'h> Run<'h> {
+    /// Prepare the run (patterns compiled, output directory created) and
+    /// emit `RunStarted` and the run-level warnings.
+    pub fn start(
+        harness: &'h Harness,
+        opts: RunOptions,
+        fanout: Fanout,
+    ) -> Result<Run<'h>, EngineError> {
+        let mut engine = Engine::new(
+            harness,
+            &opts.out_dir,
+            opts.run_id.clone(),
+            opts.interrupt.clone(),
+        )?;
+        engine.retries = opts.retries;
+        let cases = included(harness, opts.partition.as_ref());
+        let run = Run {
+            harness,
+            engine,
+            warnings: run_warnings(harness),
+            gate: Gate::default(),
+            stop: AtomicBool::new(false),
+            cut_short: AtomicBool::new(false),
+            slots: Mutex::new(cases.iter().map(|_| None).collect()),
+            cases,
+            opts,
+            fanout: Mutex::new(fanout),
+            started_at: jiff::Timestamp::now(),
+            clock: Instant::now(),
+        };
+        run.emit(&Event::RunStarted {
+            run_id: run.engine.run_id(),
+            suite_name: &harness.name,
+            case_count: run.cases.len(),
+        });
+        for w in &run.warnings {
+            run.emit(&Event::Warning { message: w });
+        }
+        Ok(run)
+    }
+
+    /// This run's id.
+    pub fn run_id(&self) -> &str {
+        self.engine.run_id()
+    }
+
+    /// The included cases, in declaration order; a case's position here is
+    /// what [`Run::run_case`] takes.
+    pub fn cases(&self) -> &[&'h CaseDef] {
+        &self.cases
+    }
+
+    fn emit(&self, event: &Event<'_>) {
+        lock(&self.fanout).emit(event);
+    }
+
+    fn interrupted(&self) -> bool {
+        self.opts.interrupt.as_ref().is_some_and(|i| i.requested())
+    }
+
+    /// Why `def` must not start now, if it must not.
+    fn reason_to_skip(&self, def: &CaseDef) -> Option<&'static str> {
+        if self.interrupted() {
+            Some(INTERRUPTED)
+        } else if !self.opts.filter.matches(&def.name) {
+            Some(FILTERED_OUT)
+        } else if self.stop.load(Ordering::SeqCst) {
+            Some(FAIL_FAST)
+        } else {
+            None
+        }
+    }
+
+    /// Run every case on up to `jobs` worker threads (`--jobs`, else the
+    /// harness file's `jobs`), taking them in declaration order.
+    pub fn run_all(&self) {
+        let jobs = match self.opts.jobs {
+            0 => self.harness.jobs,
+            n => n,
+        }
+        .clamp(1, self.cases.len().max(1));
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(|| {
+                    loop {
+                        let pos = next.fetch_add(1, Ordering::SeqCst);
+                        if pos >= self.cases.len() {
+                            break;
+                        }
+                        self.run_case(pos, |_| ());
+                    }
+                });
+            }
+        });
+    }
+
+    /// Run the case at `pos` of [`Run::cases`] (or skip it, with its
+    /// reason): wait at the gate, run it with its retries, emit its events,
+    /// keep its record, and hand the record to `inspect`.
+    pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
+        let def = self.cases[pos];
+        let rec = match self.reason_to_skip(def) {
+            Some(reason) => skipped_record(def, reason),
+            None => self.admit_and_run(def),
+        };
+        // Only an interrupt seen before a case ended counts: one that
+        // arrives after the last case finished leaves the run complete.
+        if self.interrupted() {
+            self.cut_short.store(true, Ordering::SeqCst);
+        }
+        self.record(pos, rec, inspect)
+    }
+
+    fn admit_and_run(&self, def: &CaseDef) -> CaseRecord {
+        let pass = self.gate.enter(def.exclusive);
+        // Waiting at the gate can outlast a failure or an interrupt: look
+        // again before starting.
+        if let Some(reason) = self.reason_to_skip(def) {
+            return skipped_record(def, reason);
+        }
+        self.emit(&Event::CaseStarted {
+            index: def.index,
+            name: &def.name,
+            kind: def.kind,
+        });
+        let rec = self.engine.run_case(def);
+        // Before leaving the gate: a case waiting there must see the stop.
+        if self.opts.fail_fast && rec.result.is_failure() {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        drop(pass);
+        rec
+    }
+
+    /// Record the case at `pos` as not run, for `reason` (a front door
+    /// that filtered it out itself).
+    pub fn skip(&self, pos: usize, reason: &str) {
+        self.record(pos, skipped_record(self.cases[pos], reason), |_| ());
+    }
+
+    fn record<R>(&self, pos: usize, rec: CaseRecord, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
+        self.emit(&Event::CaseFinished { case: &rec });
+        let out = inspect(&rec);
+        lock(&self.slots)[pos] = Some(rec);
+        out
+    }
+
+    /// The run record, cases in declaration order, and the reporters back
+    /// (for `RunFinished`, once the reports are written and checked).
+    pub fn finish(&self) -> (RunRecord, Fanout) {
+        let slots = std::mem::take(&mut *lock(&self.slots));
+        let cases = slots
+            .into_iter()
+            .zip(&self.cases)
+            .map(|(slot, def)| slot.unwrap_or_else(|| skipped_record(def, NOT_RUN)))
+            .collect();
+        let record = RunRecord {
+            run_id: self.engine.run_id().to_string(),
+            suite_name: self.harness.name.clone(),
+            harness_path: self.harness.file.clone().unwrap_or_default(),
+            harness_sha256: self.harness.sha256.clone(),
+            out_dir: self.opts.out_dir.clone(),
+            started_at: self.started_at,
+            hostname: super::hostname(),
+            junit: self.opts.junit.unwrap_or(self.harness.junit),
+            duration: self.clock.elapsed(),
+            cases,
+            partition: self.opts.partition.map(|p| p.to_string()),
+            declared_cases: self.harness.cases.len(),
+            interrupted: self.cut_short.load(Ordering::SeqCst),
+            warnings: self.warnings.clone(),
+        };
+        (record, std::mem::take(&mut *lock(&self.fanout)))
+    }
+}
+
+/// Run every included case with `opts` and return the run record and the
+/// reporters (reports are written by [`crate::report::finish`]).
 pub fn run(
     harness: &Harness,
-    opts: &RunOptions,
-    fanout: &mut Fanout,
-) -> Result<RunRecord, EngineError> {
-    let mut engine = Engine::new(
-        harness,
-        &opts.out_dir,
-        opts.run_id.clone(),
-        opts.interrupt.clone(),
-    )?;
-    engine.retries = opts.retries;
-    let started_at = jiff::Timestamp::now();
-    let clock = Instant::now();
-    let cases = included(harness, opts.partition.as_ref());
-    let warnings = run_warnings(harness);
+    opts: RunOptions,
+    fanout: Fanout,
+) -> Result<(RunRecord, Fanout), EngineError> {
+    let run = Run::start(harness, opts, fanout)?;
+    run.run_all();
+    Ok(run.finish())
+}
 
-    let _ = fanout.emit(&Event::RunStarted {
-        run_id: engine.run_id(),
-        suite_name: &harness.name,
-        case_count: cases.len(),
-    });
-    for w in &warnings {
-        let _ = fanout.emit(&Event::Warning { message: w });
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::CaseResult;
+    use crate::runner::interrupt::Interrupt;
+
+    /// A harness of `cases` verify commands (`true`) in a temp dir.
+    fn harness(dir: &std::path::Path, cases: usize) -> Harness {
+        let toml: String = (0..cases)
+            .map(|i| format!("[[verify]]\nname = \"c{i}\"\ncommand = \"true\"\n"))
+            .collect();
+        let file = dir.join("harness.toml");
+        std::fs::write(&file, toml).unwrap();
+        Harness::load(&file, None).unwrap()
     }
 
-    let jobs = if opts.jobs == 0 {
-        harness.jobs
-    } else {
-        opts.jobs
+    fn options(dir: &std::path::Path, interrupt: &Arc<Interrupt>) -> RunOptions {
+        RunOptions {
+            out_dir: dir.join("out"),
+            interrupt: Some(Arc::clone(interrupt)),
+            ..RunOptions::default()
+        }
     }
-    .max(1);
-    let queue = Mutex::new((0..cases.len()).collect::<VecDeque<usize>>());
-    let gate = Gate {
-        state: Mutex::new((0, false)),
-        cv: Condvar::new(),
-    };
-    let stop = AtomicBool::new(false);
-    let mut slots: Vec<Option<CaseRecord>> = (0..cases.len()).map(|_| None).collect();
-    let interrupted = || opts.interrupt.as_ref().is_some_and(|i| i.requested());
 
-    std::thread::scope(|s| {
-        let (tx, rx) = mpsc::channel::<Msg>();
-        for _ in 0..jobs.min(cases.len().max(1)) {
-            let tx = tx.clone();
-            let (queue, gate, stop, cases, engine) = (&queue, &gate, &stop, &cases, &engine);
-            s.spawn(move || {
-                loop {
-                    let Some(pos) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
-                    else {
-                        break;
-                    };
-                    let def = cases[pos];
-                    let skip = |reason: &str| skipped_record(def, reason);
-                    const INTERRUPTED: &str = "the run was interrupted";
-                    const FAIL_FAST: &str = "fail-fast: an earlier case failed";
-                    let rec = if interrupted() {
-                        skip(INTERRUPTED)
-                    } else if !opts.filter.matches(&def.name) {
-                        skip("filtered out")
-                    } else if stop.load(Ordering::SeqCst) {
-                        skip(FAIL_FAST)
-                    } else {
-                        gate.enter(def.exclusive);
-                        // Waiting at the gate (for an exclusive case, or as
-                        // one) can outlast a failure or an interrupt: look
-                        // again before starting.
-                        let late = if interrupted() {
-                            Some(INTERRUPTED)
-                        } else if stop.load(Ordering::SeqCst) {
-                            Some(FAIL_FAST)
-                        } else {
-                            None
-                        };
-                        if let Some(reason) = late {
-                            gate.leave();
-                            skip(reason)
-                        } else {
-                            let _ = tx.send(Msg::Started(pos));
-                            let rec = engine.run_case(def);
-                            gate.leave();
-                            if opts.fail_fast && rec.result.is_failure() {
-                                stop.store(true, Ordering::SeqCst);
-                            }
-                            rec
-                        }
-                    };
-                    if tx.send(Msg::Finished(pos, Box::new(rec))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for msg in rx {
-            match msg {
-                Msg::Started(pos) => {
-                    let _ = fanout.emit(&Event::CaseStarted {
-                        index: cases[pos].index,
-                        name: &cases[pos].name,
-                        kind: cases[pos].kind,
-                    });
-                }
-                Msg::Finished(pos, rec) => {
-                    let _ = fanout.emit(&Event::CaseFinished { case: &rec });
-                    slots[pos] = Some(*rec);
-                }
-            }
-        }
-    });
+    #[test]
+    fn an_interrupt_after_the_last_case_leaves_the_run_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = harness(dir.path(), 2);
+        let interrupt = Interrupt::new();
+        let run = Run::start(&h, options(dir.path(), &interrupt), Fanout::default()).unwrap();
+        run.run_all();
+        interrupt.request();
+        let (record, _) = run.finish();
+        assert!(!record.interrupted);
+        assert!(record.cases.iter().all(|c| c.result == CaseResult::Passed));
+        assert_eq!(crate::exit::for_record(&record), crate::exit::SUCCESS);
+    }
 
-    Ok(RunRecord {
-        run_id: engine.run_id().to_string(),
-        suite_name: harness.name.clone(),
-        harness_path: harness.file.clone().unwrap_or_default(),
-        harness_sha256: harness.sha256.clone(),
-        out_dir: opts.out_dir.clone(),
-        started_at,
-        hostname: super::hostname(),
-        junit: opts.junit.unwrap_or(harness.junit),
-        duration: clock.elapsed(),
-        cases: slots
-            .into_iter()
-            .map(|s| s.expect("every case reports"))
-            .collect(),
-        partition: opts.partition.map(|p| p.to_string()),
-        declared_cases: harness.cases.len(),
-        interrupted: interrupted(),
-        warnings,
-    })
+    #[test]
+    fn an_interrupt_before_the_last_case_interrupts_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = harness(dir.path(), 2);
+        let interrupt = Interrupt::new();
+        let run = Run::start(&h, options(dir.path(), &interrupt), Fanout::default()).unwrap();
+        run.run_case(0, |_| ());
+        interrupt.request();
+        run.run_case(1, |_| ());
+        let (record, _) = run.finish();
+        assert!(record.interrupted);
+        assert_eq!(record.cases[0].result, CaseResult::Passed);
+        assert_eq!(record.cases[1].reason.as_deref(), Some(INTERRUPTED));
+        assert_eq!(crate::exit::for_record(&record), crate::exit::INTERRUPTED);
+    }
 }

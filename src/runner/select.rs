@@ -83,11 +83,19 @@ impl fmt::Display for Partition {
     }
 }
 
+/// A `--partition` value that is not `count:K/N` or `hash:K/N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid partition `{value}`: expected `count:K/N` or `hash:K/N` with 1 <= K <= N")]
+pub struct PartitionError {
+    /// The value as given.
+    pub value: String,
+}
+
 impl FromStr for Partition {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            format!("invalid partition `{s}`: expected `count:K/N` or `hash:K/N` with 1 <= K <= N")
+    type Err = PartitionError;
+    fn from_str(s: &str) -> Result<Self, PartitionError> {
+        let bad = || PartitionError {
+            value: s.to_string(),
         };
         let (kind, rest) = s.split_once(':').ok_or_else(bad)?;
         let (k, n) = rest.split_once('/').ok_or_else(bad)?;

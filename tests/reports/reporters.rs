@@ -37,7 +37,12 @@ fn feed(reporter: &mut dyn Reporter, record: &RunRecord) {
         }
         reporter.report(&Event::CaseFinished { case }).unwrap();
     }
-    reporter.report(&Event::RunFinished { record }).unwrap();
+    reporter
+        .report(&Event::RunFinished {
+            record,
+            exit_code: cargo_golden::exit::for_record(record),
+        })
+        .unwrap();
 }
 
 fn redact(text: &str, out_dir: &Path) -> String {
