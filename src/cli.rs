@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::commands::validate::Format;
 use crate::config::{self, ConfigError, Harness};
 use crate::events::Fanout;
 use crate::exit;
 use crate::model::JunitFlavour;
 use crate::runner::select::{Filter, Partition};
 use crate::runner::{self, RunOptions};
+use crate::wire::message::{Message, MessageLine};
 
 #[derive(Parser, Debug)]
 #[command(name = "cargo", bin_name = "cargo", styles = clap_cargo::style::CLAP_STYLING)]
@@ -51,10 +53,12 @@ enum Command {
         #[command(flatten)]
         manifest: clap_cargo::Manifest,
     },
-    /// Check an observations.jsonl file against the observation schema.
+    /// Check a file the tool writes against its schema (observations.jsonl by default).
     Validate {
-        /// The JSON Lines file.
+        /// The file: observation lines, or a summary.json / evidence.json (told by its name).
         file: PathBuf,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Recompute every evidence hash from the artifact files.
     VerifyEvidence {
@@ -73,12 +77,42 @@ enum Command {
         #[arg(long, value_enum, value_name = "FLAVOUR")]
         junit: Option<JunitFlavour>,
     },
-    /// Print the JSON Schema of harness.toml.
+    /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
-        /// Print the observation record's schema instead.
-        #[arg(long)]
-        observation: bool,
+        #[command(flatten)]
+        format: FormatArg,
     },
+}
+
+/// Which output format `schema` prints or `validate` checks.
+#[derive(Args, Debug, Default)]
+#[group(multiple = false)]
+struct FormatArg {
+    /// The observation record (a line of observations.jsonl).
+    #[arg(long)]
+    observation: bool,
+    /// summary.json.
+    #[arg(long)]
+    summary: bool,
+    /// evidence.json.
+    #[arg(long)]
+    evidence: bool,
+    /// A line of `--message-format json` output (`run` and `list`).
+    #[arg(long)]
+    message: bool,
+}
+
+impl FormatArg {
+    fn format(&self) -> Option<Format> {
+        [
+            (self.observation, Format::Observation),
+            (self.summary, Format::Summary),
+            (self.evidence, Format::Evidence),
+            (self.message, Format::Message),
+        ]
+        .into_iter()
+        .find_map(|(on, f)| on.then_some(f))
+    }
 }
 
 /// Output format of the streaming messages.
@@ -163,10 +197,10 @@ pub fn main() -> i32 {
             path,
             manifest,
         }) => init(force, path, &manifest),
-        Some(Command::Validate { file }) => validate(&file),
+        Some(Command::Validate { file, format }) => validate(&file, format.format()),
         Some(Command::VerifyEvidence { dir }) => verify_evidence(&dir),
         Some(Command::Merge { dirs, out, junit }) => merge(&dirs, &out, junit),
-        Some(Command::Schema { observation }) => schema(observation),
+        Some(Command::Schema { format }) => schema(format.format()),
     }
 }
 
@@ -312,19 +346,19 @@ fn list(a: RunArgs) -> i32 {
             continue;
         }
         let r = match a.message_format {
-            MessageFormat::Json => writeln!(
-                out,
-                "{}",
-                serde_json::json!({
-                    "reason": "case",
-                    "index": c.index,
-                    "name": c.name,
-                    "kind": c.kind.as_str(),
-                    "file": file,
-                    "line": c.line,
-                    "command": c.command,
-                })
-            ),
+            MessageFormat::Json => {
+                let line = MessageLine::from(Message::Case {
+                    index: c.index,
+                    name: c.name.clone(),
+                    kind: c.kind,
+                    file: file.clone(),
+                    line: c.line,
+                    command: c.command.clone(),
+                });
+                serde_json::to_writer(&mut out, &line)
+                    .map_err(std::io::Error::other)
+                    .and_then(|()| writeln!(out))
+            }
             MessageFormat::Human => writeln!(
                 out,
                 "{:<6}  {}  ({}:{})",
@@ -438,8 +472,9 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
     }
 }
 
-fn validate(file: &Path) -> i32 {
-    match crate::wire::observation::validate_file(file) {
+fn validate(file: &Path, format: Option<Format>) -> i32 {
+    let format = format.unwrap_or_else(|| Format::of_file(file));
+    match crate::commands::validate::validate_file(file, format) {
         Ok(violations) if violations.is_empty() => {
             print_stdout(&format!("{}: valid", crate::layout::display_relative(file)));
             exit::SUCCESS
@@ -497,12 +532,8 @@ fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
     finish(record, &merged.harness_display, &mut fanout)
 }
 
-fn schema(observation: bool) -> i32 {
-    let schema = if observation {
-        crate::commands::schema::observation_schema()
-    } else {
-        crate::commands::schema::harness_schema()
-    };
+fn schema(format: Option<Format>) -> i32 {
+    let schema = crate::commands::schema::schema(format);
     match serde_json::to_string_pretty(&schema) {
         Ok(text) => {
             print_stdout(&text);

@@ -5,6 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A fresh run id: UTC time to the microsecond plus random bits, so ids
@@ -29,7 +30,7 @@ pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> St
 }
 
 /// Paths of a case's artifact files, relative to the out dir.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Artifacts {
     /// `command.txt`.
     pub command: String,

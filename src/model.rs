@@ -6,10 +6,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Whether a case is a golden project or a verify command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseKind {
     /// A project that must always keep working.
@@ -31,7 +32,17 @@ impl CaseKind {
 /// Which JUnit family `junit.xml` is written in: both carry the same
 /// results and counts, and differ in where per-case facts go.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum JunitFlavour {
@@ -65,7 +76,7 @@ impl JunitFlavour {
 }
 
 /// Execution status of a case (SPEC section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ExecutionStatus {
     /// Exit 0 and no failure pattern matched.
@@ -94,7 +105,7 @@ impl ExecutionStatus {
 }
 
 /// Evidence status: whether the command ran and how it exited.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum EvidenceStatus {
     /// Exit code 0.
@@ -117,7 +128,7 @@ impl EvidenceStatus {
 }
 
 /// The result a case counts as (SPEC section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum CaseResult {
     /// Met its expectation.
@@ -148,7 +159,7 @@ impl CaseResult {
 }
 
 /// Issue types of SPEC section 4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum IssueType {
     /// Validation failed.
@@ -192,7 +203,7 @@ impl IssueType {
 }
 
 /// Where in the pipeline an issue arose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// Configuration validation (validation patterns).
@@ -202,7 +213,7 @@ pub enum Stage {
 }
 
 /// How bad an issue is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Severity {
     /// Golden projects and validation failures.
@@ -212,7 +223,7 @@ pub enum Severity {
 }
 
 /// One problem found in a case; every FAILED or ERROR case has at least one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Issue {
     /// The issue type.
     #[serde(rename = "type")]
@@ -232,7 +243,7 @@ pub struct Issue {
 }
 
 /// A validation error extracted from pydantic-style output.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ValidationError {
     /// Dotted field path, e.g. `pipelines.0.nodes.2.params.1`.
     pub field: String,
@@ -339,7 +350,7 @@ impl CaseRecord {
 }
 
 /// Counts of case results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Counts {
     /// All cases in the record.
     pub total: usize,

@@ -45,7 +45,7 @@ env = {}
 
 /// The observation line of SPEC section 7.
 const SPEC_OBSERVATION: &str = r#"{"schema_version": "1.0.0", "type": "observation",
- "tool_call_id": "<uuid>", "timestamp_ns": "1763765058123456789",
+ "tool_call_id": "4f9c5d2e-8a1b-4c3d-9e7f-0a1b2c3d4e5f", "timestamp_ns": "1763765058123456789",
  "exit_code": 0, "stdout": "…", "stderr": "…", "encoding": "utf8",
  "duration_ms": 12.5, "metadata": {"case": "…", "kind": "golden", "result": "PASSED"}}"#;
 
@@ -273,11 +273,13 @@ fn property_names(table: &Value) -> BTreeSet<String> {
 #[test]
 fn every_table_has_exactly_the_loaders_keys() {
     let root = harness_schema();
-    for (table, keys) in KNOWN_KEYS {
+    for (table, keys) in KNOWN_KEYS.iter() {
         let schema = match *table {
             "" => &root,
             "harness" | "patterns" => resolve(&root, &root["properties"][table]),
-            "golden" | "verify" => resolve(&root, &root["properties"][table]["items"]),
+            "golden" | "verify" | "golden_projects" => {
+                resolve(&root, &root["properties"][table]["items"])
+            }
             other => panic!("KNOWN_KEYS has a table this test does not know: {other}"),
         };
         let expected: BTreeSet<String> = keys.iter().map(|k| k.to_string()).collect();

@@ -11,11 +11,12 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::hash::hex;
 use crate::layout::Artifacts;
+use crate::wire::decode_output;
+use crate::wire::evidence::Evidence;
 
 /// The marker the engine appends to a truncated output copy.
 use crate::runner::capture::TRUNCATION_MARKER;
@@ -105,20 +106,6 @@ impl fmt::Display for VerifyReport {
     }
 }
 
-/// The fields of `evidence.json` verification needs.
-#[derive(Deserialize)]
-struct EvidenceFile {
-    case: String,
-    raw_command: String,
-    exit_code: Option<i32>,
-    #[serde(default)]
-    stdout: String,
-    #[serde(default)]
-    stderr: String,
-    evidence_hash: Option<String>,
-    artifacts: Option<Artifacts>,
-}
-
 /// Verify every `evidence.json` under `dir`: an out dir (every run under
 /// `artifacts/`), a run dir (`artifacts/<run_id>`), or one case's
 /// execution dir. Errors only when `dir` cannot be walked; problems with
@@ -146,7 +133,7 @@ pub fn verify_evidence(dir: &Path) -> io::Result<VerifyReport> {
 }
 
 fn verify_one(path: &Path, report: &mut VerifyReport) {
-    let evidence: EvidenceFile = match std::fs::read(path)
+    let evidence: Evidence = match std::fs::read(path)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
     {
@@ -197,7 +184,9 @@ fn verify_one(path: &Path, report: &mut VerifyReport) {
                     (Artifacts::STDOUT, "stdout", stdout, &evidence.stdout),
                     (Artifacts::STDERR, "stderr", stderr, &evidence.stderr),
                 ] {
-                    if prefix_differs(file, copy) {
+                    let differs = decode_output(copy, evidence.encoding)
+                        .map_or(true, |copy| prefix_differs(file, &copy));
+                    if differs {
                         problems.push(format!("{name} differs from the recorded {field}"));
                     }
                 }
@@ -289,15 +278,11 @@ fn file_equals(path: &Path, expected: &[u8]) -> bool {
     read_prefix(path, expected.len()).is_some_and(|b| b == expected)
 }
 
-/// Whether the file visibly disagrees with the truncated copy recorded in
-/// `evidence.json`: the copy, without its truncation marker, must be the
-/// start of the file. Copies with replaced (non-UTF-8) bytes cannot be
-/// compared and count as agreeing.
-fn prefix_differs(path: &Path, copy: &str) -> bool {
-    if copy.contains('\u{FFFD}') {
-        return false;
-    }
-    let (expected, truncated) = match copy.strip_suffix(TRUNCATION_MARKER) {
+/// Whether the file disagrees with the truncated copy recorded in
+/// `evidence.json` (decoded, so exact): the copy, without its truncation
+/// marker, must be the start of the file.
+fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
+    let (expected, truncated) = match copy.strip_suffix(TRUNCATION_MARKER.as_bytes()) {
         Some(head) => (head, true),
         None => (copy, false),
     };
@@ -305,9 +290,9 @@ fn prefix_differs(path: &Path, copy: &str) -> bool {
         return true;
     };
     if truncated {
-        !head.starts_with(expected.as_bytes())
+        !head.starts_with(expected)
     } else {
-        head != expected.as_bytes()
+        head != expected
     }
 }
 

@@ -2,73 +2,26 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
 use super::{CaseDef, ConfigError, Diagnostic, Expected, Harness, Isolation};
 use crate::model::{CaseKind, JunitFlavour};
 
-/// Keys each table accepts, for `schema` and suggestions.
-pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
-    (
-        "",
-        &["harness", "patterns", "golden", "verify", "golden_projects"],
-    ),
-    (
-        "harness",
-        &[
-            "name",
-            "runner",
-            "timeout",
-            "truncate",
-            "require_golden",
-            "out_dir",
-            "jobs",
-            "retries",
-            "kill_grace",
-            "leak_wait",
-            "junit",
-        ],
-    ),
-    ("patterns", &["validation", "runtime", "abort", "builtin"]),
-    (
-        "golden",
-        &[
-            "name",
-            "path",
-            "description",
-            "command",
-            "expected",
-            "timeout",
-            "env",
-            "working_dir",
-            "isolation",
-            "ignore",
-            "retries",
-            "exclusive",
-        ],
-    ),
-    (
-        "verify",
-        &[
-            "name",
-            "command",
-            "description",
-            "working_dir",
-            "timeout",
-            "expected",
-            "env",
-            "retries",
-            "exclusive",
-        ],
-    ),
-];
+/// Keys each table accepts (`""` is the top level), for the checks below
+/// and suggestions: derived from the typed definition of the file
+/// ([`crate::wire::harness`]), which the printed schema comes from too.
+pub static KNOWN_KEYS: LazyLock<Vec<(&'static str, Vec<String>)>> =
+    LazyLock::new(crate::wire::harness::table_keys);
 
-fn keys_of(table: &str) -> &'static [&'static str] {
-    KNOWN_KEYS
+fn keys_of(table: &str) -> Vec<&'static str> {
+    let known: &'static [(&'static str, Vec<String>)] = &KNOWN_KEYS;
+    known
         .iter()
         .find(|(t, _)| *t == table)
-        .map_or(&[], |(_, k)| k)
+        .map(|(_, keys)| keys.iter().map(String::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// Collects diagnostics while checking one file.
@@ -309,13 +262,13 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         file,
         diags: Vec::new(),
     };
-    let Some(top) = cx.table(root, "the harness file", keys_of("")) else {
+    let Some(top) = cx.table(root, "the harness file", &keys_of("")) else {
         return Err(ConfigError::Invalid(cx.diags));
     };
 
     let mut require_golden_pos = None;
     if let Some((_, node)) = top.get("harness")
-        && let Some(t) = cx.table(node, "[harness]", keys_of("harness"))
+        && let Some(t) = cx.table(node, "[harness]", &keys_of("harness"))
     {
         for (key, (k, v)) in &t {
             match *key {
@@ -345,7 +298,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     }
 
     if let Some((_, node)) = top.get("patterns")
-        && let Some(t) = cx.table(node, "[patterns]", keys_of("patterns"))
+        && let Some(t) = cx.table(node, "[patterns]", &keys_of("patterns"))
     {
         for (key, (_, v)) in &t {
             if *key == "builtin" {
@@ -395,11 +348,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     for (ordinal, (kind, list_key, node)) in raw.into_iter().enumerate() {
         let ordinal = ordinal + 1;
         let what = format!("[[{list_key}]] #{ordinal}");
-        let mut allowed: Vec<&str> = keys_of(kind.as_str()).to_vec();
-        if list_key == "golden_projects" {
-            allowed.push("expected_outcome");
-        }
-        let Some(t) = cx.table(node, &what, &allowed) else {
+        let Some(t) = cx.table(node, &what, &keys_of(list_key)) else {
             continue;
         };
         let name = match t.get("name") {
@@ -626,9 +575,9 @@ mod tests {
 
     #[test]
     fn suggests_close_keys_only() {
-        assert_eq!(suggest("nmae", keys_of("golden")), Some("name"));
-        assert_eq!(suggest("comand", keys_of("golden")), Some("command"));
-        assert_eq!(suggest("zzzzzz", keys_of("golden")), None);
+        assert_eq!(suggest("nmae", &keys_of("golden")), Some("name"));
+        assert_eq!(suggest("comand", &keys_of("golden")), Some("command"));
+        assert_eq!(suggest("zzzzzz", &keys_of("golden")), None);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use super::markdown::{
 };
 use super::{NO_ISSUES_PHRASE, Written, observed};
 use crate::model::{CaseResult, Counts, JunitFlavour, RunRecord};
+use crate::wire::summary::Summary;
 
 /// The exit code the record calls for (see [`crate::exit::for_record`]).
 pub fn expected_exit_code(record: &RunRecord) -> i32 {
@@ -402,12 +403,12 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
     let Some(text) = read(path, found) else {
         return;
     };
-    let value: serde_json::Value = match serde_json::from_str(&text) {
+    let summary: Summary = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
             found.push(Disagreement::Unreadable {
                 path: path.to_path_buf(),
-                message: format!("not valid JSON: {e}"),
+                message: format!("not a valid summary: {e}"),
             });
             return;
         }
@@ -417,21 +418,17 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
         path,
         "final_status",
         record.final_status(),
-        value["final_status"].as_str().unwrap_or("(missing)"),
+        summary.final_status,
     );
-    match serde_json::from_value::<Counts>(value["counts"].clone()) {
-        Ok(c) => compare(found, path, "counts", counts_text(counts), counts_text(&c)),
-        Err(e) => found.push(Disagreement::Unreadable {
-            path: path.to_path_buf(),
-            message: format!("counts: {e}"),
-        }),
-    }
-    let cases = value["cases"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    compare(found, path, "cases", counts.total, cases.len());
-    let names: Vec<&str> = cases
-        .iter()
-        .map(|c| c["name"].as_str().unwrap_or(""))
-        .collect();
+    compare(
+        found,
+        path,
+        "counts",
+        counts_text(counts),
+        counts_text(&summary.counts),
+    );
+    compare(found, path, "cases", counts.total, summary.cases.len());
+    let names: Vec<&str> = summary.cases.iter().map(|c| c.name.as_str()).collect();
     let want: Vec<&str> = record.cases.iter().map(|c| c.name.as_str()).collect();
     if names != want {
         compare(
@@ -442,9 +439,10 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
             format!("{names:?}"),
         );
     }
-    let failures = cases
+    let failures = summary
+        .cases
         .iter()
-        .filter(|c| matches!(c["result"].as_str(), Some("FAILED" | "ERROR")))
+        .filter(|c| c.result.is_failure())
         .count();
     compare(
         found,

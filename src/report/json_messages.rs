@@ -2,23 +2,13 @@
 //! line, each with a `reason` naming the event, as `cargo build
 //! --message-format json` does.
 //!
-//! | reason | fields |
-//! |---|---|
-//! | `run-started` | `run_id`, `suite_name`, `case_count` |
-//! | `case-started` | `index`, `name`, `kind` |
-//! | `case-finished` | `index`, `name`, `kind`, `line`, `result`, `execution_status`, `status`, `exit_code`, `duration_seconds`, `evidence_hash`, `flaky`, `attempts`, `issues`, `warnings`, `not_run_reason`, `evidence` |
-//! | `warning` | `message` |
-//! | `run-finished` | `run_id`, `final_status`, `counts`, `duration_seconds`, `interrupted`, `exit_code` (the process's real exit code), `reports` |
-//!
-//! Output text is not included (it is in the evidence files and reports);
-//! a consumer that wants it follows `evidence`.
+//! The format is [`crate::wire::message`].
 
 use std::io::{self, Write};
 
-use serde_json::{Value, json};
-
 use super::Written;
 use crate::events::{Event, Reporter};
+use crate::wire::message::{CaseFinished, Message, MessageLine, ReportPaths, RunFinished};
 
 /// Writes each event as a JSON line.
 pub struct JsonMessageReporter<W: Write> {
@@ -45,66 +35,63 @@ impl<W: Write> JsonMessageReporter<W> {
 }
 
 /// The JSON message of one event.
-pub fn message(event: &Event<'_>) -> Value {
-    match event {
+pub fn message(event: &Event<'_>) -> MessageLine {
+    let message = match event {
         Event::RunStarted {
             run_id,
             suite_name,
             case_count,
-        } => json!({
-            "reason": "run-started",
-            "run_id": run_id,
-            "suite_name": suite_name,
-            "case_count": case_count,
-        }),
-        Event::CaseStarted { index, name, kind } => json!({
-            "reason": "case-started",
-            "index": index,
-            "name": name,
-            "kind": kind,
-        }),
-        Event::CaseFinished { case } => json!({
-            "reason": "case-finished",
-            "index": case.index,
-            "name": case.name,
-            "kind": case.kind,
-            "line": case.line,
-            "result": case.result,
-            "execution_status": case.execution_status,
-            "status": case.status,
-            "exit_code": case.exit_code,
-            "duration_seconds": case.duration.as_secs_f64(),
-            "evidence_hash": case.evidence_hash,
-            "flaky": case.flaky,
-            "attempts": case.previous_attempts.len() + 1,
-            "issues": case.issues,
-            "warnings": case.warnings,
-            "not_run_reason": case.reason,
-            "evidence": case.artifacts.as_ref().map(|a| &a.evidence),
-        }),
-        Event::Warning { message } => json!({
-            "reason": "warning",
-            "message": message,
-        }),
+        } => Message::RunStarted {
+            run_id: run_id.to_string(),
+            suite_name: suite_name.to_string(),
+            case_count: *case_count,
+        },
+        Event::CaseStarted { index, name, kind } => Message::CaseStarted {
+            index: *index,
+            name: name.to_string(),
+            kind: *kind,
+        },
+        Event::CaseFinished { case } => Message::CaseFinished(Box::new(CaseFinished {
+            index: case.index,
+            name: case.name.clone(),
+            kind: case.kind,
+            line: case.line,
+            result: case.result,
+            execution_status: case.execution_status,
+            status: case.status,
+            exit_code: case.exit_code,
+            duration_seconds: case.duration.as_secs_f64(),
+            evidence_hash: case.evidence_hash.clone(),
+            flaky: case.flaky,
+            attempts: case.previous_attempts.len() + 1,
+            issues: case.issues.clone(),
+            warnings: case.warnings.clone(),
+            not_run_reason: case.reason.clone(),
+            evidence: case.artifacts.as_ref().map(|a| a.evidence.clone()),
+        })),
+        Event::Warning { message } => Message::Warning {
+            message: message.to_string(),
+        },
         Event::RunFinished { record, exit_code } => {
             let written = Written::in_dir(&record.out_dir);
-            json!({
-                "reason": "run-finished",
-                "run_id": record.run_id,
-                "final_status": record.final_status(),
-                "counts": record.counts(),
-                "duration_seconds": record.duration.as_secs_f64(),
-                "interrupted": record.interrupted,
-                "exit_code": exit_code,
-                "reports": {
-                    "junit": written.junit.to_string_lossy(),
-                    "markdown": written.markdown.to_string_lossy(),
-                    "summary": written.summary.to_string_lossy(),
-                    "observations": written.observations.to_string_lossy(),
+            let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+            Message::RunFinished(Box::new(RunFinished {
+                run_id: record.run_id.clone(),
+                final_status: record.final_status().to_string(),
+                counts: record.counts(),
+                duration_seconds: record.duration.as_secs_f64(),
+                interrupted: record.interrupted,
+                exit_code: *exit_code,
+                reports: ReportPaths {
+                    junit: path(&written.junit),
+                    markdown: path(&written.markdown),
+                    summary: path(&written.summary),
+                    observations: path(&written.observations),
                 },
-            })
+            }))
         }
-    }
+    };
+    message.into()
 }
 
 impl<W: Write> Reporter for JsonMessageReporter<W> {

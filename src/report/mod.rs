@@ -25,13 +25,12 @@ use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
+use crate::wire::evidence::Evidence;
 use crate::wire::observation::Observation;
 
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
-pub use summary::{SummaryFile, read_summary, read_summary_file};
+pub use summary::{SummaryFile, parse_summary, read_summary, read_summary_file};
 
 /// File name of the JUnit report in the out dir.
 pub const JUNIT_FILE: &str = "junit.xml";
@@ -129,41 +128,6 @@ pub enum ReportError {
     },
 }
 
-/// The `evidence.json` document of one case (SPEC section 5), fields in the
-/// order of the contract.
-pub fn evidence_json(case: &CaseRecord) -> serde_json::Value {
-    json!({
-        "case": case.name,
-        "kind": case.kind,
-        "raw_command": case.raw_command,
-        "working_dir": case.working_dir.to_string_lossy(),
-        "exit_code": case.exit_code,
-        "stdout": lossy(&case.stdout),
-        "stderr": lossy(&case.stderr),
-        "started_at": case.started_at.map(|t| t.to_string()),
-        "finished_at": case.finished_at.map(|t| t.to_string()),
-        "duration_seconds": case.duration.as_secs_f64(),
-        "status": case.status,
-        "execution_status": case.execution_status,
-        "result": case.result,
-        "evidence_hash": case.evidence_hash,
-        "issues": case.issues,
-        "validation_errors": case.validation_errors,
-        "artifacts": case.artifacts,
-        "warnings": case.warnings,
-        "flaky": case.flaky,
-        "reason": case.reason,
-        // Earlier failed attempts of a retried case, each with its own evidence.
-        "previous_attempts": case.previous_attempts.iter().map(|a| json!({
-            "result": a.result,
-            "execution_status": a.execution_status,
-            "exit_code": a.exit_code,
-            "evidence_hash": a.evidence_hash,
-            "evidence": a.artifacts.as_ref().map(|x| &x.evidence),
-        })).collect::<Vec<_>>(),
-    })
-}
-
 /// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
 /// directory. A case without artifact paths is an `InvalidInput` error: the
 /// engine decides where evidence lives, not the report.
@@ -178,7 +142,8 @@ pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let mut text = serde_json::to_string_pretty(&evidence_json(case)).map_err(io::Error::other)?;
+    let mut text =
+        serde_json::to_string_pretty(&Evidence::from_case(case)).map_err(io::Error::other)?;
     text.push('\n');
     atomic_write(&path, text.as_bytes())
 }

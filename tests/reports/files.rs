@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use cargo_golden::commands::validate::{Format, validate_file};
 use cargo_golden::model::{CaseResult, JunitFlavour, RunRecord};
 use cargo_golden::report::{self, read_summary, write_all, write_evidence};
-use cargo_golden::wire::observation::validate_file;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::support::{self, HOSTILE_NAME};
@@ -344,8 +346,9 @@ fn summary_counts_and_round_trip() {
         assert_eq!(a.raw_command, b.raw_command);
         assert_eq!(a.working_dir, b.working_dir);
         assert_eq!(a.exit_code, b.exit_code);
-        assert_eq!(a.stdout, String::from_utf8_lossy(&b.stdout).as_bytes());
-        assert_eq!(a.stderr, String::from_utf8_lossy(&b.stderr).as_bytes());
+        // Lossless: invalid UTF-8 and NUL come back byte for byte.
+        assert_eq!(a.stdout, b.stdout);
+        assert_eq!(a.stderr, b.stderr);
         assert_eq!(a.started_at, b.started_at);
         assert_eq!(a.finished_at, b.finished_at);
         assert!(a.duration.abs_diff(b.duration) < Duration::from_micros(1));
@@ -409,7 +412,7 @@ fn observations_cover_cases_that_ran_and_validate() {
     assert_eq!(lines[1]["stdout"], "No issues observed\n");
     assert_eq!(lines[0]["timestamp_ns"], support::T0_NS.to_string());
 
-    let violations = validate_file(&written.observations).unwrap();
+    let violations = validate_file(&written.observations, Format::Observation).unwrap();
     assert!(violations.is_empty(), "{violations:?}");
     drop(dir);
 }
@@ -427,6 +430,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
     assert_eq!(
         keys,
         [
+            "schema_version",
             "case",
             "kind",
             "raw_command",
@@ -434,6 +438,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "exit_code",
             "stdout",
             "stderr",
+            "encoding",
             "started_at",
             "finished_at",
             "duration_seconds",
@@ -458,7 +463,12 @@ fn evidence_json_has_the_contract_fields_in_order() {
     assert_eq!(v["status"], "FAILURE");
     assert_eq!(v["result"], "FAILED");
     assert_eq!(v["evidence_hash"], case.evidence_hash.as_deref().unwrap());
-    assert!(v["stdout"].as_str().unwrap().starts_with("\x1b[31mred"));
+    // Invalid UTF-8 and NUL in this case's output: both copies in Base64,
+    // the exact bytes.
+    assert_eq!(v["encoding"], "base64");
+    let stdout = BASE64.decode(v["stdout"].as_str().unwrap()).unwrap();
+    assert_eq!(stdout, case.stdout);
+    assert!(stdout.starts_with(b"\x1b[31mred"));
 
     let skipped = &record.cases[3];
     assert_eq!(

@@ -3,7 +3,8 @@
 //! the fixture and the one random field (tool_call_id) is redacted.
 
 use cargo_golden::model::JunitFlavour;
-use cargo_golden::report::{evidence_json, write_all};
+use cargo_golden::report::write_all;
+use cargo_golden::wire::evidence::Evidence;
 
 use crate::support;
 
@@ -63,6 +64,6 @@ fn evidence_json_of_a_failed_case() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     insta::assert_snapshot!(
-        serde_json::to_string_pretty(&evidence_json(&record.cases[1])).unwrap()
+        serde_json::to_string_pretty(&Evidence::from_case(&record.cases[1])).unwrap()
     );
 }

@@ -1,8 +1,9 @@
 //! `cargo golden validate`: one test per kind of violation, each checking
 //! the line number and the field path in the message.
 
+use cargo_golden::commands::validate::{Format, Violation};
 use cargo_golden::model::{CaseKind, CaseResult, ExecutionStatus};
-use cargo_golden::wire::observation::{Observation, Violation, validate_file};
+use cargo_golden::wire::observation::Observation;
 use serde_json::{Value, json};
 
 use crate::support;
@@ -28,7 +29,11 @@ fn violations_of(bad: &str) -> Vec<Violation> {
     let path = dir.path().join("obs.jsonl");
     let good = valid().to_string();
     std::fs::write(&path, format!("{good}\n{good}\n{bad}\n")).unwrap();
-    validate_file(&path).unwrap()
+    validate_file(&path)
+}
+
+fn validate_file(path: &std::path::Path) -> Vec<Violation> {
+    cargo_golden::commands::validate::validate_file(path, Format::Observation).unwrap()
 }
 
 fn with(field: &str, value: Value) -> String {
@@ -48,7 +53,7 @@ fn without(field: &str) -> String {
 fn assert_one(bad: &str, path: &str, message: &str) {
     let v = violations_of(bad);
     assert_eq!(v.len(), 1, "{v:#?}");
-    assert_eq!(v[0].line, 3);
+    assert_eq!(v[0].line, Some(3));
     assert_eq!(v[0].path, path);
     assert!(v[0].message.contains(message), "{}", v[0]);
     let shown = v[0].to_string();
@@ -64,7 +69,7 @@ fn valid_file_has_no_violation() {
     b64["stdout"] = "AAEC/w==".into();
     b64["stderr"] = "".into();
     std::fs::write(&path, format!("{}\n{}\n", valid(), b64)).unwrap();
-    assert_eq!(validate_file(&path).unwrap(), []);
+    assert_eq!(validate_file(&path), []);
 }
 
 #[test]
@@ -134,7 +139,12 @@ fn nested_metadata() {
     let found = violations_of(&v.to_string());
     assert_eq!(found.len(), 2, "{found:#?}");
     assert_eq!(found[0].path, "$.metadata.nested");
-    assert!(found[0].message.contains("metadata must be flat"));
+    assert!(
+        found[0]
+            .message
+            .contains("must be a string, a number or a boolean, found object"),
+        "{found:#?}"
+    );
     assert_eq!(found[1].path, "$.metadata[\"odd key\"]");
 }
 
@@ -204,4 +214,53 @@ fn every_violation_of_a_line_is_reported() {
     let found = violations_of(&v.to_string());
     let paths: Vec<_> = found.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["$.schema_version", "$.stderr", "$.duration_ms"]);
+}
+
+#[test]
+fn null_exit_code_is_valid_and_null_elsewhere_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("obs.jsonl");
+    std::fs::write(&path, format!("{}\n", with("exit_code", Value::Null))).unwrap();
+    assert_eq!(validate_file(&path), []);
+
+    assert_one(
+        &with("stdout", Value::Null),
+        "$.stdout",
+        "must be a string, found null",
+    );
+    assert_one(
+        &with("duration_ms", Value::Null),
+        "$.duration_ms",
+        "must be a number, found null",
+    );
+    assert_one(
+        &with("tool_call_id", Value::Null),
+        "$.tool_call_id",
+        "must be a string, found null",
+    );
+}
+
+#[test]
+fn tool_call_id_must_be_a_uuid() {
+    for bad in ["", "not-a-uuid", "12345678-1234-1234-1234-12345678901"] {
+        assert_one(
+            &with("tool_call_id", json!(bad)),
+            "$.tool_call_id",
+            "must be a UUID",
+        );
+    }
+}
+
+#[test]
+fn checks_beyond_the_schema() {
+    assert_one(
+        &with("exit_code", json!(1u64 << 40)),
+        "$.exit_code",
+        "must fit a 32-bit exit code",
+    );
+    assert_one(
+        &with("timestamp_ns", json!("9".repeat(60))),
+        "$.timestamp_ns",
+        "decimal string",
+    );
 }

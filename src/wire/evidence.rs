@@ -1,0 +1,134 @@
+//! `evidence.json` (SPEC section 5): the record of one case (or one attempt
+//! of it) beside its artifact files, `command.txt`, `stdout.log` and
+//! `stderr.log`. `verify-evidence` reads it back to recompute the hash.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Encoding, encode_outputs};
+use crate::layout::Artifacts;
+use crate::model::{
+    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, ValidationError,
+};
+
+/// The schema version written by this crate.
+pub const SCHEMA_VERSION: &str = "1.0.0";
+
+/// # cargo-golden evidence
+///
+/// The evidence of one case: `<out_dir>/artifacts/<run_id>/execution/<case_slug>/evidence.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = super::base64_when_encoded)]
+pub struct Evidence {
+    /// Version of this format: `1.<minor>.<patch>`.
+    #[schemars(schema_with = "super::schema_version_schema")]
+    pub schema_version: String,
+    /// Case name.
+    pub case: String,
+    /// `golden` or `verify`.
+    pub kind: CaseKind,
+    /// The exact command string run (also in `command.txt`).
+    pub raw_command: String,
+    /// Absolute working directory.
+    pub working_dir: String,
+    /// Exit code; 128+N when killed by signal N; null when not run.
+    pub exit_code: Option<i32>,
+    /// stdout, truncated as in the reports (the full output is in
+    /// `stdout.log`); Base64 when `encoding` is `"base64"`.
+    pub stdout: String,
+    /// stderr, truncated as in the reports (the full output is in
+    /// `stderr.log`); Base64 when `encoding` is `"base64"`.
+    pub stderr: String,
+    /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
+    /// not valid UTF-8 (or a NUL): then both are Base64.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// When the command started, RFC 3339 UTC.
+    pub started_at: Option<jiff::Timestamp>,
+    /// When it finished, RFC 3339 UTC.
+    pub finished_at: Option<jiff::Timestamp>,
+    /// Wall clock in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`: exit code 0, not 0, or not run.
+    pub status: EvidenceStatus,
+    /// Classification of the output.
+    pub execution_status: ExecutionStatus,
+    /// What the case counts as.
+    pub result: CaseResult,
+    /// Hex sha256 of `command + "|" + stdout + "|" + stderr + "|" +
+    /// exit_code` over the full artifact files; null when not run.
+    pub evidence_hash: Option<String>,
+    /// Issues (at least one when FAILED or ERROR).
+    pub issues: Vec<Issue>,
+    /// Validation errors extracted from pydantic-style output.
+    pub validation_errors: Vec<ValidationError>,
+    /// Paths of the artifact files, relative to the out dir.
+    pub artifacts: Option<Artifacts>,
+    /// Warnings about the case (leaked processes, ...).
+    pub warnings: Vec<String>,
+    /// Passed on a retry after failing.
+    pub flaky: bool,
+    /// Why the case could not run, when it did not.
+    pub reason: Option<String>,
+    /// Earlier failed attempts of a retried case, oldest first, each with
+    /// its own evidence.
+    pub previous_attempts: Vec<PreviousAttempt>,
+}
+
+/// An earlier attempt of a retried case, as `evidence.json` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PreviousAttempt {
+    /// What the attempt counted as.
+    pub result: CaseResult,
+    /// Classification of its output.
+    pub execution_status: ExecutionStatus,
+    /// Its exit code.
+    pub exit_code: Option<i32>,
+    /// Its evidence hash.
+    pub evidence_hash: Option<String>,
+    /// Its own `evidence.json`, relative to the out dir.
+    pub evidence: Option<String>,
+}
+
+impl Evidence {
+    /// The evidence document of `case`.
+    pub fn from_case(case: &CaseRecord) -> Evidence {
+        let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
+        Evidence {
+            schema_version: SCHEMA_VERSION.to_string(),
+            case: case.name.clone(),
+            kind: case.kind,
+            raw_command: case.raw_command.clone(),
+            working_dir: case.working_dir.to_string_lossy().into_owned(),
+            exit_code: case.exit_code,
+            stdout,
+            stderr,
+            encoding,
+            started_at: case.started_at,
+            finished_at: case.finished_at,
+            duration_seconds: case.duration.as_secs_f64(),
+            status: case.status,
+            execution_status: case.execution_status,
+            result: case.result,
+            evidence_hash: case.evidence_hash.clone(),
+            issues: case.issues.clone(),
+            validation_errors: case.validation_errors.clone(),
+            artifacts: case.artifacts.clone(),
+            warnings: case.warnings.clone(),
+            flaky: case.flaky,
+            reason: case.reason.clone(),
+            previous_attempts: case
+                .previous_attempts
+                .iter()
+                .map(|a| PreviousAttempt {
+                    result: a.result,
+                    execution_status: a.execution_status,
+                    exit_code: a.exit_code,
+                    evidence_hash: a.evidence_hash.clone(),
+                    evidence: a.artifacts.as_ref().map(|x| x.evidence.clone()),
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The harness file (`harness.toml`, or YAML with the same structure): the
+//! typed definition of its keys, their types and their documentation.
+//!
+//! The loader ([`crate::config`]) checks a spanned tree so that every error
+//! of a file is reported at once with its line and column; the keys it
+//! accepts ([`crate::config::KNOWN_KEYS`]) and the JSON Schema that
+//! `cargo golden schema` prints are both derived from the types below, so a
+//! key is added in one place. Tests hold the loader's value checks to the
+//! schema: files it accepts pass the schema and deserialize into
+//! [`HarnessFile`], files it rejects for a reason a schema can express fail
+//! both.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Value, json};
+
+use crate::config::defaults;
+use crate::model::JunitFlavour;
+
+/// The JSON Schema of `harness.toml` (and of its YAML form).
+///
+/// Unknown keys are rejected (`additionalProperties: false`) so that
+/// editors flag typos the way `cargo golden` does.
+pub fn harness_schema() -> Value {
+    let mut settings = SchemaSettings::draft07().for_deserialize();
+    settings.transforms.insert(
+        0,
+        Box::new(RecursiveTransform(drop_null as fn(&mut Schema))),
+    );
+    super::generate::<HarnessFile>(settings)
+}
+
+/// The keys each table of the file accepts, read off [`harness_schema`]:
+/// `""` for the top level, then `harness`, `patterns`, `golden`, `verify`
+/// and `golden_projects`.
+pub fn table_keys() -> Vec<(&'static str, Vec<String>)> {
+    let root = harness_schema();
+    let keys = |schema: &Value| -> Vec<String> {
+        resolve(&root, schema)["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let props = &root["properties"];
+    vec![
+        ("", keys(&root)),
+        ("harness", keys(&props["harness"])),
+        ("patterns", keys(&props["patterns"])),
+        ("golden", keys(&props["golden"]["items"])),
+        ("verify", keys(&props["verify"]["items"])),
+        ("golden_projects", keys(&props["golden_projects"]["items"])),
+    ]
+}
+
+/// Follows a local `$ref` (possibly inside a one-element `allOf`) to the
+/// schema it names.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    let target = schema
+        .get("$ref")
+        .or_else(|| schema.pointer("/allOf/0/$ref"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| root.pointer(pointer));
+    match target {
+        Some(t) => resolve(root, t),
+        None => schema,
+    }
+}
+
+/// TOML has no null, and the loader rejects YAML's `~` wherever a value is
+/// expected, so the `null` schemars allows in `Option` fields is dropped.
+fn drop_null(schema: &mut Schema) {
+    let is_null = |s: &Value| s.get("type").is_some_and(|t| t == "null");
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            schema.insert("type".into(), only);
+        }
+    }
+    let Some(Value::Array(any_of)) = schema.get_mut("anyOf") else {
+        return;
+    };
+    if !any_of.iter().any(is_null) {
+        return;
+    }
+    any_of.retain(|s| !is_null(s));
+    if let [Value::Object(only)] = any_of.as_slice() {
+        let only = only.clone();
+        schema.remove("anyOf");
+        for (k, v) in only {
+            schema.insert(k, v);
+        }
+    }
+}
+
+/// Durations as the loader parses them (`humantime`): numbers with units,
+/// optionally fractional, optionally separated by spaces.
+pub const DURATION_PATTERN: &str = r"^\s*(\d+(\.\d+)?\s*(nanos|nsec|ns|usec|us|µs|millis|msec|ms|seconds|second|secs|sec|s|minutes|minute|mins|min|m|hours|hour|hrs|hr|h|days|day|d|weeks|week|wks|wk|w|months|month|M|years|year|yrs|yr|y)\s*)+$";
+
+/// `expected`: success, or a failure whose output matches a regex.
+const EXPECTED_PATTERN: &str = r"^(success|specific_error:.+)$";
+
+/// Implements [`JsonSchema`] for a leaf type with a fixed, inlined schema.
+macro_rules! leaf {
+    ($ty:ident, $schema:expr) => {
+        impl JsonSchema for $ty {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                Schema::try_from($schema).expect("leaf schemas are JSON objects")
+            }
+        }
+    };
+}
+
+/// A humantime duration such as `"90s"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HumanDuration(pub String);
+leaf!(
+    HumanDuration,
+    json!({
+        "type": "string",
+        "pattern": DURATION_PATTERN,
+        "examples": ["500ms", "90s", "2m", "1h 30m"],
+    })
+);
+
+impl HumanDuration {
+    fn of(d: std::time::Duration) -> HumanDuration {
+        HumanDuration(humantime::format_duration(d).to_string())
+    }
+}
+
+/// `"success"` or `"specific_error:<regex>"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ExpectedOutcome(pub String);
+leaf!(
+    ExpectedOutcome,
+    json!({
+        "type": "string",
+        "pattern": EXPECTED_PATTERN,
+        "examples": ["success", "specific_error:validation error for \\w+"],
+    })
+);
+
+/// An integer of at least 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AtLeastOne(pub u64);
+leaf!(AtLeastOne, json!({ "type": "integer", "minimum": 1 }));
+
+/// An integer of at least 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AtLeastZero(pub u64);
+leaf!(AtLeastZero, json!({ "type": "integer", "minimum": 0 }));
+
+/// A Rust `regex` pattern (not checked by the schema: the JSON Schema
+/// dialect of regexes differs from Rust's).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RustRegex(pub String);
+leaf!(RustRegex, json!({ "type": "string" }));
+
+/// A glob relative to the golden project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Glob(pub String);
+leaf!(Glob, json!({ "type": "string" }));
+
+/// An environment value: the loader turns numbers and booleans into text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EnvValue {
+    /// Text, used as is.
+    String(String),
+    /// An integer, written in decimal.
+    Integer(i64),
+    /// A float.
+    Float(f64),
+    /// `true` or `false`.
+    Bool(bool),
+}
+leaf!(EnvValue, json!({ "type": ["string", "number", "boolean"] }));
+
+/// # cargo-golden harness file
+///
+/// Golden projects and verify commands that `cargo golden` (and
+/// `cargo test --test golden`) runs as test cases, in the order they are
+/// written: `[[golden]]` and `[[verify]]` tables may interleave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = require_command_without_runner)]
+pub struct HarnessFile {
+    /// Suite-wide settings.
+    pub harness: Option<HarnessTable>,
+    /// Failure patterns, regexes matched per line over stdout and stderr.
+    /// A match overrides the exit code.
+    pub patterns: Option<Patterns>,
+    /// Golden projects: projects (a directory or one file) that must always
+    /// keep working. A run never modifies them.
+    #[serde(default)]
+    pub golden: Vec<Golden>,
+    /// Verify commands: shell commands whose success is a post-condition.
+    #[serde(default)]
+    pub verify: Vec<Verify>,
+    /// Older list form of golden projects (mostly in YAML files), with
+    /// `expected_outcome` for `expected`.
+    #[serde(default, deserialize_with = "legacy_golden")]
+    #[schemars(schema_with = "legacy_golden_list")]
+    pub golden_projects: Vec<Golden>,
+}
+
+/// Suite-wide settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessTable {
+    /// Suite name in the reports. Default: the workspace root directory's
+    /// name.
+    pub name: Option<String>,
+    /// Default command of golden projects, run with `sh -c`. `{path}`,
+    /// `{dir}` and `{name}` are replaced, shell-quoted.
+    #[schemars(example = &"odibi run {path}")]
+    pub runner: Option<String>,
+    /// Default per-case timeout. On timeout the case's process group gets
+    /// SIGTERM, then SIGKILL after `kill_grace`, and the case is ABORTED.
+    #[serde(default = "default_timeout")]
+    pub timeout: HumanDuration,
+    /// Characters of stdout and stderr kept in reports; the artifact files
+    /// always keep everything.
+    #[serde(default = "default_truncate")]
+    pub truncate: AtLeastOne,
+    /// `true`: declaring no golden project is a config error.
+    #[serde(default)]
+    pub require_golden: bool,
+    /// Directory of reports and evidence, relative to this file. Default:
+    /// `<cargo target dir>/golden`.
+    #[schemars(example = &"target/golden")]
+    pub out_dir: Option<String>,
+    /// Cases run at once. 1 runs them one after another.
+    #[serde(default = "default_jobs")]
+    pub jobs: AtLeastOne,
+    /// Default number of extra attempts for a failed case; a later pass
+    /// makes it PASSED and flaky.
+    #[serde(default = "default_retries")]
+    pub retries: AtLeastZero,
+    /// Time between SIGTERM and SIGKILL when a case times out.
+    #[serde(default = "default_kill_grace")]
+    pub kill_grace: HumanDuration,
+    /// How long to wait for output pipes still held by processes a case
+    /// left behind, before killing its process group.
+    #[serde(default = "default_leak_wait")]
+    pub leak_wait: HumanDuration,
+    /// The JUnit family of `junit.xml`. `--junit` overrides it.
+    #[serde(default)]
+    pub junit: JunitFlavour,
+}
+
+/// Failure patterns, added to the built-in ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Patterns {
+    /// A match makes the case VALIDATION_FAILED.
+    #[serde(default)]
+    pub validation: Vec<RustRegex>,
+    /// A match makes the case RUNTIME_FAILED.
+    #[serde(default)]
+    pub runtime: Vec<RustRegex>,
+    /// A match makes the case ABORTED.
+    #[serde(default)]
+    pub abort: Vec<RustRegex>,
+    /// `false` drops the built-in patterns.
+    #[serde(default = "default_true")]
+    pub builtin: bool,
+}
+
+/// A golden project: one test case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Golden {
+    /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// The project: a directory or one file, absolute or relative to this
+    /// file.
+    #[schemars(example = &"golden/sales_daily_etl")]
+    pub path: String,
+    /// What the project is and why it must keep working.
+    pub description: Option<String>,
+    /// Command run with `sh -c`. Default: `[harness] runner`. `{path}`,
+    /// `{dir}` and `{name}` are replaced, shell-quoted.
+    #[schemars(example = &"sh run.sh")]
+    pub command: Option<String>,
+    /// `"success"`, or `"specific_error:<regex>"`: the case must fail and
+    /// its stdout or stderr match the regex.
+    #[serde(default = "default_expected")]
+    pub expected: ExpectedOutcome,
+    /// Timeout of this case. Default: `[harness] timeout`.
+    pub timeout: Option<HumanDuration>,
+    /// Environment variables added to the inherited environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, EnvValue>,
+    /// Directory the command runs in, relative to this file. Default: `path`
+    /// if it is a directory, else its parent.
+    pub working_dir: Option<String>,
+    /// How the project is protected from modification by a run.
+    #[serde(default = "default_isolation")]
+    pub isolation: Isolation,
+    /// Globs, relative to the project, of files the modification check
+    /// leaves out.
+    #[serde(default)]
+    pub ignore: Vec<Glob>,
+    /// Extra attempts when the case fails. Default: `[harness] retries`.
+    pub retries: Option<AtLeastZero>,
+    /// `true`: run alone, even with `jobs` > 1.
+    #[serde(default)]
+    pub exclusive: bool,
+}
+
+/// How a golden project is protected from modification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// Hash the project's files before and after the run; any change fails
+    /// the case with GOLDEN_MODIFIED.
+    Check,
+    /// Run in a fresh temporary copy of the project.
+    Copy,
+}
+
+/// A verify command: one test case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Verify {
+    /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Command run with `sh -c`.
+    #[schemars(example = &"cargo build --locked")]
+    pub command: String,
+    /// What the command checks.
+    pub description: Option<String>,
+    /// Directory the command runs in, relative to this file. Default: this
+    /// file's directory.
+    pub working_dir: Option<String>,
+    /// Timeout of this case. Default: `[harness] timeout`.
+    pub timeout: Option<HumanDuration>,
+    /// `"success"`, or `"specific_error:<regex>"`: the command must fail
+    /// and its stdout or stderr match the regex.
+    #[serde(default = "default_expected")]
+    pub expected: ExpectedOutcome,
+    /// Environment variables added to the inherited environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, EnvValue>,
+    /// Extra attempts when the case fails. Default: `[harness] retries`.
+    pub retries: Option<AtLeastZero>,
+    /// `true`: run alone, even with `jobs` > 1.
+    #[serde(default)]
+    pub exclusive: bool,
+}
+
+fn default_timeout() -> HumanDuration {
+    HumanDuration::of(defaults::TIMEOUT)
+}
+fn default_kill_grace() -> HumanDuration {
+    HumanDuration::of(defaults::KILL_GRACE)
+}
+fn default_leak_wait() -> HumanDuration {
+    HumanDuration::of(defaults::LEAK_WAIT)
+}
+fn default_truncate() -> AtLeastOne {
+    AtLeastOne(defaults::TRUNCATE as u64)
+}
+fn default_jobs() -> AtLeastOne {
+    AtLeastOne(1)
+}
+fn default_retries() -> AtLeastZero {
+    AtLeastZero(0)
+}
+fn default_true() -> bool {
+    true
+}
+fn default_expected() -> ExpectedOutcome {
+    ExpectedOutcome("success".to_string())
+}
+fn default_isolation() -> Isolation {
+    Isolation::Check
+}
+
+/// The older spelling of `expected` in `golden_projects` entries.
+const LEGACY_EXPECTED: &str = "expected_outcome";
+
+/// `golden_projects` entries: golden projects that may spell `expected` as
+/// `expected_outcome` (which wins when both are given).
+fn legacy_golden<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Golden>, D::Error> {
+    let entries = Vec::<serde_json::Map<String, Value>>::deserialize(d)?;
+    entries
+        .into_iter()
+        .map(|mut entry| {
+            if let Some(outcome) = entry.remove(LEGACY_EXPECTED) {
+                entry.insert("expected".into(), outcome);
+            }
+            Golden::deserialize(Value::Object(entry)).map_err(serde::de::Error::custom)
+        })
+        .collect()
+}
+
+/// The schema of `golden_projects`: [`Golden`] plus `expected_outcome`.
+fn legacy_golden_list(generator: &mut SchemaGenerator) -> Schema {
+    let mut item = Golden::json_schema(generator);
+    let mut outcome = ExpectedOutcome::json_schema(generator);
+    outcome.insert(
+        "description".into(),
+        "Older spelling of `expected`; wins when both are given.".into(),
+    );
+    if let Some(Value::Object(props)) = item.get_mut("properties") {
+        props.insert(LEGACY_EXPECTED.into(), outcome.to_value());
+    }
+    json_schema!({ "type": "array", "items": item })
+}
+
+/// A golden project with no `command` runs `[harness] runner`; without a
+/// runner the command is required.
+fn require_command_without_runner(schema: &mut Schema) {
+    let needs_command = json!({ "items": { "required": ["command"] } });
+    schema.insert(
+        "if".into(),
+        json!({
+            "required": ["harness"],
+            "properties": { "harness": { "required": ["runner"] } },
+        }),
+    );
+    schema.insert(
+        "else".into(),
+        json!({
+            "properties": {
+                "golden": needs_command,
+                "golden_projects": needs_command,
+            },
+        }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duration_pattern_agrees_with_humantime() {
+        let re = regex::Regex::new(DURATION_PATTERN).unwrap();
+        let samples = [
+            "500ms",
+            "90s",
+            "2m",
+            "10m",
+            "1h 30m",
+            "1h30m",
+            "1.5h",
+            " 2 min ",
+            "3 days",
+            "1week",
+            "250us",
+            "250µs",
+            "7ns",
+            "1M",
+            "2y",
+            "",
+            "10",
+            "ms",
+            "1 fortnight",
+            "1.h",
+            "-1s",
+            "1s,2s",
+            "10m later",
+        ];
+        for s in samples {
+            let loader = humantime::parse_duration(s.trim()).is_ok();
+            assert_eq!(
+                re.is_match(s),
+                loader,
+                "pattern and humantime disagree on {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_come_from_the_loader() {
+        let schema = harness_schema();
+        let harness = &schema["definitions"]["HarnessTable"]["properties"];
+        let duration = |key: &str| {
+            let text = harness[key]["default"].as_str().unwrap_or_default();
+            humantime::parse_duration(text).ok()
+        };
+        assert_eq!(duration("timeout"), Some(defaults::TIMEOUT));
+        assert_eq!(duration("kill_grace"), Some(defaults::KILL_GRACE));
+        assert_eq!(duration("leak_wait"), Some(defaults::LEAK_WAIT));
+        assert_eq!(harness["truncate"]["default"], defaults::TRUNCATE);
+        let golden = &schema["definitions"]["Golden"]["properties"];
+        assert_eq!(golden["expected"]["default"], "success");
+        assert_eq!(golden["isolation"]["default"], "check");
+    }
+
+    #[test]
+    fn every_table_has_keys() {
+        let tables = table_keys();
+        for (table, keys) in &tables {
+            assert!(!keys.is_empty(), "no keys found for [{table}]");
+        }
+        let legacy = &tables
+            .iter()
+            .find(|(t, _)| *t == "golden_projects")
+            .unwrap()
+            .1;
+        let golden = &tables.iter().find(|(t, _)| *t == "golden").unwrap().1;
+        assert_eq!(legacy.len(), golden.len() + 1);
+        assert!(legacy.iter().any(|k| k == LEGACY_EXPECTED));
+    }
+}

@@ -1,0 +1,167 @@
+//! `--message-format json`: one JSON object per line on stdout, each with a
+//! `reason` naming what it reports, as `cargo build --message-format json`
+//! does. `cargo golden run` prints the event messages, `cargo golden list`
+//! one `case` message per case.
+//!
+//! | reason | fields |
+//! |---|---|
+//! | `run-started` | `run_id`, `suite_name`, `case_count` |
+//! | `case-started` | `index`, `name`, `kind` |
+//! | `case-finished` | `index`, `name`, `kind`, `line`, `result`, `execution_status`, `status`, `exit_code`, `duration_seconds`, `evidence_hash`, `flaky`, `attempts`, `issues`, `warnings`, `not_run_reason`, `evidence` |
+//! | `warning` | `message` |
+//! | `run-finished` | `run_id`, `final_status`, `counts`, `duration_seconds`, `interrupted`, `exit_code`, `reports` |
+//! | `case` (`list`) | `index`, `name`, `kind`, `file`, `line`, `command` |
+//!
+//! Every line also carries `schema_version`. Output text is not included
+//! (it is in the evidence files and reports); a consumer that wants it
+//! follows `evidence`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{CaseKind, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue};
+
+/// The schema version written by this crate.
+pub const SCHEMA_VERSION: &str = "1.0.0";
+
+/// # cargo-golden JSON message
+///
+/// One line of `--message-format json` output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MessageLine {
+    /// What the line reports, named by `reason`.
+    #[serde(flatten)]
+    pub message: Message,
+    /// Version of this format: `1.<minor>.<patch>`.
+    #[schemars(schema_with = "super::schema_version_schema")]
+    pub schema_version: String,
+}
+
+impl From<Message> for MessageLine {
+    fn from(message: Message) -> Self {
+        MessageLine {
+            message,
+            schema_version: SCHEMA_VERSION.to_string(),
+        }
+    }
+}
+
+/// What a message line reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "reason", rename_all = "kebab-case")]
+pub enum Message {
+    /// The run is about to start.
+    RunStarted {
+        /// Run id.
+        run_id: String,
+        /// Suite name.
+        suite_name: String,
+        /// Cases that will run or be skipped in this run.
+        case_count: usize,
+    },
+    /// A case started running.
+    CaseStarted {
+        /// 0-based declaration index.
+        index: usize,
+        /// Case name.
+        name: String,
+        /// `golden` or `verify`.
+        kind: CaseKind,
+    },
+    /// A case finished: passed, failed, errored or was skipped.
+    CaseFinished(Box<CaseFinished>),
+    /// A run-level warning.
+    Warning {
+        /// The warning.
+        message: String,
+    },
+    /// The run is over and its reports are written.
+    RunFinished(Box<RunFinished>),
+    /// A case as `cargo golden list` shows it.
+    Case {
+        /// 0-based declaration index.
+        index: usize,
+        /// Case name.
+        name: String,
+        /// `golden` or `verify`.
+        kind: CaseKind,
+        /// The harness file, as the reports name it.
+        file: String,
+        /// Line of the declaration (1-based).
+        line: usize,
+        /// The command the case runs.
+        command: String,
+    },
+}
+
+/// The `case-finished` message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CaseFinished {
+    /// 0-based declaration index.
+    pub index: usize,
+    /// Case name.
+    pub name: String,
+    /// `golden` or `verify`.
+    pub kind: CaseKind,
+    /// Line of the declaration (1-based).
+    pub line: usize,
+    /// What the case counts as.
+    pub result: CaseResult,
+    /// Classification of its output.
+    pub execution_status: ExecutionStatus,
+    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
+    pub status: EvidenceStatus,
+    /// Exit code; null when not run.
+    pub exit_code: Option<i32>,
+    /// Wall clock in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// Hex sha256 evidence hash; null when not run.
+    pub evidence_hash: Option<String>,
+    /// Passed on a retry after failing.
+    pub flaky: bool,
+    /// Attempts made (1 without retries).
+    pub attempts: usize,
+    /// Issues (at least one when FAILED or ERROR).
+    pub issues: Vec<Issue>,
+    /// Warnings about the case.
+    pub warnings: Vec<String>,
+    /// Why the case was skipped or could not run.
+    pub not_run_reason: Option<String>,
+    /// Its `evidence.json`, relative to the out dir; null when none.
+    pub evidence: Option<String>,
+}
+
+/// The `run-finished` message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunFinished {
+    /// Run id.
+    pub run_id: String,
+    /// `SUCCESS`, `PARTIAL (...)` or `FAILURE`.
+    #[schemars(extend("pattern" = super::FINAL_STATUS_PATTERN))]
+    pub final_status: String,
+    /// Result counts.
+    pub counts: Counts,
+    /// Wall clock of the run in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// The run was interrupted.
+    pub interrupted: bool,
+    /// The exit code of the run.
+    pub exit_code: i32,
+    /// Paths of the reports.
+    pub reports: ReportPaths,
+}
+
+/// Paths of the file reports of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReportPaths {
+    /// `junit.xml`.
+    pub junit: String,
+    /// `report.md`.
+    pub markdown: String,
+    /// `summary.json`.
+    pub summary: String,
+    /// `observations.jsonl`.
+    pub observations: String,
+}

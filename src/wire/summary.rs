@@ -1,0 +1,305 @@
+//! `summary.json`: the machine-readable run summary, and the way back from
+//! it to a [`RunRecord`] (what `merge` reads from each shard).
+//!
+//! A case carries every field of a [`CaseRecord`], so a record read back
+//! renders the same reports. Output copies are stored losslessly (Base64
+//! when not UTF-8, see [`Encoding`]), so merged shards give the same
+//! observations, byte for byte, as one unsharded run.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Encoding, decode_output, encode_outputs};
+use crate::layout::Artifacts;
+use crate::model::{
+    CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, JunitFlavour,
+    RunRecord, ValidationError,
+};
+
+/// The schema version written by this crate: 1.1 added `encoding` (output
+/// copies were lossy text before).
+pub const SCHEMA_VERSION: &str = "1.1.0";
+
+/// # cargo-golden summary
+///
+/// `<out_dir>/summary.json`: a whole run, cases in declaration order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    /// Version of this format: `1.<minor>.<patch>`.
+    #[schemars(schema_with = "super::schema_version_schema")]
+    pub schema_version: String,
+    /// `SUCCESS`, `PARTIAL (N golden project(s) failed)`,
+    /// `PARTIAL (N case(s) failed)` or `FAILURE`.
+    #[schemars(extend("pattern" = super::FINAL_STATUS_PATTERN))]
+    pub final_status: String,
+    /// Result counts.
+    pub counts: Counts,
+    /// The harness file the run used.
+    pub harness: SummaryHarness,
+    /// Suite name (`[harness] name`).
+    pub suite_name: String,
+    /// Unique, time-sortable run id.
+    pub run_id: String,
+    /// When the run started, RFC 3339 UTC.
+    pub started_at: jiff::Timestamp,
+    /// The machine the run ran on (for a merged run, every shard's,
+    /// comma-separated); empty when unknown. Absent in summaries written
+    /// before it was recorded.
+    #[serde(default)]
+    pub hostname: String,
+    /// The JUnit family of the run's `junit.xml`; absent means rich, the
+    /// only one there was before.
+    #[serde(default)]
+    pub junit: JunitFlavour,
+    /// Wall clock of the whole run in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// `count:K/N` or `hash:K/N` when the run was one shard.
+    pub partition: Option<String>,
+    /// Cases declared in the harness file (all partitions).
+    pub declared_cases: usize,
+    /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP).
+    pub interrupted: bool,
+    /// Run-level warnings.
+    pub warnings: Vec<String>,
+    /// Cases of this run in declaration order (other partitions left out).
+    pub cases: Vec<SummaryCase>,
+}
+
+/// The harness file a run used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SummaryHarness {
+    /// As shown in the reports (usually relative to the workspace root).
+    pub path: String,
+    /// The absolute path the run used.
+    pub absolute_path: String,
+    /// sha256 of the file's bytes (empty for ad-hoc declarations): `merge`
+    /// refuses shards of different files.
+    pub sha256: String,
+}
+
+/// One case (or one earlier attempt of it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = super::base64_when_encoded)]
+pub struct SummaryCase {
+    /// 0-based declaration index in the harness file.
+    pub index: usize,
+    /// Case name.
+    pub name: String,
+    /// `golden` or `verify`.
+    pub kind: CaseKind,
+    /// Line of the declaration in the harness file (1-based).
+    pub line: usize,
+    /// The declaration's description.
+    pub description: Option<String>,
+    /// The exact command string run.
+    pub raw_command: String,
+    /// Absolute working directory.
+    pub working_dir: String,
+    /// Exit code; 128+N when killed by signal N; null when not run.
+    pub exit_code: Option<i32>,
+    /// stdout, truncated as in the reports; Base64 when `encoding` is
+    /// `"base64"`.
+    pub stdout: String,
+    /// stderr, truncated as in the reports; Base64 when `encoding` is
+    /// `"base64"`.
+    pub stderr: String,
+    /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
+    /// not valid UTF-8 (or a NUL): then both are Base64.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// When the command started, RFC 3339 UTC.
+    pub started_at: Option<jiff::Timestamp>,
+    /// When it finished, RFC 3339 UTC.
+    pub finished_at: Option<jiff::Timestamp>,
+    /// Wall clock in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
+    pub status: EvidenceStatus,
+    /// Classification of the output.
+    pub execution_status: ExecutionStatus,
+    /// What the case counts as.
+    pub result: CaseResult,
+    /// Hex sha256 evidence hash; null when not run.
+    pub evidence_hash: Option<String>,
+    /// Issues (at least one when FAILED or ERROR).
+    pub issues: Vec<Issue>,
+    /// Validation errors extracted from pydantic-style output.
+    pub validation_errors: Vec<ValidationError>,
+    /// Paths of the artifact files, relative to the out dir; null when
+    /// nothing was written.
+    pub artifacts: Option<Artifacts>,
+    /// Warnings about the case.
+    pub warnings: Vec<String>,
+    /// Why the case was skipped or could not run.
+    pub reason: Option<String>,
+    /// Passed on a retry after failing.
+    pub flaky: bool,
+    /// Earlier failed attempts, oldest first.
+    pub previous_attempts: Vec<SummaryCase>,
+}
+
+/// A value of a summary that cannot be turned back into a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// JSON path of the field, e.g. `$.cases[2].stdout`.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+fn duration(field: String, secs: f64) -> Result<Duration, FieldError> {
+    Duration::try_from_secs_f64(secs).map_err(|_| FieldError {
+        field,
+        message: format!("not a duration in seconds: {secs}"),
+    })
+}
+
+impl Summary {
+    /// The summary of `record`; `harness_display` is how the reports name
+    /// the harness file.
+    pub fn from_record(record: &RunRecord, harness_display: &str) -> Summary {
+        Summary {
+            schema_version: SCHEMA_VERSION.to_string(),
+            final_status: record.final_status().to_string(),
+            counts: record.counts(),
+            harness: SummaryHarness {
+                path: harness_display.to_string(),
+                absolute_path: record.harness_path.to_string_lossy().into_owned(),
+                sha256: record.harness_sha256.clone(),
+            },
+            suite_name: record.suite_name.clone(),
+            run_id: record.run_id.clone(),
+            started_at: record.started_at,
+            hostname: record.hostname.clone(),
+            junit: record.junit,
+            duration_seconds: record.duration.as_secs_f64(),
+            partition: record.partition.clone(),
+            declared_cases: record.declared_cases,
+            interrupted: record.interrupted,
+            warnings: record.warnings.clone(),
+            cases: record.cases.iter().map(SummaryCase::from_case).collect(),
+        }
+    }
+
+    /// The record this summary was rendered from, with `out_dir` as its
+    /// out dir.
+    pub fn into_record(self, out_dir: PathBuf) -> Result<RunRecord, FieldError> {
+        let cases = self
+            .cases
+            .into_iter()
+            .map(|c| c.into_case("$.cases"))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RunRecord {
+            run_id: self.run_id,
+            suite_name: self.suite_name,
+            harness_path: PathBuf::from(self.harness.absolute_path),
+            harness_sha256: self.harness.sha256,
+            out_dir,
+            started_at: self.started_at,
+            hostname: self.hostname,
+            junit: self.junit,
+            duration: duration("$.duration_seconds".into(), self.duration_seconds)?,
+            cases,
+            partition: self.partition,
+            declared_cases: self.declared_cases,
+            interrupted: self.interrupted,
+            warnings: self.warnings,
+        })
+    }
+}
+
+impl SummaryCase {
+    /// The summary entry of `case`.
+    pub fn from_case(case: &CaseRecord) -> SummaryCase {
+        let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
+        SummaryCase {
+            index: case.index,
+            name: case.name.clone(),
+            kind: case.kind,
+            line: case.line,
+            description: case.description.clone(),
+            raw_command: case.raw_command.clone(),
+            working_dir: case.working_dir.to_string_lossy().into_owned(),
+            exit_code: case.exit_code,
+            stdout,
+            stderr,
+            encoding,
+            started_at: case.started_at,
+            finished_at: case.finished_at,
+            duration_seconds: case.duration.as_secs_f64(),
+            status: case.status,
+            execution_status: case.execution_status,
+            result: case.result,
+            evidence_hash: case.evidence_hash.clone(),
+            issues: case.issues.clone(),
+            validation_errors: case.validation_errors.clone(),
+            artifacts: case.artifacts.clone(),
+            warnings: case.warnings.clone(),
+            reason: case.reason.clone(),
+            flaky: case.flaky,
+            previous_attempts: case
+                .previous_attempts
+                .iter()
+                .map(SummaryCase::from_case)
+                .collect(),
+        }
+    }
+
+    /// The record of this case; `at` is the JSON path of its list, for
+    /// errors.
+    pub fn into_case(self, at: &str) -> Result<CaseRecord, FieldError> {
+        let at = format!("{at}[{}]", self.index);
+        let bytes = |field: &str, text: &str| {
+            decode_output(text, self.encoding).map_err(|e| FieldError {
+                field: format!("{at}.{field}"),
+                message: format!("not valid base64 (encoding is \"base64\"): {e}"),
+            })
+        };
+        let stdout = bytes("stdout", &self.stdout)?;
+        let stderr = bytes("stderr", &self.stderr)?;
+        Ok(CaseRecord {
+            duration: duration(format!("{at}.duration_seconds"), self.duration_seconds)?,
+            previous_attempts: self
+                .previous_attempts
+                .into_iter()
+                .map(|a| a.into_case(&format!("{at}.previous_attempts")))
+                .collect::<Result<_, _>>()?,
+            index: self.index,
+            name: self.name,
+            kind: self.kind,
+            line: self.line,
+            description: self.description,
+            raw_command: self.raw_command,
+            working_dir: PathBuf::from(self.working_dir),
+            exit_code: self.exit_code,
+            stdout,
+            stderr,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            status: self.status,
+            execution_status: self.execution_status,
+            result: self.result,
+            evidence_hash: self.evidence_hash,
+            issues: self.issues,
+            validation_errors: self.validation_errors,
+            artifacts: self.artifacts,
+            warnings: self.warnings,
+            reason: self.reason,
+            flaky: self.flaky,
+        })
+    }
+}
