@@ -521,3 +521,70 @@ fn a_shard_whose_evidence_files_are_gone_is_refused() {
         &["shard-2", "workspace builds", "is missing"],
     );
 }
+
+/// Observation lines of `dir` by case name.
+fn observations_by_case(dir: &Path) -> std::collections::BTreeMap<String, Value> {
+    std::fs::read_to_string(dir.join("observations.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["metadata"]["case"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+/// Output that is not UTF-8 survives the trip through the shards'
+/// summary.json: merged observations hold the same bytes, the same way
+/// encoded, as one unsharded run's.
+#[test]
+fn merged_observations_keep_output_that_is_not_utf8() {
+    let p = project(
+        r#"
+[[verify]]
+name = "binary output"
+command = '''printf 'caf\351 \377\376 raw\000nul\n'; printf 'err \300\n' >&2'''
+
+[[verify]]
+name = "text output"
+command = "echo 'plain é'; echo warn >&2"
+
+[[verify]]
+name = "fails with bytes"
+command = '''printf 'Pipeline failed \377\n' >&2; exit 2'''
+"#,
+    );
+    let full = run_into(&p, "harness.toml", "full", &[]);
+    assert_eq!(full.status.code(), Some(1), "{}", text(&full));
+    for k in 1..=2 {
+        shard(&p, &format!("shard-{k}"), &format!("count:{k}/2"));
+    }
+    let o = merge(&p, &["shard-1", "shard-2"], "merged");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    let want = observations_by_case(&p.path().join("full"));
+    let got = observations_by_case(&p.path().join("merged"));
+    assert_eq!(want.len(), 3);
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>()
+    );
+    for (case, w) in &want {
+        for field in ["stdout", "stderr", "encoding", "exit_code"] {
+            assert_eq!(w[field], got[case][field], "{case}: {field}");
+        }
+    }
+    let binary = &got["binary output"];
+    assert_eq!(binary["encoding"], "base64");
+    assert_eq!(want["text output"]["encoding"], "utf8");
+    use base64::Engine as _;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(binary["stdout"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(decoded, b"caf\xe9 \xff\xfe raw\0nul\n");
+
+    // The shards' summaries carry the bytes too, and the merged run's
+    // evidence still verifies.
+    let v = verify_evidence(&p.path().join("merged"));
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+}

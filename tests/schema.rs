@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use cargo_golden::commands::schema::{harness_schema, observation_schema};
 use cargo_golden::config::{Harness, KNOWN_KEYS};
+use cargo_golden::wire::harness::HarnessFile;
 use serde_json::{Value, json};
 
 /// The `harness.toml` of SPEC section 2.
@@ -88,6 +89,7 @@ fn the_repositorys_own_harness_file_is_valid_against_the_printed_schema() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/harness.toml")).unwrap();
     let errors = schema_errors(&validator(&printed), &toml_value(&own));
     assert!(errors.is_empty(), "{errors:#?}");
+    toml::from_str::<HarnessFile>(&own).unwrap();
     // And a typo in it would be caught.
     let typo = own.replacen("description =", "descripton =", 1);
     assert!(!schema_errors(&validator(&printed), &toml_value(&typo)).is_empty());
@@ -99,6 +101,7 @@ fn spec_harness_file_is_valid() {
     let errors = schema_errors(&v, &toml_value(SPEC_HARNESS));
     assert!(errors.is_empty(), "{errors:#?}");
     assert_eq!(loader_verdict(SPEC_HARNESS), Ok(()));
+    toml::from_str::<HarnessFile>(SPEC_HARNESS).unwrap();
 }
 
 #[test]
@@ -227,11 +230,34 @@ fn schema_and_loader_agree() {
         ),
     ];
 
+    // What the typed definition rejects by itself: unknown keys, missing
+    // keys, wrong types. Value rules (durations, regexes, bounds) are the
+    // schema's and the loader's.
+    let typed_rejects = [
+        "unknown top-level table",
+        "unknown [harness] key",
+        "typo in a golden key",
+        "typo in a verify key",
+        "duration as a number",
+        "negative retries",
+        "unknown isolation",
+        "nested env",
+        "exclusive as a string",
+        "golden without name",
+        "golden without path",
+        "verify without command",
+        "golden as a table",
+        "pattern list as a string",
+    ];
+
     let v = validator(&harness_schema());
     for text in accepted {
         assert_eq!(loader_verdict(text), Ok(()), "loader rejects:\n{text}");
         let errors = schema_errors(&v, &toml_value(text));
         assert!(errors.is_empty(), "schema rejects:\n{text}\n{errors:#?}");
+        if let Err(e) = toml::from_str::<HarnessFile>(text) {
+            panic!("the harness types reject:\n{text}\n{e}");
+        }
     }
     for (why, text) in rejected {
         assert!(
@@ -242,6 +268,12 @@ fn schema_and_loader_agree() {
             !v.is_valid(&toml_value(&text)),
             "schema accepts {why}:\n{text}"
         );
+        if typed_rejects.contains(&why) {
+            assert!(
+                toml::from_str::<HarnessFile>(&text).is_err(),
+                "the harness types accept {why}:\n{text}"
+            );
+        }
     }
 }
 
@@ -380,4 +412,36 @@ fn later_minor_versions_may_add_fields() {
     line["schema_version"] = json!("1.3.0");
     line["attempt"] = json!(2);
     assert!(schema_errors(&v, &line).is_empty());
+}
+
+/// The README's harness.toml reference names every key the file accepts,
+/// per table, so a key added to the typed definition cannot go
+/// undocumented.
+#[test]
+fn the_readme_reference_names_every_key() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let reference = readme
+        .split("## harness.toml reference")
+        .nth(1)
+        .and_then(|r| r.split("\n## ").next())
+        .expect("README has a harness.toml reference section");
+    for (table, keys) in KNOWN_KEYS.iter() {
+        let heading = match *table {
+            "harness" | "patterns" => format!("`[{table}]`"),
+            "golden" | "verify" => format!("`[[{table}]]`"),
+            _ => continue,
+        };
+        let part = reference
+            .split(&format!("\n{heading}"))
+            .nth(1)
+            .and_then(|p| p.split("\n\n`[").find(|s| !s.trim().is_empty()))
+            .unwrap_or_else(|| panic!("README reference has no {heading}"));
+        for key in keys {
+            assert!(
+                part.contains(&format!("`{key}`")),
+                "README reference of {heading} does not name `{key}`"
+            );
+        }
+    }
 }

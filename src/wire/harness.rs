@@ -17,7 +17,7 @@ use schemars::generate::SchemaSettings;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::config::defaults;
 use crate::model::JunitFlavour;
@@ -117,7 +117,7 @@ macro_rules! leaf {
                 stringify!($ty).into()
             }
             fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                Schema::try_from($schema).expect("leaf schemas are JSON objects")
+                $schema
             }
         }
     };
@@ -129,7 +129,7 @@ macro_rules! leaf {
 pub struct HumanDuration(pub String);
 leaf!(
     HumanDuration,
-    json!({
+    json_schema!({
         "type": "string",
         "pattern": DURATION_PATTERN,
         "examples": ["500ms", "90s", "2m", "1h 30m"],
@@ -148,7 +148,7 @@ impl HumanDuration {
 pub struct ExpectedOutcome(pub String);
 leaf!(
     ExpectedOutcome,
-    json!({
+    json_schema!({
         "type": "string",
         "pattern": EXPECTED_PATTERN,
         "examples": ["success", "specific_error:validation error for \\w+"],
@@ -159,26 +159,32 @@ leaf!(
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct AtLeastOne(pub u64);
-leaf!(AtLeastOne, json!({ "type": "integer", "minimum": 1 }));
+leaf!(
+    AtLeastOne,
+    json_schema!({ "type": "integer", "minimum": 1 })
+);
 
 /// An integer of at least 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct AtLeastZero(pub u64);
-leaf!(AtLeastZero, json!({ "type": "integer", "minimum": 0 }));
+leaf!(
+    AtLeastZero,
+    json_schema!({ "type": "integer", "minimum": 0 })
+);
 
 /// A Rust `regex` pattern (not checked by the schema: the JSON Schema
 /// dialect of regexes differs from Rust's).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct RustRegex(pub String);
-leaf!(RustRegex, json!({ "type": "string" }));
+leaf!(RustRegex, json_schema!({ "type": "string" }));
 
 /// A glob relative to the golden project.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Glob(pub String);
-leaf!(Glob, json!({ "type": "string" }));
+leaf!(Glob, json_schema!({ "type": "string" }));
 
 /// An environment value: the loader turns numbers and booleans into text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -193,7 +199,10 @@ pub enum EnvValue {
     /// `true` or `false`.
     Bool(bool),
 }
-leaf!(EnvValue, json!({ "type": ["string", "number", "boolean"] }));
+leaf!(
+    EnvValue,
+    json_schema!({ "type": ["string", "number", "boolean"] })
+);
 
 /// # cargo-golden harness file
 ///
@@ -434,23 +443,19 @@ fn legacy_golden_list(generator: &mut SchemaGenerator) -> Schema {
 /// A golden project with no `command` runs `[harness] runner`; without a
 /// runner the command is required.
 fn require_command_without_runner(schema: &mut Schema) {
-    let needs_command = json!({ "items": { "required": ["command"] } });
-    schema.insert(
-        "if".into(),
-        json!({
-            "required": ["harness"],
-            "properties": { "harness": { "required": ["runner"] } },
-        }),
-    );
-    schema.insert(
-        "else".into(),
-        json!({
-            "properties": {
-                "golden": needs_command,
-                "golden_projects": needs_command,
-            },
-        }),
-    );
+    let needs_command = json_schema!({ "items": { "required": ["command"] } });
+    let runner_given = json_schema!({
+        "required": ["harness"],
+        "properties": { "harness": { "required": ["runner"] } },
+    });
+    let else_ = json_schema!({
+        "properties": {
+            "golden": needs_command,
+            "golden_projects": needs_command,
+        },
+    });
+    schema.insert("if".into(), runner_given.to_value());
+    schema.insert("else".into(), else_.to_value());
 }
 
 #[cfg(test)]

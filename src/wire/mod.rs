@@ -26,10 +26,11 @@ pub mod summary;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use schemars::generate::{Contract, SchemaSettings};
+use schemars::json_schema;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// What every `schema_version` matches: major version 1.
 pub const SCHEMA_VERSION_PATTERN: &str = r"^1\.\d+\.\d+$";
@@ -185,23 +186,19 @@ fn reflow_description(schema: &mut Schema) {
 /// With `"encoding": "base64"`, `stdout` and `stderr` must be Base64: the
 /// schema of every type that carries [`encode_outputs`]'s result.
 fn base64_when_encoded(schema: &mut Schema) {
-    let b64 = json!({ "type": "string", "pattern": BASE64_PATTERN });
-    schema.insert(
-        "if".into(),
-        json!({
-            "required": ["encoding"],
-            "properties": { "encoding": { "const": "base64" } },
-        }),
-    );
-    schema.insert(
-        "then".into(),
-        json!({ "properties": { "stdout": b64, "stderr": b64 } }),
-    );
+    let b64 = json_schema!({ "type": "string", "pattern": BASE64_PATTERN });
+    let base64 = json_schema!({
+        "required": ["encoding"],
+        "properties": { "encoding": { "const": "base64" } },
+    });
+    let then = json_schema!({ "properties": { "stdout": b64, "stderr": b64 } });
+    schema.insert("if".into(), base64.to_value());
+    schema.insert("then".into(), then.to_value());
 }
 
 /// The schema of a string field that holds a `1.x.y` version.
 fn schema_version_schema(_: &mut schemars::SchemaGenerator) -> Schema {
-    schemars::json_schema!({
+    json_schema!({
         "type": "string",
         "pattern": SCHEMA_VERSION_PATTERN,
         "examples": ["1.0.0"],
