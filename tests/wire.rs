@@ -439,3 +439,60 @@ fn the_field_check_fails_on_a_field_the_schema_does_not_list() {
         assert!(caught.is_err(), "{broken}");
     }
 }
+
+/// Readers take any `1.x.y` (a later minor version only adds fields, and
+/// an evidence.json from before versions reads as 1.0.0) and refuse
+/// another major version rather than misread it.
+#[test]
+fn readers_take_any_1_x_and_refuse_another_major_version() {
+    let (p, _) = run();
+    let out = p.out();
+    let verify = || bin().arg("verify-evidence").arg(&out).output().unwrap();
+    assert_eq!(verify().status.code(), Some(0), "{}", text(&verify()));
+
+    let file = evidence_files(&out)[0].clone();
+    let original = read_json(&file);
+    let mut unversioned = original.clone();
+    unversioned
+        .as_object_mut()
+        .unwrap()
+        .remove("schema_version");
+    std::fs::write(&file, unversioned.to_string()).unwrap();
+    assert_eq!(verify().status.code(), Some(0), "{}", text(&verify()));
+
+    let mut later = original.clone();
+    later["schema_version"] = json!("1.9.0");
+    later["added_later"] = json!(true);
+    std::fs::write(&file, later.to_string()).unwrap();
+    assert_eq!(verify().status.code(), Some(0), "{}", text(&verify()));
+
+    let mut next_major = original.clone();
+    next_major["schema_version"] = json!("2.0.0");
+    std::fs::write(&file, next_major.to_string()).unwrap();
+    let o = verify();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("schema_version \"2.0.0\""),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(&file, original.to_string()).unwrap();
+
+    let summary_file = out.join("summary.json");
+    let mut summary = read_json(&summary_file);
+    summary["schema_version"] = json!("2.0.0");
+    std::fs::write(&summary_file, summary.to_string()).unwrap();
+    let o = bin()
+        .arg("merge")
+        .arg(&out)
+        .arg("--out")
+        .arg(p.path().join("merged"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("$.schema_version"),
+        "{}",
+        text(&o)
+    );
+}

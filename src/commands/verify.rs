@@ -151,6 +151,17 @@ fn verify_one(path: &Path, report: &mut VerifyReport) {
         case: evidence.case.clone(),
         evidence: path.to_path_buf(),
     };
+    if !crate::wire::is_schema_version(&evidence.schema_version) {
+        report.mismatches.push(Mismatch {
+            case: checked.case,
+            evidence: checked.evidence,
+            problems: vec![format!(
+                "evidence.json has schema_version {:?}; this cargo-golden reads 1.x.y",
+                evidence.schema_version
+            )],
+        });
+        return;
+    }
     let Some(recorded) = &evidence.evidence_hash else {
         report.not_checked.push(checked);
         return;

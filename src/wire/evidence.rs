@@ -20,7 +20,9 @@ pub const SCHEMA_VERSION: &str = "1.0.0";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = super::base64_when_encoded)]
 pub struct Evidence {
-    /// Version of this format: `1.<minor>.<patch>`.
+    /// Version of this format: `1.<minor>.<patch>`. Files written before
+    /// it was recorded read as `1.0.0`.
+    #[serde(default = "first_version")]
     #[schemars(schema_with = "super::schema_version_schema")]
     pub schema_version: String,
     /// Case name.
@@ -74,6 +76,10 @@ pub struct Evidence {
     /// Earlier failed attempts of a retried case, oldest first, each with
     /// its own evidence.
     pub previous_attempts: Vec<PreviousAttempt>,
+}
+
+fn first_version() -> String {
+    "1.0.0".to_string()
 }
 
 /// An earlier attempt of a retried case, as `evidence.json` lists it.

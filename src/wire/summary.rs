@@ -161,6 +161,19 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
+/// Readers take any `1.x.y`: a later minor version only adds fields.
+fn check_version(version: &str) -> Result<(), FieldError> {
+    if super::is_schema_version(version) {
+        return Ok(());
+    }
+    Err(FieldError {
+        field: "$.schema_version".into(),
+        message: format!(
+            "version {version:?} is not one this cargo-golden reads (1.x.y, up to {SCHEMA_VERSION})"
+        ),
+    })
+}
+
 fn duration(field: String, secs: f64) -> Result<Duration, FieldError> {
     Duration::try_from_secs_f64(secs).map_err(|_| FieldError {
         field,
@@ -198,6 +211,7 @@ impl Summary {
     /// The record this summary was rendered from, with `out_dir` as its
     /// out dir.
     pub fn into_record(self, out_dir: PathBuf) -> Result<RunRecord, FieldError> {
+        check_version(&self.schema_version)?;
         let cases = self
             .cases
             .into_iter()
