@@ -147,7 +147,8 @@ pub struct RunFinished {
     pub duration_seconds: f64,
     /// The run was interrupted.
     pub interrupted: bool,
-    /// The exit code of the run.
+    /// The exit code the process ends with, report failures and integrity
+    /// violations included.
     pub exit_code: i32,
     /// Paths of the reports.
     pub reports: ReportPaths,
