@@ -12,6 +12,7 @@ use crate::config::{self, ConfigError, Harness};
 use crate::events::Fanout;
 use crate::exit;
 use crate::model::JunitFlavour;
+use crate::report::terminal::{OutputOptions, OutputWhen};
 use crate::runner::select::{Filter, Partition};
 use crate::runner::{self, RunOptions};
 use crate::wire::message::{Message, MessageLine};
@@ -41,7 +42,7 @@ enum Command {
     /// Run the cases (the default).
     Run(RunArgs),
     /// List the cases in declaration order with kind and declaration line.
-    List(RunArgs),
+    List(ListArgs),
     /// Write a starter harness.toml, tests/golden.rs, Cargo.toml entries and a CI workflow.
     Init {
         /// Overwrite existing files.
@@ -76,6 +77,18 @@ enum Command {
         /// JUnit family of the merged junit.xml (default: the shards').
         #[arg(long, value_enum, value_name = "FLAVOUR")]
         junit: Option<JunitFlavour>,
+    },
+    /// Remove every run directory under <out dir>/artifacts and the last
+    /// run's reports.
+    Clean {
+        /// The harness file (default: as for a run).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Output directory (default: as for a run).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        manifest: clap_cargo::Manifest,
     },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
@@ -168,6 +181,72 @@ struct RunArgs {
     /// List the cases instead of running them.
     #[arg(long)]
     list: bool,
+    /// When to show a failed case's last output lines and log paths.
+    #[arg(long, value_enum, default_value_t = OutputWhen::ImmediateFinal, value_name = "WHEN")]
+    failure_output: OutputWhen,
+    /// When to show a passed case's last output lines and log paths.
+    #[arg(long, value_enum, default_value_t = OutputWhen::Never, value_name = "WHEN")]
+    success_output: OutputWhen,
+    /// Stream each case's output live to stderr as it runs; implies --jobs 1.
+    #[arg(long)]
+    no_capture: bool,
+    /// Run only the cases marked `ignored`.
+    #[arg(long, conflicts_with = "include_ignored")]
+    ignored: bool,
+    /// Run the cases marked `ignored` too.
+    #[arg(long)]
+    include_ignored: bool,
+    /// Apply `[profile.NAME]` over `[harness]` (default: $CARGO_GOLDEN_PROFILE).
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+}
+
+/// The flags of `list`: which cases, from which file.
+#[derive(Args, Debug, Default)]
+struct ListArgs {
+    /// List only cases whose name contains one of these (all when empty).
+    #[arg(value_name = "FILTER")]
+    filters: Vec<String>,
+    /// The harness file (default: harness.toml at the workspace root, else in the current directory).
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: clap_cargo::Manifest,
+    /// Ad-hoc golden projects: "a.yaml, sales:golden/sales".
+    #[arg(long, value_name = "LIST")]
+    golden: Option<String>,
+    /// Filters match whole names.
+    #[arg(long)]
+    exact: bool,
+    /// Leave out cases whose name contains PATTERN (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    skip: Vec<String>,
+    /// List one shard: `count:K/N` or `hash:K/N`.
+    #[arg(long, value_name = "SPEC")]
+    partition: Option<Partition>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human, value_name = "FMT")]
+    message_format: MessageFormat,
+    /// Apply `[profile.NAME]` over `[harness]` (default: $CARGO_GOLDEN_PROFILE).
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+}
+
+impl From<ListArgs> for RunArgs {
+    fn from(a: ListArgs) -> RunArgs {
+        RunArgs {
+            filters: a.filters,
+            config: a.config,
+            manifest: a.manifest,
+            golden: a.golden,
+            exact: a.exact,
+            skip: a.skip,
+            partition: a.partition,
+            message_format: a.message_format,
+            profile: a.profile,
+            ..RunArgs::default()
+        }
+    }
 }
 
 /// Parse the process arguments and run; returns the exit code.
@@ -191,7 +270,7 @@ pub fn main() -> i32 {
     match cli.command {
         None => run(cli.run),
         Some(Command::Run(a)) => run(a),
-        Some(Command::List(a)) => list(a),
+        Some(Command::List(a)) => list(a.into()),
         Some(Command::Init {
             force,
             path,
@@ -201,6 +280,16 @@ pub fn main() -> i32 {
         Some(Command::VerifyEvidence { dir }) => verify_evidence(&dir),
         Some(Command::Merge { dirs, out, junit }) => merge(&dirs, &out, junit),
         Some(Command::Schema { format }) => schema(format.format()),
+        Some(Command::Clean {
+            config,
+            out,
+            manifest,
+        }) => clean(RunArgs {
+            config,
+            out,
+            manifest,
+            ..RunArgs::default()
+        }),
     }
 }
 
@@ -269,7 +358,12 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
                 .parent()
                 .map(crate::layout::absolute)
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-            Harness::load(p, suite.as_deref())?
+            let profile = a.profile.clone().or_else(|| {
+                std::env::var(config::PROFILE_ENV)
+                    .ok()
+                    .filter(|p| !p.is_empty())
+            });
+            Harness::load_profile(p, suite.as_deref(), profile.as_deref())?
         }
         None => Harness::empty(&cwd),
     };
@@ -299,11 +393,26 @@ fn print_stdout(text: &str) {
 
 /// Show `e` with its causes; every error the command line prints goes
 /// through here.
-fn print_error(e: &dyn std::error::Error) {
-    eprintln!("error: {}", exit::error_chain(e));
+fn print_error(e: &(dyn std::error::Error + 'static)) {
+    if is_diagnostics(e) {
+        eprintln!("{}", exit::error_chain(e));
+    } else {
+        eprintln!("error: {}", exit::error_chain(e));
+    }
 }
 
-fn usage_error(e: &dyn std::error::Error) -> i32 {
+/// Config diagnostics: each line already says `file:line:col: error:`.
+pub(crate) fn is_diagnostics(e: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        e.downcast_ref::<CliError>(),
+        Some(CliError::Config(ConfigError::Invalid(_)))
+    ) || matches!(
+        e.downcast_ref::<ConfigError>(),
+        Some(ConfigError::Invalid(_))
+    )
+}
+
+fn usage_error(e: &(dyn std::error::Error + 'static)) -> i32 {
     print_error(e);
     exit::USAGE
 }
@@ -327,6 +436,8 @@ enum CliError {
     Verify(PathBuf, #[source] std::io::Error),
     #[error("cannot merge (nothing was written)")]
     MergeRefused(#[source] crate::commands::merge::MergeError),
+    #[error("cannot clean {}", .0.display())]
+    Clean(PathBuf, #[source] std::io::Error),
     #[error("cannot render the schema")]
     Schema(#[source] serde_json::Error),
 }
@@ -410,12 +521,40 @@ fn run(a: RunArgs) -> i32 {
         partition: a.partition,
         interrupt,
         junit: a.junit,
+        no_capture: a.no_capture,
+        ignored: match (a.ignored, a.include_ignored) {
+            (true, _) => runner::Ignored::Only,
+            (_, true) => runner::Ignored::Include,
+            _ => runner::Ignored::Skip,
+        },
     };
-    let (record, mut fanout) = match runner::run(h, opts, reporters(a.message_format, h)) {
+    let output = OutputOptions {
+        failure: a.failure_output,
+        success: a.success_output,
+        out_dir: loaded.out_dir.clone(),
+        ..OutputOptions::default()
+    };
+    let (record, mut fanout) = match runner::run(h, opts, reporters(a.message_format, h, output)) {
         Ok(r) => r,
         Err(e) => return usage_error(&CliError::from(e)),
     };
-    finish(&record, &h.display_file(), &mut fanout)
+    let finished = crate::report::finish(&record, &h.display_file(), &mut fanout);
+    match &finished.problem {
+        Some(problem) => print_error(problem),
+        None => retain(&record, h.keep_runs),
+    }
+    finished.exit_code
+}
+
+/// Apply `keep_runs` once the run's reports are written and agree: a run
+/// whose reports failed keeps every earlier run's evidence.
+pub(crate) fn retain(record: &crate::model::RunRecord, keep: usize) {
+    if let Err(e) = crate::layout::prune_runs(&record.out_dir, keep, &record.run_id) {
+        eprintln!(
+            "warning: cannot remove old runs (keep_runs = {keep}): {}",
+            exit::error_chain(&e)
+        );
+    }
 }
 
 /// Write and check the reports, emit `RunFinished`, say what went wrong.
@@ -429,12 +568,12 @@ fn finish(record: &crate::model::RunRecord, harness_display: &str, fanout: &mut 
 
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
 /// GitHub Actions workflow commands when running there.
-fn reporters(format: MessageFormat, h: &Harness) -> Fanout {
+fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanout {
     let mut fanout = Fanout::default();
     match format {
-        MessageFormat::Human => {
-            fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()))
-        }
+        MessageFormat::Human => fanout.push(Box::new(
+            crate::report::terminal::TerminalReporter::stderr().with_output(output),
+        )),
         MessageFormat::Json => fanout.push(Box::new(
             crate::report::json_messages::JsonMessageReporter::stdout(),
         )),
@@ -530,6 +669,41 @@ fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
     let mut fanout = Fanout::default();
     fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
     finish(record, &merged.harness_display, &mut fanout)
+}
+
+fn clean(a: RunArgs) -> i32 {
+    let loaded = match load(&a, true) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let out = &loaded.out_dir;
+    let written = crate::report::Written::in_dir(out);
+    let result = crate::layout::run_dirs(out, true).and_then(|runs| {
+        for dir in &runs {
+            std::fs::remove_dir_all(dir)?;
+        }
+        for report in written.paths() {
+            match std::fs::remove_file(report) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(runs.len())
+    });
+    match result {
+        Ok(n) => {
+            eprintln!(
+                "{:>12} {n} run(s) and the reports in {}",
+                "Removed",
+                crate::layout::display_relative(out)
+            );
+            exit::SUCCESS
+        }
+        Err(e) => {
+            print_error(&CliError::Clean(out.clone(), e));
+            exit::FAILED
+        }
+    }
 }
 
 fn schema(format: Option<Format>) -> i32 {

@@ -29,6 +29,18 @@ pub enum Event<'a> {
         /// Case kind.
         kind: CaseKind,
     },
+    /// A case is still running after another `slow` period (its `slow`
+    /// setting): a sign of life on every output, TTY or not.
+    CaseSlow {
+        /// Declaration index.
+        index: usize,
+        /// Case name.
+        name: &'a str,
+        /// Case kind.
+        kind: CaseKind,
+        /// How long it has run: a whole number of `slow` periods.
+        elapsed: std::time::Duration,
+    },
     /// A case finished (passed, failed, errored or was skipped).
     CaseFinished {
         /// The final record of the case.

@@ -70,8 +70,12 @@ fn load() -> Result<Harness, crate::config::ConfigError> {
     Ok(harness)
 }
 
-fn print_error(e: &dyn std::error::Error) {
-    eprintln!("error: {}", crate::exit::error_chain(e));
+fn print_error(e: &(dyn std::error::Error + 'static)) {
+    if crate::cli::is_diagnostics(e) {
+        eprintln!("{}", crate::exit::error_chain(e));
+    } else {
+        eprintln!("error: {}", crate::exit::error_chain(e));
+    }
 }
 
 /// Run with parsed libtest arguments; returns the exit code.
@@ -99,6 +103,9 @@ pub fn run(mut args: Arguments) -> i32 {
             None => crate::layout::new_run_id(),
         }),
         interrupt: (!args.list).then(|| Interrupt::install().ok()).flatten(),
+        // libtest decides which ignored trials run (`--ignored`,
+        // `--include-ignored`); the ones it runs, the run runs.
+        ignored: crate::runner::Ignored::Include,
         ..RunOptions::default()
     };
     // libtest prints the progress; the run's own reporters stay silent.
@@ -111,8 +118,11 @@ pub fn run(mut args: Arguments) -> i32 {
     };
     let trials = trials(&run);
     for (pos, trial) in trials.iter().enumerate() {
-        if args.is_filtered_out(trial) || args.is_ignored(trial) {
+        if args.is_filtered_out(trial) {
             run.skip(pos, crate::runner::run::FILTERED_OUT);
+        } else if args.is_ignored(trial) {
+            let why = run.cases()[pos].ignored.as_deref().unwrap_or("not ignored");
+            run.skip(pos, &format!("ignored: {why}"));
         }
     }
     let conclusion = libtest_mimic::run(&args, trials);
@@ -123,6 +133,9 @@ pub fn run(mut args: Arguments) -> i32 {
     }
     let (record, mut fanout) = run.finish();
     let finished = crate::report::finish(&record, &harness.display_file(), &mut fanout);
+    if finished.problem.is_none() {
+        crate::cli::retain(&record, harness.keep_runs);
+    }
     if let Some(problem) = &finished.problem {
         print_error(problem);
     }
@@ -144,6 +157,7 @@ fn trials(run: &Arc<Run<'static>>) -> Vec<Trial> {
             Trial::test(case.name.clone(), move || {
                 run.run_case(pos, describe_failure)
             })
+            .with_ignored_flag(case.ignored.is_some())
         })
         .collect()
 }

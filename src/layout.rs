@@ -122,6 +122,71 @@ pub fn case_slug(index: usize, name: &str) -> String {
     format!("{:03}-{s}", index + 1)
 }
 
+/// Whether `name` is a run directory's name this tool creates: a
+/// [`new_run_id`] (`YYYYMMDDTHHMMSS.ffffffZ-xxxxxxxx`), or `nextest-<id>`
+/// when `nextest` is allowed. Nothing else under `artifacts/` is ever
+/// removed.
+pub fn is_run_id(name: &str, nextest: bool) -> bool {
+    if nextest
+        && name
+            .strip_prefix("nextest-")
+            .is_some_and(|id| !id.is_empty())
+    {
+        return true;
+    }
+    let b = name.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    b.len() == 32
+        && digits(0..8)
+        && b[8] == b'T'
+        && digits(9..15)
+        && b[15] == b'.'
+        && digits(16..22)
+        && &b[22..24] == b"Z-"
+        && b[24..].iter().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Remove the oldest run directories under `<out_dir>/artifacts` so that
+/// at most `keep` remain (0: keep all), never `current`; returns those
+/// removed. Only
+/// [`new_run_id`]-named directories count (their names sort by time).
+pub fn prune_runs(out_dir: &Path, keep: usize, current: &str) -> std::io::Result<Vec<PathBuf>> {
+    if keep == 0 {
+        return Ok(Vec::new());
+    }
+    let mut runs = run_dirs(out_dir, false)?;
+    runs.sort();
+    let excess = runs.len().saturating_sub(keep);
+    let mut removed = Vec::new();
+    for dir in runs.into_iter().take(excess) {
+        if dir.file_name().is_some_and(|n| n == current) {
+            continue;
+        }
+        std::fs::remove_dir_all(&dir)?;
+        removed.push(dir);
+    }
+    Ok(removed)
+}
+
+/// The run directories under `<out_dir>/artifacts` (none when it does not
+/// exist).
+pub fn run_dirs(out_dir: &Path, nextest: bool) -> std::io::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(out_dir.join("artifacts")) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut runs = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        if entry.file_type()?.is_dir() && name.to_str().is_some_and(|n| is_run_id(n, nextest)) {
+            runs.push(entry.path());
+        }
+    }
+    Ok(runs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +206,20 @@ mod tests {
             absolute_from(Path::new("/a/b"), Path::new("../c/./d")),
             PathBuf::from("/a/c/d")
         );
+    }
+
+    #[test]
+    fn run_ids_are_recognised_and_nothing_else() {
+        assert!(super::is_run_id(&super::new_run_id(), false));
+        assert!(super::is_run_id("nextest-abc", true));
+        assert!(!super::is_run_id("nextest-abc", false));
+        for other in [
+            "notes",
+            "",
+            "20261123T050239.557121Z-cd82fc6",
+            "20261123T050239.557121Z-cd82fc6g",
+        ] {
+            assert!(!super::is_run_id(other, true), "{other}");
+        }
     }
 }

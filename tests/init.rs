@@ -13,8 +13,9 @@ use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
 /// Every file init writes, relative to the package.
-const WRITTEN: [&str; 5] = [
+const WRITTEN: [&str; 6] = [
     "harness.toml",
+    "harness.schema.json",
     "golden/example/run.sh",
     "golden/example/orders.csv",
     "tests/golden.rs",
@@ -148,9 +149,13 @@ fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
         Some(false)
     );
     let parsed: toml::Table = toml::from_str(&edited).unwrap();
+    let path = parsed["dev-dependencies"]["cargo-golden"]["path"]
+        .as_str()
+        .unwrap();
+    assert!(Path::new(path).is_relative(), "{path}");
     assert_eq!(
-        parsed["dev-dependencies"]["cargo-golden"]["path"].as_str(),
-        Some(env!("CARGO_MANIFEST_DIR"))
+        std::fs::canonicalize(dir.join(path)).unwrap(),
+        std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap()
     );
     assert_cargo_sees_golden_setup(&dir);
 
@@ -230,11 +235,24 @@ fn workflow_installs_runs_and_always_uploads() {
         .as_array()
         .expect("steps");
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    let install = format!(
-        "cargo install cargo-golden --locked --version {}",
-        env!("CARGO_PKG_VERSION")
+    assert_eq!(runs, ["cargo golden"]);
+    let install = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("taiki-e/install-action@"))
+        })
+        .expect("a prebuilt install step");
+    assert_eq!(
+        install["with"]["tool"],
+        format!("cargo-golden@{}", env!("CARGO_PKG_VERSION"))
     );
-    assert_eq!(runs, [install.as_str(), "cargo golden"]);
+    assert!(steps.iter().any(|s| {
+        s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("Swatinem/rust-cache@"))
+    }));
     let upload = steps
         .iter()
         .find(|s| {
@@ -280,7 +298,7 @@ fn refuses_to_overwrite_anything_unless_forced() {
         report,
         InitReport {
             created: paths(&[".github/workflows/golden.yml"]),
-            overwritten: paths(&WRITTEN[..4]),
+            overwritten: paths(&WRITTEN[..5]),
             manifest_changes: vec![],
         }
     );
@@ -378,4 +396,86 @@ fn default_dependency_is_this_version_from_the_registry() {
         parsed["dev-dependencies"]["cargo-golden"].as_str(),
         Some(env!("CARGO_PKG_VERSION"))
     );
+}
+
+#[test]
+fn harness_names_the_schema_init_writes() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &options(false)).unwrap();
+    let harness = read(dir.join("harness.toml"));
+    assert_eq!(
+        harness.lines().next(),
+        Some("#:schema ./harness.schema.json")
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&read(dir.join("harness.schema.json"))).unwrap();
+    assert_eq!(schema, cargo_golden::commands::schema::harness_schema());
+    Harness::load(&dir.join("harness.toml"), None).unwrap();
+}
+
+#[test]
+fn path_dependency_is_relative_and_force_rewrites_an_existing_entry() {
+    let (_tmp, dir) = cargo_new("--lib");
+    let manifest = dir.join("Cargo.toml");
+    let text = read(&manifest) + "\n[dev-dependencies]\ncargo-golden = \"9.9.9\"\n";
+    std::fs::write(&manifest, text).unwrap();
+    init(&dir, &options(false)).unwrap();
+    assert!(
+        read(&manifest).contains("cargo-golden = \"9.9.9\""),
+        "left alone without --force"
+    );
+    init(&dir, &options(true)).unwrap();
+    let doc: toml::Table = toml::from_str(&read(&manifest)).unwrap();
+    let path = doc["dev-dependencies"]["cargo-golden"]["path"]
+        .as_str()
+        .unwrap();
+    assert!(Path::new(path).is_relative(), "{path}");
+    assert_eq!(
+        std::fs::canonicalize(dir.join(path)).unwrap(),
+        std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap()
+    );
+}
+
+#[test]
+fn in_a_workspace_member_the_workflow_goes_to_the_repository_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let git = Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(root)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"etl\"]\nresolver = \"3\"\n",
+    )
+    .unwrap();
+    let out = cargo()
+        .args(["new", "--lib", "--vcs", "none", "--quiet"])
+        .arg(root.join("etl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let member = root.join("etl");
+    init(&member, &options(false)).unwrap();
+    assert!(!member.join(".github").exists());
+    let text = read(root.join(".github/workflows/golden.yml"));
+    let workflow: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let runs: Vec<&str> = workflow["jobs"]["golden"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    assert_eq!(
+        runs,
+        ["cargo golden --config etl/harness.toml --manifest-path etl/Cargo.toml"]
+    );
+    assert!(member.join("harness.toml").is_file());
 }

@@ -23,6 +23,9 @@ pub const HARNESS_FILE: &str = "harness.toml";
 pub const TEST_FILE: &str = "tests/golden.rs";
 /// The GitHub Actions workflow, relative to the package directory.
 pub const WORKFLOW_FILE: &str = ".github/workflows/golden.yml";
+/// The JSON Schema of harness.toml, named by its `#:schema` line (taplo,
+/// Even Better TOML).
+pub const SCHEMA_FILE: &str = "harness.schema.json";
 /// Name of the `[[test]]` target.
 pub const TEST_TARGET: &str = "golden";
 
@@ -176,12 +179,24 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
     };
     let package_name = package_name(&doc, &manifest_path)?;
 
+    // GitHub reads workflows only at the repository root: from a
+    // workspace member the workflow goes there and names this harness.
+    let root = repository_root(dir).unwrap_or_else(|| dir.to_path_buf());
+    let member = relative_path(&root, dir).unwrap_or_default();
+    let workflow = relative_path(dir, &root)
+        .unwrap_or_default()
+        .join(WORKFLOW_FILE)
+        .to_string_lossy()
+        .into_owned();
+    let schema =
+        serde_json::to_string_pretty(&super::schema::harness_schema()).unwrap_or_default() + "\n";
     let files = [
         (HARNESS_FILE, harness_toml(&package_name)),
+        (SCHEMA_FILE, schema),
         (EXAMPLE_SCRIPT, EXAMPLE_SCRIPT_TEXT.to_string()),
         (EXAMPLE_DATA, EXAMPLE_DATA_TEXT.to_string()),
         (TEST_FILE, TEST_FILE_TEXT.to_string()),
-        (WORKFLOW_FILE, workflow_yaml()),
+        (workflow.as_str(), workflow_yaml(&member)),
     ];
     let mut conflicts: Vec<Conflict> = files
         .iter()
@@ -191,7 +206,12 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         .collect();
 
     let mut manifest_changes = Vec::new();
-    if add_dev_dependency(&mut doc, &options.dependency).map_err(&shape_error)? {
+    let dependency = match &options.dependency {
+        // Relative to the package, so the checkout can move with it.
+        Dependency::Path(p) => Dependency::Path(relative_path(dir, p).unwrap_or_else(|| p.clone())),
+        d => d.clone(),
+    };
+    if add_dev_dependency(&mut doc, &dependency, options.force).map_err(&shape_error)? {
         manifest_changes.push(format!("added dev-dependency `{CRATE_NAME}`"));
     }
     match add_test_target(&mut doc, options.force).map_err(&shape_error)? {
@@ -386,12 +406,29 @@ fn same_relative_path(a: &str, b: &str) -> bool {
 /// Add `cargo-golden` to `[dev-dependencies]` unless the package already
 /// depends on it (a normal dependency is visible to tests too). Returns
 /// whether the manifest changed.
-fn add_dev_dependency(doc: &mut DocumentMut, dep: &Dependency) -> Result<bool, String> {
+fn add_dev_dependency(
+    doc: &mut DocumentMut,
+    dep: &Dependency,
+    force: bool,
+) -> Result<bool, String> {
     const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "dev_dependencies"];
     for name in TABLES {
-        match doc.get(name) {
+        match doc.get_mut(name) {
             None => {}
-            Some(item) => match item.as_table_like() {
+            Some(item) => match item.as_table_like_mut() {
+                // `--force` rewrites the entry (say, one that does not
+                // resolve) in place.
+                Some(t) if t.contains_key(CRATE_NAME) && force => {
+                    let new = dependency_value(dep);
+                    let same = t
+                        .get(CRATE_NAME)
+                        .and_then(|i| i.as_value())
+                        .is_some_and(|v| v.to_string().trim() == new.to_string().trim());
+                    if !same {
+                        t.insert(CRATE_NAME, Item::Value(new));
+                    }
+                    return Ok(!same);
+                }
                 Some(t) if t.contains_key(CRATE_NAME) => return Ok(false),
                 Some(_) => {}
                 None => return Err(format!("`{name}` is not a table")),
@@ -417,16 +454,51 @@ fn add_dev_dependency(doc: &mut DocumentMut, dep: &Dependency) -> Result<bool, S
     let table = doc[key]
         .as_table_like_mut()
         .expect("checked above to be a table");
-    let value: Value = match dep {
+    table.insert(CRATE_NAME, Item::Value(dependency_value(dep)));
+    Ok(true)
+}
+
+fn dependency_value(dep: &Dependency) -> Value {
+    match dep {
         Dependency::Version(v) => v.as_str().into(),
         Dependency::Path(p) => {
             let mut inline = InlineTable::new();
             inline.insert("path", p.to_string_lossy().as_ref().into());
             inline.into()
         }
-    };
-    table.insert(CRATE_NAME, Item::Value(value));
-    Ok(true)
+    }
+}
+
+/// The root of the git repository holding `dir`, if it is in one.
+fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| PathBuf::from(text.trim()))
+}
+
+/// `to` relative to the directory `from` (both resolved first), such as
+/// `../cargo-golden`; None when they share no root.
+fn relative_path(from: &Path, to: &Path) -> Option<PathBuf> {
+    let from = std::fs::canonicalize(from).ok()?;
+    let to = std::fs::canonicalize(to).ok()?;
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return None;
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..f.len() {
+        rel.push("..");
+    }
+    for c in &t[common..] {
+        rel.push(c);
+    }
+    Some(rel)
 }
 
 /// A TOML basic string, quoted and escaped.
@@ -435,11 +507,22 @@ fn toml_string(s: &str) -> String {
 }
 
 fn harness_toml(package_name: &str) -> String {
-    HARNESS_TEMPLATE.replace("{{name}}", &toml_string(package_name))
+    format!("#:schema ./{SCHEMA_FILE}\n")
+        + &HARNESS_TEMPLATE.replace("{{name}}", &toml_string(package_name))
 }
 
-fn workflow_yaml() -> String {
-    WORKFLOW_TEMPLATE.replace("{{version}}", VERSION)
+/// The workflow for the package at `member` (relative to the repository
+/// root; empty when it is the root).
+fn workflow_yaml(member: &Path) -> String {
+    let run = if member.as_os_str().is_empty() {
+        "cargo golden".to_string()
+    } else {
+        let m = member.to_string_lossy();
+        format!("cargo golden --config {m}/{HARNESS_FILE} --manifest-path {m}/Cargo.toml")
+    };
+    WORKFLOW_TEMPLATE
+        .replace("{{version}}", VERSION)
+        .replace("{{run}}", &run)
 }
 
 const HARNESS_TEMPLATE: &str = r#"# Test cases for `cargo golden` and `cargo test --test golden`.
@@ -516,11 +599,16 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v5
-      # Keep the version in step with the cargo-golden dev-dependency.
+      - uses: Swatinem/rust-cache@v2
+      # A prebuilt binary when one is published (cargo-binstall otherwise,
+      # cached builds as the last resort). Keep the version in step with the
+      # cargo-golden dev-dependency.
       - name: Install cargo-golden
-        run: cargo install cargo-golden --locked --version {{version}}
+        uses: taiki-e/install-action@v2
+        with:
+          tool: cargo-golden@{{version}}
       - name: Run golden cases
-        run: cargo golden
+        run: {{run}}
       - name: Upload reports and evidence
         if: always()
         uses: actions/upload-artifact@v6
@@ -591,18 +679,21 @@ mod tests {
     fn existing_dependency_is_left_alone_and_old_spelling_reused() {
         let mut d = doc("[dependencies]\ncargo-golden = \"9\"\n");
         assert_eq!(
-            add_dev_dependency(&mut d, &Dependency::default()),
+            add_dev_dependency(&mut d, &Dependency::default(), false),
             Ok(false)
         );
         assert!(!d.contains_key("dev-dependencies"));
 
         let mut d = doc("[dev_dependencies]\nx = \"1\"\n");
-        assert_eq!(add_dev_dependency(&mut d, &Dependency::default()), Ok(true));
+        assert_eq!(
+            add_dev_dependency(&mut d, &Dependency::default(), false),
+            Ok(true)
+        );
         assert!(!d.contains_key("dev-dependencies"));
         assert_eq!(d["dev_dependencies"][CRATE_NAME].as_str(), Some(VERSION));
 
         let mut d = doc("dev-dependencies = 3\n");
-        assert!(add_dev_dependency(&mut d, &Dependency::default()).is_err());
+        assert!(add_dev_dependency(&mut d, &Dependency::default(), false).is_err());
     }
 
     #[test]

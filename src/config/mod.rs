@@ -94,6 +94,12 @@ pub struct CaseDef {
     pub retries: u32,
     /// Run alone even with `--jobs N`.
     pub exclusive: bool,
+    /// Running longer than this (and each such period again) reports the
+    /// case as slow.
+    pub slow: Duration,
+    /// Why the case is ignored: it runs only with `--ignored` or
+    /// `--include-ignored`, else it is SKIPPED with this reason.
+    pub ignored: Option<String>,
 }
 
 /// A validated harness file.
@@ -129,11 +135,23 @@ pub struct Harness {
     pub leak_wait: Duration,
     /// The JUnit family of `junit.xml`.
     pub junit: JunitFlavour,
+    /// Default period after which a running case is reported slow.
+    pub slow: Duration,
+    /// Default working directory of cases (`[harness] working_dir`).
+    pub working_dir: Option<PathBuf>,
+    /// Run directories kept under `artifacts/` (0: all).
+    pub keep_runs: usize,
+    /// The `[profile.NAME]` applied over `[harness]`, if any.
+    pub profile: Option<String>,
     /// Failure patterns.
     pub patterns: PatternConfig,
     /// Cases in declaration order.
     pub cases: Vec<CaseDef>,
 }
+
+/// The environment variable that picks a `[profile.NAME]` when
+/// `--profile` is not given.
+pub const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";
 
 /// Defaults of the `[harness]` table.
 pub mod defaults {
@@ -146,6 +164,10 @@ pub mod defaults {
     pub const KILL_GRACE: Duration = Duration::from_secs(2);
     /// `leak_wait`.
     pub const LEAK_WAIT: Duration = Duration::from_secs(1);
+    /// `keep_runs`.
+    pub const KEEP_RUNS: usize = 10;
+    /// `slow`.
+    pub const SLOW: Duration = Duration::from_secs(60);
 }
 
 impl Harness {
@@ -170,6 +192,10 @@ impl Harness {
             kill_grace: defaults::KILL_GRACE,
             leak_wait: defaults::LEAK_WAIT,
             junit: JunitFlavour::Rich,
+            slow: defaults::SLOW,
+            working_dir: None,
+            keep_runs: defaults::KEEP_RUNS,
+            profile: None,
             patterns: PatternConfig {
                 builtin: true,
                 ..PatternConfig::default()
@@ -181,6 +207,17 @@ impl Harness {
     /// Load and validate a harness file (TOML, or YAML by extension).
     /// `suite_default` names the suite when `[harness].name` is absent.
     pub fn load(path: &Path, suite_default: Option<&str>) -> Result<Harness, ConfigError> {
+        let profile = std::env::var(PROFILE_ENV).ok().filter(|p| !p.is_empty());
+        Harness::load_profile(path, suite_default, profile.as_deref())
+    }
+
+    /// [`Harness::load`] with `[profile.NAME]` applied over `[harness]`
+    /// (None: no profile, whatever the environment says).
+    pub fn load_profile(
+        path: &Path,
+        suite_default: Option<&str>,
+        profile: Option<&str>,
+    ) -> Result<Harness, ConfigError> {
         let path = crate::layout::absolute(path);
         let bytes = std::fs::read(&path).map_err(|e| ConfigError::Read {
             path: path.clone(),
@@ -221,6 +258,7 @@ impl Harness {
         }
         h.file = Some(path.clone());
         h.sha256 = crate::hash::sha256_hex(&bytes);
+        h.profile = profile.map(str::to_string);
         validate::check(&root, &path, &mut h)?;
         Ok(h)
     }
@@ -299,6 +337,8 @@ impl Harness {
                 ignore: Vec::new(),
                 retries: self.retries,
                 exclusive: false,
+                slow: self.slow,
+                ignored: None,
             });
         }
         if diags.is_empty() {

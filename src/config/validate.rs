@@ -88,6 +88,25 @@ impl Ctx<'_> {
         }
     }
 
+    /// A string with `${VAR}` expanded; an unset variable is an error at
+    /// the value.
+    fn expanded(&mut self, node: &Node, key: &str) -> Option<String> {
+        let s = self.string(node, key)?;
+        match expand_vars(&s, |n| std::env::var(n).ok()) {
+            Ok(v) => Some(v),
+            Err(var) => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` uses `${{{var}}}`, which is not set"),
+                    Some(format!(
+                        "set {var}, give a default with `${{{var}:-default}}`, or write `$$` for a literal `$`"
+                    )),
+                );
+                None
+            }
+        }
+    }
+
     fn boolean(&mut self, node: &Node, key: &str) -> Option<bool> {
         match &node.value {
             Value::Bool(b) => Some(*b),
@@ -256,6 +275,131 @@ pub fn substitute(command: &str, path: &Path, dir: &Path, name: &str) -> String 
         .replace("{name}", &shell_quote(name))
 }
 
+type Table<'n> = BTreeMap<&'n str, (&'n Key, &'n Node)>;
+
+/// Apply the settings of a `[harness]` (or `[profile.NAME]`) table.
+fn harness_settings(
+    cx: &mut Ctx<'_>,
+    t: &Table<'_>,
+    h: &mut Harness,
+    require_golden_pos: &mut Option<Pos>,
+) {
+    for (key, (k, v)) in t {
+        match *key {
+            "name" => {
+                if let Some(s) = cx.string(v, key) {
+                    h.name = s;
+                }
+            }
+            "runner" => h.runner = cx.string(v, key).map(|r| with_root(&r, &h.base_dir)),
+            "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
+            "truncate" => h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize),
+            "require_golden" => {
+                h.require_golden = cx.boolean(v, key).unwrap_or(false);
+                *require_golden_pos = Some(k.pos);
+            }
+            "out_dir" => {
+                h.out_dir = cx
+                    .expanded(v, key)
+                    .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)));
+            }
+            "working_dir" => {
+                h.working_dir = cx
+                    .expanded(v, key)
+                    .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)));
+            }
+            "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
+            "keep_runs" => h.keep_runs = cx.integer(v, key, 0).map_or(h.keep_runs, |n| n as usize),
+            "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
+            "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
+            "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
+            "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
+            "slow" => h.slow = cx.duration(v, key).unwrap_or(h.slow),
+            _ => unreachable!("table() filters unknown keys"),
+        }
+    }
+}
+
+/// Apply `[profile.NAME]` over the `[harness]` settings; a profile that is
+/// not declared is an error naming the declared ones.
+fn profile(
+    cx: &mut Ctx<'_>,
+    profiles: Option<&Node>,
+    name: &str,
+    h: &mut Harness,
+    require_golden_pos: &mut Option<Pos>,
+) {
+    let declared: Vec<&str> = match profiles.map(|n| &n.value) {
+        Some(Value::Map(entries)) => entries.iter().map(|(k, _)| k.name.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    let found = match profiles.map(|n| &n.value) {
+        Some(Value::Map(entries)) => entries.iter().find(|(k, _)| k.name == name),
+        _ => None,
+    };
+    let Some((_, node)) = found else {
+        let help = if declared.is_empty() {
+            "declare it as a `[profile.NAME]` table with [harness] keys".to_string()
+        } else {
+            format!("declared profiles: {}", declared.join(", "))
+        };
+        let pos = profiles.map_or(Pos { line: 1, col: 1 }, |n| n.pos);
+        cx.err(
+            pos,
+            format!("profile `{name}` is not declared (--profile or CARGO_GOLDEN_PROFILE)"),
+            Some(help),
+        );
+        return;
+    };
+    if let Some(t) = cx.table(node, &format!("[profile.{name}]"), &keys_of("harness")) {
+        harness_settings(cx, &t, h, require_golden_pos);
+    }
+}
+
+/// `{root}` (the harness file's directory, shell-quoted) replaced in a
+/// command; resolved when the file is read, since the root never moves.
+fn with_root(command: &str, root: &Path) -> String {
+    command.replace("{root}", &shell_quote(&root.to_string_lossy()))
+}
+
+/// `${VAR}` and `${VAR:-default}` replaced from the environment, `$$` as
+/// a literal `$`; any other `$` is kept. The name of an unset variable
+/// without a default is the error.
+pub fn expand_vars(s: &str, get: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{')
+            && let Some(end) = body.find('}')
+        {
+            let inner = &body[..end];
+            let (name, default) = match inner.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (inner, None),
+            };
+            match (
+                get(name).filter(|v| !v.is_empty() || default.is_none()),
+                default,
+            ) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => return Err(name.to_string()),
+            }
+            rest = &body[end + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// Check `root` into `h`, reporting every problem.
 pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigError> {
     let mut cx = Ctx {
@@ -270,31 +414,16 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     if let Some((_, node)) = top.get("harness")
         && let Some(t) = cx.table(node, "[harness]", &keys_of("harness"))
     {
-        for (key, (k, v)) in &t {
-            match *key {
-                "name" => {
-                    if let Some(s) = cx.string(v, key) {
-                        h.name = s;
-                    }
-                }
-                "runner" => h.runner = cx.string(v, key),
-                "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
-                "truncate" => h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize),
-                "require_golden" => {
-                    h.require_golden = cx.boolean(v, key).unwrap_or(false);
-                    require_golden_pos = Some(k.pos);
-                }
-                "out_dir" => {
-                    h.out_dir = cx.string(v, key).map(|s| h.base_dir.join(s));
-                }
-                "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
-                "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
-                "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
-                "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
-                "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
-                _ => unreachable!("table() filters unknown keys"),
-            }
-        }
+        harness_settings(&mut cx, &t, h, &mut require_golden_pos);
+    }
+    if let Some(name) = h.profile.clone() {
+        profile(
+            &mut cx,
+            top.get("profile").map(|(_, n)| *n),
+            &name,
+            h,
+            &mut require_golden_pos,
+        );
     }
 
     if let Some((_, node)) = top.get("patterns")
@@ -391,6 +520,10 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             .get("timeout")
             .and_then(|(_, v)| cx.duration(v, "timeout"))
             .unwrap_or(h.timeout);
+        let slow = t
+            .get("slow")
+            .and_then(|(_, v)| cx.duration(v, "slow"))
+            .unwrap_or(h.slow);
         let expected_key = if t.contains_key("expected_outcome") {
             "expected_outcome"
         } else {
@@ -406,7 +539,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 Value::Map(vars) => {
                     for (k, val) in vars {
                         let s = match &val.value {
-                            Value::Str(s) => Some(s.clone()),
+                            Value::Str(_) => cx.expanded(val, &format!("env.{}", k.name)),
                             Value::Int(i) => Some(i.to_string()),
                             Value::Bool(b) => Some(b.to_string()),
                             Value::Float(f) => Some(f.to_string()),
@@ -442,14 +575,16 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             .unwrap_or(false);
         let explicit_wd = t
             .get("working_dir")
-            .and_then(|(_, v)| cx.string(v, "working_dir"))
-            .map(|s| h.base_dir.join(s));
+            .and_then(|(_, v)| cx.expanded(v, "working_dir"))
+            .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)))
+            .or_else(|| h.working_dir.clone());
+        let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
 
         let (path, command, working_dir, isolation, ignore) = match kind {
             CaseKind::Golden => {
                 let path = match t.get("path") {
                     Some((_, v)) => cx
-                        .string(v, "path")
+                        .expanded(v, "path")
                         .map(|p| crate::layout::absolute_from(&h.base_dir, Path::new(&p))),
                     None => {
                         cx.err(
@@ -464,7 +599,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                     }
                 };
                 let command = match t.get("command") {
-                    Some((_, v)) => cx.string(v, "command"),
+                    Some((_, v)) => cx.string(v, "command").map(|c| with_root(&c, &h.base_dir)),
                     None => match &h.runner {
                         Some(r) => Some(r.clone()),
                         None => {
@@ -517,7 +652,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             }
             CaseKind::Verify => {
                 let command = match t.get("command") {
-                    Some((_, v)) => cx.string(v, "command"),
+                    Some((_, v)) => cx.string(v, "command").map(|c| with_root(&c, &h.base_dir)),
                     None => {
                         cx.err(
                             node.pos,
@@ -555,6 +690,8 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 ignore,
                 retries,
                 exclusive,
+                slow,
+                ignored,
             });
         }
     }

@@ -320,7 +320,8 @@ impl<W: Write> Reporter for GithubReporter<W> {
 
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
         match event {
-            Event::RunStarted { .. } | Event::CaseStarted { .. } => Ok(()),
+            // The terminal reporter beside this one shows slow cases.
+            Event::RunStarted { .. } | Event::CaseStarted { .. } | Event::CaseSlow { .. } => Ok(()),
             Event::CaseFinished { case } => self.case_finished(case),
             Event::Warning { message } => {
                 writeln!(

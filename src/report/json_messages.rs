@@ -51,6 +51,17 @@ pub fn message(event: &Event<'_>) -> MessageLine {
             name: name.to_string(),
             kind: *kind,
         },
+        Event::CaseSlow {
+            index,
+            name,
+            kind,
+            elapsed,
+        } => Message::CaseSlow {
+            index: *index,
+            name: name.to_string(),
+            kind: *kind,
+            elapsed_seconds: elapsed.as_secs_f64(),
+        },
         Event::CaseFinished { case } => Message::CaseFinished(Box::new(CaseFinished {
             index: case.index,
             name: case.name.clone(),

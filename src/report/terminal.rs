@@ -8,8 +8,11 @@
 //! (names, messages) is printed on one line with escape sequences removed,
 //! so a case cannot repaint or hijack the terminal.
 
-use std::io::{self, Write};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::io::{self, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Effects, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -47,11 +50,86 @@ pub fn color_enabled(
     }
 }
 
+/// When a case's output is shown: as the case ends, again in the final
+/// list, both, or not at all (the values of `--failure-output` and
+/// `--success-output`, as in cargo-nextest).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputWhen {
+    /// As the case finishes.
+    Immediate,
+    /// In the list at the end of the run.
+    Final,
+    /// Both.
+    #[default]
+    ImmediateFinal,
+    /// Not at all.
+    Never,
+}
+
+impl OutputWhen {
+    fn immediate(self) -> bool {
+        matches!(self, OutputWhen::Immediate | OutputWhen::ImmediateFinal)
+    }
+
+    fn at_end(self) -> bool {
+        matches!(self, OutputWhen::Final | OutputWhen::ImmediateFinal)
+    }
+}
+
+/// Which cases' output the terminal shows, and where their logs are.
+#[derive(Clone, Debug)]
+pub struct OutputOptions {
+    /// Output of failed and errored cases.
+    pub failure: OutputWhen,
+    /// Output of passed cases.
+    pub success: OutputWhen,
+    /// Last lines shown of each stream.
+    pub tail_lines: usize,
+    /// The out dir the artifact paths are relative to.
+    pub out_dir: PathBuf,
+}
+
+impl Default for OutputOptions {
+    fn default() -> Self {
+        OutputOptions {
+            failure: OutputWhen::Never,
+            success: OutputWhen::Never,
+            tail_lines: DEFAULT_TAIL_LINES,
+            out_dir: PathBuf::new(),
+        }
+    }
+}
+
+/// Last lines of each stream shown for a failed case.
+pub const DEFAULT_TAIL_LINES: usize = 20;
+
+/// Bytes read from the end of a log to find its last lines: enough for
+/// any sensible tail, bounded whatever the log size.
+const TAIL_BYTES: u64 = 64 * 1024;
+
 /// Reports to a terminal (or any writer, for tests).
 pub struct TerminalReporter<W: Write> {
     out: W,
     color: bool,
     progress: Option<ProgressBar>,
+    output: OutputOptions,
+    /// Cases running now, by declaration index: the bar shows each with
+    /// its elapsed time.
+    running: Running,
+}
+
+/// The running cases and when each started, shared with the bar's
+/// `{running}` key (redrawn every second).
+type Running = Arc<Mutex<BTreeMap<usize, (String, Instant)>>>;
+
+/// The bar's `{running}` text: each running case with its elapsed time.
+fn running_text(running: &Running) -> String {
+    let running = running.lock().unwrap_or_else(|e| e.into_inner());
+    running
+        .values()
+        .map(|(name, since)| format!("{name} {}s", since.elapsed().as_secs()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl TerminalReporter<io::Stderr> {
@@ -74,21 +152,100 @@ impl<W: Write> TerminalReporter<W> {
     /// A reporter on `out`; `progress` shows a bar (on stderr), meant for
     /// when stderr is a terminal.
     pub fn new(out: W, color: bool, progress: bool) -> Self {
+        let running = Running::default();
         let progress = progress.then(|| {
             let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-            if let Ok(style) =
-                ProgressStyle::with_template("{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {msg}")
-            {
-                bar.set_style(style.progress_chars("=> "));
+            let shown = Arc::clone(&running);
+            if let Ok(style) = ProgressStyle::with_template(
+                "{prefix:>12.cyan.bold} [{bar:30}] {pos}/{len} {running}",
+            ) {
+                bar.set_style(style.progress_chars("=> ").with_key(
+                    "running",
+                    move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&running_text(&shown));
+                    },
+                ));
             }
             bar.set_prefix("Running");
+            bar.enable_steady_tick(Duration::from_secs(1));
             bar
         });
         TerminalReporter {
             out,
             color,
             progress,
+            output: OutputOptions::default(),
+            running,
         }
+    }
+
+    /// Show cases' output tails and log paths per `output`.
+    pub fn with_output(mut self, output: OutputOptions) -> Self {
+        self.output = output;
+        self
+    }
+
+    /// When `case`'s output is shown.
+    fn output_when(&self, case: &CaseRecord) -> OutputWhen {
+        match case.result {
+            CaseResult::Failed | CaseResult::Error => self.output.failure,
+            CaseResult::Passed => self.output.success,
+            CaseResult::Skipped => OutputWhen::Never,
+        }
+    }
+
+    /// The log paths of `case` and the last lines of each non-empty log,
+    /// lines holding a finding marked with `>`.
+    fn case_output(&self, case: &CaseRecord) -> String {
+        let Some(artifacts) = &case.artifacts else {
+            return String::new();
+        };
+        let findings: Vec<&str> = case
+            .issues
+            .iter()
+            .map(|i| i.message.trim())
+            .filter(|m| !m.is_empty())
+            .collect();
+        let mut s = String::new();
+        for (stream, rel) in [("stdout", &artifacts.stdout), ("stderr", &artifacts.stderr)] {
+            let path = self.output.out_dir.join(rel);
+            let (lines, total) = tail(&path, self.output.tail_lines);
+            if total == 0 {
+                continue;
+            }
+            s.push_str(&format!(
+                "{} {} {}\n",
+                self.paint(CYAN, &format!("{:>12}", format!("--- {stream}"))),
+                one_line(&case.name),
+                self.paint(DIM, &format!("(last {} line(s))", lines.len())),
+            ));
+            for line in &lines {
+                let text = one_line(line);
+                let hit = !text.trim().is_empty()
+                    && findings
+                        .iter()
+                        .any(|f| f.contains(text.trim()) || text.contains(f));
+                if hit {
+                    s.push_str(&format!(
+                        "{} {text}\n",
+                        self.paint(RED, &format!("{:>12}", ">"))
+                    ));
+                } else {
+                    s.push_str(&format!("{:>12} {text}\n", "|"));
+                }
+            }
+        }
+        for (label, rel) in [
+            ("stdout log", &artifacts.stdout),
+            ("stderr log", &artifacts.stderr),
+        ] {
+            s.push_str(&format!(
+                "{} {}\n",
+                self.paint(DIM, &format!("{label:>12}")),
+                shown(&self.output.out_dir.join(rel))
+            ));
+        }
+        s
     }
 
     /// The underlying writer (tests read what was written).
@@ -196,6 +353,9 @@ impl<W: Write> TerminalReporter<W> {
                 one_line(&case.name),
                 headline(case)
             ));
+            if self.output_when(case).at_end() {
+                s.push_str(&self.case_output(case));
+            }
         }
         for w in &record.warnings {
             s.push_str(&format!(
@@ -206,7 +366,7 @@ impl<W: Write> TerminalReporter<W> {
         }
         if record.interrupted {
             s.push_str(&format!(
-                "{} the run was interrupted\n",
+                "{} by a signal: cases cut short are ABORTED, cases not started SKIPPED\n",
                 self.paint(RED, &format!("{:>12}", "Interrupted"))
             ));
         }
@@ -249,6 +409,30 @@ fn shown(path: &Path) -> String {
     display_relative(path)
 }
 
+/// The last `n` lines of the file at `path` and how many lines the part
+/// read holds (the whole file when under [`TAIL_BYTES`]); nothing when it
+/// cannot be read.
+fn tail(path: &Path, n: usize) -> (Vec<String>, usize) {
+    let read = || -> io::Result<Vec<u8>> {
+        let mut f = std::fs::File::open(path)?;
+        let len = f.metadata()?.len();
+        f.seek(io::SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))?;
+        let mut buf = Vec::new();
+        f.read_to_end(&mut buf)?;
+        Ok(buf)
+    };
+    let Ok(bytes) = read() else {
+        return (Vec::new(), 0);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let all: Vec<&str> = text.lines().collect();
+    let start = all.len().saturating_sub(n);
+    (
+        all[start..].iter().map(|l| l.to_string()).collect(),
+        all.len(),
+    )
+}
+
 impl<W: Write> Reporter for TerminalReporter<W> {
     fn name(&self) -> &'static str {
         "terminal"
@@ -272,14 +456,46 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 );
                 self.emit(&line)
             }
-            Event::CaseStarted { name, kind, .. } => {
+            Event::CaseStarted { index, name, kind } => {
+                self.running
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(
+                        *index,
+                        (
+                            format!("{} {}", kind.as_str(), one_line(name)),
+                            Instant::now(),
+                        ),
+                    );
                 if let Some(bar) = &self.progress {
-                    bar.set_message(format!("{} {}", kind.as_str(), one_line(name)));
+                    bar.tick();
                 }
                 Ok(())
             }
+            Event::CaseSlow {
+                name,
+                kind,
+                elapsed,
+                ..
+            } => {
+                let line = format!(
+                    "{} [> {:>5}] {} {}\n",
+                    self.paint(YELLOW, &format!("{:>12}", "SLOW")),
+                    humantime::format_duration(*elapsed).to_string(),
+                    kind.as_str(),
+                    one_line(name)
+                );
+                self.emit(&line)
+            }
             Event::CaseFinished { case } => {
-                let line = self.case_line(case);
+                self.running
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&case.index);
+                let mut line = self.case_line(case);
+                if self.output_when(case).immediate() {
+                    line.push_str(&self.case_output(case));
+                }
                 if let Some(bar) = &self.progress {
                     bar.inc(1);
                 }
@@ -306,7 +522,22 @@ impl<W: Write> Reporter for TerminalReporter<W> {
 
 #[cfg(test)]
 mod tests {
-    use super::color_enabled;
+    use super::*;
+
+    #[test]
+    fn the_bar_shows_each_running_case_with_its_elapsed_time() {
+        let running = Running::default();
+        let since = Instant::now() - Duration::from_secs(75);
+        running
+            .lock()
+            .unwrap()
+            .insert(3, ("golden etl".into(), since));
+        running
+            .lock()
+            .unwrap()
+            .insert(1, ("verify a".into(), Instant::now()));
+        assert_eq!(running_text(&running), "verify a 0s, golden etl 75s");
+    }
 
     #[test]
     fn color_choice_follows_cargo_then_no_color() {

@@ -91,6 +91,8 @@ pub struct Capture {
     classifier: StreamClassifier,
     evidence: Option<Sha256>,
     bytes: u64,
+    /// Also copy each chunk to the tool's stderr (`--no-capture`).
+    live: bool,
 }
 
 /// What a finished capture yields.
@@ -121,7 +123,15 @@ impl Capture {
             classifier,
             evidence,
             bytes: 0,
+            live: false,
         }
+    }
+
+    /// Also stream the output, as it comes, to the tool's stderr (stdout
+    /// stays free for `--message-format json`).
+    pub fn live(mut self, live: bool) -> Capture {
+        self.live = live;
+        self
     }
 
     /// Flush the log and hand back what was gathered.
@@ -147,6 +157,11 @@ impl Sink for Capture {
         self.excerpt.push(chunk);
         self.classifier.feed(chunk);
         self.bytes += chunk.len() as u64;
+        if self.live {
+            // A closed terminal must not fail the case: the log has it all.
+            let mut e = io::stderr().lock();
+            let _ = e.write_all(chunk).and_then(|()| e.flush());
+        }
         Ok(())
     }
 }

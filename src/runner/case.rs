@@ -20,6 +20,8 @@ pub struct Engine<'h> {
     out_dir: PathBuf,
     run_id: String,
     pub(super) retries: Option<u32>,
+    /// Stream each case's output live (`--no-capture`).
+    pub(super) live: bool,
     interrupt: Option<Arc<Interrupt>>,
 }
 
@@ -42,6 +44,7 @@ impl<'h> Engine<'h> {
             out_dir: out_dir.to_path_buf(),
             run_id: run_id.unwrap_or_else(new_run_id),
             retries: None,
+            live: false,
             interrupt,
         })
     }
@@ -150,13 +153,15 @@ impl<'h> Engine<'h> {
             self.harness.truncate,
             patterns.classifier(),
             Some(capture::evidence_start(&isolated.command)),
-        );
+        )
+        .live(self.live);
         let mut err = Capture::new(
             stderr_file,
             self.harness.truncate,
             patterns.classifier(),
             None,
-        );
+        )
+        .live(self.live);
         let spec = process::Spec {
             command: &isolated.command,
             working_dir: &isolated.working_dir,

@@ -51,6 +51,24 @@ pub struct RunOptions {
     pub interrupt: Option<Arc<Interrupt>>,
     /// JUnit family of the reports (None = the harness file's `junit`).
     pub junit: Option<crate::model::JunitFlavour>,
+    /// Stream each case's output live to stderr (`--no-capture`); the
+    /// caller also runs one case at a time so outputs do not interleave.
+    pub no_capture: bool,
+    /// Which of the `ignored` cases run.
+    pub ignored: Ignored,
+}
+
+/// Which cases run with respect to their `ignored` setting (libtest's
+/// `--ignored` and `--include-ignored`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ignored {
+    /// Ignored cases are SKIPPED with their reason.
+    #[default]
+    Skip,
+    /// Only the ignored cases run.
+    Only,
+    /// Every case runs.
+    Include,
 }
 
 /// The name of the machine the run is on, as JUnit's `hostname` shows it;

@@ -137,6 +137,7 @@ impl<'h> Run<'h> {
             opts.interrupt.clone(),
         )?;
         engine.retries = opts.retries;
+        engine.live = opts.no_capture;
         let cases = included(harness, opts.partition.as_ref());
         let run = Run {
             harness,
@@ -183,13 +184,21 @@ impl<'h> Run<'h> {
     }
 
     /// Why `def` must not start now, if it must not.
-    fn reason_to_skip(&self, def: &CaseDef) -> Option<&'static str> {
+    fn reason_to_skip(&self, def: &CaseDef) -> Option<std::borrow::Cow<'static, str>> {
+        use super::Ignored;
+        let ignored = match (self.opts.ignored, &def.ignored) {
+            (Ignored::Skip, Some(why)) => Some(format!("ignored: {why}").into()),
+            (Ignored::Only, None) => Some(FILTERED_OUT.into()),
+            _ => None,
+        };
         if self.interrupted() {
-            Some(INTERRUPTED)
+            Some(INTERRUPTED.into())
         } else if !self.opts.filter.matches(&def.name) {
-            Some(FILTERED_OUT)
+            Some(FILTERED_OUT.into())
+        } else if ignored.is_some() {
+            ignored
         } else if self.stop.load(Ordering::SeqCst) {
-            Some(FAIL_FAST)
+            Some(FAIL_FAST.into())
         } else {
             None
         }
@@ -199,6 +208,8 @@ impl<'h> Run<'h> {
     /// harness file's `jobs`), taking them in declaration order.
     pub fn run_all(&self) {
         let jobs = match self.opts.jobs {
+            // Live output of cases at once would interleave.
+            _ if self.opts.no_capture => 1,
             0 => self.harness.jobs,
             n => n,
         }
@@ -225,7 +236,7 @@ impl<'h> Run<'h> {
     pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
         let def = self.cases[pos];
         let rec = match self.reason_to_skip(def) {
-            Some(reason) => skipped_record(def, reason),
+            Some(reason) => skipped_record(def, &reason),
             None => self.admit_and_run(def),
         };
         // Only an interrupt seen before a case ended counts: one that
@@ -241,20 +252,46 @@ impl<'h> Run<'h> {
         // Waiting at the gate can outlast a failure or an interrupt: look
         // again before starting.
         if let Some(reason) = self.reason_to_skip(def) {
-            return skipped_record(def, reason);
+            return skipped_record(def, &reason);
         }
         self.emit(&Event::CaseStarted {
             index: def.index,
             name: &def.name,
             kind: def.kind,
         });
-        let rec = self.engine.run_case(def);
+        let rec = self.run_watched(def);
         // Before leaving the gate: a case waiting there must see the stop.
         if self.opts.fail_fast && rec.result.is_failure() {
             self.stop.store(true, Ordering::SeqCst);
         }
         drop(pass);
         rec
+    }
+
+    /// Run `def`, emitting `CaseSlow` each `slow` period it is still
+    /// running (a ticker thread, so both front doors get it).
+    fn run_watched(&self, def: &CaseDef) -> CaseRecord {
+        let (done, ticks) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut elapsed = std::time::Duration::ZERO;
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    ticks.recv_timeout(def.slow)
+                {
+                    elapsed += def.slow;
+                    self.emit(&Event::CaseSlow {
+                        index: def.index,
+                        name: &def.name,
+                        kind: def.kind,
+                        elapsed,
+                    });
+                }
+            });
+            let rec = self.engine.run_case(def);
+            // The ticker stops when the sender is gone.
+            drop(done);
+            rec
+        })
     }
 
     /// Record the case at `pos` as not run, for `reason` (a front door

@@ -230,6 +230,10 @@ pub struct HarnessFile {
     #[serde(default, deserialize_with = "legacy_golden")]
     #[schemars(schema_with = "legacy_golden_list")]
     pub golden_projects: Vec<Golden>,
+    /// Named sets of `[harness]` settings applied over `[harness]` with
+    /// `--profile NAME` or `CARGO_GOLDEN_PROFILE`.
+    #[serde(default)]
+    pub profile: BTreeMap<String, HarnessTable>,
 }
 
 /// Suite-wide settings.
@@ -275,6 +279,17 @@ pub struct HarnessTable {
     /// The JUnit family of `junit.xml`. `--junit` overrides it.
     #[serde(default)]
     pub junit: JunitFlavour,
+    /// A case running longer than this is reported `SLOW [> 60s] name`,
+    /// again each such period, on every output.
+    #[serde(default = "default_slow")]
+    pub slow: HumanDuration,
+    /// Default working directory of every case, relative to this file
+    /// (`${VAR}` expanded).
+    pub working_dir: Option<String>,
+    /// Run directories kept under `artifacts/` after a run whose reports
+    /// were written; older ones are removed. 0 keeps every run.
+    #[serde(default = "default_keep_runs")]
+    pub keep_runs: AtLeastZero,
 }
 
 /// Failure patterns, added to the built-in ones.
@@ -336,6 +351,12 @@ pub struct Golden {
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
+    /// Period after which this case is reported slow. Default:
+    /// `[harness] slow`.
+    pub slow: Option<HumanDuration>,
+    /// Why the case is ignored: it runs only with `--ignored` or
+    /// `--include-ignored`, else it is SKIPPED with this reason.
+    pub ignored: Option<String>,
 }
 
 /// How a golden project is protected from modification.
@@ -378,8 +399,20 @@ pub struct Verify {
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
+    /// Period after which this case is reported slow. Default:
+    /// `[harness] slow`.
+    pub slow: Option<HumanDuration>,
+    /// Why the case is ignored: it runs only with `--ignored` or
+    /// `--include-ignored`, else it is SKIPPED with this reason.
+    pub ignored: Option<String>,
 }
 
+fn default_slow() -> HumanDuration {
+    HumanDuration::of(defaults::SLOW)
+}
+fn default_keep_runs() -> AtLeastZero {
+    AtLeastZero(defaults::KEEP_RUNS as u64)
+}
 fn default_timeout() -> HumanDuration {
     HumanDuration::of(defaults::TIMEOUT)
 }

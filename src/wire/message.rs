@@ -68,6 +68,17 @@ pub enum Message {
         /// `golden` or `verify`.
         kind: CaseKind,
     },
+    /// A case is still running after another `slow` period.
+    CaseSlow {
+        /// 0-based declaration index.
+        index: usize,
+        /// Case name.
+        name: String,
+        /// `golden` or `verify`.
+        kind: CaseKind,
+        /// How long it has run: a whole number of `slow` periods.
+        elapsed_seconds: f64,
+    },
     /// A case finished: passed, failed, errored or was skipped.
     CaseFinished(Box<CaseFinished>),
     /// A run-level warning.

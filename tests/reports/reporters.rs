@@ -333,3 +333,21 @@ fn reporters_fit_the_fanout() {
     boxed::<JsonMessageReporter<std::io::Stdout>>(None);
     boxed::<GithubReporter<std::io::Stdout>>(None);
 }
+
+#[test]
+fn terminal_labels_end_in_one_column_and_interrupted_says_what_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = support::fixed(dir.path());
+    record.interrupted = true;
+    let text = terminal_output(&record, false);
+    for line in text.lines() {
+        assert_eq!(
+            line.chars().nth(12),
+            Some(' '),
+            "every label, `Final status` too, ends at column 12: {line:?}"
+        );
+        assert!(!line.starts_with(' ') || line.len() > 12, "{line:?}");
+    }
+    assert!(!text.contains("the run was interrupted"), "{text}");
+    assert!(text.contains(" Interrupted by a signal: "), "{text}");
+}
