@@ -212,6 +212,9 @@ struct ListArgs {
     config: Option<PathBuf>,
     #[command(flatten)]
     manifest: clap_cargo::Manifest,
+    /// Accepted so a run's command line lists too; a listing writes nothing.
+    #[arg(long, value_name = "DIR", hide = true)]
+    out: Option<PathBuf>,
     /// Ad-hoc golden projects: "a.yaml, sales:golden/sales".
     #[arg(long, value_name = "LIST")]
     golden: Option<String>,
@@ -238,6 +241,7 @@ impl From<ListArgs> for RunArgs {
             filters: a.filters,
             config: a.config,
             manifest: a.manifest,
+            out: a.out,
             golden: a.golden,
             exact: a.exact,
             skip: a.skip,
