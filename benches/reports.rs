@@ -93,6 +93,7 @@ fn main() {
         declared_cases: 10_000,
         interrupted: false,
         warnings: Vec::new(),
+        empty_selection: None,
     };
     let code = cargo_golden::report::expected_exit_code(&record);
     let mut times = Vec::new();

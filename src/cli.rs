@@ -11,7 +11,8 @@ use crate::commands::validate::Format;
 use crate::config::{self, ConfigError, Harness};
 use crate::events::Fanout;
 use crate::exit;
-use crate::model::JunitFlavour;
+use crate::model::{JunitFlavour, NoCases};
+use crate::report::seal::Signer;
 use crate::report::terminal::{OutputOptions, OutputWhen};
 use crate::runner::select::{Filter, Partition};
 use crate::runner::{self, RunOptions};
@@ -61,10 +62,22 @@ enum Command {
         #[command(flatten)]
         format: FormatArg,
     },
-    /// Recompute every evidence hash from the artifact files.
+    /// Check a run's whole story: checksums, signature, every case's
+    /// evidence and verdict, and the reports against the evidence.
     VerifyEvidence {
-        /// An out dir, a run dir (`artifacts/<run_id>`) or one case's dir.
-        dir: PathBuf,
+        /// An out dir (its latest run: the one its summary.json names) or a
+        /// run dir (`artifacts/<run_id>`). Default: the default out dir.
+        dir: Option<PathBuf>,
+        /// Also check `SHA256SUMS.minisig` with this minisign public key
+        /// (a `.pub` file, or the key itself); a missing or bad signature
+        /// is then a finding.
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<String>,
+        /// The harness file whose out dir is the default (see `run`).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        manifest: clap_cargo::Manifest,
     },
     /// Combine shard outputs into one set of reports.
     Merge {
@@ -77,6 +90,10 @@ enum Command {
         /// JUnit family of the merged junit.xml (default: the shards').
         #[arg(long, value_enum, value_name = "FLAVOUR")]
         junit: Option<JunitFlavour>,
+        /// Sign the merged run's SHA256SUMS with this minisign secret key
+        /// (default: $CARGO_GOLDEN_SIGNING_KEY).
+        #[arg(long, value_name = "FILE")]
+        sign_key: Option<PathBuf>,
     },
     /// Remove every run directory under <out dir>/artifacts and the last
     /// run's reports.
@@ -181,6 +198,15 @@ struct RunArgs {
     /// List the cases instead of running them.
     #[arg(long)]
     list: bool,
+    /// What a run whose filters or partition select no case does: `fail`
+    /// (exit 5), `warn` or `pass` (exit 0).
+    #[arg(long, value_enum, default_value_t = NoCases::Fail, value_name = "WHAT")]
+    no_cases: NoCases,
+    /// Sign the run's SHA256SUMS with this minisign secret key (default:
+    /// $CARGO_GOLDEN_SIGNING_KEY, the key or its path; an encrypted key's
+    /// password in $CARGO_GOLDEN_SIGNING_PASSWORD).
+    #[arg(long, value_name = "FILE")]
+    sign_key: Option<PathBuf>,
     /// When to show a failed case's last output lines and log paths.
     #[arg(long, value_enum, default_value_t = OutputWhen::ImmediateFinal, value_name = "WHEN")]
     failure_output: OutputWhen,
@@ -260,6 +286,7 @@ pub fn main() -> i32 {
     if args.get(1).is_none_or(|a| a != "golden") {
         args.insert(1.min(args.len()), OsString::from("golden"));
     }
+    let args = hoist_subcommand(args);
     let CargoCli::Golden(cli) = match CargoCli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -281,8 +308,18 @@ pub fn main() -> i32 {
             manifest,
         }) => init(force, path, &manifest),
         Some(Command::Validate { file, format }) => validate(&file, format.format()),
-        Some(Command::VerifyEvidence { dir }) => verify_evidence(&dir),
-        Some(Command::Merge { dirs, out, junit }) => merge(&dirs, &out, junit),
+        Some(Command::VerifyEvidence {
+            dir,
+            public_key,
+            config,
+            manifest,
+        }) => verify_evidence(dir, public_key.as_deref(), config, manifest),
+        Some(Command::Merge {
+            dirs,
+            out,
+            junit,
+            sign_key,
+        }) => merge(&dirs, &out, junit, sign_key.as_deref()),
         Some(Command::Schema { format }) => schema(format.format()),
         Some(Command::Clean {
             config,
@@ -295,6 +332,56 @@ pub fn main() -> i32 {
             ..RunArgs::default()
         }),
     }
+}
+
+/// `cargo golden --config f.toml list` means the `list` subcommand, not a
+/// run filtered by "list": clap would take a subcommand name that follows
+/// run flags as a filter, so the first bare word, when it names a
+/// subcommand, is moved to the front (`args[0]` is the program, `args[1]`
+/// is `golden`). Which flags take a value is read from the clap model, so
+/// it cannot drift from the flags themselves.
+fn hoist_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
+    use clap::CommandFactory;
+    let cargo = CargoCli::command();
+    let Some(golden) = cargo.find_subcommand("golden") else {
+        return args;
+    };
+    let takes_value = |word: &str| {
+        golden.get_arguments().any(|a| {
+            !a.is_positional()
+                && a.get_action().takes_values()
+                && (word
+                    .strip_prefix("--")
+                    .is_some_and(|l| a.get_long() == Some(l))
+                    || (word.len() == 2
+                        && word.starts_with('-')
+                        && a.get_short().is_some_and(|c| word.ends_with(c))))
+        })
+    };
+    let mut i = 2;
+    while i < args.len() {
+        let Some(word) = args[i].to_str() else {
+            return args;
+        };
+        if word == "--" {
+            return args;
+        }
+        if word.starts_with('-') && word.len() > 1 {
+            // `--config=f.toml` carries its value; `--config f.toml` does not.
+            i += if !word.contains('=') && takes_value(word) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if i > 2 && golden.find_subcommand(word).is_some() {
+            let sub = args.remove(i);
+            args.insert(2, sub);
+        }
+        return args;
+    }
+    args
 }
 
 /// What cargo knows about the workspace (one `cargo metadata --no-deps`).
@@ -444,6 +531,12 @@ enum CliError {
     Clean(PathBuf, #[source] std::io::Error),
     #[error("cannot render the schema")]
     Schema(#[source] serde_json::Error),
+    #[error(transparent)]
+    SigningKey(#[from] crate::report::seal::KeyError),
+    #[error("{0}")]
+    PublicKey(String),
+    #[error("verify-evidence without DIR checks the latest run of the default out dir; pass DIR")]
+    NoDefaultOutDir(#[source] Box<CliError>),
 }
 
 fn list(a: RunArgs) -> i32 {
@@ -508,6 +601,10 @@ fn run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
+    let signer = match Signer::load(a.sign_key.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&CliError::from(e)),
+    };
     let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
@@ -531,6 +628,7 @@ fn run(a: RunArgs) -> i32 {
             (_, true) => runner::Ignored::Include,
             _ => runner::Ignored::Skip,
         },
+        no_cases: a.no_cases,
     };
     let output = OutputOptions {
         failure: a.failure_output,
@@ -542,7 +640,7 @@ fn run(a: RunArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return usage_error(&CliError::from(e)),
     };
-    let finished = crate::report::finish(&record, &h.display_file(), &mut fanout);
+    let finished = crate::report::finish(&record, &h.display_file(), &mut fanout, signer.as_ref());
     match &finished.problem {
         Some(problem) => print_error(problem),
         None => retain(&record, h.keep_runs),
@@ -561,9 +659,15 @@ pub(crate) fn retain(record: &crate::model::RunRecord, keep: usize) {
     }
 }
 
-/// Write and check the reports, emit `RunFinished`, say what went wrong.
-fn finish(record: &crate::model::RunRecord, harness_display: &str, fanout: &mut Fanout) -> i32 {
-    let finished = crate::report::finish(record, harness_display, fanout);
+/// Write and check the reports, seal the run dir, emit `RunFinished`, say
+/// what went wrong.
+fn finish(
+    record: &crate::model::RunRecord,
+    harness_display: &str,
+    fanout: &mut Fanout,
+    signer: Option<&Signer>,
+) -> i32 {
+    let finished = crate::report::finish(record, harness_display, fanout, signer);
     if let Some(problem) = &finished.problem {
         print_error(problem);
     }
@@ -582,9 +686,10 @@ fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanou
             crate::report::json_messages::JsonMessageReporter::stdout(),
         )),
     }
-    if let Some(gh) =
-        crate::report::github::GithubReporter::from_env(h.file.as_deref().unwrap_or(&h.base_dir))
-    {
+    if let Some(gh) = crate::report::github::GithubReporter::from_env(
+        h.file.as_deref().unwrap_or(&h.base_dir),
+        format == MessageFormat::Json,
+    ) {
         fanout.push(Box::new(gh));
     }
     fanout
@@ -633,8 +738,32 @@ fn validate(file: &Path, format: Option<Format>) -> i32 {
     }
 }
 
-fn verify_evidence(dir: &Path) -> i32 {
-    match crate::commands::verify::verify_evidence(dir) {
+fn verify_evidence(
+    dir: Option<PathBuf>,
+    public_key: Option<&str>,
+    config: Option<PathBuf>,
+    manifest: clap_cargo::Manifest,
+) -> i32 {
+    let dir = match dir {
+        Some(d) => d,
+        None => {
+            let args = RunArgs {
+                config,
+                manifest,
+                ..RunArgs::default()
+            };
+            match load(&args, true) {
+                Ok(l) => l.out_dir,
+                Err(e) => return usage_error(&CliError::NoDefaultOutDir(Box::new(e))),
+            }
+        }
+    };
+    let key = match public_key.map(crate::commands::verify::read_public_key) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => return usage_error(&CliError::PublicKey(e)),
+    };
+    match crate::commands::verify::verify_run(&dir, key.as_ref()) {
         Ok(report) => {
             print_stdout(&report.to_string());
             if report.is_ok() {
@@ -647,7 +776,16 @@ fn verify_evidence(dir: &Path) -> i32 {
     }
 }
 
-fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
+fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    junit: Option<JunitFlavour>,
+    sign_key: Option<&Path>,
+) -> i32 {
+    let signer = match Signer::load(sign_key) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&CliError::from(e)),
+    };
     let mut merged = match crate::commands::merge::merge(dirs, out) {
         Ok(m) => m,
         Err(e) if e.is_refusal() => return usage_error(&CliError::MergeRefused(e)),
@@ -672,7 +810,12 @@ fn merge(dirs: &[PathBuf], out: &Path, junit: Option<JunitFlavour>) -> i32 {
     );
     let mut fanout = Fanout::default();
     fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
-    finish(record, &merged.harness_display, &mut fanout)
+    finish(
+        record,
+        &merged.harness_display,
+        &mut fanout,
+        signer.as_ref(),
+    )
 }
 
 fn clean(a: RunArgs) -> i32 {

@@ -14,16 +14,20 @@ pub const USAGE: i32 = 2;
 pub const INTERRUPTED: i32 = 3;
 /// The reports disagree with each other or with the exit code.
 pub const INTEGRITY: i32 = 4;
+/// No case ran: the filters or the partition selected nothing, or the
+/// harness declares no case (under `--no-cases fail`, the default).
+pub const NO_CASES: i32 = 5;
 /// The libtest-mimic harness failed (libtest's own code for a failed run).
 pub const LIBTEST_FAILED: i32 = 101;
 
 /// The exit code a final status calls for: FAILURE (interrupted) exits 3,
-/// PARTIAL 1, SUCCESS 0.
+/// FAILURE because no case ran 5, PARTIAL 1, SUCCESS 0.
 pub fn for_status(status: FinalStatus) -> i32 {
     match status {
         FinalStatus::Success => SUCCESS,
         FinalStatus::Partial { .. } => FAILED,
         FinalStatus::Failure => INTERRUPTED,
+        FinalStatus::NoCases => NO_CASES,
     }
 }
 
@@ -98,6 +102,7 @@ mod tests {
         assert_eq!(for_status(ok), SUCCESS);
         assert_eq!(for_status(partial), FAILED);
         assert_eq!(for_status(FinalStatus::Failure), INTERRUPTED);
+        assert_eq!(for_status(FinalStatus::NoCases), NO_CASES);
         assert_eq!(combine(SUCCESS, Reports::Consistent), SUCCESS);
         assert_eq!(combine(SUCCESS, Reports::NotWritten), FAILED);
         assert_eq!(combine(INTERRUPTED, Reports::NotWritten), INTERRUPTED);

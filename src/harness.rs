@@ -89,6 +89,13 @@ pub fn run(mut args: Arguments) -> i32 {
             return crate::exit::LIBTEST_FAILED;
         }
     };
+    let signer = match crate::report::seal::Signer::load(None) {
+        Ok(s) => s,
+        Err(e) => {
+            print_error(&e);
+            return crate::exit::LIBTEST_FAILED;
+        }
+    };
     // One case at a time unless asked: declaration order is the contract.
     if args.test_threads.is_none() {
         args.test_threads = Some(1);
@@ -117,12 +124,15 @@ pub fn run(mut args: Arguments) -> i32 {
         }
     };
     let trials = trials(&run);
+    let mut selected = 0;
     for (pos, trial) in trials.iter().enumerate() {
         if args.is_filtered_out(trial) {
             run.skip(pos, crate::runner::run::FILTERED_OUT);
         } else if args.is_ignored(trial) {
             let why = run.cases()[pos].ignored.as_deref().unwrap_or("not ignored");
             run.skip(pos, &format!("ignored: {why}"));
+        } else {
+            selected += 1;
         }
     }
     let conclusion = libtest_mimic::run(&args, trials);
@@ -132,7 +142,23 @@ pub fn run(mut args: Arguments) -> i32 {
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
     }
     let (record, mut fanout) = run.finish();
-    let finished = crate::report::finish(&record, &harness.display_file(), &mut fanout);
+    if selected == 0 {
+        // libtest semantics: a filter that matches nothing is not a failure
+        // (`cargo test some_unit_test` passes its filter to every test
+        // binary, this one included). Nothing ran, so the reports of the
+        // last run that did are left as they are.
+        eprintln!(
+            "cargo-golden: no case selected by the filters; the reports in {} were left untouched",
+            crate::layout::display_relative(&record.out_dir)
+        );
+        return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
+    }
+    let finished = crate::report::finish(
+        &record,
+        &harness.display_file(),
+        &mut fanout,
+        signer.as_ref(),
+    );
     if finished.problem.is_none() {
         crate::cli::retain(&record, harness.keep_runs);
     }

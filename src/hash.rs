@@ -1,4 +1,8 @@
-//! sha256 helpers.
+//! sha256 helpers, and the evidence hash of SPEC section 5, defined once.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -18,29 +22,146 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
-/// The evidence hash of SPEC section 5 over in-memory parts (tests and
-/// small outputs); the engine computes the same incrementally.
+/// The evidence hash of SPEC section 5,
+/// `sha256(command + "|" + stdout + "|" + stderr + "|" + exit_code)` over
+/// the full raw bytes, exit code in decimal (empty when there is none).
+///
+/// This is the one definition: the engine feeds it while a case streams,
+/// `verify-evidence` and `merge` feed it from the artifact files, tests
+/// from memory. Parts are fed in order, [`EvidenceHasher::next_part`]
+/// between them.
+#[derive(Clone, Debug, Default)]
+pub struct EvidenceHasher {
+    h: Sha256,
+    /// Separators written so far: 0 in the command, 1 in stdout, 2 in stderr.
+    separators: u8,
+}
+
+impl EvidenceHasher {
+    /// A hasher at the start of the command.
+    pub fn new() -> Self {
+        EvidenceHasher::default()
+    }
+
+    /// A hasher that has taken `command` and is at the start of stdout.
+    pub fn after_command(command: &str) -> Self {
+        let mut h = EvidenceHasher::new();
+        h.update(command.as_bytes());
+        h.next_part();
+        h
+    }
+
+    /// More bytes of the current part.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.h.update(bytes);
+    }
+
+    /// The rest of the current part from a file, streamed.
+    pub fn update_from_file(&mut self, path: &Path) -> io::Result<()> {
+        hash_file_into(&mut self.h, path)
+    }
+
+    /// End the current part (command, then stdout).
+    pub fn next_part(&mut self) {
+        assert!(self.separators < 2, "the evidence hash has three parts");
+        self.h.update(b"|");
+        self.separators += 1;
+    }
+
+    /// End stderr and add the exit code: the hex digest.
+    pub fn finish(mut self, exit_code: Option<i32>) -> String {
+        while self.separators < 3 {
+            self.h.update(b"|");
+            self.separators += 1;
+        }
+        if let Some(c) = exit_code {
+            self.h.update(c.to_string().as_bytes());
+        }
+        hex(&self.h.finalize())
+    }
+}
+
+/// The evidence hash over in-memory parts.
 pub fn evidence_hash(
     command: &str,
     stdout: &[u8],
     stderr: &[u8],
     exit_code: Option<i32>,
 ) -> String {
-    let mut h = Sha256::new();
-    h.update(command.as_bytes());
-    h.update(b"|");
+    let mut h = EvidenceHasher::after_command(command);
     h.update(stdout);
-    h.update(b"|");
+    h.next_part();
     h.update(stderr);
-    h.update(b"|");
-    if let Some(c) = exit_code {
-        h.update(c.to_string().as_bytes());
+    h.finish(exit_code)
+}
+
+/// The evidence hash over a case's artifact files (`command.txt`,
+/// `stdout.log`, `stderr.log`), streamed: outputs can be gigabytes.
+pub fn evidence_hash_of_files(
+    command: &Path,
+    stdout: &Path,
+    stderr: &Path,
+    exit_code: Option<i32>,
+) -> io::Result<String> {
+    let mut h = EvidenceHasher::new();
+    h.update_from_file(command)?;
+    h.next_part();
+    h.update_from_file(stdout)?;
+    h.next_part();
+    h.update_from_file(stderr)?;
+    Ok(h.finish(exit_code))
+}
+
+/// Hex sha256 of a file, streamed.
+pub fn sha256_file(path: &Path) -> io::Result<String> {
+    let mut h = Sha256::new();
+    hash_file_into(&mut h, path)?;
+    Ok(hex(&h.finalize()))
+}
+
+/// Feed a file's bytes into `h` without holding it in memory.
+pub fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        h.update(&buf[..n]);
     }
-    hex(&h.finalize())
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn streamed_and_in_memory_evidence_hashes_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str, b: &[u8]| {
+            let p = dir.path().join(n);
+            std::fs::write(&p, b).unwrap();
+            p
+        };
+        let (c, o, e) = (p("c", b"sh x"), p("o", b"out|put"), p("e", b""));
+        for exit in [Some(0), Some(137), None] {
+            assert_eq!(
+                super::evidence_hash_of_files(&c, &o, &e, exit).unwrap(),
+                super::evidence_hash("sh x", b"out|put", b"", exit)
+            );
+        }
+        // SPEC section 5 spelled out: the parts joined by `|`.
+        assert_eq!(
+            super::evidence_hash("sh x", b"out", b"err", Some(1)),
+            super::sha256_hex(b"sh x|out|err|1")
+        );
+        assert_eq!(
+            super::evidence_hash("sh x", b"", b"", None),
+            super::sha256_hex(b"sh x|||")
+        );
+    }
+
     #[test]
     fn known_vector() {
         assert_eq!(

@@ -29,6 +29,18 @@ pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> St
     }
 }
 
+/// A run's directory, relative to the out dir: `artifacts/<run_id>`. It
+/// holds every case's execution dir, a copy of the run's reports, and
+/// [`SUMS_FILE`] (SPEC section 13).
+pub fn run_dir(run_id: &str) -> String {
+    format!("artifacts/{run_id}")
+}
+
+/// The checksum list of a run dir, in the format `sha256sum -c` reads.
+pub const SUMS_FILE: &str = "SHA256SUMS";
+/// The minisign signature of [`SUMS_FILE`].
+pub const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
+
 /// Paths of a case's artifact files, relative to the out dir.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Artifacts {

@@ -302,6 +302,13 @@ pub struct CaseRecord {
     pub flaky: bool,
     /// Earlier failed attempts (retries), oldest first.
     pub previous_attempts: Vec<CaseRecord>,
+    /// The expected outcome as declared: `success` or
+    /// `specific_error:<regex>`; what the result is judged against.
+    pub expected: String,
+    /// The case hit its timeout and was killed.
+    pub timed_out: bool,
+    /// The run was interrupted while the case ran, and it was killed.
+    pub interrupted: bool,
 }
 
 impl CaseRecord {
@@ -340,6 +347,9 @@ impl CaseRecord {
             reason: Some(reason.to_string()),
             flaky: false,
             previous_attempts: Vec::new(),
+            expected: "success".to_string(),
+            timed_out: false,
+            interrupted: false,
         }
     }
 
@@ -393,6 +403,41 @@ impl Counts {
     }
 }
 
+/// What a run makes of selecting no case at all (`--no-cases`, SPEC
+/// section 8): a typo in a filter must never look green.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum NoCases {
+    /// Succeed quietly.
+    Pass,
+    /// Succeed with a warning.
+    Warn,
+    /// Fail the run: final status `FAILURE`, exit code 5.
+    #[default]
+    Fail,
+}
+
+/// A run whose filters or partition selected no case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EmptySelection {
+    /// Which filter or partition selected nothing, in words.
+    pub reason: String,
+    /// What the run makes of it.
+    pub policy: NoCases,
+}
+
 /// A whole run: what every report is rendered from.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -425,6 +470,8 @@ pub struct RunRecord {
     pub interrupted: bool,
     /// Run-level warnings (no golden project declared, …).
     pub warnings: Vec<String>,
+    /// Set when the filters or the partition selected no case.
+    pub empty_selection: Option<EmptySelection>,
 }
 
 impl RunRecord {
@@ -434,7 +481,8 @@ impl RunRecord {
     }
 
     /// The final status (SPEC section 4): FAILURE when interrupted, else
-    /// PARTIAL when a case failed or errored, else SUCCESS.
+    /// PARTIAL when a case failed or errored, else FAILURE when no case was
+    /// selected and `--no-cases fail` holds, else SUCCESS.
     pub fn final_status(&self) -> FinalStatus {
         if self.interrupted {
             return FinalStatus::Failure;
@@ -446,7 +494,9 @@ impl RunRecord {
             .fold((0, 0), |(all, golden), c| {
                 (all + 1, golden + usize::from(c.kind == CaseKind::Golden))
             });
-        if failed == 0 {
+        if failed == 0 && self.fails_for_no_case() {
+            FinalStatus::NoCases
+        } else if failed == 0 {
             FinalStatus::Success
         } else {
             FinalStatus::Partial {
@@ -454,6 +504,14 @@ impl RunRecord {
                 golden_failed,
             }
         }
+    }
+
+    /// Whether no case was selected and the run must fail for it
+    /// (`--no-cases fail`).
+    pub fn fails_for_no_case(&self) -> bool {
+        self.empty_selection
+            .as_ref()
+            .is_some_and(|e| e.policy == NoCases::Fail)
     }
 
     /// All issues of all cases, in declaration order.
@@ -479,6 +537,9 @@ pub enum FinalStatus {
     },
     /// The run did not complete (interrupted).
     Failure,
+    /// No case was selected and `--no-cases fail` holds; stated as
+    /// `FAILURE` like an interrupted run, but exits 5.
+    NoCases,
 }
 
 impl std::fmt::Display for FinalStatus {
@@ -490,7 +551,7 @@ impl std::fmt::Display for FinalStatus {
                 write!(f, "PARTIAL ({golden_failed} golden project(s) failed)")
             }
             FinalStatus::Partial { failed, .. } => write!(f, "PARTIAL ({failed} case(s) failed)"),
-            FinalStatus::Failure => f.write_str("FAILURE"),
+            FinalStatus::Failure | FinalStatus::NoCases => f.write_str("FAILURE"),
         }
     }
 }

@@ -243,7 +243,8 @@ fn shards_merge_into_one_run(kind: &str, order: [usize; 3]) {
     let v = verify_evidence(&merged_dir);
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     assert!(
-        String::from_utf8_lossy(&v.stdout).contains("7 verified, 0 mismatched"),
+        String::from_utf8_lossy(&v.stdout)
+            .contains("7 evidence record(s) verified, 0 without evidence, 0 finding(s)"),
         "{}",
         text(&v)
     );
@@ -259,7 +260,11 @@ fn shards_merge_into_one_run(kind: &str, order: [usize; 3]) {
     assert_eq!(v.status.code(), Some(1), "{}", text(&v));
     let out = String::from_utf8_lossy(&v.stdout);
     assert!(out.contains("MISMATCH     lint"), "{}", text(&v));
-    assert!(out.contains("6 verified, 1 mismatched"), "{}", text(&v));
+    assert!(
+        out.contains("FINDING      case \"lint\": execution/005-lint/stdout.log: changed"),
+        "{}",
+        text(&v)
+    );
     for k in 1..=3 {
         let v = verify_evidence(&p.path().join(format!("shard-{k}")));
         assert_eq!(v.status.code(), Some(0), "shard-{k}: {}", text(&v));
@@ -358,7 +363,8 @@ command = "echo steady"
     let v = verify_evidence(&merged_dir);
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     assert!(
-        String::from_utf8_lossy(&v.stdout).contains("3 verified, 0 mismatched"),
+        String::from_utf8_lossy(&v.stdout)
+            .contains("3 evidence record(s) verified, 0 without evidence, 0 finding(s)"),
         "both attempts and the steady case: {}",
         text(&v)
     );

@@ -2,6 +2,9 @@
 //! (`--partition count:K/N` or `hash:K/N`) into one set of reports, as if
 //! one run had run every case (SPEC section 9).
 //!
+//! Each shard is verified first, as `verify-evidence` does, and a shard
+//! whose evidence does not hold up is refused; the verdicts of the merged
+//! run are then taken from the evidence, never from a shard's summary.
 //! Everything that could make a merge wrong is checked from the shards'
 //! `summary.json` files and artifact files before anything is written, so
 //! a refused merge ([`Refusal`]) leaves `--out` untouched. The shards must
@@ -266,6 +269,18 @@ pub enum Refusal {
         /// The missing file.
         path: PathBuf,
     },
+    /// A shard's evidence does not hold up (`verify-evidence` findings).
+    #[error(
+        "{}: its evidence does not verify, so its verdicts cannot be trusted:\n  {}",
+        dir.display(),
+        findings.join("\n  ")
+    )]
+    Unverified {
+        /// The shard.
+        dir: PathBuf,
+        /// What `verify-evidence` found (the first few, then a count).
+        findings: Vec<String>,
+    },
     /// `--out` is one of the shards: its summary would be overwritten.
     #[error("--out {} is one of the shard dirs; merge into another directory", out.display())]
     OutIsShard {
@@ -367,6 +382,33 @@ fn listed<T: fmt::Display>(items: &[T], more: usize) -> String {
         s.push_str(&format!(" and {more} more"));
     }
     s
+}
+
+/// Verify the shard in the out dir `dir` as `verify-evidence` does, and
+/// return its run record with every verdict taken from the evidence: a
+/// shard's summary is never trusted.
+fn verified_record(dir: &Path) -> Result<RunRecord, Refusal> {
+    let unverified = |findings: Vec<String>| Refusal::Unverified {
+        dir: dir.to_path_buf(),
+        findings,
+    };
+    let report = crate::commands::verify::verify_run(dir, None)
+        .map_err(|e| unverified(vec![e.to_string()]))?;
+    if !report.is_ok() {
+        let mut findings: Vec<String> = report
+            .findings
+            .iter()
+            .take(LIST_LIMIT)
+            .map(ToString::to_string)
+            .collect();
+        if report.findings.len() > LIST_LIMIT {
+            findings.push(format!("and {} more", report.findings.len() - LIST_LIMIT));
+        }
+        return Err(unverified(findings));
+    }
+    report
+        .record
+        .ok_or_else(|| unverified(vec!["its summary.json cannot be read".into()]))
 }
 
 /// Read the `summary.json` of the out dir `dir`.
@@ -636,6 +678,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
     check_shards(&shards)?;
+    for shard in &mut shards {
+        // Verdicts, counts and the final status come from the evidence.
+        shard.record.cases = verified_record(&shard.dir)?.cases;
+    }
     let out = crate::layout::absolute(out);
     if shards.iter().any(|s| same_dir(&out, &s.record.out_dir)) {
         return Err(Refusal::OutIsShard { out }.into());
@@ -709,6 +755,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         declared_cases: first.record.declared_cases,
         interrupted: shards.iter().any(|s| s.record.interrupted),
         warnings,
+        empty_selection: None,
     };
     Ok(Merged {
         record,
@@ -758,7 +805,15 @@ fn copy_attempt(
     ] {
         let from_path = from.join(from_rel);
         let to = dir.join(name);
-        match std::fs::copy(&from_path, &to) {
+        // Never through a symlink: it could point anywhere on the machine.
+        let copied = match std::fs::symlink_metadata(&from_path) {
+            Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "is a symlink; evidence must be plain files",
+            )),
+            _ => std::fs::copy(&from_path, &to),
+        };
+        match copied {
             Ok(_) => {}
             // A case that never ran may have no files (its directory could
             // not be created); there is nothing to keep then. Cases that

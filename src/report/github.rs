@@ -1,5 +1,6 @@
 //! GitHub Actions output (when `GITHUB_ACTIONS=true`): workflow commands on
-//! stdout and the markdown report in the job's step summary.
+//! stdout (on stderr under `--message-format json`, so stdout carries JSON
+//! lines only) and the markdown report in the job's step summary.
 //!
 //! - One `::error` annotation per failed or errored case, pointing at the
 //!   harness file (relative to `$GITHUB_WORKSPACE`) and the declaration's
@@ -87,10 +88,20 @@ pub struct GithubReporter<W: Write> {
     stop_token: String,
 }
 
-impl GithubReporter<io::Stdout> {
-    /// A reporter on stdout when running in GitHub Actions, else `None`.
-    pub fn from_env(harness_path: &Path) -> Option<Self> {
-        GithubEnv::from_env().map(|env| GithubReporter::new(io::stdout(), env, harness_path))
+/// Where workflow commands go: GitHub Actions reads them on either stream.
+pub type CommandStream = Box<dyn Write + Send>;
+
+impl GithubReporter<CommandStream> {
+    /// A reporter when running in GitHub Actions, else `None`; on stdout,
+    /// or on stderr when stdout is reserved for JSON messages
+    /// (`--message-format json` promises JSON lines only there).
+    pub fn from_env(harness_path: &Path, on_stderr: bool) -> Option<Self> {
+        let out: CommandStream = if on_stderr {
+            Box::new(io::stderr())
+        } else {
+            Box::new(io::stdout())
+        };
+        GithubEnv::from_env().map(|env| GithubReporter::new(out, env, harness_path))
     }
 }
 

@@ -15,7 +15,7 @@ use super::markdown::{
     RESULTS_HEADING, counts_text,
 };
 use super::{NO_ISSUES_PHRASE, Written, observed};
-use crate::model::{CaseResult, Counts, JunitFlavour, RunRecord};
+use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
 use crate::wire::summary::Summary;
 
 /// The exit code the record calls for (see [`crate::exit::for_record`]).
@@ -63,6 +63,15 @@ pub enum Disagreement {
         /// The file.
         path: PathBuf,
     },
+    /// What a report says of one case differs from the record.
+    Case {
+        /// The file.
+        path: PathBuf,
+        /// The case.
+        case: String,
+        /// What differs.
+        message: String,
+    },
 }
 
 impl fmt::Display for Disagreement {
@@ -88,6 +97,11 @@ impl fmt::Display for Disagreement {
             Disagreement::MissingIssue { case, result } => {
                 write!(f, "case {case:?} is {} but has no issue", result.as_str())
             }
+            Disagreement::Case {
+                path,
+                case,
+                message,
+            } => write!(f, "{}: case {case:?}: {message}", path.display()),
             Disagreement::FalseAllClear { path } => write!(
                 f,
                 "{}: says {NO_ISSUES_PHRASE:?} although not every case passed",
@@ -242,6 +256,9 @@ fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disag
             format!("{names:?}"),
         );
     }
+    for (tc, case) in testcases.iter().zip(&record.cases) {
+        junit_case(path, tc, case, found);
+    }
     compare(
         found,
         path,
@@ -304,6 +321,67 @@ fn junit_totals(
     }
 }
 
+/// What one `<testcase>` says of its case: the result element and the
+/// evidence hash property.
+fn junit_case(
+    path: &Path,
+    tc: &roxmltree::Node<'_, '_>,
+    case: &CaseRecord,
+    found: &mut Vec<Disagreement>,
+) {
+    let has = |tag: &str| tc.children().any(|c| c.has_tag_name(tag));
+    let shown = match (has("failure"), has("error"), has("skipped")) {
+        (false, false, false) => "PASSED",
+        (true, false, false) => "FAILED",
+        (false, true, false) => "ERROR",
+        (false, false, true) => "SKIPPED",
+        _ => "several results",
+    };
+    let mut differs = |message: String| {
+        found.push(Disagreement::Case {
+            path: path.to_path_buf(),
+            case: case.name.clone(),
+            message,
+        })
+    };
+    if shown != case.result.as_str() {
+        differs(format!(
+            "the testcase says {shown}, the result is {}",
+            case.result.as_str()
+        ));
+    }
+    let hash = tc
+        .descendants()
+        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some("evidence_hash"))
+        .and_then(|n| n.attribute("value"))
+        .unwrap_or("");
+    if hash != case.evidence_hash.as_deref().unwrap_or("") {
+        differs(format!(
+            "the evidence_hash property is {hash:?}, the evidence says {:?}",
+            case.evidence_hash.as_deref().unwrap_or("")
+        ));
+    }
+}
+
+/// `want` and `got` of one case's field, as a disagreement when they differ.
+fn case_field(
+    found: &mut Vec<Disagreement>,
+    path: &Path,
+    case: &CaseRecord,
+    what: &str,
+    want: impl ToString,
+    got: impl ToString,
+) {
+    let (want, got) = (want.to_string(), got.to_string());
+    if want != got {
+        found.push(Disagreement::Case {
+            path: path.to_path_buf(),
+            case: case.name.clone(),
+            message: format!("{what} is {got}, the run record says {want}"),
+        });
+    }
+}
+
 fn markdown(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
     let Some(text) = read(path, found) else {
         return;
@@ -342,6 +420,18 @@ fn markdown(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Di
             .filter(|r| r.get(3).map(String::as_str) == Some(label))
             .count();
         compare(found, path, &format!("results rows {label}"), want, got);
+    }
+
+    for (row, case) in results.iter().zip(&record.cases) {
+        let got = row.get(3).map_or("(missing)", String::as_str);
+        case_field(
+            found,
+            path,
+            case,
+            "the result cell",
+            case.result.as_str(),
+            got,
+        );
     }
 
     let evidence = table_rows(&lines, EVIDENCE_HEADING);
@@ -439,6 +529,40 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
             format!("{names:?}"),
         );
     }
+    for (c, case) in summary.cases.iter().zip(&record.cases) {
+        case_field(
+            found,
+            path,
+            case,
+            "result",
+            case.result.as_str(),
+            c.result.as_str(),
+        );
+        case_field(
+            found,
+            path,
+            case,
+            "execution_status",
+            case.execution_status.as_str(),
+            c.execution_status.as_str(),
+        );
+        case_field(
+            found,
+            path,
+            case,
+            "exit_code",
+            json_of(case.exit_code),
+            json_of(c.exit_code),
+        );
+        case_field(
+            found,
+            path,
+            case,
+            "evidence_hash",
+            json_of(case.evidence_hash.as_deref()),
+            json_of(c.evidence_hash.as_deref()),
+        );
+    }
     let failures = summary
         .cases
         .iter()
@@ -459,4 +583,41 @@ fn observations(path: &Path, record: &RunRecord, found: &mut Vec<Disagreement>) 
     };
     let want = record.cases.iter().filter(|c| observed(c)).count();
     compare(found, path, "observation lines", want, text.lines().count());
+    for (line, case) in text
+        .lines()
+        .zip(record.cases.iter().filter(|c| observed(c)))
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let meta = &v["metadata"];
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or("(missing)").to_string();
+        case_field(
+            found,
+            path,
+            case,
+            "metadata.case",
+            &case.name,
+            text(&meta["case"]),
+        );
+        case_field(
+            found,
+            path,
+            case,
+            "metadata.result",
+            case.result.as_str(),
+            text(&meta["result"]),
+        );
+        case_field(
+            found,
+            path,
+            case,
+            "exit_code",
+            json_of(case.exit_code),
+            &v["exit_code"],
+        );
+    }
+}
+
+/// A value as JSON text, for comparing with a JSON field.
+fn json_of(v: impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or_default()
 }

@@ -18,6 +18,7 @@ pub mod json_messages;
 mod junit;
 mod markdown;
 pub mod markup;
+pub mod seal;
 mod summary;
 pub mod terminal;
 
@@ -40,6 +41,9 @@ pub const MARKDOWN_FILE: &str = "report.md";
 pub const SUMMARY_FILE: &str = "summary.json";
 /// File name of the observation records in the out dir.
 pub const OBSERVATIONS_FILE: &str = "observations.jsonl";
+
+/// The file reports of a run, in the order they are written.
+pub const REPORT_FILES: [&str; 4] = [JUNIT_FILE, MARKDOWN_FILE, SUMMARY_FILE, OBSERVATIONS_FILE];
 
 /// The phrase a report may only contain when every case passed.
 pub const NO_ISSUES_PHRASE: &str = "No issues observed";
@@ -359,6 +363,9 @@ pub enum FinishError {
     /// The reports disagree with the record, each other or the exit code.
     #[error(transparent)]
     Integrity(#[from] IntegrityError),
+    /// The run dir could not be sealed (`SHA256SUMS`, its signature).
+    #[error(transparent)]
+    Seal(#[from] seal::SealError),
 }
 
 /// The end of a run, once its reports are written and checked.
@@ -370,21 +377,28 @@ pub struct Finished {
     pub problem: Option<FinishError>,
 }
 
-/// Write every report, check their integrity, compute the exit code (SPEC
-/// section 8), then emit `RunFinished` with it: every reporter sees the
-/// code the process really ends with.
+/// Write every report, check their integrity, seal the run dir
+/// (`SHA256SUMS`, signed when there is a `signer`), compute the exit code
+/// (SPEC section 8), then emit `RunFinished` with it: every reporter sees
+/// the code the process really ends with.
 pub fn finish(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
+    signer: Option<&seal::Signer>,
 ) -> Finished {
     use crate::exit::{self, Reports};
     let checked = write_all(record, harness_display)
         .map_err(FinishError::from)
-        .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from));
+        .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from))
+        .and_then(|()| {
+            seal::seal(record, signer)
+                .map(|_| ())
+                .map_err(FinishError::from)
+        });
     let reports = match &checked {
         Ok(()) => Reports::Consistent,
-        Err(FinishError::Write(_)) => Reports::NotWritten,
+        Err(FinishError::Write(_) | FinishError::Seal(_)) => Reports::NotWritten,
         Err(FinishError::Integrity(_)) => Reports::Disagree,
     };
     let exit_code = exit::for_run(record, reports);

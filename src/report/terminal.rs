@@ -21,6 +21,7 @@ use super::{Written, headline, one_line, seconds, status_label};
 use crate::events::{Event, Reporter};
 use crate::layout::display_relative;
 use crate::model::{CaseRecord, CaseResult, FinalStatus, RunRecord};
+use crate::runner::run::FILTERED_OUT;
 
 const GREEN: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const RED: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -112,6 +113,8 @@ pub struct TerminalReporter<W: Write> {
     out: W,
     color: bool,
     progress: Option<ProgressBar>,
+    /// Cases the name filters left out: counted, shown in one line.
+    filtered_out: usize,
     output: OutputOptions,
     /// Cases running now, by declaration index: the bar shows each with
     /// its elapsed time.
@@ -176,6 +179,7 @@ impl<W: Write> TerminalReporter<W> {
             progress,
             output: OutputOptions::default(),
             running,
+            filtered_out: 0,
         }
     }
 
@@ -273,6 +277,10 @@ impl<W: Write> TerminalReporter<W> {
         }
     }
 
+    fn result_label_text(&self, text: &str, style: Style) -> String {
+        self.paint(style, &format!("{text:>12}"))
+    }
+
     fn result_label(&self, case: &CaseRecord) -> String {
         let (text, style) = match case.result {
             CaseResult::Passed if case.flaky => ("FLAKY", YELLOW),
@@ -327,6 +335,13 @@ impl<W: Write> TerminalReporter<W> {
     fn summary(&self, record: &RunRecord, exit_code: i32) -> String {
         let c = record.counts();
         let mut s = String::new();
+        if self.filtered_out > 0 {
+            s.push_str(&format!(
+                "{} {} case(s) filtered out (not selected by the name filters)\n",
+                self.result_label_text("SKIPPED", YELLOW),
+                self.filtered_out
+            ));
+        }
         let total = format!(
             "{} case(s): {} passed{}, {} failed, {} error(s), {} skipped",
             c.total,
@@ -357,7 +372,12 @@ impl<W: Write> TerminalReporter<W> {
                 s.push_str(&self.case_output(case));
             }
         }
-        for w in &record.warnings {
+        let no_case = record.empty_selection.as_ref().map(|e| e.reason.as_str());
+        for w in record
+            .warnings
+            .iter()
+            .filter(|w| !(record.fails_for_no_case() && no_case == Some(w.as_str())))
+        {
             s.push_str(&format!(
                 "{} {}\n",
                 self.paint(YELLOW, &format!("{:>12}", "warning:")),
@@ -368,6 +388,18 @@ impl<W: Write> TerminalReporter<W> {
             s.push_str(&format!(
                 "{} by a signal: cases cut short are ABORTED, cases not started SKIPPED\n",
                 self.paint(RED, &format!("{:>12}", "Interrupted"))
+            ));
+        }
+        if let Some(e) = record
+            .empty_selection
+            .as_ref()
+            .filter(|_| record.fails_for_no_case())
+        {
+            s.push_str(&format!(
+                "{} {} (exit code {}; `--no-cases warn` or `pass` accepts this)\n",
+                self.paint(RED, &format!("{:>12}", "No case ran")),
+                one_line(e.reason.strip_prefix("no case ran: ").unwrap_or(&e.reason)),
+                crate::exit::NO_CASES
             ));
         }
         let status = record.final_status();
@@ -488,6 +520,15 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 self.emit(&line)
             }
             Event::CaseFinished { case } => {
+                if case.result == CaseResult::Skipped
+                    && case.reason.as_deref() == Some(FILTERED_OUT)
+                {
+                    self.filtered_out += 1;
+                    if let Some(bar) = &self.progress {
+                        bar.inc(1);
+                    }
+                    return Ok(());
+                }
                 self.running
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

@@ -4,10 +4,10 @@
 //! the output size.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+use crate::hash::EvidenceHasher;
 
 use crate::classify::{StreamClassifier, StreamFindings};
 use crate::runner::process::Sink;
@@ -89,7 +89,7 @@ pub struct Capture {
     file: File,
     excerpt: Excerpt,
     classifier: StreamClassifier,
-    evidence: Option<Sha256>,
+    evidence: Option<EvidenceHasher>,
     bytes: u64,
     /// Also copy each chunk to the tool's stderr (`--no-capture`).
     live: bool,
@@ -102,7 +102,7 @@ pub struct Captured {
     /// Classifier findings.
     pub findings: StreamFindings,
     /// Evidence hasher state, when this stream fed it.
-    pub evidence: Option<Sha256>,
+    pub evidence: Option<EvidenceHasher>,
     /// Bytes seen.
     pub bytes: u64,
     /// The excerpt holds the whole stream (it was not truncated).
@@ -115,7 +115,7 @@ impl Capture {
         file: File,
         truncate: usize,
         classifier: StreamClassifier,
-        evidence: Option<Sha256>,
+        evidence: Option<EvidenceHasher>,
     ) -> Capture {
         Capture {
             file,
@@ -166,47 +166,22 @@ impl Sink for Capture {
     }
 }
 
-/// Start an evidence hash: `command + "|"`; stdout is fed while it streams.
-pub fn evidence_start(command: &str) -> Sha256 {
-    let mut h = Sha256::new();
-    h.update(command.as_bytes());
-    h.update(b"|");
-    h
-}
-
-/// Finish an evidence hash after stdout: `"|" + stderr + "|" + exit_code`.
+/// Finish an evidence hash after stdout: stderr, then the exit code.
 /// stderr comes from its excerpt when that holds all of it, else it is read
 /// back from its log, streaming, so it is hashed in order.
 pub fn evidence_finish(
-    mut h: Sha256,
+    mut h: EvidenceHasher,
     stderr: &Captured,
     stderr_log: &Path,
     exit_code: Option<i32>,
 ) -> io::Result<String> {
-    h.update(b"|");
+    h.next_part();
     if stderr.complete {
         h.update(&stderr.excerpt);
     } else {
-        hash_file_into(&mut h, stderr_log)?;
+        h.update_from_file(stderr_log)?;
     }
-    h.update(b"|");
-    if let Some(c) = exit_code {
-        h.update(c.to_string().as_bytes());
-    }
-    Ok(crate::hash::hex(&h.finalize()))
-}
-
-/// Feed a file's bytes into `h` without holding it in memory.
-pub fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
-    let mut f = File::open(path)?;
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            return Ok(());
-        }
-        h.update(&buf[..n]);
-    }
+    Ok(h.finish(exit_code))
 }
 
 #[cfg(test)]

@@ -152,7 +152,9 @@ impl<'h> Engine<'h> {
             stdout_file,
             self.harness.truncate,
             patterns.classifier(),
-            Some(capture::evidence_start(&isolated.command)),
+            Some(crate::hash::EvidenceHasher::after_command(
+                &isolated.command,
+            )),
         )
         .live(self.live);
         let mut err = Capture::new(
@@ -189,6 +191,8 @@ impl<'h> Engine<'h> {
         }
         rec.stdout = out.excerpt;
         rec.stderr = err.excerpt;
+        rec.timed_out = outcome.timed_out;
+        rec.interrupted = outcome.interrupted;
         self.warn_about(def, &outcome, rec);
         Ok(Executed {
             stdout: out.findings,
@@ -432,5 +436,6 @@ pub fn skipped_record(def: &CaseDef, reason: &str) -> CaseRecord {
         reason,
     );
     r.description = def.description.clone();
+    r.expected = def.expected.to_string();
     r
 }

@@ -92,7 +92,7 @@ pub fn fingerprint(root: &Path, ignore: &[String]) -> io::Result<Fingerprint> {
 
 fn hash_file(p: &Path) -> io::Result<[u8; 32]> {
     let mut h = Sha256::new();
-    crate::runner::capture::hash_file_into(&mut h, p)?;
+    crate::hash::hash_file_into(&mut h, p)?;
     Ok(h.finalize().into())
 }
 

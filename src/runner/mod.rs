@@ -51,6 +51,8 @@ pub struct RunOptions {
     pub interrupt: Option<Arc<Interrupt>>,
     /// JUnit family of the reports (None = the harness file's `junit`).
     pub junit: Option<crate::model::JunitFlavour>,
+    /// What a run that selects no case makes of it.
+    pub no_cases: crate::model::NoCases,
     /// Stream each case's output live to stderr (`--no-capture`); the
     /// caller also runs one case at a time so outputs do not interleave.
     pub no_capture: bool,

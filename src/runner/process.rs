@@ -89,6 +89,9 @@ pub fn run(
     cmd.arg("-c")
         .arg(spec.command)
         .current_dir(spec.working_dir)
+        // A case that could read the signing key could sign a forged run.
+        .env_remove(crate::report::seal::KEY_ENV)
+        .env_remove(crate::report::seal::PASSWORD_ENV)
         .envs(spec.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

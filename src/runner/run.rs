@@ -17,8 +17,8 @@ use super::case::{Engine, skipped_record};
 use super::{EngineError, RunOptions};
 use crate::config::{CaseDef, Harness};
 use crate::events::{Event, Fanout};
-use crate::model::{CaseRecord, RunRecord};
-use crate::runner::select::Partition;
+use crate::model::{CaseRecord, EmptySelection, NoCases, RunRecord};
+use crate::runner::select::{Partition, why_nothing};
 
 /// Skip reason of a case not run because of an interrupt.
 pub const INTERRUPTED: &str = "the run was interrupted";
@@ -111,6 +111,8 @@ pub struct Run<'h> {
     opts: RunOptions,
     cases: Vec<&'h CaseDef>,
     warnings: Vec<String>,
+    /// Set when neither the filters nor the partition leave a case to run.
+    empty_selection: Option<EmptySelection>,
     gate: Gate,
     /// Fail-fast tripped.
     stop: AtomicBool,
@@ -139,10 +141,18 @@ impl<'h> Run<'h> {
         engine.retries = opts.retries;
         engine.live = opts.no_capture;
         let cases = included(harness, opts.partition.as_ref());
+        let mut warnings = run_warnings(harness);
+        let empty_selection = empty_selection(harness, &cases, &opts);
+        if let Some(e) = &empty_selection
+            && e.policy != NoCases::Pass
+        {
+            warnings.push(e.reason.clone());
+        }
         let run = Run {
             harness,
             engine,
-            warnings: run_warnings(harness),
+            warnings,
+            empty_selection,
             gate: Gate::default(),
             stop: AtomicBool::new(false),
             cut_short: AtomicBool::new(false),
@@ -331,9 +341,31 @@ impl<'h> Run<'h> {
             declared_cases: self.harness.cases.len(),
             interrupted: self.cut_short.load(Ordering::SeqCst),
             warnings: self.warnings.clone(),
+            empty_selection: self.empty_selection.clone(),
         };
         (record, std::mem::take(&mut *lock(&self.fanout)))
     }
+}
+
+/// Set when neither the filters nor the partition leave a case to run.
+fn empty_selection(
+    harness: &Harness,
+    cases: &[&CaseDef],
+    opts: &RunOptions,
+) -> Option<EmptySelection> {
+    if cases.iter().any(|c| opts.filter.matches(&c.name)) {
+        return None;
+    }
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    Some(EmptySelection {
+        reason: why_nothing(
+            harness.cases.len(),
+            opts.partition.as_ref(),
+            &names,
+            &opts.filter,
+        ),
+        policy: opts.no_cases,
+    })
 }
 
 /// Run every included case with `opts` and return the run record and the

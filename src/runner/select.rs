@@ -30,6 +30,73 @@ impl Filter {
     }
 }
 
+/// Why a run selected no case, naming the filter, `--skip` or partition
+/// that left everything out. `declared` is the harness's case count;
+/// `names` are the names of the cases `partition` includes.
+pub fn why_nothing(
+    declared: usize,
+    partition: Option<&Partition>,
+    names: &[&str],
+    filter: &Filter,
+) -> String {
+    let listed = |items: &[String]| {
+        items
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if declared == 0 {
+        return "no case ran: the harness declares no case".to_string();
+    }
+    let scope = match partition {
+        Some(p) if names.is_empty() => {
+            return format!(
+                "no case ran: partition {p} holds none of the {declared} declared case(s) (more shards than cases?)"
+            );
+        }
+        Some(p) => format!("the {} case(s) of partition {p}", names.len()),
+        None => format!("the {declared} declared case(s)"),
+    };
+    let only = Filter {
+        skip: Vec::new(),
+        ..filter.clone()
+    };
+    if !names.iter().any(|n| only.matches(n)) {
+        let how = if filter.exact { "is" } else { "contains" };
+        let mut text = format!(
+            "no case ran: none of {scope} {how} the filter {}",
+            listed(&filter.patterns)
+        );
+        if let Some(near) = filter.patterns.first().and_then(|p| closest(p, names)) {
+            text.push_str(&format!(" (did you mean `{near}`?)"));
+        }
+        return text;
+    }
+    if filter.patterns.is_empty() {
+        format!(
+            "no case ran: --skip {} leaves out every one of {scope}",
+            listed(&filter.skip)
+        )
+    } else {
+        format!(
+            "no case ran: --skip {} leaves out every case of {scope} that the filter {} selects",
+            listed(&filter.skip),
+            listed(&filter.patterns)
+        )
+    }
+}
+
+/// The name most like `pattern`, when one is close enough to be a typo.
+fn closest<'a>(pattern: &str, names: &[&'a str]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|n| (strsim::normalized_damerau_levenshtein(pattern, n), *n))
+        .filter(|(score, _)| *score >= 0.6)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}
+
 /// A shard of the declared cases: `count:K/N` or `hash:K/N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Partition {
@@ -132,6 +199,26 @@ mod tests {
             skip: vec![],
         };
         assert!(!e.matches("sales_daily") && e.matches("sales"));
+    }
+
+    #[test]
+    fn an_empty_selection_names_what_selected_nothing() {
+        let names = ["orders_daily", "sales_weekly"];
+        let typo = Filter {
+            patterns: vec!["ordrs_daily".into()],
+            ..Filter::default()
+        };
+        let why = why_nothing(2, None, &names, &typo);
+        assert!(why.contains("the filter `ordrs_daily`"), "{why}");
+        assert!(why.contains("did you mean `orders_daily`?"), "{why}");
+        let skip = Filter {
+            skip: vec!["_".into()],
+            ..Filter::default()
+        };
+        assert!(why_nothing(2, None, &names, &skip).contains("--skip `_`"));
+        let p = Partition::Count { k: 3, n: 3 };
+        assert!(why_nothing(2, Some(&p), &[], &Filter::default()).contains("partition count:3/3"));
+        assert!(why_nothing(0, None, &[], &Filter::default()).contains("declares no case"));
     }
 
     #[test]

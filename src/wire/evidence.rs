@@ -11,8 +11,9 @@ use crate::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, ValidationError,
 };
 
-/// The schema version written by this crate.
-pub const SCHEMA_VERSION: &str = "1.0.0";
+/// The schema version written by this crate: 1.1 added `expected`,
+/// `timed_out` and `interrupted`, what re-judging a verdict needs.
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// # cargo-golden evidence
 ///
@@ -76,6 +77,18 @@ pub struct Evidence {
     /// Earlier failed attempts of a retried case, oldest first, each with
     /// its own evidence.
     pub previous_attempts: Vec<PreviousAttempt>,
+    /// The expected outcome: `success` or `specific_error:<regex>`. With
+    /// the exit code, the ending and the issues, the verdict can be
+    /// re-judged from this file alone (`verify-evidence`). Absent before
+    /// 1.1.
+    #[serde(default)]
+    pub expected: Option<String>,
+    /// The case hit its timeout and was killed.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// The run was interrupted while the case ran, and it was killed.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 fn first_version() -> String {
@@ -135,6 +148,9 @@ impl Evidence {
                     evidence: a.artifacts.as_ref().map(|x| x.evidence.clone()),
                 })
                 .collect(),
+            expected: Some(case.expected.clone()),
+            timed_out: case.timed_out,
+            interrupted: case.interrupted,
         }
     }
 }

@@ -16,13 +16,14 @@ use serde::{Deserialize, Serialize};
 use super::{Encoding, decode_output, encode_outputs};
 use crate::layout::Artifacts;
 use crate::model::{
-    CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, JunitFlavour,
-    RunRecord, ValidationError,
+    CaseKind, CaseRecord, CaseResult, Counts, EmptySelection, EvidenceStatus, ExecutionStatus,
+    Issue, JunitFlavour, RunRecord, ValidationError,
 };
 
 /// The schema version written by this crate: 1.1 added `encoding` (output
-/// copies were lossy text before).
-pub const SCHEMA_VERSION: &str = "1.1.0";
+/// copies were lossy text before); 1.2 added `empty_selection` and each
+/// case's `expected`, `timed_out` and `interrupted`.
+pub const SCHEMA_VERSION: &str = "1.2.0";
 
 /// # cargo-golden summary
 ///
@@ -66,6 +67,10 @@ pub struct Summary {
     pub interrupted: bool,
     /// Run-level warnings.
     pub warnings: Vec<String>,
+    /// Set when the filters or the partition selected no case: which one,
+    /// and what the run made of it (`--no-cases`).
+    #[serde(default)]
+    pub empty_selection: Option<EmptySelection>,
     /// Cases of this run in declaration order (other partitions left out).
     pub cases: Vec<SummaryCase>,
 }
@@ -142,6 +147,15 @@ pub struct SummaryCase {
     pub flaky: bool,
     /// Earlier failed attempts, oldest first.
     pub previous_attempts: Vec<SummaryCase>,
+    /// The expected outcome: `success` or `specific_error:<regex>`.
+    #[serde(default)]
+    pub expected: String,
+    /// The case hit its timeout and was killed.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// The run was interrupted while the case ran.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// A value of a summary that cannot be turned back into a record.
@@ -204,6 +218,7 @@ impl Summary {
             declared_cases: record.declared_cases,
             interrupted: record.interrupted,
             warnings: record.warnings.clone(),
+            empty_selection: record.empty_selection.clone(),
             cases: record.cases.iter().map(SummaryCase::from_case).collect(),
         }
     }
@@ -232,6 +247,7 @@ impl Summary {
             declared_cases: self.declared_cases,
             interrupted: self.interrupted,
             warnings: self.warnings,
+            empty_selection: self.empty_selection,
         })
     }
 }
@@ -270,6 +286,9 @@ impl SummaryCase {
                 .iter()
                 .map(SummaryCase::from_case)
                 .collect(),
+            expected: case.expected.clone(),
+            timed_out: case.timed_out,
+            interrupted: case.interrupted,
         }
     }
 
@@ -314,6 +333,9 @@ impl SummaryCase {
             warnings: self.warnings,
             reason: self.reason,
             flaky: self.flaky,
+            expected: self.expected,
+            timed_out: self.timed_out,
+            interrupted: self.interrupted,
         })
     }
 }

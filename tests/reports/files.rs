@@ -452,6 +452,9 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "warnings",
             "flaky",
             "reason",
+            "expected",
+            "timed_out",
+            "interrupted",
             "previous_attempts",
         ]
     );

@@ -331,7 +331,7 @@ fn reporters_fit_the_fanout() {
     fn boxed<R: Reporter + Send + 'static>(_: Option<R>) {}
     boxed::<TerminalReporter<std::io::Stderr>>(None);
     boxed::<JsonMessageReporter<std::io::Stdout>>(None);
-    boxed::<GithubReporter<std::io::Stdout>>(None);
+    boxed::<GithubReporter<cargo_golden::report::github::CommandStream>>(None);
 }
 
 #[test]

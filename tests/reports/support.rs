@@ -93,6 +93,9 @@ pub fn ran(
         reason: None,
         flaky: false,
         previous_attempts: Vec::new(),
+        expected: "success".to_string(),
+        timed_out: false,
+        interrupted: false,
     }
 }
 
@@ -135,6 +138,7 @@ pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
         declared_cases: declared,
         interrupted: false,
         warnings: Vec::new(),
+        empty_selection: None,
     }
 }
 

@@ -1,10 +1,11 @@
-//! verify-evidence over real artifact files.
+//! verify-evidence over a whole run written by the library: artifact files,
+//! evidence, reports and the seal, then one thing changed at a time.
 
 use std::path::Path;
 
-use cargo_golden::commands::verify::verify_evidence;
-use cargo_golden::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
-use cargo_golden::report::write_evidence;
+use cargo_golden::commands::verify::verify_run;
+use cargo_golden::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType};
+use cargo_golden::report::{seal, write_all, write_evidence};
 
 use crate::support;
 
@@ -32,124 +33,132 @@ fn passing_case(index: usize, name: &str, stdout: &[u8]) -> CaseRecord {
     )
 }
 
-#[test]
-fn intact_evidence_verifies_from_out_run_and_case_dirs() {
-    let dir = tempfile::tempdir().unwrap();
-    // Several 64 KiB buffers' worth, so the streamed hash crosses reads.
+/// A run of three cases: a large passing one, a failing one, one that could
+/// not run; reports written and sealed. Returns its run dir.
+fn run(out: &Path) -> std::path::PathBuf {
+    // Several read buffers' worth, so the streamed hash crosses reads.
     let big: Vec<u8> = (0..300_000u32).flat_map(|i| i.to_le_bytes()).collect();
-    let case = passing_case(0, "etl", &big);
-    write_case(dir.path(), &case, &big, b"warn: x\n");
-    let other = passing_case(1, "second", b"ok\n");
-    write_case(dir.path(), &other, b"ok\n", b"warn: x\n");
-    let missing = support::no_evidence(2, "missing", CaseKind::Golden, "no such path");
-    let mut missing = missing;
+    let etl = passing_case(0, "etl", &big);
+    write_case(out, &etl, &big, b"warn: x\n");
+    let mut boom = support::ran(
+        1,
+        "boom",
+        CaseKind::Verify,
+        "exit 1",
+        1,
+        b"",
+        b"boom\n",
+        ExecutionStatus::RuntimeFailed,
+        CaseResult::Failed,
+    );
+    boom.issues.push(support::issue(
+        "boom",
+        CaseKind::Verify,
+        IssueType::ExecutionFailure,
+        "Command exited with code 1",
+        "Status: RUNTIME_FAILED | Exit code: 1 | Output: boom",
+    ));
+    write_case(out, &boom, b"", b"boom\n");
+    let mut missing = support::no_evidence(2, "missing", CaseKind::Golden, "no such path");
     missing.artifacts = Some(support::artifacts(2, "missing"));
-    write_evidence(&missing, dir.path()).unwrap();
-
-    let report = verify_evidence(dir.path()).unwrap();
-    assert!(report.is_ok(), "{report}");
-    let names: Vec<_> = report.verified.iter().map(|c| c.case.as_str()).collect();
-    assert_eq!(names, ["etl", "second"]);
-    assert_eq!(report.not_checked.len(), 1);
-    assert_eq!(report.not_checked[0].case, "missing");
-
-    let run_dir = dir.path().join("artifacts").join(support::RUN_ID);
-    assert_eq!(verify_evidence(&run_dir).unwrap().verified.len(), 2);
-    let case_dir = dir
-        .path()
-        .join(case.artifacts.as_ref().unwrap().evidence.as_str())
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let one = verify_evidence(&case_dir).unwrap();
-    assert_eq!(one.verified.len(), 1);
-    assert_eq!(one.verified[0].case, "etl");
+    write_evidence(&missing, out).unwrap();
+    let record = support::record(out, vec![etl, boom, missing]);
+    write_all(&record, "harness.toml").unwrap();
+    seal::seal(&record, None).unwrap()
 }
 
 #[test]
-fn tampered_stdout_names_the_case() {
+fn an_intact_run_verifies_from_its_out_dir_and_its_run_dir() {
     let dir = tempfile::tempdir().unwrap();
-    let case = passing_case(0, "etl", b"rows: 12\n");
-    write_case(dir.path(), &case, b"rows: 12\n", b"warn: x\n");
-    let other = passing_case(1, "untouched", b"ok\n");
-    write_case(dir.path(), &other, b"ok\n", b"warn: x\n");
-    assert!(verify_evidence(dir.path()).unwrap().is_ok());
+    let run_dir = run(dir.path());
+    for d in [dir.path(), run_dir.as_path()] {
+        let report = verify_run(d, None).unwrap();
+        assert!(report.is_ok(), "{report}");
+        let names: Vec<_> = report.verified.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(names, ["etl", "boom"]);
+        assert_eq!(report.without_evidence, ["missing"]);
+        assert_eq!(report.run_id, support::RUN_ID);
+        let text = report.to_string();
+        assert!(
+            text.starts_with(&format!("run {}", support::RUN_ID)),
+            "{text}"
+        );
+        assert!(text.contains("final status PARTIAL"), "{text}");
+    }
+}
 
-    let stdout = dir.path().join(&case.artifacts.as_ref().unwrap().stdout);
-    std::fs::write(&stdout, b"rows: 13\n").unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
+#[test]
+fn a_tampered_log_names_the_case_and_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = run(dir.path());
+    std::fs::write(run_dir.join("execution/002-boom/stderr.log"), b"fine\n").unwrap();
+    let report = verify_run(dir.path(), None).unwrap();
     assert!(!report.is_ok());
-    assert_eq!(report.mismatches.len(), 1);
-    let m = &report.mismatches[0];
-    assert_eq!(m.case, "etl");
-    assert!(
-        m.problems[0].starts_with("evidence hash differs: recorded "),
-        "{m}"
-    );
-    assert!(
-        m.problems
-            .contains(&"stdout.log differs from the recorded stdout".to_string()),
-        "{m}"
-    );
-    assert_eq!(report.verified.len(), 1);
-    assert_eq!(report.verified[0].case, "untouched");
+    let text = report.to_string();
+    for want in [
+        "case \"boom\": execution/002-boom/evidence.json: evidence hash differs: recorded ",
+        "case \"boom\": execution/002-boom/evidence.json: stderr.log differs from the recorded stderr",
+        "case \"boom\": execution/002-boom/stderr.log: changed: SHA256SUMS records sha256 ",
+        "MISMATCH     boom",
+        "verified     etl",
+    ] {
+        assert!(text.contains(want), "{want}\n{text}");
+    }
     assert!(
         report
-            .to_string()
-            .contains("MISMATCH     etl: evidence hash differs")
-    );
-}
-
-#[test]
-fn tampered_command_and_missing_file_are_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let case = passing_case(0, "etl", b"x");
-    write_case(dir.path(), &case, b"x", b"warn: x\n");
-    let a = case.artifacts.as_ref().unwrap();
-    std::fs::write(dir.path().join(&a.command), "sh other.sh").unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
-    assert!(
-        report.mismatches[0]
-            .problems
-            .contains(&"command.txt differs from raw_command".to_string()),
-        "{report}"
-    );
-
-    std::fs::remove_file(dir.path().join(&a.stderr)).unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
-    assert_eq!(report.mismatches[0].problems.len(), 1);
-    assert!(
-        report.mismatches[0].problems[0].starts_with("stderr.log is missing ("),
+            .findings
+            .iter()
+            .all(|f| f.case.as_deref() == Some("boom")),
         "{report}"
     );
 }
 
 #[test]
-fn tampered_exit_code_in_evidence_is_caught() {
+fn a_missing_log_and_a_changed_exit_code_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    let case = passing_case(0, "etl", b"x");
-    write_case(dir.path(), &case, b"x", b"warn: x\n");
-    let ev = dir.path().join(&case.artifacts.as_ref().unwrap().evidence);
+    let run_dir = run(dir.path());
+    std::fs::remove_file(run_dir.join("execution/001-etl/stderr.log")).unwrap();
+    let text = verify_run(dir.path(), None).unwrap().to_string();
+    assert!(
+        text.contains("case \"etl\": execution/001-etl/evidence.json: stderr.log is missing"),
+        "{text}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = run(dir.path());
+    let ev = run_dir.join("execution/002-boom/evidence.json");
     let text = std::fs::read_to_string(&ev).unwrap();
-    std::fs::write(&ev, text.replace("\"exit_code\": 0", "\"exit_code\": 1")).unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
-    assert_eq!(report.mismatches.len(), 1, "{report}");
+    std::fs::write(&ev, text.replace("\"exit_code\": 1", "\"exit_code\": 0")).unwrap();
+    let report = verify_run(dir.path(), None).unwrap();
+    let text = report.to_string();
+    assert!(
+        text.contains("case \"boom\": execution/002-boom/evidence.json: evidence hash differs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("status is FAILURE, but the exit code 0 calls for SUCCESS"),
+        "{text}"
+    );
 }
 
 #[test]
-fn nothing_to_verify_is_not_ok() {
+fn a_dir_that_is_not_a_run_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
-    assert!(!report.is_ok());
-    assert!(report.to_string().contains("no evidence.json found"));
-    assert!(verify_evidence(&dir.path().join("nope")).is_err());
+    let err = verify_run(dir.path(), None).unwrap_err();
+    assert!(err.to_string().contains("neither an out dir"), "{err}");
+    assert!(verify_run(&dir.path().join("nope"), None).is_err());
 }
 
 #[test]
-fn unreadable_evidence_is_a_mismatch() {
+fn unreadable_evidence_is_a_finding() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("evidence.json"), "{not json").unwrap();
-    let report = verify_evidence(dir.path()).unwrap();
-    assert_eq!(report.mismatches.len(), 1);
-    assert!(report.mismatches[0].problems[0].starts_with("evidence.json cannot be read"));
+    let run_dir = run(dir.path());
+    std::fs::write(run_dir.join("execution/001-etl/evidence.json"), "{not json").unwrap();
+    let report = verify_run(dir.path(), None).unwrap();
+    assert!(
+        report.to_string().contains(
+            "case \"etl\": execution/001-etl/evidence.json: evidence.json is not valid evidence"
+        ),
+        "{report}"
+    );
 }

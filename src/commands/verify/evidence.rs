@@ -1,0 +1,330 @@
+//! One case's evidence: its `evidence.json` read back, its artifact paths
+//! checked to stay inside the run dir as plain files, its hash recomputed
+//! from the files, and its verdict re-judged from what it records.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::classify::Patterns;
+use crate::config::PatternConfig;
+use crate::layout::Artifacts;
+use crate::model::{CaseResult, EvidenceStatus, ExecutionStatus, IssueType};
+use crate::runner::capture::TRUNCATION_MARKER;
+use crate::wire::decode_output;
+pub use crate::wire::evidence::Evidence;
+
+/// Read an `evidence.json`: a plain file (never through a symlink) that
+/// parses.
+pub fn read(path: &Path) -> Result<Evidence, String> {
+    plain_file(path)?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("is not valid evidence: {e}"))
+}
+
+/// `Ok` when `path` is a regular file and not a symlink.
+pub fn plain_file(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err("is a symlink".to_string()),
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err("is not a regular file".to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("is missing".to_string()),
+        Err(e) => Err(format!("cannot be read: {e}")),
+    }
+}
+
+/// `rel` (a recorded artifact path, relative to the out dir) as a path
+/// inside the run dir `run_dir` of run `run_id`; an error when it is
+/// absolute, climbs out, or lies outside this run's directory.
+pub fn inside_run(run_dir: &Path, run_id: &str, rel: &str) -> Result<PathBuf, String> {
+    let prefix = format!("{}/", crate::layout::run_dir(run_id));
+    let inside = rel.strip_prefix(&prefix).filter(|r| plain_relative(r));
+    match inside {
+        Some(r) => Ok(run_dir.join(r)),
+        None => Err(format!(
+            "records the artifact path {rel:?}, which is not a plain path inside {prefix}"
+        )),
+    }
+}
+
+/// A relative path of plain names only: joined to a dir, it stays inside.
+pub fn plain_relative(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.as_os_str().is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Everything wrong with the evidence of one case at `evidence_path`
+/// (already read as `ev`) in run `run_id`, whose dir is `run_dir`: unsafe
+/// artifact paths, files that are missing or symlinks, a hash that does
+/// not recompute, a verdict that does not follow.
+pub fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(a) = &ev.artifacts else {
+        problems.push("records no artifact paths".to_string());
+        return problems;
+    };
+    let mut files = Vec::new();
+    for (name, rel) in [
+        (Artifacts::COMMAND, &a.command),
+        (Artifacts::STDOUT, &a.stdout),
+        (Artifacts::STDERR, &a.stderr),
+    ] {
+        match inside_run(run_dir, run_id, rel) {
+            Ok(p) => files.push((name, p)),
+            Err(e) => problems.push(e),
+        }
+    }
+    if let Err(e) = inside_run(run_dir, run_id, &a.evidence) {
+        problems.push(e);
+    }
+    if files.len() < 3 {
+        return problems;
+    }
+    let logs = (files[1].1.as_path(), files[2].1.as_path());
+    match &ev.evidence_hash {
+        Some(recorded) => hash(ev, recorded, &files, &mut problems),
+        None => {
+            // The command never ran: its logs, if any, must be empty.
+            for (name, p) in &files[1..] {
+                if std::fs::symlink_metadata(p).is_ok_and(|m| m.len() > 0) {
+                    problems.push(format!(
+                        "{name} holds output although the evidence says the command did not run"
+                    ));
+                }
+            }
+        }
+    }
+    problems.extend(rejudge(ev, logs));
+    problems
+}
+
+fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut Vec<String>) {
+    let mut broken = false;
+    for (name, p) in files {
+        if let Err(e) = plain_file(p) {
+            problems.push(format!("{name} {e} ({})", p.display()));
+            broken = true;
+        }
+    }
+    if broken {
+        return;
+    }
+    let [command, stdout, stderr] = [&files[0].1, &files[1].1, &files[2].1];
+    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.exit_code) {
+        Ok(actual) if actual == recorded => {}
+        Ok(actual) => {
+            problems.push(format!(
+                "evidence hash differs: recorded {recorded}, recomputed {actual}"
+            ));
+            // The hash covers everything; say which part is off where it
+            // can be told.
+            if std::fs::read(command).ok().as_deref() != Some(ev.raw_command.as_bytes()) {
+                problems.push("command.txt differs from raw_command".to_string());
+            }
+            for (name, field, file, copy) in [
+                (Artifacts::STDOUT, "stdout", stdout, &ev.stdout),
+                (Artifacts::STDERR, "stderr", stderr, &ev.stderr),
+            ] {
+                let differs = decode_output(copy, ev.encoding)
+                    .map_or(true, |copy| prefix_differs(file, &copy));
+                if differs {
+                    problems.push(format!("{name} differs from the recorded {field}"));
+                }
+            }
+        }
+        Err(e) => problems.push(format!("artifacts cannot be read: {e}")),
+    }
+}
+
+/// Whether the file visibly disagrees with the truncated copy recorded in
+/// `evidence.json`: the copy, without its truncation marker, must be the
+/// start of the file.
+fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
+    use std::io::Read;
+    let (expected, truncated) = match copy.strip_suffix(TRUNCATION_MARKER.as_bytes()) {
+        Some(head) => (head, true),
+        None => (copy, false),
+    };
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(expected.len() as u64 + 1).read_to_end(&mut head));
+    if read.is_err() {
+        return true;
+    }
+    if truncated {
+        !head.starts_with(expected)
+    } else {
+        head != expected
+    }
+}
+
+/// The verdict the evidence records must follow from what it records
+/// (SPEC section 4): the evidence status from the exit code, the execution
+/// status from the exit code and the ending, the result from the
+/// execution status and the expected outcome (a `specific_error` regex is
+/// matched against the logs again), and issues exactly for failures.
+/// Output patterns are not re-applied: they live in the harness file.
+pub fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
+    let mut p = Vec::new();
+    let ran = ev.status != EvidenceStatus::NoEvidence;
+    let status = match ev.exit_code {
+        _ if !ran => EvidenceStatus::NoEvidence,
+        Some(0) => EvidenceStatus::Success,
+        _ => EvidenceStatus::Failure,
+    };
+    if ran && (ev.exit_code.is_none() || status != ev.status) {
+        p.push(format!(
+            "status is {}, but the exit code {} calls for {}",
+            ev.status.as_str(),
+            shown(ev.exit_code),
+            status.as_str()
+        ));
+    }
+    if ran != ev.evidence_hash.is_some() {
+        p.push(match &ev.evidence_hash {
+            None => format!(
+                "evidence_hash is null, but the case ran (status {})",
+                ev.status.as_str()
+            ),
+            Some(_) => "has an evidence hash, but status NO_EVIDENCE says it did not run".into(),
+        });
+    }
+    if !ran {
+        if ev.result != CaseResult::Error {
+            p.push(format!(
+                "result is {}, but a case that could not run is ERROR",
+                ev.result.as_str()
+            ));
+        }
+        p.extend(issue_rule(ev));
+        return p;
+    }
+    p.extend(execution_rule(ev));
+    match result_rule(ev, logs) {
+        Ok(Some(problem)) => p.push(problem),
+        Ok(None) => {}
+        Err(e) => p.push(e),
+    }
+    p.extend(issue_rule(ev));
+    p
+}
+
+fn shown(code: Option<i32>) -> String {
+    code.map_or_else(|| "null".to_string(), |c| c.to_string())
+}
+
+fn execution_rule(ev: &Evidence) -> Option<String> {
+    let x = ev.execution_status;
+    if x == ExecutionStatus::Skipped {
+        return Some("execution_status is SKIPPED, but the case ran".into());
+    }
+    if x == ExecutionStatus::Success && ev.exit_code != Some(0) {
+        return Some(format!(
+            "execution_status is SUCCESS, but the exit code is {}",
+            shown(ev.exit_code)
+        ));
+    }
+    if (ev.timed_out || ev.interrupted) && x != ExecutionStatus::Aborted {
+        return Some(format!(
+            "execution_status is {}, but a case killed by a timeout or an interrupt is ABORTED",
+            x.as_str()
+        ));
+    }
+    None
+}
+
+/// The result a ran case must have, from its execution status and
+/// expected outcome; `Err` when the expected outcome cannot be read.
+fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, String> {
+    let expected = ev.expected.as_deref().unwrap_or("");
+    let golden_modified = ev
+        .issues
+        .iter()
+        .any(|i| i.issue_type == IssueType::GoldenModified);
+    let x = ev.execution_status;
+    let why_not = if expected == "success" {
+        if x != ExecutionStatus::Success {
+            Some(format!("execution status {} fails `success`", x.as_str()))
+        } else {
+            golden_modified.then(|| "the golden project was modified".to_string())
+        }
+    } else if let Some(re) = expected.strip_prefix("specific_error:") {
+        let re = regex::bytes::Regex::new(re)
+            .map_err(|e| format!("expected outcome {expected:?} is not a valid regex: {e}"))?;
+        if x == ExecutionStatus::Success {
+            Some("the case succeeded, but an error was expected".to_string())
+        } else if ev.timed_out || ev.interrupted {
+            Some("a timeout or an interrupt never satisfies specific_error".to_string())
+        } else if golden_modified {
+            Some("the golden project was modified".to_string())
+        } else if !logs_match(&re, logs)? {
+            Some(format!(
+                "no line of stdout.log or stderr.log matches `{}`",
+                re.as_str()
+            ))
+        } else {
+            None
+        }
+    } else {
+        return Err(format!(
+            "records no valid expected outcome ({expected:?}): the result cannot be re-judged"
+        ));
+    };
+    Ok(match (ev.result, why_not) {
+        (CaseResult::Passed, Some(why)) => Some(format!(
+            "result is PASSED, but {why} (expected {expected}): it is FAILED"
+        )),
+        (CaseResult::Failed, None) if expected == "success" => Some(
+            "result is FAILED, but execution status SUCCESS with expected success is PASSED"
+                .to_string(),
+        ),
+        (CaseResult::Error | CaseResult::Skipped, _) => Some(format!(
+            "result is {}, but the case ran",
+            ev.result.as_str()
+        )),
+        _ => None,
+    })
+}
+
+/// Whether `re` matches a line of either log, judged as the engine judges
+/// lines (the same classifier, no other pattern).
+fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, String> {
+    use std::io::Read;
+    let none = PatternConfig {
+        builtin: false,
+        ..PatternConfig::default()
+    };
+    let patterns = Patterns::new(&none)
+        .map_err(|e| e.to_string())?
+        .with_specific_error(Some(re));
+    for log in [logs.0, logs.1] {
+        let mut c = patterns.classifier();
+        let mut f = std::fs::File::open(log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = f
+                .read(&mut buf)
+                .map_err(|e| format!("{}: {e}", log.display()))?;
+            if n == 0 {
+                break;
+            }
+            c.feed(&buf[..n]);
+        }
+        if c.finish().specific_error {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn issue_rule(ev: &Evidence) -> Option<String> {
+    match (ev.result, ev.issues.is_empty()) {
+        (CaseResult::Failed | CaseResult::Error, true) => Some(format!(
+            "result is {} without any issue",
+            ev.result.as_str()
+        )),
+        (CaseResult::Passed, false) => Some(format!(
+            "result is PASSED, but it records {} issue(s)",
+            ev.issues.len()
+        )),
+        _ => None,
+    }
+}

@@ -1,0 +1,621 @@
+//! `cargo golden verify-evidence`: check a run's whole story (SPEC
+//! section 13), not just its hashes.
+//!
+//! - `SHA256SUMS` of the run dir lists every file there, and every file
+//!   still has its checksum; no symlink anywhere; with a public key, the
+//!   minisign signature of `SHA256SUMS` holds.
+//! - Every case of `summary.json` has its evidence: `evidence.json` and
+//!   the files its hash covers, at plain paths inside the run dir; the hash
+//!   recomputes; the recorded verdict follows from the recorded exit code,
+//!   ending, findings and expected outcome ([`evidence::rejudge`]).
+//! - The reports (`summary.json`, `junit.xml`, `report.md`,
+//!   `observations.jsonl`) agree with the evidence: the run record is
+//!   rebuilt from `summary.json` with every verdict taken from the evidence,
+//!   and the integrity check of a run compares each report with it, case by
+//!   case. An out dir's reports must be the run's own copies.
+//!
+//! Any finding names the case (when there is one) and the file.
+
+pub mod evidence;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::layout::{SIGNATURE_FILE, SUMS_FILE};
+use crate::model::RunRecord;
+use crate::report::{Disagreement, REPORT_FILES, SUMMARY_FILE};
+use evidence::Evidence;
+
+/// One thing that does not hold up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The case it concerns, when it concerns one.
+    pub case: Option<String>,
+    /// The file, relative to the run dir (or as given, outside it).
+    pub file: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.case {
+            Some(case) => write!(f, "case {case:?}: {}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// How the signature of `SHA256SUMS` stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SignatureCheck {
+    /// No public key given and no signature present.
+    Unsigned,
+    /// A signature is present but no public key was given.
+    NotChecked,
+    /// Checked with the public key and valid.
+    Valid,
+    /// Checked and not valid (a finding says why).
+    Invalid,
+}
+
+/// What [`verify_run`] found.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The run id.
+    pub run_id: String,
+    /// The run dir checked.
+    pub run_dir: PathBuf,
+    /// Cases whose evidence was checked, with their result.
+    pub verified: Vec<(String, String)>,
+    /// Cases that never ran (no evidence hash to check).
+    pub without_evidence: Vec<String>,
+    /// Everything that does not hold up.
+    pub findings: Vec<Finding>,
+    /// The signature.
+    pub signature: SignatureCheck,
+    /// The final status the evidence calls for.
+    pub final_status: Option<String>,
+    /// The run record rebuilt from `summary.json` with every verdict taken
+    /// from the evidence (what `merge` combines); `None` when the summary
+    /// cannot be read.
+    pub record: Option<RunRecord>,
+}
+
+impl RunReport {
+    /// Whether the run holds up: no finding.
+    pub fn is_ok(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "run {} ({})", self.run_id, self.run_dir.display())?;
+        for (case, result) in &self.verified {
+            let found = self.findings.iter().any(|x| x.case.as_ref() == Some(case));
+            let label = if found { "MISMATCH" } else { "verified" };
+            writeln!(f, "{label:<12} {case} ({result} per its evidence)")?;
+        }
+        for case in &self.without_evidence {
+            writeln!(f, "no evidence  {case} (the command did not run)")?;
+        }
+        for finding in &self.findings {
+            writeln!(f, "FINDING      {finding}")?;
+        }
+        let signature = match self.signature {
+            SignatureCheck::Unsigned => "unsigned: checksums show consistency, not authorship",
+            SignatureCheck::NotChecked => "signed, not checked (pass --public-key KEY)",
+            SignatureCheck::Valid => "valid (minisign)",
+            SignatureCheck::Invalid => "INVALID",
+        };
+        writeln!(f, "signature    {signature}")?;
+        write!(
+            f,
+            "{} evidence record(s) verified, {} without evidence, {} finding(s) in run {}",
+            self.verified.len(),
+            self.without_evidence.len(),
+            self.findings.len(),
+            self.run_id
+        )?;
+        match &self.final_status {
+            Some(status) if self.is_ok() => write!(f, "; final status {status}")?,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A minisign public key: the path of a `.pub` file, or the key itself
+/// (the base64 line, as `minisign -P` takes it).
+pub fn read_public_key(arg: &str) -> Result<minisign::PublicKey, String> {
+    let path = Path::new(arg);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the public key {arg}: {e}"))?;
+        let line = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("untrusted comment:"))
+            .unwrap_or("");
+        minisign::PublicKey::from_base64(line)
+            .map_err(|e| format!("{arg} is not a minisign public key: {e}"))
+    } else {
+        minisign::PublicKey::from_base64(arg.trim()).map_err(|e| {
+            format!("{arg:?} is neither a public key file nor a minisign public key: {e}")
+        })
+    }
+}
+
+/// Where the run is: its dir, and the out dir whose reports are its own
+/// (when `dir` is an out dir).
+fn locate(dir: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
+    if !dir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{} is not a directory", dir.display()),
+        ));
+    }
+    let in_artifacts = dir
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "artifacts");
+    if dir.join(SUMS_FILE).exists() || in_artifacts {
+        return Ok((dir.to_path_buf(), None));
+    }
+    let summary = dir.join(SUMMARY_FILE);
+    if !summary.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "{} is neither an out dir (no {SUMMARY_FILE}) nor a run dir (artifacts/<run_id>)",
+                dir.display()
+            ),
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary)?)
+        .map_err(|e| io::Error::other(format!("{}: {e}", summary.display())))?;
+    let run_id = value["run_id"].as_str().unwrap_or("");
+    if !evidence::plain_relative(run_id) || run_id.contains('/') {
+        return Err(io::Error::other(format!(
+            "{}: run_id {run_id:?} does not name a run dir",
+            summary.display()
+        )));
+    }
+    Ok((
+        dir.join(crate::layout::run_dir(run_id)),
+        Some(dir.to_path_buf()),
+    ))
+}
+
+/// Verify the run of `dir`: an out dir (its latest run, the one its
+/// `summary.json` names) or a run dir (`artifacts/<run_id>`). With
+/// `public_key`, the signature of `SHA256SUMS` must be present and valid.
+/// Errors only when `dir` is not a run at all.
+pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::Result<RunReport> {
+    let (run_dir, out_dir) = locate(dir)?;
+    let run_id = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut report = RunReport {
+        run_id: run_id.clone(),
+        run_dir: run_dir.clone(),
+        verified: Vec::new(),
+        without_evidence: Vec::new(),
+        findings: Vec::new(),
+        signature: SignatureCheck::Unsigned,
+        final_status: None,
+        record: None,
+    };
+    if !run_dir.is_dir() {
+        report.findings.push(Finding {
+            case: None,
+            file: run_dir.display().to_string(),
+            message: "the run dir of this run is missing".into(),
+        });
+        return Ok(report);
+    }
+    let record = run_record(&run_dir, &run_id, &mut report);
+    let owners = owners(record.as_ref(), &run_id);
+    let files = walk(&run_dir, &owners, &mut report.findings);
+    let sums = check_sums(&run_dir, &files, &owners, &mut report.findings);
+    report.signature = check_signature(&run_dir, sums.as_deref(), public_key, &mut report);
+    if let Some(record) = &record {
+        check_reports(record, &mut report.findings);
+        report.final_status = Some(record.final_status().to_string());
+        let referenced: BTreeSet<&str> = owners.keys().map(String::as_str).collect();
+        for f in files.iter().filter(|f| f.ends_with("/evidence.json")) {
+            if !referenced.contains(f.as_str()) {
+                report.findings.push(Finding {
+                    case: None,
+                    file: f.clone(),
+                    message: format!("belongs to no case of {SUMMARY_FILE}"),
+                });
+            }
+        }
+    }
+    if let Some(out) = out_dir {
+        check_out_dir_copies(&out, &run_dir, record.as_ref(), &mut report.findings);
+    }
+    report.record = record;
+    Ok(report)
+}
+
+/// The run record from the run's `summary.json`, every attempt's verdict
+/// replaced by what its evidence says, after checking that evidence.
+fn run_record(run_dir: &Path, run_id: &str, report: &mut RunReport) -> Option<RunRecord> {
+    let path = run_dir.join(SUMMARY_FILE);
+    if let Err(e) = evidence::plain_file(&path) {
+        report.findings.push(Finding {
+            case: None,
+            file: SUMMARY_FILE.into(),
+            message: e,
+        });
+        return None;
+    }
+    let mut record = match crate::report::read_summary(&path) {
+        Ok(r) => r,
+        Err(e) => {
+            report.findings.push(Finding {
+                case: None,
+                file: SUMMARY_FILE.into(),
+                message: crate::exit::error_chain(&e),
+            });
+            return None;
+        }
+    };
+    if record.run_id != run_id {
+        report.findings.push(Finding {
+            case: None,
+            file: SUMMARY_FILE.into(),
+            message: format!(
+                "names run {:?}, but lies in run dir {run_id:?}",
+                record.run_id
+            ),
+        });
+    }
+    for case in &mut record.cases {
+        let name = case.name.clone();
+        for attempt in &mut case.previous_attempts {
+            check_attempt(run_dir, run_id, &name, attempt, report);
+        }
+        check_attempt(run_dir, run_id, &name, case, report);
+    }
+    Some(record)
+}
+
+/// Check one attempt's evidence and take its verdict into `attempt`.
+fn check_attempt(
+    run_dir: &Path,
+    run_id: &str,
+    name: &str,
+    attempt: &mut crate::model::CaseRecord,
+    report: &mut RunReport,
+) {
+    let mut finding = |file: &str, message: String| {
+        report.findings.push(Finding {
+            case: Some(name.to_string()),
+            file: file.to_string(),
+            message,
+        })
+    };
+    let Some(a) = attempt.artifacts.clone() else {
+        if attempt.result != crate::model::CaseResult::Skipped {
+            finding(
+                SUMMARY_FILE,
+                format!("result {} without any evidence", attempt.result.as_str()),
+            );
+        }
+        return;
+    };
+    let path = match evidence::inside_run(run_dir, run_id, &a.evidence) {
+        Ok(p) => p,
+        Err(e) => return finding(SUMMARY_FILE, e),
+    };
+    let rel = relative(run_dir, &path);
+    let ev = match evidence::read(&path) {
+        Ok(ev) => ev,
+        Err(e) => return finding(&rel, format!("evidence.json {e}")),
+    };
+    for problem in evidence::check(run_dir, run_id, &ev) {
+        finding(&rel, problem);
+    }
+    if ev.case != name {
+        finding(&rel, format!("names case {:?}", ev.case));
+    }
+    if ev.artifacts.as_ref() != Some(&a) {
+        finding(SUMMARY_FILE, format!("artifact paths differ from {rel}"));
+    }
+    match ev.status {
+        crate::model::EvidenceStatus::NoEvidence => report.without_evidence.push(name.to_string()),
+        _ => report
+            .verified
+            .push((name.to_string(), ev.result.as_str().to_string())),
+    }
+    take_verdict(attempt, ev);
+}
+
+/// Replace the verdict of `case` by what its evidence says: the evidence,
+/// not a summary, decides (`merge` does the same).
+pub fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
+    case.exit_code = ev.exit_code;
+    case.status = ev.status;
+    case.execution_status = ev.execution_status;
+    case.result = ev.result;
+    case.evidence_hash = ev.evidence_hash;
+    case.issues = ev.issues;
+    case.validation_errors = ev.validation_errors;
+    case.flaky = ev.flaky;
+    case.timed_out = ev.timed_out;
+    case.interrupted = ev.interrupted;
+    if let Some(expected) = ev.expected {
+        case.expected = expected;
+    }
+}
+
+/// Which case each artifact file (relative to the run dir) belongs to.
+fn owners(record: Option<&RunRecord>, run_id: &str) -> BTreeMap<String, String> {
+    let prefix = format!("{}/", crate::layout::run_dir(run_id));
+    let mut map = BTreeMap::new();
+    for case in record.iter().flat_map(|r| &r.cases) {
+        for attempt in case.previous_attempts.iter().chain([case]) {
+            if let Some(a) = &attempt.artifacts {
+                let dir = a
+                    .evidence
+                    .strip_prefix(&prefix)
+                    .and_then(|e| e.rsplit_once('/'))
+                    .map(|(d, _)| d.to_string());
+                if let Some(dir) = dir {
+                    for f in [
+                        crate::layout::Artifacts::COMMAND,
+                        crate::layout::Artifacts::STDOUT,
+                        crate::layout::Artifacts::STDERR,
+                        crate::layout::Artifacts::EVIDENCE,
+                    ] {
+                        map.insert(format!("{dir}/{f}"), case.name.clone());
+                    }
+                }
+            }
+        }
+    }
+    map
+}
+
+fn relative(run_dir: &Path, path: &Path) -> String {
+    path.strip_prefix(run_dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every regular file of the run dir (relative, `/`-separated); a symlink
+/// or a special file anywhere is a finding.
+fn walk(
+    run_dir: &Path,
+    owners: &BTreeMap<String, String>,
+    findings: &mut Vec<Finding>,
+) -> BTreeSet<String> {
+    let mut files = BTreeSet::new();
+    for entry in walkdir::WalkDir::new(run_dir)
+        .follow_links(false)
+        .min_depth(1)
+    {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                findings.push(Finding {
+                    case: None,
+                    file: run_dir.display().to_string(),
+                    message: format!("cannot be read: {e}"),
+                });
+                continue;
+            }
+        };
+        let rel = relative(run_dir, entry.path()).replace('\\', "/");
+        let kind = entry.file_type();
+        if kind.is_file() {
+            files.insert(rel);
+        } else if !kind.is_dir() {
+            let what = if kind.is_symlink() {
+                "is a symlink: evidence must be plain files"
+            } else {
+                "is not a regular file"
+            };
+            findings.push(Finding {
+                case: owners.get(&rel).cloned(),
+                file: rel,
+                message: what.into(),
+            });
+        }
+    }
+    files
+}
+
+/// `SHA256SUMS` lists exactly the run dir's files, each with its current
+/// checksum. Returns its bytes for the signature check.
+fn check_sums(
+    run_dir: &Path,
+    files: &BTreeSet<String>,
+    owners: &BTreeMap<String, String>,
+    findings: &mut Vec<Finding>,
+) -> Option<Vec<u8>> {
+    let mut finding = |file: &str, message: String| {
+        findings.push(Finding {
+            case: owners.get(file).cloned(),
+            file: file.to_string(),
+            message,
+        })
+    };
+    let path = run_dir.join(SUMS_FILE);
+    let bytes = match evidence::plain_file(&path)
+        .and_then(|()| std::fs::read(&path).map_err(|e| format!("cannot be read: {e}")))
+    {
+        Ok(b) => b,
+        Err(e) => {
+            finding(SUMS_FILE, e);
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut listed = BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let parsed = line
+            .split_once("  ")
+            .or_else(|| line.split_once(" *"))
+            .filter(|(h, p)| h.len() == 64 && evidence::plain_relative(p));
+        let Some((hex, rel)) = parsed else {
+            finding(
+                SUMS_FILE,
+                format!("line {} is not `<sha256>  <relative path>`", n + 1),
+            );
+            continue;
+        };
+        listed.insert(rel.to_string());
+        if !files.contains(rel) {
+            finding(
+                rel,
+                format!("is listed in {SUMS_FILE} but missing (or not a plain file)"),
+            );
+            continue;
+        }
+        match crate::hash::sha256_file(&run_dir.join(rel)) {
+            Ok(actual) if actual == hex => {}
+            Ok(actual) => finding(
+                rel,
+                format!("changed: {SUMS_FILE} records sha256 {hex}, the file has {actual}"),
+            ),
+            Err(e) => finding(rel, format!("cannot be read: {e}")),
+        }
+    }
+    for f in files {
+        if f != SUMS_FILE && f != SIGNATURE_FILE && !listed.contains(f) {
+            finding(f, format!("is not listed in {SUMS_FILE}"));
+        }
+    }
+    Some(bytes)
+}
+
+fn check_signature(
+    run_dir: &Path,
+    sums: Option<&[u8]>,
+    public_key: Option<&minisign::PublicKey>,
+    report: &mut RunReport,
+) -> SignatureCheck {
+    let path = run_dir.join(SIGNATURE_FILE);
+    let present = path.exists();
+    let Some(pk) = public_key else {
+        return if present {
+            SignatureCheck::NotChecked
+        } else {
+            SignatureCheck::Unsigned
+        };
+    };
+    let result = evidence::plain_file(&path)
+        .and_then(|()| std::fs::read_to_string(&path).map_err(|e| e.to_string()))
+        .and_then(|text| minisign::SignatureBox::from_string(&text).map_err(|e| e.to_string()))
+        .and_then(|sig| {
+            let data = sums.ok_or_else(|| format!("{SUMS_FILE} is unreadable"))?;
+            minisign::verify(pk, &sig, io::Cursor::new(data), true, false, false)
+                .map_err(|e| e.to_string())
+        });
+    match result {
+        Ok(()) => SignatureCheck::Valid,
+        Err(message) => {
+            report.findings.push(Finding {
+                case: None,
+                file: SIGNATURE_FILE.into(),
+                message: format!(
+                    "does not verify {SUMS_FILE} with the given public key: {message}"
+                ),
+            });
+            SignatureCheck::Invalid
+        }
+    }
+}
+
+/// The run's report copies against the record rebuilt from the evidence,
+/// with the integrity check a run applies to itself.
+fn check_reports(record: &RunRecord, findings: &mut Vec<Finding>) {
+    let code = crate::exit::for_record(record);
+    let Err(e) = crate::report::check_integrity(record, code) else {
+        return;
+    };
+    let in_run_dir = record.out_dir.clone();
+    for d in e.disagreements {
+        let file = |p: &Path| {
+            p.strip_prefix(&in_run_dir)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        };
+        let (case, file, message) = match &d {
+            Disagreement::Case {
+                path,
+                case,
+                message,
+            } => (Some(case.clone()), file(path), message.clone()),
+            Disagreement::Unreadable { path, .. }
+            | Disagreement::Count { path, .. }
+            | Disagreement::FalseAllClear { path } => {
+                let text = d.to_string();
+                let prefix = format!("{}: ", path.display());
+                let message = text.strip_prefix(&prefix).unwrap_or(&text).to_string();
+                (None, file(path), message)
+            }
+            Disagreement::MissingIssue { case, .. } => {
+                (Some(case.clone()), SUMMARY_FILE.to_string(), d.to_string())
+            }
+            Disagreement::ExitCode { .. } => (None, SUMMARY_FILE.to_string(), d.to_string()),
+        };
+        findings.push(Finding {
+            case,
+            file,
+            message: format!("{message} (per the evidence)"),
+        });
+    }
+}
+
+/// An out dir's reports must be byte for byte the run's own copies; one
+/// that differs is also checked against the evidence, case by case.
+fn check_out_dir_copies(
+    out: &Path,
+    run_dir: &Path,
+    record: Option<&RunRecord>,
+    findings: &mut Vec<Finding>,
+) {
+    let mut differing = Vec::new();
+    for name in REPORT_FILES {
+        let outside = out.join(name);
+        let same = match (std::fs::read(&outside), std::fs::read(run_dir.join(name))) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same || evidence::plain_file(&outside).is_err() {
+            differing.push(outside.display().to_string());
+            findings.push(Finding {
+                case: None,
+                file: outside.display().to_string(),
+                message: format!(
+                    "differs from the run's copy {}/{name} (or is missing or a symlink)",
+                    crate::layout::run_dir(&relative(&out.join("artifacts"), run_dir))
+                ),
+            });
+        }
+    }
+    if let (Some(record), false) = (record, differing.is_empty()) {
+        let mut in_out_dir = record.clone();
+        in_out_dir.out_dir = out.to_path_buf();
+        let mut found = Vec::new();
+        check_reports(&in_out_dir, &mut found);
+        findings.extend(found.into_iter().filter_map(|mut f| {
+            let path = out.join(&f.file).display().to_string();
+            differing.contains(&path).then(|| {
+                f.file = path;
+                f
+            })
+        }));
+    }
+}

@@ -1,0 +1,234 @@
+//! The seal of a run (SPEC section 13): a copy of the run's reports in its
+//! run dir, `SHA256SUMS` over every artifact file and report of the run,
+//! and, with a signing key, `SHA256SUMS.minisig`.
+//!
+//! `SHA256SUMS` lists paths relative to the run dir, so `sha256sum -c
+//! SHA256SUMS` works there. The reports live in the out dir, where the next
+//! run replaces them; the run dir keeps its own copy (a hard link where the
+//! file system allows, else a copy), so an older run stays checkable and
+//! the run dir stands on its own when it is archived or moved.
+//!
+//! Without a key the seal detects accidents and inconsistent edits, not a
+//! forger who rewrites files and checksums alike; a minisign signature
+//! from a key the forger does not hold does.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::layout::{SIGNATURE_FILE, SUMS_FILE, run_dir};
+use crate::model::{CaseRecord, RunRecord};
+
+/// Environment variable holding a minisign secret key, or the path of one.
+pub const KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
+/// Environment variable holding the password of an encrypted secret key.
+pub const PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
+
+/// Sealing a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SealError {
+    /// A file of the seal could not be written or read.
+    #[error("cannot seal the run: {}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The signature could not be made.
+    #[error("cannot sign {}: {message}", path.display())]
+    Sign {
+        /// The checksum file.
+        path: PathBuf,
+        /// What minisign said.
+        message: String,
+    },
+}
+
+/// A signing key could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot use the signing key {origin}: {message}")]
+pub struct KeyError {
+    /// Where the key came from (`--sign-key FILE` or the variable).
+    pub origin: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A minisign secret key, ready to sign.
+pub struct Signer {
+    key: minisign::SecretKey,
+    public: minisign::PublicKey,
+}
+
+impl std::fmt::Debug for Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Signer(..)")
+    }
+}
+
+impl Signer {
+    /// The key of `--sign-key FILE` when given, else of
+    /// `CARGO_GOLDEN_SIGNING_KEY` (the key itself, or a path to it), else
+    /// none. An encrypted key is opened with `CARGO_GOLDEN_SIGNING_PASSWORD`;
+    /// there is never a prompt (CI has no terminal).
+    pub fn load(flag: Option<&Path>) -> Result<Option<Signer>, KeyError> {
+        let (origin, text) = match flag {
+            Some(path) => {
+                let origin = format!("--sign-key {}", path.display());
+                let text = std::fs::read_to_string(path).map_err(|e| KeyError {
+                    origin: origin.clone(),
+                    message: e.to_string(),
+                })?;
+                (origin, text)
+            }
+            None => match std::env::var(KEY_ENV) {
+                Ok(v) if v.trim().is_empty() => return Ok(None),
+                Ok(v) if v.contains('\n') || v.starts_with("untrusted comment:") => {
+                    (format!("in ${KEY_ENV}"), v)
+                }
+                Ok(path) => {
+                    let origin = format!("${KEY_ENV} ({path})");
+                    let text = std::fs::read_to_string(&path).map_err(|e| KeyError {
+                        origin: origin.clone(),
+                        message: e.to_string(),
+                    })?;
+                    (origin, text)
+                }
+                Err(_) => return Ok(None),
+            },
+        };
+        Signer::parse(&text, std::env::var(PASSWORD_ENV).ok())
+            .map(Some)
+            .map_err(|message| KeyError { origin, message })
+    }
+
+    /// A key from the text of a minisign secret key file.
+    pub fn parse(text: &str, password: Option<String>) -> Result<Signer, String> {
+        use base64::Engine as _;
+        let line = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("untrusted comment:"))
+            .unwrap_or("");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(line)
+            .map_err(|_| "not a minisign secret key (no base64 key line)".to_string())?;
+        let key = if bytes.get(2..4) == Some(&[0, 0]) {
+            // Unencrypted. `minisign -G -W` (0.11) writes these with a zero
+            // checksum, which the crate's loader refuses; the key itself is
+            // checked instead when signing (against its own public half).
+            minisign::SecretKey::from_bytes(&bytes).map_err(|e| e.to_string())?
+        } else {
+            let Some(password) = password else {
+                return Err(format!(
+                    "the key is encrypted: put its password in ${PASSWORD_ENV}, or use a key made with `minisign -G -W`"
+                ));
+            };
+            minisign::SecretKeyBox::from_string(text)
+                .and_then(|b| b.into_secret_key(Some(password)))
+                .map_err(|e| e.to_string())?
+        };
+        let public = minisign::PublicKey::from_secret_key(&key).map_err(|e| e.to_string())?;
+        Ok(Signer { key, public })
+    }
+
+    /// The minisign signature of `data`, as `minisign -S` writes it.
+    pub fn sign(&self, data: &[u8], run_id: &str) -> Result<String, String> {
+        let trusted = format!(
+            "timestamp:{} file:{SUMS_FILE} run:{run_id}",
+            jiff::Timestamp::now().as_second()
+        );
+        // With the public half, the crate checks its own signature: a
+        // damaged key fails here, not at the verifier.
+        minisign::sign(Some(&self.public), &self.key, data, Some(&trusted), None)
+            .map(|b| b.into_string())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The files of a run that `SHA256SUMS` lists, relative to the run dir:
+/// the report copies, then every attempt's artifact files, in declaration
+/// order. Files that were never created (a case that could not start) are
+/// left out.
+pub fn sealed_files(record: &RunRecord) -> Vec<String> {
+    let prefix = format!("{}/", run_dir(&record.run_id));
+    let dir = record.out_dir.join(run_dir(&record.run_id));
+    let mut files: Vec<String> = super::REPORT_FILES.iter().map(|f| f.to_string()).collect();
+    let attempts = record
+        .cases
+        .iter()
+        .flat_map(|c| c.previous_attempts.iter().chain([c]));
+    for case in attempts {
+        for rel in artifact_paths(case) {
+            if let Some(inside) = rel.strip_prefix(&prefix)
+                && std::fs::symlink_metadata(dir.join(inside)).is_ok_and(|m| m.is_file())
+            {
+                files.push(inside.to_string());
+            }
+        }
+    }
+    files
+}
+
+fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
+    case.artifacts
+        .iter()
+        .flat_map(|a| [&a.command, &a.stdout, &a.stderr, &a.evidence])
+        .map(String::as_str)
+        .collect()
+}
+
+/// Seal the run of `record`, whose reports are written: copy them into the
+/// run dir, write `SHA256SUMS`, and sign it when there is a `signer`.
+/// Returns the run dir.
+pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, SealError> {
+    let dir = record.out_dir.join(run_dir(&record.run_id));
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SealError::Io { path, source }
+    };
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    for name in super::REPORT_FILES {
+        let to = dir.join(name);
+        link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
+    }
+    let mut sums = String::new();
+    for rel in sealed_files(record) {
+        let path = dir.join(&rel);
+        let hex = crate::hash::sha256_file(&path).map_err(io_err(&path))?;
+        sums.push_str(&format!("{hex}  {rel}\n"));
+    }
+    let sums_path = dir.join(SUMS_FILE);
+    super::atomic_write(&sums_path, sums.as_bytes()).map_err(io_err(&sums_path))?;
+    let sig_path = dir.join(SIGNATURE_FILE);
+    match signer {
+        Some(signer) => {
+            let sig = signer
+                .sign(sums.as_bytes(), &record.run_id)
+                .map_err(|message| SealError::Sign {
+                    path: sums_path.clone(),
+                    message,
+                })?;
+            super::atomic_write(&sig_path, sig.as_bytes()).map_err(io_err(&sig_path))?;
+        }
+        None => match std::fs::remove_file(&sig_path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err(&sig_path)(e)),
+            _ => {}
+        },
+    }
+    Ok(dir)
+}
+
+/// Replace `to` with a hard link to `from`, or a copy where links are not
+/// possible (another file system, no link support).
+fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
+    match std::fs::remove_file(to) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(from, to).map(|_| ())
+}
