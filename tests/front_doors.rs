@@ -260,6 +260,39 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
             && n.attribute("value") == Some("6")),
         "{xml}"
     );
+    let summary = std::fs::read(out_dir.join("summary.json")).unwrap();
+    let run_id = serde_json::from_slice::<serde_json::Value>(&summary).unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        out_dir
+            .join("artifacts")
+            .join(&run_id)
+            .join("SHA256SUMS")
+            .is_file(),
+        "a cargo test run is sealed like any other"
+    );
+
+    // libtest semantics: a filter that selects nothing passes (exit 0), and
+    // the reports of the last run that ran something stay as they were.
+    let o = cargo(&dir, &["test", "--test", "golden", "--", "no_such_case"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no case selected by the filters"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read(out_dir.join("summary.json")).unwrap(),
+        summary
+    );
 }
 
 #[test]
