@@ -178,14 +178,14 @@ pub fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
             status.as_str()
         ));
     }
-    if ran != ev.evidence_hash.is_some() {
-        p.push(match &ev.evidence_hash {
-            None => format!(
-                "evidence_hash is null, but the case ran (status {})",
-                ev.status.as_str()
-            ),
-            Some(_) => "has an evidence hash, but status NO_EVIDENCE says it did not run".into(),
-        });
+    // The reverse (a hash with NO_EVIDENCE) is legitimate: a command that
+    // ran but whose case could not be finished (its golden project became
+    // unreadable) is an ERROR with evidence; that hash is checked too.
+    if ran && ev.evidence_hash.is_none() {
+        p.push(format!(
+            "evidence_hash is null, but the case ran (status {})",
+            ev.status.as_str()
+        ));
     }
     if !ran {
         if ev.result != CaseResult::Error {
