@@ -257,7 +257,7 @@ fn junit(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disag
         );
     }
     for (tc, case) in testcases.iter().zip(&record.cases) {
-        junit_case(path, tc, case, found);
+        junit_case(path, (&doc, tc), record.junit, case, found);
     }
     compare(
         found,
@@ -322,10 +322,12 @@ fn junit_totals(
 }
 
 /// What one `<testcase>` says of its case: the result element and the
-/// evidence hash property.
+/// evidence hash property (on the testcase in the rich flavour, the suite's
+/// `case.<name>.evidence_hash` in the strict one).
 fn junit_case(
     path: &Path,
-    tc: &roxmltree::Node<'_, '_>,
+    (doc, tc): (&roxmltree::Document<'_>, &roxmltree::Node<'_, '_>),
+    flavour: JunitFlavour,
     case: &CaseRecord,
     found: &mut Vec<Disagreement>,
 ) {
@@ -350,9 +352,16 @@ fn junit_case(
             case.result.as_str()
         ));
     }
-    let hash = tc
+    let (scope, name) = match flavour {
+        JunitFlavour::Rich => (*tc, "evidence_hash".to_string()),
+        JunitFlavour::Strict => (
+            doc.root_element(),
+            format!("case.{}.evidence_hash", attr(&case.name)),
+        ),
+    };
+    let hash = scope
         .descendants()
-        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some("evidence_hash"))
+        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some(name.as_str()))
         .and_then(|n| n.attribute("value"))
         .unwrap_or("");
     if hash != case.evidence_hash.as_deref().unwrap_or("") {
