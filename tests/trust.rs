@@ -447,6 +447,12 @@ fn an_untouched_run_verifies_by_default_from_the_default_out_dir() {
         out.contains("3 evidence record(s) verified, 0 without evidence, 0 finding(s)"),
         "{out}"
     );
+
+    // The strict JUnit family keeps per-case facts elsewhere; still verified.
+    let o = p.run(&["--junit", "strict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = verify(&p.out(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 
 #[test]
