@@ -396,10 +396,9 @@ impl<W: Write> TerminalReporter<W> {
             .filter(|_| record.fails_for_no_case())
         {
             s.push_str(&format!(
-                "{} {} (exit code {}; `--no-cases warn` or `pass` accepts this)\n",
+                "{} {} (`--no-cases warn` or `pass` accepts this)\n",
                 self.paint(RED, &format!("{:>12}", "No case ran")),
                 one_line(e.reason.strip_prefix("no case ran: ").unwrap_or(&e.reason)),
-                crate::exit::NO_CASES
             ));
         }
         let status = record.final_status();
