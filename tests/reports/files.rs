@@ -452,10 +452,10 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "warnings",
             "flaky",
             "reason",
+            "previous_attempts",
             "expected",
             "timed_out",
             "interrupted",
-            "previous_attempts",
         ]
     );
     assert_eq!(v["case"], HOSTILE_NAME);
