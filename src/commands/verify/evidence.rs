@@ -17,7 +17,17 @@ pub use crate::wire::evidence::Evidence;
 pub fn read(path: &Path) -> Result<Evidence, String> {
     plain_file(path)?;
     let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("is not valid evidence: {e}"))
+    let ev: Evidence =
+        serde_json::from_slice(&bytes).map_err(|e| format!("is not valid evidence: {e}"))?;
+    // A later minor version only adds fields; another major may mean
+    // something else by the same names.
+    if !crate::wire::is_schema_version(&ev.schema_version) {
+        return Err(format!(
+            "has schema_version {:?}; this cargo-golden reads 1.x.y",
+            ev.schema_version
+        ));
+    }
+    Ok(ev)
 }
 
 /// `Ok` when `path` is a regular file and not a symlink.
