@@ -129,7 +129,9 @@ impl RedactRules {
 }
 
 /// How many values were masked in each part of a case's evidence.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Redactions {
     /// In `stdout.log`.
     pub stdout: u64,

@@ -10,9 +10,10 @@ use crate::layout::Artifacts;
 use crate::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, ValidationError,
 };
+use crate::redact::Redactions;
 
-/// The schema version written by this crate.
-pub const SCHEMA_VERSION: &str = "1.0.0";
+/// The schema version written by this crate: 1.1 added `redactions`.
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// # cargo-golden evidence
 ///
@@ -67,6 +68,10 @@ pub struct Evidence {
     pub validation_errors: Vec<ValidationError>,
     /// Paths of the artifact files, relative to the out dir.
     pub artifacts: Option<Artifacts>,
+    /// How many secret values were masked in each artifact file (never
+    /// which); all zero in files written before masking.
+    #[serde(default)]
+    pub redactions: Redactions,
     /// Warnings about the case (leaked processes, ...).
     pub warnings: Vec<String>,
     /// Passed on a retry after failing.
@@ -121,6 +126,7 @@ impl Evidence {
             issues: case.issues.clone(),
             validation_errors: case.validation_errors.clone(),
             artifacts: case.artifacts.clone(),
+            redactions: case.redactions,
             warnings: case.warnings.clone(),
             flaky: case.flaky,
             reason: case.reason.clone(),

@@ -19,10 +19,11 @@ use crate::model::{
     CaseKind, CaseRecord, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue, JunitFlavour,
     RunRecord, ValidationError,
 };
+use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `encoding` (output
-/// copies were lossy text before).
-pub const SCHEMA_VERSION: &str = "1.1.0";
+/// copies were lossy text before), 1.2 `redactions`.
+pub const SCHEMA_VERSION: &str = "1.2.0";
 
 /// # cargo-golden summary
 ///
@@ -134,6 +135,10 @@ pub struct SummaryCase {
     /// Paths of the artifact files, relative to the out dir; null when
     /// nothing was written.
     pub artifacts: Option<Artifacts>,
+    /// How many secret values were masked in each artifact file (never
+    /// which); all zero in files written before masking.
+    #[serde(default)]
+    pub redactions: Redactions,
     /// Warnings about the case.
     pub warnings: Vec<String>,
     /// Why the case was skipped or could not run.
@@ -262,6 +267,7 @@ impl SummaryCase {
             issues: case.issues.clone(),
             validation_errors: case.validation_errors.clone(),
             artifacts: case.artifacts.clone(),
+            redactions: case.redactions,
             warnings: case.warnings.clone(),
             reason: case.reason.clone(),
             flaky: case.flaky,
@@ -311,6 +317,7 @@ impl SummaryCase {
             issues: self.issues,
             validation_errors: self.validation_errors,
             artifacts: self.artifacts,
+            redactions: self.redactions,
             warnings: self.warnings,
             reason: self.reason,
             flaky: self.flaky,
