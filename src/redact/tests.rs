@@ -194,3 +194,28 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Both finders report the same leftmost-longest matches, for values
+    /// that share prefixes and overlap.
+    #[test]
+    fn teddy_and_the_automaton_agree(
+        values in proptest::collection::btree_set("(ab|ghp_)[abc_]{0,5}", 1..30),
+        hay in "[abcghp_ x]{0,300}",
+    ) {
+        let secrets: Vec<(String, Vec<u8>)> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("V{i}"), v.as_bytes().to_vec()))
+            .collect();
+        let Some(teddy) = Finder::packed(&secrets) else {
+            return Ok(());
+        };
+        let matches = |f: &Finder| {
+            let mut all = Vec::new();
+            f.each(hay.as_bytes(), usize::MAX, |s, e, p| all.push((s, e, p)));
+            all
+        };
+        prop_assert_eq!(matches(&teddy), matches(&Finder::automaton(&secrets)));
+    }
+}
