@@ -360,3 +360,26 @@ fn outside_github_actions_no_mask_is_printed() {
     assert!(leaks("output", &all).is_empty(), "{}", text(&o));
     assert!(!String::from_utf8_lossy(&all).contains("add-mask"));
 }
+
+#[test]
+fn live_output_and_log_tails_are_masked() {
+    let p = Project::new(&format!(
+        "[[verify]]\nname = \"a\"\ncommand = \"printf 'ghp_super'; sleep 0.1; printf 'secret123\\\\n' >&1; echo \\\"$API_TOKEN\\\" >&2\"\nenv = {{ API_TOKEN = {} }}\n",
+        toml_str(API_TOKEN)
+    ));
+    for args in [
+        &["--no-capture"][..],
+        &["--success-output", "immediate-final"],
+    ] {
+        let o = p.run(args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            stderr.matches("[REDACTED:API_TOKEN]").count() >= 2,
+            "{args:?}: {}",
+            text(&o)
+        );
+        let all = [o.stdout.as_slice(), o.stderr.as_slice()].concat();
+        assert!(leaks("output", &all).is_empty(), "{args:?}: {}", text(&o));
+    }
+}
