@@ -80,6 +80,52 @@ def bench_capture(tmp):
     ]
 
 
+def bench_masking(tmp):
+    """1 GiB of output with 20 secret values in the environment (one value
+    every 4 KiB of output), against the same run whose variables are not
+    secret (nothing to mask)."""
+    values = [f"s3cr3t-{i:02}-{'k' * (8 + i)}" for i in range(20)]
+    block = os.path.join(tmp, "block.txt")
+    with open(block, "w") as f:
+        written = 0
+        i = 0
+        while written < (1 << 20):
+            line = f"{LOG_LINE} token={values[i % 20]}\n" if i % 60 == 0 else LOG_LINE + "\n"
+            f.write(line)
+            written += len(line)
+            i += 1
+    cmd = f"i=0; while [ $i -lt 1024 ]; do cat {block}; i=$((i+1)); done"
+
+    def config(prefix):
+        env = ", ".join(f'{prefix}_{i:02} = "{v}"' for i, v in enumerate(values))
+        return f'[[verify]]\nname = "1 GiB"\ncommand = "{cmd}"\nenv = {{ {env} }}\n'
+
+    walls = {"masked": [], "plain": []}
+    rss = {"masked": [], "plain": []}
+    for _ in range(3):
+        for kind, prefix in (("masked", "BENCH_TOKEN"), ("plain", "BENCH_VALUE")):
+            harness(tmp, config(prefix))
+            w, r, code = run(golden(tmp))
+            assert code == 0, f"masking case failed ({code})"
+            if kind == "masked":
+                log = next(
+                    os.path.join(d, "stdout.log")
+                    for d, _, files in os.walk(os.path.join(tmp, "out"))
+                    if "stdout.log" in files
+                )
+                with open(log, "rb") as f:
+                    assert b"[REDACTED:BENCH_TOKEN_" in f.read(1 << 20), "nothing was masked"
+            walls[kind].append(w)
+            rss[kind].append(r)
+            shutil.rmtree(os.path.join(tmp, "out"), ignore_errors=True)
+    m, p = statistics.median(walls["masked"]), statistics.median(walls["plain"])
+    peak = max(rss["masked"])
+    return [
+        ("masking 1 GiB with 20 secrets: wall vs unmasked", f"{m:.2f} s vs {p:.2f} s = {m / p:.2f}x", "<= 1.10x", m / p <= 1.10),
+        ("masking 1 GiB with 20 secrets: peak RSS", f"{peak:.1f} MiB (unmasked {max(rss['plain']):.1f} MiB)", "<= 32 MiB", peak <= 32),
+    ]
+
+
 def bench_overhead(tmp):
     n = 500
     body = "".join(f'[[verify]]\nname = "c{i}"\ncommand = "true"\n' for i in range(n))
@@ -139,7 +185,7 @@ def bench_reports():
 def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_overhead, bench_parallel, bench_list):
+    for fn in (bench_capture, bench_masking, bench_overhead, bench_parallel, bench_list):
         with tempfile.TemporaryDirectory() as tmp:
             rows += fn(tmp)
     rows += bench_reports()

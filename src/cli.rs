@@ -547,6 +547,7 @@ fn list(a: RunArgs) -> i32 {
     let h = &loaded.harness;
     let file = h.display_file();
     let filter = filter_of(&a);
+    let redactor = h.redactor();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for c in runner::included(h, a.partition.as_ref()) {
@@ -561,7 +562,7 @@ fn list(a: RunArgs) -> i32 {
                     kind: c.kind,
                     file: file.clone(),
                     line: c.line,
-                    command: c.command.clone(),
+                    command: redactor.mask_str(&c.command).0.into_owned(),
                 });
                 serde_json::to_writer(&mut out, &line)
                     .map_err(std::io::Error::other)
@@ -675,9 +676,20 @@ fn finish(
 }
 
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
-/// GitHub Actions workflow commands when running there.
+/// GitHub Actions workflow commands when running there, which register the
+/// run's secrets with the log masker before any other line is printed.
 fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanout {
     let mut fanout = Fanout::default();
+    let github = crate::report::github::GithubReporter::from_env(
+        h.file.as_deref().unwrap_or(&h.base_dir),
+        format == MessageFormat::Json,
+    )
+    .map(|mut gh| {
+                if let Err(e) = gh.add_masks(&h.redactor()) {
+                    eprintln!("warning: cannot register secrets with GitHub Actions: {e}");
+                }
+                gh
+            });
     match format {
         MessageFormat::Human => fanout.push(Box::new(
             crate::report::terminal::TerminalReporter::stderr().with_output(output),
@@ -686,10 +698,7 @@ fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanou
             crate::report::json_messages::JsonMessageReporter::stdout(),
         )),
     }
-    if let Some(gh) = crate::report::github::GithubReporter::from_env(
-        h.file.as_deref().unwrap_or(&h.base_dir),
-        format == MessageFormat::Json,
-    ) {
+    if let Some(gh) = github {
         fanout.push(Box::new(gh));
     }
     fanout

@@ -123,6 +123,14 @@ pub fn run(mut args: Arguments) -> i32 {
             return crate::exit::LIBTEST_FAILED;
         }
     };
+    // In GitHub Actions the job log hides the secrets too; not when
+    // listing or emitting JSON, where stdout is parsed.
+    if !args.list
+        && args.format != Some(libtest_mimic::FormatSetting::Json)
+        && crate::report::github::GithubEnv::from_env().is_some()
+    {
+        let _ = crate::report::github::write_masks(&mut std::io::stdout(), run.redactor());
+    }
     let trials = trials(&run);
     let mut selected = 0;
     for (pos, trial) in trials.iter().enumerate() {

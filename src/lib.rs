@@ -5,8 +5,9 @@
 //! ([`config`]) → output classification ([`classify`]) → the process side
 //! ([`runner`]) → the event stream ([`events`]) → reporters ([`report`]) →
 //! subcommands that are not a run ([`commands`]) and the command line
-//! ([`cli`]). The record model ([`model`]), the artifact layout ([`layout`])
-//! and the wire formats ([`wire`]) are shared by all of them. Two front
+//! ([`cli`]). The record model ([`model`]), the artifact layout ([`layout`]),
+//! secret masking ([`redact`]) and the wire formats ([`wire`]) are shared
+//! by all of them. Two front
 //! doors use one engine: the `cargo golden` command line and the
 //! libtest-mimic harness ([`harness`]).
 
@@ -20,6 +21,7 @@ pub mod harness;
 pub mod hash;
 pub mod layout;
 pub mod model;
+pub mod redact;
 pub mod report;
 pub mod runner;
 pub mod wire;

@@ -288,6 +288,8 @@ pub struct CaseRecord {
     pub result: CaseResult,
     /// Hex sha256 evidence hash; None when not run.
     pub evidence_hash: Option<String>,
+    /// How many secret values were masked in each artifact.
+    pub redactions: crate::redact::Redactions,
     /// Issues (≥ 1 when FAILED or ERROR).
     pub issues: Vec<Issue>,
     /// Extracted validation errors.
@@ -340,6 +342,7 @@ impl CaseRecord {
             execution_status: ExecutionStatus::Skipped,
             result: CaseResult::Skipped,
             evidence_hash: None,
+            redactions: crate::redact::Redactions::default(),
             issues: Vec::new(),
             validation_errors: Vec::new(),
             artifacts: None,

@@ -29,6 +29,14 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
     cargo_cmd(dir, args).output().unwrap()
 }
 
+/// `cargo` as a GitHub Actions step runs it.
+fn cargo_in_actions(dir: &Path, args: &[&str]) -> Output {
+    cargo_cmd(dir, args)
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap()
+}
+
 fn cargo_cmd(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO"));
     c.current_dir(dir)
@@ -138,7 +146,8 @@ command = "echo fine"
 
 [[verify]]
 name = "validation at exit 0"
-command = "echo '1 validation error for ProjectConfig'; exit 0"
+command = "echo \"1 validation error for ProjectConfig token=$API_TOKEN\"; exit 0"
+env = { API_TOKEN = "ghp_frontdoor_secret1" }
 
 [[verify]]
 name = "expected failure"
@@ -177,9 +186,34 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
     let out_dir = scratch_target().join("golden");
     let _ = std::fs::remove_file(out_dir.join("summary.json"));
 
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = cargo_in_actions(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
+    // The secret is registered with GitHub before the test output, and
+    // shown nowhere else.
+    let (masks, rest) = stdout
+        .split_once("\nrunning 3 tests")
+        .unwrap_or_else(|| panic!("{}", text(&o)));
+    assert!(
+        masks
+            .lines()
+            .any(|l| l == "::add-mask::ghp_frontdoor_secret1"),
+        "{}",
+        text(&o)
+    );
+    assert!(!rest.contains("ghp_frontdoor_secret1"), "{}", text(&o));
+    assert!(rest.contains("token=[REDACTED:API_TOKEN]"), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("ghp_frontdoor_secret1"));
+    for f in walkdir::WalkDir::new(&out_dir).into_iter().flatten() {
+        if f.file_type().is_file() {
+            let bytes = std::fs::read(f.path()).unwrap();
+            assert!(
+                memchr::memmem::find(&bytes, b"ghp_frontdoor_secret1").is_none(),
+                "secret in {}",
+                f.path().display()
+            );
+        }
+    }
     assert!(
         stdout.contains("test result: FAILED. 2 passed; 1 failed"),
         "{}",
@@ -206,7 +240,8 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
         vec!["passes", "validation at exit 0", "expected failure"]
     );
 
-    let o = cargo(
+    // Listing prints nothing but the list, even in GitHub Actions.
+    let o = cargo_in_actions(
         &dir,
         &[
             "test", "--test", "golden", "--", "--list", "--format", "terse",

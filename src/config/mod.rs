@@ -145,6 +145,9 @@ pub struct Harness {
     pub profile: Option<String>,
     /// Failure patterns.
     pub patterns: PatternConfig,
+    /// Which environment values are secret (`redact_env` on top of the
+    /// defaults).
+    pub redact_env: crate::redact::RedactRules,
     /// Cases in declaration order.
     pub cases: Vec<CaseDef>,
 }
@@ -200,6 +203,7 @@ impl Harness {
                 builtin: true,
                 ..PatternConfig::default()
             },
+            redact_env: crate::redact::RedactRules::default(),
             cases: Vec::new(),
         }
     }
@@ -276,6 +280,13 @@ impl Harness {
             "`require_golden = true` but no golden project is declared",
             Some("declare at least one [[golden]] project, or pass `--golden`"),
         ))
+    }
+
+    /// The secrets of a run of this harness: values from this process's
+    /// environment and every case's `env` that [`Harness::redact_env`]
+    /// (with the defaults) makes secret.
+    pub fn redactor(&self) -> crate::redact::Redactor {
+        crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))
     }
 
     /// Number of golden projects declared.

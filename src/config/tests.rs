@@ -317,3 +317,41 @@ fn adhoc_projects_join_the_harness() {
             .contains("no command and no runner")
     );
 }
+
+#[test]
+fn redact_env_entries_are_checked_with_their_position() {
+    let e = errors(
+        "harness.toml",
+        "[harness]\nredact_env = [\"API_TOKEN\", \"\", \"A=B\", \"AWS_[\", \"!API_TOKEN\", 3]\n",
+    );
+    let at = |col: usize| e.iter().find(|d| d.1 == col).map(|d| d.2.as_str());
+    assert_eq!(e.len(), 5, "{e:?}");
+    assert!(e.iter().all(|d| d.0 == 2), "{e:?}");
+    assert!(at(28).unwrap().contains("needs a variable name"), "{e:?}");
+    assert!(at(32).unwrap().contains("contains '='"), "{e:?}");
+    assert!(
+        at(39)
+            .unwrap()
+            .contains("bad glob `AWS_[`: unclosed character class"),
+        "{e:?}"
+    );
+    assert!(
+        at(48)
+            .unwrap()
+            .contains("`API_TOKEN` is both masked and excluded"),
+        "{e:?}"
+    );
+    assert!(at(62).unwrap().contains("must be a string"), "{e:?}");
+}
+
+#[test]
+fn redact_env_is_read_into_rules() {
+    let h = load_text(
+        "harness.toml",
+        "[harness]\nredact_env = [\"DEPLOY_PIN\", \"!MY_TOKEN_COUNT\"]\n",
+    )
+    .unwrap();
+    assert!(h.redact_env.is_secret("DEPLOY_PIN", b"42"));
+    assert!(!h.redact_env.is_secret("MY_TOKEN_COUNT", b"1234567"));
+    assert!(h.redact_env.is_secret("API_TOKEN", b"1234567"));
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::tree::{Key, Node, Pos, Value};
 use super::{CaseDef, ConfigError, Diagnostic, Expected, Harness, Isolation};
 use crate::model::{CaseKind, JunitFlavour};
+use crate::redact::{NamePattern, RedactRules, RuleEntry};
 
 /// Keys each table accepts (`""` is the top level), for the checks below
 /// and suggestions: derived from the typed definition of the file
@@ -184,6 +185,43 @@ impl Ctx<'_> {
         }
     }
 
+    /// `redact_env`: names and globs to mask, `!` entries to leave alone.
+    fn redact_env(&mut self, node: &Node, key: &str) -> RedactRules {
+        let mut rules = RedactRules::default();
+        let mut exact: HashMap<String, bool> = HashMap::new();
+        for (text, pos) in self.strings(node, key) {
+            match RedactRules::entry(&text) {
+                Ok(entry) => {
+                    if let RuleEntry::Include(NamePattern::Exact(n))
+                    | RuleEntry::Exclude(NamePattern::Exact(n)) = &entry
+                    {
+                        let include = matches!(entry, RuleEntry::Include(_));
+                        match exact.get(n) {
+                            Some(was) if *was != include => self.err(
+                                pos,
+                                format!("`{n}` is both masked and excluded in `{key}`"),
+                                Some(format!("keep `{n}` to mask it, or `!{n}` to leave it alone")),
+                            ),
+                            _ => {
+                                exact.insert(n.clone(), include);
+                            }
+                        }
+                    }
+                    rules.push(entry);
+                }
+                Err(message) => self.err(
+                    pos,
+                    format!("invalid `{key}` entry: {message}"),
+                    Some(
+                        "write a variable name (`API_TOKEN`), a glob (`AWS_*`), or `!NAME` to leave a variable unmasked"
+                            .into(),
+                    ),
+                ),
+            }
+        }
+        rules
+    }
+
     fn regex(&mut self, pattern: &str, pos: Pos, key: &str) -> Option<regex::bytes::Regex> {
         match regex::bytes::Regex::new(pattern) {
             Ok(r) => Some(r),
@@ -315,6 +353,7 @@ fn harness_settings(
             "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
             "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
             "slow" => h.slow = cx.duration(v, key).unwrap_or(h.slow),
+            "redact_env" => h.redact_env = cx.redact_env(v, key),
             _ => unreachable!("table() filters unknown keys"),
         }
     }

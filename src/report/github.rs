@@ -2,6 +2,8 @@
 //! stdout (on stderr under `--message-format json`, so stdout carries JSON
 //! lines only) and the markdown report in the job's step summary.
 //!
+//! - First, `::add-mask::` for every secret value ([`write_masks`]), so the
+//!   job log hides a value whatever prints it afterwards.
 //! - One `::error` annotation per failed or errored case, pointing at the
 //!   harness file (relative to `$GITHUB_WORKSPACE`) and the declaration's
 //!   line. GitHub shows at most 10 error annotations per step, so the first
@@ -22,6 +24,7 @@ use super::markup::inline;
 use super::{MARKDOWN_FILE, headline, markdown, one_line, output_excerpt, status_label};
 use crate::events::{Event, Reporter};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 
 /// GitHub's limit on a step summary, in bytes; what is appended stays
 /// strictly below it.
@@ -39,6 +42,27 @@ pub fn escape_data(s: &str) -> String {
 /// Escape a property value (`file=`, `title=`) of a workflow command.
 pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Register every value of `redactor` with `::add-mask::`. The job log is
+/// masked line by line, so a value spanning lines is also registered line
+/// by line (lines shorter than [`MIN_DEFAULT_LEN`] bytes left out: masking
+/// them would blank ordinary text all over the log).
+pub fn write_masks(out: &mut dyn Write, redactor: &Redactor) -> io::Result<()> {
+    for value in redactor.values() {
+        let text = String::from_utf8_lossy(value);
+        writeln!(out, "::add-mask::{}", escape_data(&text))?;
+        if text.contains('\n') {
+            for line in text
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| l.len() >= MIN_DEFAULT_LEN)
+            {
+                writeln!(out, "::add-mask::{}", escape_data(line))?;
+            }
+        }
+    }
+    out.flush()
 }
 
 /// What the reporter takes from the Actions environment.
@@ -124,6 +148,12 @@ impl<W: Write> GithubReporter<W> {
     pub fn with_stop_token(mut self, token: &str) -> Self {
         self.stop_token = token.to_string();
         self
+    }
+
+    /// Register the secrets of the run (see [`write_masks`]); call before
+    /// anything else is printed.
+    pub fn add_masks(&mut self, redactor: &Redactor) -> io::Result<()> {
+        write_masks(&mut self.out, redactor)
     }
 
     /// The harness file as annotations name it.

@@ -1,7 +1,8 @@
-//! Output capture: each stream goes, chunk by chunk, to its log file (raw,
-//! never truncated), a bounded excerpt for reports, the classifier and,
-//! for stdout, the running evidence hash. Memory stays bounded whatever
-//! the output size.
+//! Output capture: each stream is masked (secret values replaced, SPEC
+//! section 14), then goes, chunk by chunk, to its log file (never
+//! truncated), a bounded excerpt for reports, the classifier and, for
+//! stdout, the running evidence hash. Nothing unmasked is written, hashed
+//! or classified. Memory stays bounded whatever the output size.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -10,6 +11,7 @@ use std::path::Path;
 use crate::hash::EvidenceHasher;
 
 use crate::classify::{StreamClassifier, StreamFindings};
+use crate::redact::{Masker, Redactor};
 use crate::runner::process::Sink;
 
 /// Appended to an excerpt that was cut.
@@ -86,6 +88,13 @@ pub fn truncate(data: &[u8], limit: usize) -> Vec<u8> {
 
 /// One stream's capture.
 pub struct Capture {
+    /// `None` when there is no secret to mask.
+    masker: Option<Masker>,
+    store: Store,
+}
+
+/// Where masked bytes go.
+struct Store {
     file: File,
     excerpt: Excerpt,
     classifier: StreamClassifier,
@@ -95,61 +104,11 @@ pub struct Capture {
     live: bool,
 }
 
-/// What a finished capture yields.
-pub struct Captured {
-    /// Truncated copy.
-    pub excerpt: Vec<u8>,
-    /// Classifier findings.
-    pub findings: StreamFindings,
-    /// Evidence hasher state, when this stream fed it.
-    pub evidence: Option<EvidenceHasher>,
-    /// Bytes seen.
-    pub bytes: u64,
-    /// The excerpt holds the whole stream (it was not truncated).
-    pub complete: bool,
-}
-
-impl Capture {
-    /// Capture into `file` (the stream's log, already created).
-    pub fn new(
-        file: File,
-        truncate: usize,
-        classifier: StreamClassifier,
-        evidence: Option<EvidenceHasher>,
-    ) -> Capture {
-        Capture {
-            file,
-            excerpt: Excerpt::new(truncate),
-            classifier,
-            evidence,
-            bytes: 0,
-            live: false,
+impl Store {
+    fn take(&mut self, chunk: &[u8]) -> io::Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
         }
-    }
-
-    /// Also stream the output, as it comes, to the tool's stderr (stdout
-    /// stays free for `--message-format json`).
-    pub fn live(mut self, live: bool) -> Capture {
-        self.live = live;
-        self
-    }
-
-    /// Flush the log and hand back what was gathered.
-    pub fn finish(mut self) -> io::Result<Captured> {
-        self.file.flush()?;
-        let complete = self.excerpt.is_complete();
-        Ok(Captured {
-            complete,
-            excerpt: self.excerpt.finish(),
-            findings: self.classifier.finish(),
-            evidence: self.evidence,
-            bytes: self.bytes,
-        })
-    }
-}
-
-impl Sink for Capture {
-    fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
         self.file.write_all(chunk)?;
         if let Some(h) = &mut self.evidence {
             h.update(chunk);
@@ -163,6 +122,83 @@ impl Sink for Capture {
             let _ = e.write_all(chunk).and_then(|()| e.flush());
         }
         Ok(())
+    }
+}
+
+/// What a finished capture yields.
+pub struct Captured {
+    /// Truncated copy.
+    pub excerpt: Vec<u8>,
+    /// Classifier findings.
+    pub findings: StreamFindings,
+    /// Evidence hasher state, when this stream fed it.
+    pub evidence: Option<EvidenceHasher>,
+    /// Bytes stored (after masking).
+    pub bytes: u64,
+    /// The excerpt holds the whole stream (it was not truncated).
+    pub complete: bool,
+    /// Secret values masked.
+    pub redactions: u64,
+}
+
+impl Capture {
+    /// Capture into `file` (the stream's log, already created), masking
+    /// the values of `redactor`.
+    pub fn new(
+        file: File,
+        truncate: usize,
+        classifier: StreamClassifier,
+        evidence: Option<EvidenceHasher>,
+        redactor: &Redactor,
+    ) -> Capture {
+        Capture {
+            masker: (!redactor.is_empty()).then(|| redactor.masker()),
+            store: Store {
+                file,
+                excerpt: Excerpt::new(truncate),
+                classifier,
+                evidence,
+                bytes: 0,
+                live: false,
+            },
+        }
+    }
+
+    /// Also stream the output, masked, as it comes, to the tool's stderr
+    /// (stdout stays free for `--message-format json`).
+    pub fn live(mut self, live: bool) -> Capture {
+        self.store.live = live;
+        self
+    }
+
+    /// Store what the masker held back, flush the log and hand back what
+    /// was gathered.
+    pub fn finish(mut self) -> io::Result<Captured> {
+        let mut redactions = 0;
+        if let Some(m) = &mut self.masker {
+            self.store.take(m.finish())?;
+            redactions = m.count();
+        }
+        let mut store = self.store;
+        store.file.flush()?;
+        let complete = store.excerpt.is_complete();
+        Ok(Captured {
+            complete,
+            excerpt: store.excerpt.finish(),
+            findings: store.classifier.finish(),
+            evidence: store.evidence,
+            bytes: store.bytes,
+            redactions,
+        })
+    }
+}
+
+impl Sink for Capture {
+    fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        match &mut self.masker {
+            Some(m) => self.store.take(m.push(chunk)),
+            None => self.store.take(chunk),
+        }
     }
 }
 

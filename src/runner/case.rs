@@ -1,5 +1,6 @@
 //! One case, start to end: resolve and isolate, spawn, capture, judge,
-//! keep the evidence, and retry a failed case.
+//! keep the evidence, and retry a failed case. Every text a record carries
+//! is masked here (SPEC section 14), so no report has to.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,11 +13,13 @@ use crate::classify::{self, Observed, Patterns};
 use crate::config::{CaseDef, Harness, Isolation};
 use crate::layout::{Artifacts, execution_dir, new_run_id};
 use crate::model::{CaseRecord, CaseResult};
+use crate::redact::Redactor;
 
 /// Runs single cases of one harness into one run directory.
 pub struct Engine<'h> {
     harness: &'h Harness,
     patterns: Patterns,
+    redactor: Redactor,
     out_dir: PathBuf,
     run_id: String,
     pub(super) retries: Option<u32>,
@@ -41,6 +44,7 @@ impl<'h> Engine<'h> {
         Ok(Engine {
             harness,
             patterns,
+            redactor: harness.redactor(),
             out_dir: out_dir.to_path_buf(),
             run_id: run_id.unwrap_or_else(new_run_id),
             retries: None,
@@ -52,6 +56,28 @@ impl<'h> Engine<'h> {
     /// This run's id.
     pub fn run_id(&self) -> &str {
         &self.run_id
+    }
+
+    /// The secrets this engine masks.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// The record of a declared case that did not run, and why.
+    pub fn skipped_record(&self, def: &CaseDef, reason: &str) -> CaseRecord {
+        let mut r = CaseRecord::skipped(
+            def.index,
+            &def.name,
+            def.kind,
+            def.line,
+            &self.redactor.mask_str(&def.command).0,
+            def.working_dir.clone(),
+            reason,
+        );
+        r.description = def.description.clone();
+        r.expected = def.expected.to_string();
+        mask_record(&self.redactor, &mut r);
+        r
     }
 
     /// Run one case, with its retries; the record of the last attempt,
@@ -92,7 +118,7 @@ impl<'h> Engine<'h> {
     fn attempt(&self, def: &CaseDef, n: u32) -> CaseRecord {
         let rel = execution_dir(&self.run_id, def.index, &def.name, n);
         let dir = self.out_dir.join(&rel);
-        let mut rec = skipped_record(def, "");
+        let mut rec = self.skipped_record(def, "");
         rec.reason = None;
         let artifacts = Artifacts::in_dir(&rel);
         let stdout_log = self.out_dir.join(&artifacts.stdout);
@@ -100,9 +126,20 @@ impl<'h> Engine<'h> {
         rec.artifacts = Some(artifacts);
 
         let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec);
+        // Output is masked as it streams; what else reaches the verdict is
+        // masked here, before the judge quotes it.
         let (ran, not_run) = match outcome {
-            Ok(x) => (Some(x), None),
-            Err(e) => (None, Some(crate::exit::error_chain(&e))),
+            Ok(mut x) => {
+                if let Some(c) = &mut x.changes {
+                    self.redactor.mask_in_place(c);
+                }
+                (Some(x), None)
+            }
+            Err(e) => {
+                let mut reason = crate::exit::error_chain(&e);
+                self.redactor.mask_in_place(&mut reason);
+                (None, Some(reason))
+            }
         };
         let empty = classify::StreamFindings::default();
         let verdict = classify::judge(
@@ -125,8 +162,25 @@ impl<'h> Engine<'h> {
         rec.validation_errors = verdict.validation_errors;
         rec.reason = not_run;
         rec.status = verdict.status;
+        mask_record(&self.redactor, &mut rec);
         self.write_evidence(&mut rec);
         rec
+    }
+
+    /// Write `command` masked to command.txt; the record shows what was
+    /// written.
+    fn write_command(
+        &self,
+        dir: &Path,
+        command: &str,
+        rec: &mut CaseRecord,
+    ) -> Result<(), CaseError> {
+        let (shown, n) = self.redactor.mask_str(command);
+        std::fs::write(dir.join(Artifacts::COMMAND), shown.as_bytes())
+            .map_err(|source| CaseError::WriteCommand { source })?;
+        rec.raw_command = shown.into_owned();
+        rec.redactions.command = n;
+        Ok(())
     }
 
     /// Resolve, isolate and run; `Err` is why the case could not run.
@@ -138,13 +192,12 @@ impl<'h> Engine<'h> {
         stderr_log: &Path,
         rec: &mut CaseRecord,
     ) -> Result<Executed, CaseError> {
-        let (stdout_file, stderr_file) = prepare_artifacts(def, dir, stdout_log, stderr_log)?;
+        let (stdout_file, stderr_file) = prepare_artifacts(dir, stdout_log, stderr_log)?;
+        self.write_command(dir, &def.command, rec)?;
         let isolated = isolate(def)?;
         if isolated.command != def.command {
-            std::fs::write(dir.join(Artifacts::COMMAND), &isolated.command)
-                .map_err(|source| CaseError::WriteCommand { source })?;
+            self.write_command(dir, &isolated.command, rec)?;
         }
-        rec.raw_command = isolated.command.clone();
         rec.working_dir = isolated.working_dir.clone();
 
         let patterns = self.patterns.for_expected(&def.expected);
@@ -152,9 +205,11 @@ impl<'h> Engine<'h> {
             stdout_file,
             self.harness.truncate,
             patterns.classifier(),
+            // The hash covers command.txt as stored: masked.
             Some(crate::hash::EvidenceHasher::after_command(
-                &isolated.command,
+                &rec.raw_command,
             )),
+            &self.redactor,
         )
         .live(self.live);
         let mut err = Capture::new(
@@ -162,6 +217,7 @@ impl<'h> Engine<'h> {
             self.harness.truncate,
             patterns.classifier(),
             None,
+            &self.redactor,
         )
         .live(self.live);
         let spec = process::Spec {
@@ -193,6 +249,8 @@ impl<'h> Engine<'h> {
         rec.stderr = err.excerpt;
         rec.timed_out = outcome.timed_out;
         rec.interrupted = outcome.interrupted;
+        rec.redactions.stdout = out.redactions;
+        rec.redactions.stderr = err.redactions;
         self.warn_about(def, &outcome, rec);
         Ok(Executed {
             stdout: out.findings,
@@ -223,10 +281,9 @@ impl<'h> Engine<'h> {
     }
 }
 
-/// Create the case's artifact directory, its two logs and `command.txt`.
-/// The files exist for every case that was attempted, so report links work.
+/// Create the case's artifact directory and its two logs. The files exist
+/// for every case that was attempted, so report links work.
 fn prepare_artifacts(
-    def: &CaseDef,
     dir: &Path,
     stdout_log: &Path,
     stderr_log: &Path,
@@ -241,10 +298,7 @@ fn prepare_artifacts(
             source,
         })
     };
-    let files = (touch(stdout_log)?, touch(stderr_log)?);
-    std::fs::write(dir.join(Artifacts::COMMAND), &def.command)
-        .map_err(|source| CaseError::WriteCommand { source })?;
-    Ok(files)
+    Ok((touch(stdout_log)?, touch(stderr_log)?))
 }
 
 /// Where and how a case runs once its golden project is isolated.
@@ -424,18 +478,32 @@ struct Executed {
     interrupted: bool,
 }
 
-/// The record of a declared case that did not run, and why.
-pub fn skipped_record(def: &CaseDef, reason: &str) -> CaseRecord {
-    let mut r = CaseRecord::skipped(
-        def.index,
-        &def.name,
-        def.kind,
-        def.line,
-        &def.command,
-        def.working_dir.clone(),
-        reason,
-    );
-    r.description = def.description.clone();
-    r.expected = def.expected.to_string();
-    r
+/// Mask the texts of `rec` that do not come from the (already masked)
+/// output streams; `raw_command` is masked where command.txt is written.
+fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
+    if redactor.is_empty() {
+        return;
+    }
+    let texts = rec
+        .description
+        .iter_mut()
+        .chain(rec.reason.iter_mut())
+        .chain(rec.warnings.iter_mut())
+        .chain(
+            rec.issues
+                .iter_mut()
+                .flat_map(|i| [&mut i.message, &mut i.evidence]),
+        )
+        .chain(
+            rec.validation_errors
+                .iter_mut()
+                .flat_map(|v| [&mut v.field, &mut v.message]),
+        );
+    for t in texts {
+        redactor.mask_in_place(t);
+    }
+    let dir = rec.working_dir.to_string_lossy();
+    if let (std::borrow::Cow::Owned(masked), _) = redactor.mask_str(&dir) {
+        rec.working_dir = PathBuf::from(masked);
+    }
 }

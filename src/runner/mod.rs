@@ -23,7 +23,7 @@ use unix as sys;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use case::{Engine, skipped_record};
+pub use case::Engine;
 pub use run::{Run, included, run, run_warnings};
 
 use crate::classify;

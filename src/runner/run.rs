@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::case::{Engine, skipped_record};
+use super::case::Engine;
 use super::{EngineError, RunOptions};
 use crate::config::{CaseDef, Harness};
 use crate::events::{Event, Fanout};
@@ -179,6 +179,11 @@ impl<'h> Run<'h> {
         self.engine.run_id()
     }
 
+    /// The secrets this run masks.
+    pub fn redactor(&self) -> &crate::redact::Redactor {
+        self.engine.redactor()
+    }
+
     /// The included cases, in declaration order; a case's position here is
     /// what [`Run::run_case`] takes.
     pub fn cases(&self) -> &[&'h CaseDef] {
@@ -246,7 +251,7 @@ impl<'h> Run<'h> {
     pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
         let def = self.cases[pos];
         let rec = match self.reason_to_skip(def) {
-            Some(reason) => skipped_record(def, &reason),
+            Some(reason) => self.engine.skipped_record(def, &reason),
             None => self.admit_and_run(def),
         };
         // Only an interrupt seen before a case ended counts: one that
@@ -262,7 +267,7 @@ impl<'h> Run<'h> {
         // Waiting at the gate can outlast a failure or an interrupt: look
         // again before starting.
         if let Some(reason) = self.reason_to_skip(def) {
-            return skipped_record(def, &reason);
+            return self.engine.skipped_record(def, &reason);
         }
         self.emit(&Event::CaseStarted {
             index: def.index,
@@ -307,7 +312,11 @@ impl<'h> Run<'h> {
     /// Record the case at `pos` as not run, for `reason` (a front door
     /// that filtered it out itself).
     pub fn skip(&self, pos: usize, reason: &str) {
-        self.record(pos, skipped_record(self.cases[pos], reason), |_| ());
+        self.record(
+            pos,
+            self.engine.skipped_record(self.cases[pos], reason),
+            |_| (),
+        );
     }
 
     fn record<R>(&self, pos: usize, rec: CaseRecord, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
@@ -324,7 +333,7 @@ impl<'h> Run<'h> {
         let cases = slots
             .into_iter()
             .zip(&self.cases)
-            .map(|(slot, def)| slot.unwrap_or_else(|| skipped_record(def, NOT_RUN)))
+            .map(|(slot, def)| slot.unwrap_or_else(|| self.engine.skipped_record(def, NOT_RUN)))
             .collect();
         let record = RunRecord {
             run_id: self.engine.run_id().to_string(),

@@ -10,10 +10,12 @@ use crate::layout::Artifacts;
 use crate::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, ValidationError,
 };
+use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `expected`,
-/// `timed_out` and `interrupted`, what re-judging a verdict needs.
-pub const SCHEMA_VERSION: &str = "1.1.0";
+/// `timed_out` and `interrupted`, what re-judging a verdict needs;
+/// 1.2 added `redactions`.
+pub const SCHEMA_VERSION: &str = "1.2.0";
 
 /// # cargo-golden evidence
 ///
@@ -68,6 +70,10 @@ pub struct Evidence {
     pub validation_errors: Vec<ValidationError>,
     /// Paths of the artifact files, relative to the out dir.
     pub artifacts: Option<Artifacts>,
+    /// How many secret values were masked in each artifact file (never
+    /// which); all zero in files written before masking.
+    #[serde(default)]
+    pub redactions: Redactions,
     /// Warnings about the case (leaked processes, ...).
     pub warnings: Vec<String>,
     /// Passed on a retry after failing.
@@ -134,6 +140,7 @@ impl Evidence {
             issues: case.issues.clone(),
             validation_errors: case.validation_errors.clone(),
             artifacts: case.artifacts.clone(),
+            redactions: case.redactions,
             warnings: case.warnings.clone(),
             flaky: case.flaky,
             reason: case.reason.clone(),

@@ -186,6 +186,15 @@ leaf!(RustRegex, json_schema!({ "type": "string" }));
 pub struct Glob(pub String);
 leaf!(Glob, json_schema!({ "type": "string" }));
 
+/// A variable name, a glob over names, or either after `!`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EnvNamePattern(pub String);
+leaf!(
+    EnvNamePattern,
+    json_schema!({ "type": "string", "minLength": 1, "pattern": "^!?[^=!][^=]*$" })
+);
+
 /// An environment value: the loader turns numbers and booleans into text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -290,6 +299,16 @@ pub struct HarnessTable {
     /// were written; older ones are removed. 0 keeps every run.
     #[serde(default = "default_keep_runs")]
     pub keep_runs: AtLeastZero,
+    /// Environment variables (of the parent environment or a case's `env`)
+    /// whose values are masked as `[REDACTED:NAME]` in every artifact,
+    /// report and terminal line, on top of the defaults: names containing
+    /// TOKEN, SECRET, PASSWORD, PASSWD, API_KEY, PRIVATE_KEY or CREDENTIAL
+    /// with values of at least 6 bytes. A name masks any non-empty value; a
+    /// glob (`AWS_*`) values of at least 6 bytes; `!NAME` or `!GLOB` leaves
+    /// variables the defaults or a glob would mask alone.
+    #[serde(default)]
+    #[schemars(example = &["API_TOKEN", "AWS_*", "!MY_TOKEN_COUNT"])]
+    pub redact_env: Vec<EnvNamePattern>,
 }
 
 /// Failure patterns, added to the built-in ones.

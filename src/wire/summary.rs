@@ -19,11 +19,13 @@ use crate::model::{
     CaseKind, CaseRecord, CaseResult, Counts, EmptySelection, EvidenceStatus, ExecutionStatus,
     Issue, JunitFlavour, RunRecord, ValidationError,
 };
+use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `encoding` (output
 /// copies were lossy text before); 1.2 added `empty_selection` and each
-/// case's `expected`, `timed_out` and `interrupted`.
-pub const SCHEMA_VERSION: &str = "1.2.0";
+/// case's `expected`, `timed_out` and `interrupted`;
+/// 1.3 added `redactions`.
+pub const SCHEMA_VERSION: &str = "1.3.0";
 
 /// # cargo-golden summary
 ///
@@ -139,6 +141,10 @@ pub struct SummaryCase {
     /// Paths of the artifact files, relative to the out dir; null when
     /// nothing was written.
     pub artifacts: Option<Artifacts>,
+    /// How many secret values were masked in each artifact file (never
+    /// which); all zero in files written before masking.
+    #[serde(default)]
+    pub redactions: Redactions,
     /// Warnings about the case.
     pub warnings: Vec<String>,
     /// Why the case was skipped or could not run.
@@ -278,6 +284,7 @@ impl SummaryCase {
             issues: case.issues.clone(),
             validation_errors: case.validation_errors.clone(),
             artifacts: case.artifacts.clone(),
+            redactions: case.redactions,
             warnings: case.warnings.clone(),
             reason: case.reason.clone(),
             flaky: case.flaky,
@@ -330,6 +337,7 @@ impl SummaryCase {
             issues: self.issues,
             validation_errors: self.validation_errors,
             artifacts: self.artifacts,
+            redactions: self.redactions,
             warnings: self.warnings,
             reason: self.reason,
             flaky: self.flaky,

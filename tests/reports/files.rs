@@ -449,6 +449,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "issues",
             "validation_errors",
             "artifacts",
+            "redactions",
             "warnings",
             "flaky",
             "reason",

@@ -86,6 +86,7 @@ pub fn ran(
         execution_status,
         result,
         evidence_hash: Some(evidence_hash(command, stdout, stderr, Some(exit))),
+        redactions: Default::default(),
         issues: Vec::new(),
         validation_errors: Vec::new(),
         artifacts: Some(artifacts(index, name)),
