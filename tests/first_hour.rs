@@ -393,3 +393,28 @@ fn cargo_toml_states_the_minimum_rust_version() {
     );
     assert!(readme.contains("nextest runs the cases in its own order"));
 }
+
+/// report.md's evidence table: Status is the exit status, explained by a
+/// legend, and marked where the case result says otherwise.
+#[test]
+fn evidence_status_is_explained_and_a_disagreement_marked() {
+    let p = Project::new(
+        "[[verify]]\nname = \"quiet failure\"\ncommand = \"echo '1 validation error for Config'; exit 0\"\n\n\
+         [[verify]]\nname = \"fine\"\ncommand = \"true\"\n",
+    );
+    assert_ne!(p.run(&[]).status.code(), Some(0));
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    let row = |name: &str| {
+        md.lines()
+            .skip_while(|l| *l != "## Execution Evidence")
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("{md}"))
+            .to_string()
+    };
+    assert!(row("quiet failure").contains("| SUCCESS † |"), "{md}");
+    assert!(row("fine").contains("| SUCCESS |"), "{md}");
+    assert!(
+        md.contains("_Status is the process's own exit status: SUCCESS exit 0"),
+        "{md}"
+    );
+}

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::markup::{Align, Table, inline, link};
 use super::{NO_ISSUES_PHRASE, seconds, severity_str, stage_str};
-use crate::model::{CaseRecord, Counts, RunRecord};
+use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
 
 /// Prefix of the line that states the final status.
 pub(super) const FINAL_STATUS_PREFIX: &str = "**Final status:** ";
@@ -21,6 +21,12 @@ pub(super) const RESULTS_HEADING: &str = "## Results";
 pub(super) const ISSUES_HEADING: &str = "## Issues";
 /// Heading of the evidence table.
 pub(super) const EVIDENCE_HEADING: &str = "## Execution Evidence";
+/// Marks an evidence Status that differs from the case's result.
+const DISAGREE_MARK: &str = "†";
+/// Under the evidence table: what Status means beside the case result.
+const EVIDENCE_LEGEND: &str = "_Status is the process's own exit status: SUCCESS exit 0, \
+FAILURE exit ≠ 0, NO\\_EVIDENCE not run. The case result (Results table) also judges the \
+output; † marks a case whose result differs from its exit status._";
 /// Start of every issue item in the issues section.
 pub(super) const ISSUE_ITEM_PREFIX: &str = "- **";
 
@@ -78,7 +84,7 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
 
     let _ = writeln!(out, "{EVIDENCE_HEADING}\n");
     out.push_str(&evidence_table(record).render());
-    out.push('\n');
+    let _ = writeln!(out, "\n{EVIDENCE_LEGEND}\n");
 
     let _ = writeln!(
         out,
@@ -196,7 +202,7 @@ fn evidence_table(record: &RunRecord) -> Table {
             inline(&case.name),
             inline(&case.raw_command),
             exit_code(case),
-            case.status.as_str().to_string(),
+            evidence_status(case),
             case.evidence_hash
                 .as_deref()
                 .map(inline)
@@ -205,6 +211,20 @@ fn evidence_table(record: &RunRecord) -> Table {
         ]);
     }
     t
+}
+
+/// The process's exit status, marked when the case result says otherwise
+/// (exit 0 yet failed on its output, or an expected failure that passed).
+fn evidence_status(case: &CaseRecord) -> String {
+    let label = case.status.as_str();
+    let ran_clean = case.status == EvidenceStatus::Success;
+    let disagrees = case.status != EvidenceStatus::NoEvidence
+        && ran_clean != (case.result == CaseResult::Passed);
+    if disagrees {
+        format!("{label} {DISAGREE_MARK}")
+    } else {
+        label.to_string()
+    }
 }
 
 /// Links to a case's artifact files; report.md sits in the out dir, which
