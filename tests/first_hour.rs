@@ -418,3 +418,30 @@ fn evidence_status_is_explained_and_a_disagreement_marked() {
         "{md}"
     );
 }
+
+/// A pretty-printed JSON object given as observations: one error saying
+/// what the file is not, instead of one error per line.
+#[test]
+fn validate_names_a_json_document_that_is_not_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pretty.json");
+    std::fs::write(&file, "{\n  \"a\": 1,\n  \"b\": [1, 2]\n}\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("validate")
+        .arg("--observation")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.contains("this is not an observations file (one JSON document over 4 lines"),
+        "{out}"
+    );
+    assert!(
+        stderr_of(&o).contains("1 violation(s)"),
+        "{}",
+        stderr_of(&o)
+    );
+}
