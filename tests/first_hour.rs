@@ -393,3 +393,55 @@ fn cargo_toml_states_the_minimum_rust_version() {
     );
     assert!(readme.contains("nextest runs the cases in its own order"));
 }
+
+/// report.md's evidence table: Status is the exit status, explained by a
+/// legend, and marked where the case result says otherwise.
+#[test]
+fn evidence_status_is_explained_and_a_disagreement_marked() {
+    let p = Project::new(
+        "[[verify]]\nname = \"quiet failure\"\ncommand = \"echo '1 validation error for Config'; exit 0\"\n\n\
+         [[verify]]\nname = \"fine\"\ncommand = \"true\"\n",
+    );
+    assert_ne!(p.run(&[]).status.code(), Some(0));
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    let row = |name: &str| {
+        md.lines()
+            .skip_while(|l| *l != "## Execution Evidence")
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("{md}"))
+            .to_string()
+    };
+    assert!(row("quiet failure").contains("| SUCCESS † |"), "{md}");
+    assert!(row("fine").contains("| SUCCESS |"), "{md}");
+    assert!(
+        md.contains("_Status is the process's own exit status: SUCCESS exit 0"),
+        "{md}"
+    );
+}
+
+/// A pretty-printed JSON object given as observations: one error saying
+/// what the file is not, instead of one error per line.
+#[test]
+fn validate_names_a_json_document_that_is_not_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pretty.json");
+    std::fs::write(&file, "{\n  \"a\": 1,\n  \"b\": [1, 2]\n}\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("validate")
+        .arg("--observation")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.contains("this is not an observations file (one JSON document over 4 lines"),
+        "{out}"
+    );
+    assert!(
+        stderr_of(&o).contains("1 violation(s)"),
+        "{}",
+        stderr_of(&o)
+    );
+}

@@ -71,7 +71,7 @@ fn golden_bin() -> Command {
 fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
     let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
-    let dir = new_crate(tmp.path(), "fresh");
+    let dir = new_crate(tmp.path(), "etl");
     let manifest = dir.join("Cargo.toml");
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, format!("# keep this comment\n{original}")).unwrap();
@@ -134,6 +134,73 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(scratch_target().join("golden").join("junit.xml").is_file());
+}
+
+/// `cargo golden` as an installed plugin: `cargo-golden` first on PATH.
+fn cargo_golden_plugin(dir: &Path, args: &[&str]) -> Output {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cargo_cmd(dir, args).env("PATH", path).output().unwrap()
+}
+
+#[test]
+fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    std::fs::create_dir(&root).unwrap();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"etl\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    let o = Command::new(env!("CARGO"))
+        .current_dir(&root)
+        .args(["new", "--lib", "--vcs", "none", "etl"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let member = root.join("etl");
+
+    let o = golden_bin()
+        .current_dir(&member)
+        .args(["golden", "init", "--path"])
+        .arg(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!member.join(".github").exists());
+    let workflow = std::fs::read_to_string(root.join(".github/workflows/golden.yml")).unwrap();
+    let step = "cargo golden --config etl/harness.toml --manifest-path etl/Cargo.toml";
+    assert!(workflow.contains(step), "{workflow}");
+
+    // The workflow's own step, as GitHub runs it: from the repository root.
+    let args: Vec<&str> = step.split(' ').skip(1).collect();
+    let o = cargo_golden_plugin(&root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = cargo_golden_plugin(&member, &["golden"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let o = cargo(&member, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed; 0 failed"),
+        "{}",
+        text(&o)
+    );
 }
 
 const MIXED: &str = r#"

@@ -205,7 +205,10 @@ fn failures_are_annotated_at_their_lines_capped_at_ten() {
     let summary = std::fs::read_to_string(&step_summary).unwrap();
     let report = std::fs::read_to_string(p.out().join("report.md")).unwrap();
     assert!(summary.starts_with("earlier step\n"), "{summary}");
-    assert_eq!(&summary["earlier step\n".len()..], report);
+    // Up to the evidence table, where the summary names paths, not links.
+    let head = |t: &str| t.split("## Execution Evidence").next().unwrap().to_string();
+    assert_eq!(head(&summary["earlier step\n".len()..]), head(&report));
+    assert!(summary.contains("## Execution Evidence"), "{summary}");
 }
 
 #[test]
@@ -262,4 +265,31 @@ fn an_exit_code_the_results_do_not_explain_is_annotated() {
         annotation.contains("call for exit code 0, but cargo-golden exits 1"),
         "{annotation}"
     );
+}
+
+/// The step summary cannot link to files of the uploaded artifact: it
+/// names them as plain paths and says where they are; report.md links.
+#[test]
+fn step_summary_names_artifacts_as_paths_not_links() {
+    let p = Project::new("[[verify]]\nname = \"ok\"\ncommand = \"true\"\n");
+    let step_summary = p.path().join("step-summary.md");
+    let o = run_in_actions(&p, &step_summary);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let summary = std::fs::read_to_string(&step_summary).unwrap();
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with("| ok |"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(!row.contains("]("), "no links: {row}");
+    assert!(
+        row.contains("stdout `artifacts/") && row.contains("/execution/001-ok/stdout.log`"),
+        "{row}"
+    );
+    assert!(
+        summary.contains("inside the uploaded `target/golden` artifact"),
+        "{summary}"
+    );
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    assert!(md.contains("[stdout](artifacts/"), "{md}");
+    assert!(!md.contains("uploaded `target/golden`"), "{md}");
 }

@@ -8,7 +8,7 @@
 //! read whole.
 
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io;
 use std::path::Path;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -170,17 +170,43 @@ pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> 
             .map(|v| violation(None, v))
             .collect());
     }
-    let file = std::fs::File::open(path)?;
+    let text = std::fs::read(path)?;
     let mut out = Vec::new();
-    for (i, line) in io::BufReader::new(file).split(b'\n').enumerate() {
-        let mut line = line?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        let found = validator.check_text(&line);
+    let mut unparsable = false;
+    // The newline that ends the last line starts no line of its own.
+    let body = text.strip_suffix(b"\n").unwrap_or(&text);
+    if text.is_empty() {
+        return Ok(out);
+    }
+    for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        unparsable |= serde_json::from_slice::<Value>(line).is_err();
+        let found = validator.check_text(line);
         out.extend(found.into_iter().map(|v| violation(Some(i + 1), v)));
     }
+    if let Some(whole) = not_lines(&text, unparsable, format) {
+        return Ok(vec![violation(None, ("$".into(), whole))]);
+    }
     Ok(out)
+}
+
+/// One message for a whole JSON document (say a pretty-printed object)
+/// where JSON Lines were expected, rather than one error per line.
+fn not_lines(text: &[u8], unparsable: bool, format: Format) -> Option<String> {
+    if !unparsable || serde_json::from_slice::<Value>(text).is_err() {
+        return None;
+    }
+    let lines = text
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    let what = match format {
+        Format::Observation => "an observations file",
+        _ => "a JSON Lines file",
+    };
+    Some(format!(
+        "this is not {what} (one JSON document over {lines} lines; expected one JSON object per line)"
+    ))
 }
 
 /// A schema error as `(field path, message)` pairs, in the words of a

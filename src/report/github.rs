@@ -279,7 +279,7 @@ impl<W: Write> GithubReporter<W> {
         }
         self.out.flush()?;
         if let Some(path) = self.env.step_summary.clone() {
-            let md = markdown::render(record, &self.harness_file);
+            let md = markdown::render(record, &self.harness_file, markdown::Artifacts::Paths);
             append_step_summary(&path, &md, &report)?;
         }
         Ok(())

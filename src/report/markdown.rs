@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::markup::{Align, Table, inline, link};
 use super::{NO_ISSUES_PHRASE, seconds, severity_str, stage_str};
-use crate::model::{CaseRecord, Counts, RunRecord};
+use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
 
 /// Prefix of the line that states the final status.
 pub(super) const FINAL_STATUS_PREFIX: &str = "**Final status:** ";
@@ -21,6 +21,26 @@ pub(super) const RESULTS_HEADING: &str = "## Results";
 pub(super) const ISSUES_HEADING: &str = "## Issues";
 /// Heading of the evidence table.
 pub(super) const EVIDENCE_HEADING: &str = "## Execution Evidence";
+/// Marks an evidence Status that differs from the case's result.
+const DISAGREE_MARK: &str = "†";
+/// Under the evidence table: what Status means beside the case result.
+const EVIDENCE_LEGEND: &str = "_Status is the process's own exit status: SUCCESS exit 0, \
+FAILURE exit ≠ 0, NO\\_EVIDENCE not run. The case result (Results table) also judges the \
+output; † marks a case whose result differs from its exit status._";
+/// Under the evidence table when artifacts are shown as paths.
+const PATHS_NOTE: &str = "_Artifact paths are relative to the output directory, inside the \
+uploaded `target/golden` artifact._";
+
+/// How the evidence table names artifact files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Artifacts {
+    /// Relative links, for report.md beside its artifacts.
+    Links,
+    /// Plain paths, for the GitHub step summary, where links to files of
+    /// the uploaded artifact would lead nowhere.
+    Paths,
+}
+
 /// Start of every issue item in the issues section.
 pub(super) const ISSUE_ITEM_PREFIX: &str = "- **";
 
@@ -33,7 +53,7 @@ pub(super) fn counts_text(c: &Counts) -> String {
 }
 
 /// The whole report.
-pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
+pub(super) fn render(record: &RunRecord, harness_display: &str, artifacts: Artifacts) -> String {
     let counts = record.counts();
     let mut out = String::new();
     let _ = writeln!(out, "# Golden report: {}\n", inline(&record.suite_name));
@@ -77,8 +97,11 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
     out.push('\n');
 
     let _ = writeln!(out, "{EVIDENCE_HEADING}\n");
-    out.push_str(&evidence_table(record).render());
-    out.push('\n');
+    out.push_str(&evidence_table(record, artifacts).render());
+    let _ = writeln!(out, "\n{EVIDENCE_LEGEND}\n");
+    if artifacts == Artifacts::Paths {
+        let _ = writeln!(out, "{PATHS_NOTE}\n");
+    }
 
     let _ = writeln!(
         out,
@@ -172,7 +195,7 @@ fn issues(out: &mut String, record: &RunRecord, counts: &Counts) {
     }
 }
 
-fn evidence_table(record: &RunRecord) -> Table {
+fn evidence_table(record: &RunRecord, mode: Artifacts) -> Table {
     let mut t = Table::new(&[
         ("Step", Align::Left),
         ("Command", Align::Left),
@@ -182,9 +205,9 @@ fn evidence_table(record: &RunRecord) -> Table {
         ("Artifacts", Align::Left),
     ]);
     for case in &record.cases {
-        let mut artifacts = artifact_links(case);
+        let mut artifacts = artifact_links(case, mode);
         for (n, attempt) in case.previous_attempts.iter().enumerate() {
-            let links = artifact_links(attempt);
+            let links = artifact_links(attempt, mode);
             if !links.is_empty() {
                 let _ = write!(artifacts, "<br>attempt {}: {links}", n + 1);
             }
@@ -196,7 +219,7 @@ fn evidence_table(record: &RunRecord) -> Table {
             inline(&case.name),
             inline(&case.raw_command),
             exit_code(case),
-            case.status.as_str().to_string(),
+            evidence_status(case),
             case.evidence_hash
                 .as_deref()
                 .map(inline)
@@ -207,9 +230,23 @@ fn evidence_table(record: &RunRecord) -> Table {
     t
 }
 
+/// The process's exit status, marked when the case result says otherwise
+/// (exit 0 yet failed on its output, or an expected failure that passed).
+fn evidence_status(case: &CaseRecord) -> String {
+    let label = case.status.as_str();
+    let ran_clean = case.status == EvidenceStatus::Success;
+    let disagrees = case.status != EvidenceStatus::NoEvidence
+        && ran_clean != (case.result == CaseResult::Passed);
+    if disagrees {
+        format!("{label} {DISAGREE_MARK}")
+    } else {
+        label.to_string()
+    }
+}
+
 /// Links to a case's artifact files; report.md sits in the out dir, which
 /// the artifact paths are relative to.
-fn artifact_links(case: &CaseRecord) -> String {
+fn artifact_links(case: &CaseRecord, mode: Artifacts) -> String {
     let Some(a) = &case.artifacts else {
         return String::new();
     };
@@ -221,7 +258,11 @@ fn artifact_links(case: &CaseRecord) -> String {
     ]
     .iter()
     .filter(|(_, p)| !p.is_empty())
-    .map(|(label, p)| link(label, p))
+    .map(|(label, p)| match mode {
+        Artifacts::Links => link(label, p),
+        // Layout paths are slugs: never a backtick, so a plain code span.
+        Artifacts::Paths => format!("{label} `{p}`"),
+    })
     .collect::<Vec<_>>()
     .join(" · ")
 }

@@ -172,7 +172,7 @@ pub fn write_all(record: &RunRecord, harness_display: &str) -> Result<Written, R
     })?;
     write_report(&written.junit, xml.as_bytes())?;
 
-    let md = markdown::render(record, harness_display);
+    let md = markdown::render(record, harness_display, markdown::Artifacts::Links);
     write_report(&written.markdown, md.as_bytes())?;
 
     let summary = summary::render(record, harness_display);
