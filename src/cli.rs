@@ -685,11 +685,11 @@ fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanou
         format == MessageFormat::Json,
     )
     .map(|mut gh| {
-                if let Err(e) = gh.add_masks(&h.redactor()) {
-                    eprintln!("warning: cannot register secrets with GitHub Actions: {e}");
-                }
-                gh
-            });
+        if let Err(e) = gh.add_masks(&h.redactor()) {
+            eprintln!("warning: cannot register secrets with GitHub Actions: {e}");
+        }
+        gh
+    });
     match format {
         MessageFormat::Human => fanout.push(Box::new(
             crate::report::terminal::TerminalReporter::stderr().with_output(output),

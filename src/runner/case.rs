@@ -206,9 +206,7 @@ impl<'h> Engine<'h> {
             self.harness.truncate,
             patterns.classifier(),
             // The hash covers command.txt as stored: masked.
-            Some(crate::hash::EvidenceHasher::after_command(
-                &rec.raw_command,
-            )),
+            Some(crate::hash::EvidenceHasher::after_command(&rec.raw_command)),
             &self.redactor,
         )
         .live(self.live);
