@@ -291,7 +291,8 @@ fn no_secret_reaches_an_artifact_a_report_or_a_log() {
         .unwrap();
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     assert!(
-        String::from_utf8_lossy(&v.stdout).contains("9 verified, 0 mismatched"),
+        String::from_utf8_lossy(&v.stdout)
+            .contains("9 evidence record(s) verified, 0 without evidence, 0 finding(s)"),
         "{}",
         text(&v)
     );
