@@ -6,11 +6,12 @@
 //! ([`runner`]) → the event stream ([`events`]) → reporters ([`report`]) →
 //! subcommands that are not a run ([`commands`]) and the command line
 //! ([`cli`]). The record model ([`model`]), the artifact layout ([`layout`]),
-//! secret masking ([`redact`]) and the wire formats ([`wire`]) are shared
-//! by all of them. Two front
-//! doors use one engine: the `cargo golden` command line and the
-//! libtest-mimic harness ([`harness`]).
+//! escape-sequence removal ([`ansi`]), secret masking ([`redact`]) and the
+//! wire formats ([`wire`]) are shared by all of them. Two front doors use
+//! one engine: the `cargo golden` command line and the libtest-mimic harness
+//! ([`harness`]).
 
+pub mod ansi;
 pub mod classify;
 pub mod cli;
 pub mod commands;

@@ -21,8 +21,8 @@ use quick_junit::{
 };
 use quick_xml::events::{BytesStart, Event};
 
-use super::markup::strip_ansi;
 use super::{headline, lossy, output_excerpt, severity_str, stage_str};
+use crate::ansi::strip_str;
 use crate::model::{CaseRecord, CaseResult, JunitFlavour, RunRecord};
 
 /// Attributes the strict schema allows on `<testsuites>`; quick-junit also
@@ -305,7 +305,7 @@ fn text(s: &str) -> String {
     let mut column = 0usize;
     // Escapes and controls go first, as quick-junit would drop them, so
     // the columns counted are the ones a reader sees.
-    for ch in strip_ansi(s).chars() {
+    for ch in strip_str(s).chars() {
         match ch {
             '\t' => {
                 let n = 8 - column % 8;
@@ -334,7 +334,7 @@ fn text(s: &str) -> String {
 /// line breaks and tabs in attributes into spaces anyway; doing it here
 /// makes the file say what readers will see.
 pub(super) fn attr(s: &str) -> String {
-    strip_ansi(s)
+    strip_str(s)
         .chars()
         .filter_map(|c| match c {
             '\u{FFFE}' | '\u{FFFF}' => Some('\u{FFFD}'),

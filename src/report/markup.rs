@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 /// markup characters are escaped, line breaks become `<br>`,
 /// other control characters are dropped (ANSI escapes with them).
 pub fn inline(text: &str) -> String {
-    let text = strip_ansi(text);
+    let text = crate::ansi::strip_str(text);
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.chars().peekable();
     while let Some(ch) = chars.next() {
@@ -67,50 +67,6 @@ fn guard_phrase(s: &str) -> String {
     }
     out.push_str(&s[rest..]);
     out
-}
-
-/// `text` without ANSI escape sequences (CSI, OSC and two-byte escapes).
-pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\x1b') {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch != '\x1b' {
-            out.push(ch);
-            continue;
-        }
-        match chars.peek() {
-            Some('[') => {
-                chars.next();
-                // CSI: parameters and intermediates, then one final byte.
-                for c in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                chars.next();
-                // OSC: up to BEL or ST (ESC \).
-                while let Some(c) = chars.next() {
-                    if c == '\x07' {
-                        break;
-                    }
-                    if c == '\x1b' && chars.peek() == Some(&'\\') {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            Some(_) => {
-                chars.next();
-            }
-            None => {}
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// A link destination: characters outside a conservative set are

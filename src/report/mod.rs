@@ -288,7 +288,7 @@ pub fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
 /// consumers show on a single line.
 pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for ch in markup::strip_ansi(s).chars() {
+    for ch in crate::ansi::strip_str(s).chars() {
         let ch = if ch.is_control() { ' ' } else { ch };
         if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {
             continue;

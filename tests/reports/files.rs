@@ -16,7 +16,7 @@ use crate::support::{self, HOSTILE_NAME};
 /// controls other than white space gone, line breaks and tabs folded to
 /// spaces, noncharacters replaced.
 fn as_attribute(s: &str) -> String {
-    let stripped = cargo_golden::report::markup::strip_ansi(s);
+    let stripped = cargo_golden::ansi::strip_str(s);
     stripped
         .chars()
         .filter_map(|c| match c {

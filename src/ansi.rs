@@ -1,0 +1,170 @@
+//! Removal of terminal escape sequences (CSI, OSC, DCS, SOS/PM/APC and
+//! two-byte escapes) from output, one implementation for the classifier,
+//! which matches each line without them, and the reports, which print text
+//! without them.
+//!
+//! Sequences are recognised by the VT500 parser table of `anstyle-parse`
+//! (the parser behind `anstream`). Unlike `anstream`'s strip adapters,
+//! nothing but the sequences is removed: other control characters and bytes
+//! that are not UTF-8 stay, so a line without an escape is left exactly as
+//! it is and a classifier can skip text without one at memchr speed.
+//!
+//! A sequence starts at ESC and never spans lines: an unterminated one
+//! (an OSC without its BEL, say) ends at the next newline, so it can hide
+//! at most the rest of its own line.
+
+use std::borrow::Cow;
+
+use anstyle_parse::state::{State, state_change};
+use memchr::memchr;
+
+const ESC: u8 = 0x1b;
+
+/// Strips escape sequences from text that arrives in pieces; a sequence
+/// split across pieces is removed whole.
+#[derive(Clone, Debug, Default)]
+pub struct Stripper {
+    /// Parser state inside a sequence; None between sequences.
+    state: Option<State>,
+}
+
+impl Stripper {
+    /// A stripper at the start of a line.
+    pub fn new() -> Stripper {
+        Stripper::default()
+    }
+
+    /// Whether the next byte continues an escape sequence.
+    pub fn in_sequence(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// Append `input` without its escape sequences to `out`.
+    pub fn strip_into(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+        while !input.is_empty() {
+            match self.state {
+                None => match memchr(ESC, input) {
+                    None => {
+                        out.extend_from_slice(input);
+                        return;
+                    }
+                    Some(at) => {
+                        out.extend_from_slice(&input[..at]);
+                        self.state = Some(State::Escape);
+                        input = &input[at + 1..];
+                    }
+                },
+                Some(state) => {
+                    let used = self.skip_sequence(state, input);
+                    input = &input[used..];
+                }
+            }
+        }
+    }
+
+    /// Consume bytes of a sequence that is in `state`; returns how many
+    /// bytes were consumed (the newline that ends a line is not).
+    fn skip_sequence(&mut self, mut state: State, input: &[u8]) -> usize {
+        for (i, &b) in input.iter().enumerate() {
+            if b == b'\n' {
+                self.state = None;
+                return i;
+            }
+            let (next, _) = state_change(state, b);
+            // `Anywhere` means "no change" in the parser's table.
+            if next != State::Anywhere {
+                state = next;
+            }
+            if state == State::Ground {
+                self.state = None;
+                return i + 1;
+            }
+        }
+        self.state = Some(state);
+        input.len()
+    }
+}
+
+/// `text` without escape sequences; borrowed when it holds none.
+pub fn strip_str(text: &str) -> Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    Stripper::new().strip_into(text.as_bytes(), &mut out);
+    // A removed sequence starts at ESC and ends at an ASCII byte or before
+    // a newline, so what is left is still UTF-8.
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// `bytes` without escape sequences; borrowed when they hold none.
+pub fn strip_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if memchr(ESC, bytes).is_none() {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    Stripper::new().strip_into(bytes, &mut out);
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strip(s: &str) -> String {
+        strip_str(s).into_owned()
+    }
+
+    #[test]
+    fn sequences_go_and_everything_else_stays() {
+        assert_eq!(strip("\x1b[1;31merror\x1b[0m: x"), "error: x");
+        // OSC 8 hyperlink, ended by ST and by BEL.
+        assert_eq!(
+            strip("see \x1b]8;;https://e.x/a\x1b\\docs\x1b]8;;\x07 now"),
+            "see docs now"
+        );
+        // Charset selection (ESC with an intermediate), keypad mode, DCS.
+        assert_eq!(
+            strip("\x1b(Bplain\x1b=\x1bPq#0;2;0\x1b\\ text"),
+            "plain text"
+        );
+        // Controls that are not escapes, and non-UTF-8 bytes, stay.
+        assert_eq!(strip("a\tb\x07c\r"), "a\tb\x07c\r");
+        assert_eq!(
+            strip_bytes(b"\xff\x1b[2K\x9b1m\xc3"),
+            Cow::<[u8]>::Owned(b"\xff\x9b1m\xc3".to_vec())
+        );
+        assert!(matches!(strip_str("no escapes"), Cow::Borrowed(_)));
+        // UTF-8 inside an OSC title is removed with it.
+        assert_eq!(strip("\x1b]0;t\u{e9}te\x07\u{e9}t\u{e9}"), "\u{e9}t\u{e9}");
+    }
+
+    #[test]
+    fn an_unterminated_sequence_ends_at_the_newline() {
+        assert_eq!(
+            strip("\x1b]0;never closed\nInvalid config\n"),
+            "\nInvalid config\n"
+        );
+        assert_eq!(strip("a\x1b[3\nb"), "a\nb");
+        assert_eq!(strip("end\x1b"), "end");
+    }
+
+    #[test]
+    fn pieces_strip_like_the_whole() {
+        let text = b"x\x1b[38;5;208mwarm\x1b[0m y\x1b]8;;u\x1b\\l\x1b]8;;\x1b\\\n\x1b]2;t\nz";
+        let whole = strip_bytes(text).into_owned();
+        for i in 0..=text.len() {
+            for j in i..=text.len() {
+                let mut s = Stripper::new();
+                let mut out = Vec::new();
+                for piece in [&text[..i], &text[i..j], &text[j..]] {
+                    s.strip_into(piece, &mut out);
+                }
+                assert_eq!(out, whole, "split at {i} and {j}");
+            }
+        }
+    }
+}
