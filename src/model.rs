@@ -251,6 +251,13 @@ pub struct ValidationError {
     pub message: String,
 }
 
+/// The signal behind exit status `code`: `sh` reports a command it ran
+/// that signal N killed as exit status 128+N (and cases run under
+/// `sh -c`), so 129 to 192 (signals 1 to 64) mean a death by signal.
+pub fn shell_signal(code: i32) -> Option<i32> {
+    (129..=192).contains(&code).then(|| code - 128)
+}
+
 /// What happened to one case (or one attempt of it).
 #[derive(Clone, Debug)]
 pub struct CaseRecord {
@@ -270,6 +277,11 @@ pub struct CaseRecord {
     pub working_dir: PathBuf,
     /// Exit code; 128+N when killed by signal N; None when not run.
     pub exit_code: Option<i32>,
+    /// The signal that ended the command, if one did: the one that killed
+    /// it, or the one `sh` reports as exit status 128+N for a command it
+    /// ran (see [`shell_signal`]). None when it ended by itself or did not
+    /// run.
+    pub signal: Option<i32>,
     /// Truncated copy of stdout (raw bytes, marker included when truncated).
     pub stdout: Vec<u8>,
     /// Truncated copy of stderr.
@@ -333,6 +345,7 @@ impl CaseRecord {
             raw_command: raw_command.to_string(),
             working_dir,
             exit_code: None,
+            signal: None,
             stdout: Vec::new(),
             stderr: Vec::new(),
             started_at: None,

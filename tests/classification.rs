@@ -531,3 +531,58 @@ command = "true"
     let md = report_md(&p);
     assert!(md.contains("No issues observed"), "{md}");
 }
+
+// Issue 12, item 5: `specific_error` needs a command that ended by itself.
+#[test]
+fn a_timeout_after_the_expected_message_fails() {
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "200ms"
+
+[[verify]]
+name = "case"
+command = "echo 'Invalid config'; sleep 30"
+timeout = "1s"
+expected = "specific_error:Invalid config"
+"#,
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "ABORTED");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["UNEXPECTED_ERROR"]);
+    let message = issue(&ev, "UNEXPECTED_ERROR")["message"].as_str().unwrap();
+    assert!(
+        message.contains("the output matches, but it timed out"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_crash_after_the_expected_message_fails() {
+    // The shell itself dies of the signal, and `sh` reports a command it
+    // ran that died of one as exit status 128+N: both are crashes.
+    for command in [
+        "echo 'Invalid config'; kill -SEGV $$",
+        "echo 'Invalid config'; sh -c 'kill -SEGV $$'",
+    ] {
+        let p = verify(command, "expected = 'specific_error:Invalid config'");
+        let ev = run_one(&p, 1);
+        assert_eq!(ev["exit_code"], 139, "{command}");
+        assert_eq!(ev["result"], "FAILED", "{command}");
+        assert_eq!(issue_types(&ev), ["UNEXPECTED_ERROR"], "{command}");
+        let message = issue(&ev, "UNEXPECTED_ERROR")["message"].as_str().unwrap();
+        assert!(message.contains("killed by signal 11"), "{message}");
+        let warnings = ev["warnings"].to_string();
+        assert!(
+            warnings.contains("killed by signal 11 (SIGSEGV)"),
+            "{warnings}"
+        );
+    }
+    // The same message from a command that failed by itself passes.
+    let p = verify(
+        "echo 'Invalid config'; exit 2",
+        "expected = 'specific_error:Invalid config'",
+    );
+    assert_eq!(run_one(&p, 0)["result"], "PASSED");
+}

@@ -1,5 +1,6 @@
 //! Judging a case (SPEC section 4): execution status, result and issues
-//! from the exit code and the findings of both streams.
+//! from the exit code, how the command ended and the findings of both
+//! streams.
 
 use super::{StreamFindings, clip, one_line};
 use crate::config::Expected;
@@ -16,6 +17,9 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 pub struct Observed<'a> {
     /// Exit code; 128+N when killed by signal N; None when not run.
     pub exit_code: Option<i32>,
+    /// The signal that ended the command, if one did (see
+    /// [`crate::model::CaseRecord::signal`]).
+    pub signal: Option<i32>,
     /// The case hit its timeout.
     pub timed_out: bool,
     /// The run was interrupted while the case ran.
@@ -47,21 +51,117 @@ pub struct Verdict {
 
 /// Judge a case from what was observed (SPEC section 4).
 pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>) -> Verdict {
-    // Errors are usually written to stderr, so its lines come first.
-    let streams = [obs.stderr, obs.stdout];
-    let first = |f: fn(&StreamFindings) -> &Option<String>| -> Option<&str> {
-        streams.iter().find_map(|s| f(s).as_deref())
-    };
-    let mut validation_errors: Vec<ValidationError> = Vec::new();
-    for e in streams.iter().flat_map(|s| &s.validation_errors) {
-        if !validation_errors.contains(e) {
-            validation_errors.push(e.clone());
+    let j = Judging::new(name, kind, obs);
+    if let Some(reason) = obs.not_run_reason {
+        return j.not_run(reason);
+    }
+    let status = j.status();
+    let default_output = j.default_output(status);
+    let failures = j.failures(status, default_output);
+    let mut result = expected_result(expected, status, obs);
+    let mut issues = Vec::new();
+    if result == CaseResult::Failed {
+        issues = j.unmet_expectation(expected, status, &failures, default_output);
+        if status != ExecutionStatus::Success {
+            issues.extend(j.stderr_hints(status));
         }
     }
-    let exit = obs
-        .exit_code
-        .map_or_else(|| "none".to_string(), |c| c.to_string());
-    let issue = |issue_type: IssueType, status: ExecutionStatus, message: &str, output: &str| {
+    if let Some(files) = obs.golden_modified {
+        result = CaseResult::Failed;
+        let message = format!("Golden project modified by the run: {files}");
+        issues.push(j.issue(IssueType::GoldenModified, status, &message, default_output));
+    }
+    Verdict {
+        status: if obs.exit_code == Some(0) {
+            EvidenceStatus::Success
+        } else {
+            EvidenceStatus::Failure
+        },
+        execution_status: status,
+        result,
+        issues,
+        validation_errors: j.validation_errors,
+    }
+}
+
+/// Whether the case is what it was expected to be, golden files aside.
+/// An expected error counts only when the command ended by itself: a
+/// timeout, an interrupt or a signal cut it short, whatever it printed.
+fn expected_result(expected: &Expected, status: ExecutionStatus, obs: &Observed<'_>) -> CaseResult {
+    let passed = match expected {
+        Expected::Success => status == ExecutionStatus::Success,
+        Expected::SpecificError(_) => {
+            status != ExecutionStatus::Success
+                && (obs.stdout.specific_error || obs.stderr.specific_error)
+                && cut_short(obs).is_none()
+        }
+    };
+    if passed {
+        CaseResult::Passed
+    } else {
+        CaseResult::Failed
+    }
+}
+
+/// How the command was cut short, if it did not end by itself.
+fn cut_short(obs: &Observed<'_>) -> Option<String> {
+    if obs.timed_out {
+        Some("it timed out".into())
+    } else if obs.interrupted {
+        Some("the run was interrupted".into())
+    } else {
+        obs.signal.map(|n| format!("it was killed by signal {n}"))
+    }
+}
+
+/// One issue's description: its type, its message and the output line that
+/// shows it.
+type Failure<'a> = (IssueType, String, &'a str);
+
+/// What every issue of one case shares.
+struct Judging<'a> {
+    name: &'a str,
+    kind: CaseKind,
+    obs: &'a Observed<'a>,
+    /// Errors are usually written to stderr, so its lines come first.
+    streams: [&'a StreamFindings; 2],
+    exit: String,
+    validation_errors: Vec<ValidationError>,
+}
+
+impl<'a> Judging<'a> {
+    fn new(name: &'a str, kind: CaseKind, obs: &'a Observed<'a>) -> Judging<'a> {
+        let streams = [obs.stderr, obs.stdout];
+        let mut validation_errors: Vec<ValidationError> = Vec::new();
+        for e in streams.iter().flat_map(|s| &s.validation_errors) {
+            if !validation_errors.contains(e) {
+                validation_errors.push(e.clone());
+            }
+        }
+        Judging {
+            name,
+            kind,
+            obs,
+            streams,
+            exit: obs
+                .exit_code
+                .map_or_else(|| "none".to_string(), |c| c.to_string()),
+            validation_errors,
+        }
+    }
+
+    /// The first line of either stream in `slot`, stderr first.
+    fn first(&self, slot: fn(&StreamFindings) -> &Option<String>) -> Option<&'a str> {
+        self.streams.iter().find_map(|s| slot(s).as_deref())
+    }
+
+    fn issue(
+        &self,
+        issue_type: IssueType,
+        status: ExecutionStatus,
+        message: &str,
+        output: &str,
+    ) -> Issue {
         let stage = if issue_type == IssueType::ConfigurationError
             || (issue_type == IssueType::UnexpectedError
                 && status == ExecutionStatus::ValidationFailed)
@@ -70,7 +170,7 @@ pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>
         } else {
             Stage::Execution
         };
-        let severity = if kind == CaseKind::Golden || stage == Stage::ConfigValidation {
+        let severity = if self.kind == CaseKind::Golden || stage == Stage::ConfigValidation {
             Severity::High
         } else {
             Severity::Medium
@@ -82,185 +182,174 @@ pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>
         };
         Issue {
             issue_type,
-            case: name.to_string(),
-            kind,
+            case: self.name.to_string(),
+            kind: self.kind,
             stage,
             severity,
             message: one_line(message),
             evidence: format!(
-                "Status: {} | Exit code: {exit} | Output: {}",
+                "Status: {} | Exit code: {} | Output: {}",
                 status.as_str(),
+                self.exit,
                 clip(&one_line(output), MAX_EVIDENCE_CHARS)
             ),
         }
-    };
+    }
 
-    if let Some(reason) = obs.not_run_reason {
+    fn not_run(self, reason: &str) -> Verdict {
         let status = ExecutionStatus::Skipped;
-        return Verdict {
+        let message = format!("Could not run: {reason}");
+        Verdict {
             status: EvidenceStatus::NoEvidence,
             execution_status: status,
             result: CaseResult::Error,
-            issues: vec![issue(
-                IssueType::ExecutionError,
-                status,
-                &format!("Could not run: {reason}"),
-                "",
-            )],
-            validation_errors,
-        };
+            issues: vec![self.issue(IssueType::ExecutionError, status, &message, "")],
+            validation_errors: self.validation_errors,
+        }
     }
 
-    let validation = first(|s| &s.validation);
-    let runtime = first(|s| &s.runtime);
-    let abort = first(|s| &s.abort);
-    let status = if obs.timed_out || obs.interrupted || abort.is_some() {
-        ExecutionStatus::Aborted
-    } else if validation.is_some() {
-        ExecutionStatus::ValidationFailed
-    } else if runtime.is_some() || obs.exit_code != Some(0) {
-        ExecutionStatus::RuntimeFailed
-    } else {
-        ExecutionStatus::Success
-    };
-    let first_line = if status == ExecutionStatus::Success {
-        obs.stdout
-            .first_line
-            .as_deref()
-            .or(obs.stderr.first_line.as_deref())
-    } else {
-        first(|s| &s.first_line)
-    };
-    let default_output = match status {
-        ExecutionStatus::Aborted => abort,
-        ExecutionStatus::ValidationFailed => validation,
-        ExecutionStatus::RuntimeFailed => runtime,
-        ExecutionStatus::Success | ExecutionStatus::Skipped => None,
-    }
-    .or(first_line)
-    .unwrap_or("");
-
-    // The issues describing what went wrong, the one behind the status first.
-    let mut failures: Vec<(IssueType, String, &str)> = Vec::new();
-    if status == ExecutionStatus::Aborted {
-        if obs.timed_out {
-            failures.push((IssueType::Performance, "Timed out".into(), default_output));
-        } else if obs.interrupted {
-            failures.push((
-                IssueType::ExecutionFailure,
-                "Interrupted before it finished".into(),
-                default_output,
-            ));
-        } else if let Some(line) = abort {
-            // An abort line alone is a timeout reported by the tool itself
-            // when it says so (a performance problem); otherwise the tool
-            // stopped for a reason of its own, a plain execution failure.
-            let lower = line.to_lowercase();
-            let issue_type = if lower.contains("timeout") || lower.contains("timed out") {
-                IssueType::Performance
-            } else {
-                IssueType::ExecutionFailure
-            };
-            failures.push((issue_type, format!("Aborted: {line}"), line));
-        }
-    }
-    if let Some(line) = validation {
-        let message = match validation_errors.first() {
-            Some(e) if e.field.is_empty() => format!("Pipeline validation failed: {}", e.message),
-            Some(e) => format!("Pipeline validation failed: {} - {}", e.field, e.message),
-            None => format!("Pipeline validation failed: {line}"),
-        };
-        failures.push((IssueType::ConfigurationError, message, line));
-    }
-    if let Some(line) = runtime {
-        failures.push((
-            IssueType::PipelineExecutionError,
-            format!("Pipeline execution failed: {line}"),
-            line,
-        ));
-    }
-    if failures.is_empty() && status != ExecutionStatus::Success {
-        let message = match obs.exit_code {
-            Some(code) => format!("Command exited with code {code}"),
-            None => "Command ended without an exit code".to_string(),
-        };
-        failures.push((IssueType::ExecutionFailure, message, default_output));
-    }
-
-    let specific_seen = obs.stdout.specific_error || obs.stderr.specific_error;
-    let mut issues = Vec::new();
-    let mut result = match expected {
-        Expected::Success if status == ExecutionStatus::Success => CaseResult::Passed,
-        Expected::SpecificError(_) if status != ExecutionStatus::Success && specific_seen => {
-            CaseResult::Passed
-        }
-        _ => CaseResult::Failed,
-    };
-    if result == CaseResult::Failed {
-        match expected {
-            Expected::Success => {
-                for (t, message, output) in &failures {
-                    issues.push(issue(*t, status, message, output));
-                }
-            }
-            Expected::SpecificError(re) if status == ExecutionStatus::Success => {
-                issues.push(issue(
-                    IssueType::UnexpectedSuccess,
-                    status,
-                    &format!(
-                        "Expected an error matching `{}`, but the case succeeded",
-                        re.as_str()
-                    ),
-                    default_output,
-                ));
-            }
-            Expected::SpecificError(re) => {
-                let (seen, output) = failures
-                    .first()
-                    .map_or(("no detail", default_output), |(_, m, o)| (m.as_str(), *o));
-                issues.push(issue(
-                    IssueType::UnexpectedError,
-                    status,
-                    &format!(
-                        "Expected an error matching `{}`, got {}: {seen}",
-                        re.as_str(),
-                        status.as_str()
-                    ),
-                    output,
-                ));
-            }
-        }
-        if status != ExecutionStatus::Success {
-            if let Some(line) = obs.stderr.auth.as_deref() {
-                let message = format!("Authentication problem: {line}");
-                issues.push(issue(IssueType::AuthError, status, &message, line));
-            }
-            if let Some(line) = obs.stderr.schema.as_deref() {
-                let message = format!("Schema problem: {line}");
-                issues.push(issue(IssueType::DataError, status, &message, line));
-            }
-        }
-    }
-    if let Some(files) = obs.golden_modified {
-        result = CaseResult::Failed;
-        let message = format!("Golden project modified by the run: {files}");
-        issues.push(issue(
-            IssueType::GoldenModified,
-            status,
-            &message,
-            default_output,
-        ));
-    }
-    Verdict {
-        status: if obs.exit_code == Some(0) {
-            EvidenceStatus::Success
+    /// The execution status; precedence ABORTED > VALIDATION_FAILED >
+    /// RUNTIME_FAILED.
+    fn status(&self) -> ExecutionStatus {
+        let obs = self.obs;
+        if obs.timed_out || obs.interrupted || self.first(|s| &s.abort).is_some() {
+            ExecutionStatus::Aborted
+        } else if self.first(|s| &s.validation).is_some() {
+            ExecutionStatus::ValidationFailed
+        } else if self.first(|s| &s.runtime).is_some() || obs.exit_code != Some(0) {
+            ExecutionStatus::RuntimeFailed
         } else {
-            EvidenceStatus::Failure
-        },
-        execution_status: status,
-        result,
-        issues,
-        validation_errors,
+            ExecutionStatus::Success
+        }
+    }
+
+    /// The output line that best shows `status`.
+    fn default_output(&self, status: ExecutionStatus) -> &'a str {
+        let first_line = if status == ExecutionStatus::Success {
+            let (out, err) = (self.obs.stdout, self.obs.stderr);
+            out.first_line.as_deref().or(err.first_line.as_deref())
+        } else {
+            self.first(|s| &s.first_line)
+        };
+        match status {
+            ExecutionStatus::Aborted => self.first(|s| &s.abort),
+            ExecutionStatus::ValidationFailed => self.first(|s| &s.validation),
+            ExecutionStatus::RuntimeFailed => self.first(|s| &s.runtime),
+            ExecutionStatus::Success | ExecutionStatus::Skipped => None,
+        }
+        .or(first_line)
+        .unwrap_or("")
+    }
+
+    /// The issues describing what went wrong, the one behind the status
+    /// first.
+    fn failures(&self, status: ExecutionStatus, default_output: &'a str) -> Vec<Failure<'a>> {
+        let mut failures = Vec::new();
+        if status == ExecutionStatus::Aborted {
+            failures.extend(self.abort_failure(default_output));
+        }
+        if let Some(line) = self.first(|s| &s.validation) {
+            let message = match self.validation_errors.first() {
+                Some(e) if e.field.is_empty() => {
+                    format!("Pipeline validation failed: {}", e.message)
+                }
+                Some(e) => format!("Pipeline validation failed: {} - {}", e.field, e.message),
+                None => format!("Pipeline validation failed: {line}"),
+            };
+            failures.push((IssueType::ConfigurationError, message, line));
+        }
+        if let Some(line) = self.first(|s| &s.runtime) {
+            let message = format!("Pipeline execution failed: {line}");
+            failures.push((IssueType::PipelineExecutionError, message, line));
+        }
+        if failures.is_empty() && status != ExecutionStatus::Success {
+            let message = match (self.obs.exit_code, self.obs.signal) {
+                (Some(code), Some(n)) => format!("Command killed by signal {n} (exit code {code})"),
+                (Some(code), None) => format!("Command exited with code {code}"),
+                (None, _) => "Command ended without an exit code".to_string(),
+            };
+            failures.push((IssueType::ExecutionFailure, message, default_output));
+        }
+        failures
+    }
+
+    fn abort_failure(&self, default_output: &'a str) -> Option<Failure<'a>> {
+        if self.obs.timed_out {
+            return Some((IssueType::Performance, "Timed out".into(), default_output));
+        }
+        if self.obs.interrupted {
+            let message = "Interrupted before it finished".into();
+            return Some((IssueType::ExecutionFailure, message, default_output));
+        }
+        let line = self.first(|s| &s.abort)?;
+        // An abort line alone is a timeout reported by the tool itself
+        // when it says so (a performance problem); otherwise the tool
+        // stopped for a reason of its own, a plain execution failure.
+        let lower = line.to_lowercase();
+        let issue_type = if lower.contains("timeout") || lower.contains("timed out") {
+            IssueType::Performance
+        } else {
+            IssueType::ExecutionFailure
+        };
+        Some((issue_type, format!("Aborted: {line}"), line))
+    }
+
+    /// The issues of a case whose result is not what was expected.
+    fn unmet_expectation(
+        &self,
+        expected: &Expected,
+        status: ExecutionStatus,
+        failures: &[Failure<'a>],
+        default_output: &str,
+    ) -> Vec<Issue> {
+        let re = match expected {
+            Expected::Success => {
+                return failures
+                    .iter()
+                    .map(|(t, message, output)| self.issue(*t, status, message, output))
+                    .collect();
+            }
+            Expected::SpecificError(re) => re.as_str(),
+        };
+        if status == ExecutionStatus::Success {
+            let message = format!("Expected an error matching `{re}`, but the case succeeded");
+            return vec![self.issue(
+                IssueType::UnexpectedSuccess,
+                status,
+                &message,
+                default_output,
+            )];
+        }
+        let (seen, output) = failures
+            .first()
+            .map_or(("no detail", default_output), |(_, m, o)| (m.as_str(), *o));
+        let seen_expected = self.obs.stdout.specific_error || self.obs.stderr.specific_error;
+        let message = match cut_short(self.obs) {
+            Some(how) if seen_expected => format!(
+                "Expected an error matching `{re}`: the output matches, but {how} instead of ending by itself ({}: {seen})",
+                status.as_str()
+            ),
+            _ => format!(
+                "Expected an error matching `{re}`, got {}: {seen}",
+                status.as_str()
+            ),
+        };
+        vec![self.issue(IssueType::UnexpectedError, status, &message, output)]
+    }
+
+    /// Issues naming an authentication or schema problem on stderr.
+    fn stderr_hints(&self, status: ExecutionStatus) -> Vec<Issue> {
+        let err = self.obs.stderr;
+        let mut issues = Vec::new();
+        if let Some(line) = err.auth.as_deref() {
+            let message = format!("Authentication problem: {line}");
+            issues.push(self.issue(IssueType::AuthError, status, &message, line));
+        }
+        if let Some(line) = err.schema.as_deref() {
+            let message = format!("Schema problem: {line}");
+            issues.push(self.issue(IssueType::DataError, status, &message, line));
+        }
+        issues
     }
 }
 
@@ -294,6 +383,7 @@ mod tests {
     ) -> Observed<'a> {
         Observed {
             exit_code: exit,
+            signal: None,
             timed_out: false,
             interrupted: false,
             stdout,
@@ -476,6 +566,68 @@ mod tests {
         );
         let v = run(0, &seen, &none);
         assert_eq!(types(&v), [IssueType::UnexpectedSuccess]);
+    }
+
+    #[test]
+    fn an_expected_error_never_passes_a_case_cut_short() {
+        let expected = Expected::SpecificError(Regex::new("Invalid config").unwrap());
+        let none = StreamFindings::default();
+        let mut seen = lines(&[("validation", "Invalid config")]);
+        seen.specific_error = true;
+        let judged = |obs: Observed<'_>| judge("c", CaseKind::Verify, &expected, &obs);
+        // The same output, ended by itself: passed.
+        let v = judged(observed(Some(1), &seen, &none));
+        assert_eq!(v.result, CaseResult::Passed);
+        for (obs, how) in [
+            (
+                Observed {
+                    timed_out: true,
+                    signal: Some(15),
+                    ..observed(Some(143), &seen, &none)
+                },
+                "it timed out",
+            ),
+            (
+                Observed {
+                    interrupted: true,
+                    ..observed(Some(130), &seen, &none)
+                },
+                "the run was interrupted",
+            ),
+            (
+                Observed {
+                    signal: Some(11),
+                    ..observed(Some(139), &seen, &none)
+                },
+                "it was killed by signal 11",
+            ),
+        ] {
+            let v = judged(obs);
+            assert_eq!(v.result, CaseResult::Failed, "{how}");
+            assert_eq!(types(&v), [IssueType::UnexpectedError]);
+            assert!(
+                v.issues[0]
+                    .message
+                    .contains(&format!("the output matches, but {how}")),
+                "{}",
+                v.issues[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn a_death_by_signal_says_so() {
+        let none = StreamFindings::default();
+        let obs = Observed {
+            signal: Some(9),
+            ..observed(Some(137), &none, &none)
+        };
+        let v = verify(&obs);
+        assert_eq!(v.execution_status, ExecutionStatus::RuntimeFailed);
+        assert_eq!(
+            v.issues[0].message,
+            "Command killed by signal 9 (exit code 137)"
+        );
     }
 
     #[test]

@@ -708,6 +708,7 @@ mod tests {
     ) -> Verdict {
         let obs = Observed {
             exit_code: Some(exit),
+            signal: None,
             timed_out: false,
             interrupted: false,
             stdout,
@@ -1125,6 +1126,7 @@ mod tests {
             stdout in output(),
             stderr in output(),
             exit_code in prop::option::of(prop_oneof![Just(0), -2..300i32]),
+            signal in prop::option::of(1..32i32),
             timed_out in any::<bool>(),
             interrupted in any::<bool>(),
             specific in prop::option::of(prop::sample::select(vec!["Timeout", "E42", "nothing"])),
@@ -1140,6 +1142,7 @@ mod tests {
             let (out, err) = (classify(&p, &stdout), classify(&p, &stderr));
             let obs = Observed {
                 exit_code,
+                signal,
                 timed_out,
                 interrupted,
                 stdout: &out,
@@ -1156,6 +1159,12 @@ mod tests {
                 prop_assert!(!issue.message.contains(['\n', '\r']));
                 prop_assert!(!issue.evidence.contains(['\n', '\r']));
                 prop_assert!(issue.evidence.starts_with(&prefix));
+            }
+            // An expected error never passes a case that was cut short.
+            if matches!(expected, Expected::SpecificError(_))
+                && (timed_out || interrupted || signal.is_some())
+            {
+                prop_assert_ne!(v.result, CaseResult::Passed);
             }
             if not_run.is_none() && modified.is_none() && matches!(expected, Expected::Success) {
                 prop_assert_eq!(

@@ -148,6 +148,7 @@ impl<'h> Engine<'h> {
             &def.expected,
             &Observed {
                 exit_code: rec.exit_code,
+                signal: rec.signal,
                 timed_out: ran.as_ref().is_some_and(|r| r.timed_out),
                 interrupted: ran.as_ref().is_some_and(|r| r.interrupted),
                 stdout: ran.as_ref().map_or(&empty, |r| &r.stdout),
@@ -237,6 +238,7 @@ impl<'h> Engine<'h> {
         let out = out.finish().map_err(write_logs)?;
         let err = err.finish().map_err(write_logs)?;
         rec.exit_code = Some(outcome.exit_code);
+        rec.signal = outcome.signal;
         if let Some(h) = out.evidence {
             rec.evidence_hash = Some(
                 capture::evidence_finish(h, &err, stderr_log, rec.exit_code)
@@ -269,6 +271,13 @@ impl<'h> Engine<'h> {
         if outcome.interrupted {
             rec.warnings
                 .push("interrupted: the process group was killed".to_string());
+        }
+        if let Some(n) = outcome.signal
+            && !outcome.timed_out
+            && !outcome.interrupted
+        {
+            let name = super::sys::signal_name(n).map_or_else(String::new, |s| format!(" ({s})"));
+            rec.warnings.push(format!("killed by signal {n}{name}"));
         }
         if outcome.leaked {
             rec.warnings.push(format!(

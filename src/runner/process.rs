@@ -44,6 +44,8 @@ pub struct Spec<'a> {
 pub struct Outcome {
     /// Exit code, 128+N when killed by signal N.
     pub exit_code: i32,
+    /// The signal that ended the command, if one did.
+    pub signal: Option<i32>,
     /// The timeout fired.
     pub timed_out: bool,
     /// The harness was interrupted while it ran.
@@ -247,6 +249,7 @@ pub fn run(
     }
     Ok(Outcome {
         exit_code: sys::exit_code(status),
+        signal: sys::exit_signal(status),
         timed_out,
         interrupted,
         leaked,

@@ -103,6 +103,44 @@ pub fn exit_code(status: ExitStatus) -> i32 {
         .unwrap_or(-1)
 }
 
+/// The signal that ended a command: the one that killed it, or the one
+/// `sh` reports in its exit status for a command it ran.
+pub fn exit_signal(status: ExitStatus) -> Option<i32> {
+    status
+        .signal()
+        .or_else(|| status.code().and_then(crate::model::shell_signal))
+}
+
+/// The name of signal `n` on this platform (`SIGSEGV`), if it has one.
+pub fn signal_name(n: i32) -> Option<&'static str> {
+    let names: [(i32, &str); 20] = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    names
+        .iter()
+        .find(|(sig, _)| *sig == n)
+        .map(|(_, name)| *name)
+}
+
 /// Readiness of one polled descriptor.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ready {

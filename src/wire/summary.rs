@@ -326,6 +326,8 @@ impl SummaryCase {
             raw_command: self.raw_command,
             working_dir: PathBuf::from(self.working_dir),
             exit_code: self.exit_code,
+            // Not a field of its own: read back as the run judged it.
+            signal: self.exit_code.and_then(crate::model::shell_signal),
             stdout,
             stderr,
             started_at: self.started_at,

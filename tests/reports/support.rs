@@ -73,6 +73,7 @@ pub fn ran(
         raw_command: command.to_string(),
         working_dir: PathBuf::from("/project/golden"),
         exit_code: Some(exit),
+        signal: cargo_golden::model::shell_signal(exit),
         stdout: stdout.to_vec(),
         stderr: stderr.to_vec(),
         started_at: Some(ts(start)),
