@@ -532,6 +532,171 @@ command = "true"
     assert!(md.contains("No issues observed"), "{md}");
 }
 
+// Issue 12, item 2: patterns match the line without its escape sequences.
+#[test]
+fn a_coloured_validation_error_at_exit_zero_fails() {
+    let p = verify(
+        r"printf '1 validation error for \033[1mProjectConfig\033[0m\n'; exit 0",
+        "",
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
+    assert_eq!(ev["result"], "FAILED");
+    // The log keeps the bytes as printed; the issue reads without escapes.
+    assert!(
+        ev["stdout"].as_str().unwrap().contains("\u{1b}[1m"),
+        "{ev:#}"
+    );
+    assert!(
+        issue(&ev, "CONFIGURATION_ERROR")["evidence"]
+            .as_str()
+            .unwrap()
+            .ends_with("Output: 1 validation error for ProjectConfig"),
+        "{ev:#}"
+    );
+}
+
+/// A harness whose one case prints `line` (from a file) and exits 0, with
+/// a custom runtime pattern.
+fn long_line_case(p: &Project, line: &[u8], pattern: &str) {
+    std::fs::write(p.path().join("line.txt"), line).unwrap();
+    p.write(
+        "harness.toml",
+        &format!(
+            "[patterns]\nruntime = [{}]\n[[verify]]\nname = \"case\"\ncommand = \"cat line.txt\"\n",
+            toml_str(pattern)
+        ),
+    );
+}
+
+// Issue 12, item 3: a line is matched whole, at any length.
+#[test]
+fn a_match_spanning_ten_kilobytes_of_a_long_line_is_found() {
+    let mut line = vec![b'a'; 100_000];
+    line.extend_from_slice(b"START");
+    line.extend(std::iter::repeat_n(b'b', 10_000));
+    line.extend_from_slice(b"END");
+    line.extend(std::iter::repeat_n(b'c', 170_000 - line.len()));
+    line.push(b'\n');
+    let p = Project::new("");
+    long_line_case(&p, &line, "START.*END");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    let message = issue(&ev, "PIPELINE_EXECUTION_ERROR")["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.ends_with("bbbEND"), "{message}");
+}
+
+#[test]
+fn a_line_start_anchor_never_matches_inside_a_long_line() {
+    // Where the old 64 KiB windows began, `^` used to match.
+    let mut line = vec![b'x'; 64 * 1024];
+    line.extend_from_slice(b"BOOM in the middle\nBOOMERANG\n");
+    let p = Project::new("");
+    long_line_case(&p, &line, "^BOOM$");
+    let ev = run_one(&p, 0);
+    assert_eq!(ev["execution_status"], "SUCCESS");
+    // The anchor still means the start of a line.
+    let mut line = b"BOOM".to_vec();
+    line.extend(std::iter::repeat_n(b'x', 200_000));
+    line.extend_from_slice(b"\n");
+    long_line_case(&p, &line, "^BOOMx+$");
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+}
+
+// Issue 12, item 4: allow lists and a case's own patterns.
+#[test]
+fn allowed_lines_never_fail_and_other_lines_still_do() {
+    let p = Project::new(
+        r#"
+[patterns]
+allow = ['Timeout=\d+s?$', 'handler for SIGTERM installed']
+
+[[verify]]
+name = "settings"
+command = "echo 'INFO http client: Timeout=30s'; echo 'handler for SIGTERM installed'"
+
+[[verify]]
+name = "counters"
+command = "echo '0 records with ValidationError'"
+patterns = { allow = ['^\d+ records with ValidationError$'] }
+
+[[verify]]
+name = "no allow here"
+command = "echo '0 records with ValidationError'"
+
+[[verify]]
+name = "real timeout"
+command = "echo 'ReadTimeout: server did not answer in 30s'"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let want = [
+        ("001-settings", "SUCCESS", "PASSED"),
+        ("002-counters", "SUCCESS", "PASSED"),
+        ("003-no_allow_here", "VALIDATION_FAILED", "FAILED"),
+        ("004-real_timeout", "ABORTED", "FAILED"),
+    ];
+    for (slug, status, result) in want {
+        let ev = p.evidence(slug);
+        assert_eq!(
+            (ev["execution_status"].as_str(), ev["result"].as_str()),
+            (Some(status), Some(result)),
+            "{slug}"
+        );
+    }
+}
+
+#[test]
+fn a_case_can_add_patterns_and_drop_the_builtins_for_itself() {
+    let p = Project::new(
+        r#"
+[patterns]
+runtime = ['harness marker']
+
+[[verify]]
+name = "own pattern"
+command = "echo 'case marker'"
+patterns = { runtime = ['case marker'] }
+
+[[verify]]
+name = "harness pattern still applies"
+command = "echo 'harness marker'"
+patterns = { runtime = ['case marker'] }
+
+[[verify]]
+name = "builtins dropped here"
+command = "echo 'Job aborted by the user: expected in this test'"
+patterns = { builtin = false }
+
+[[verify]]
+name = "builtins kept elsewhere"
+command = "echo 'Job aborted by the user: expected in this test'"
+
+[[verify]]
+name = "case pattern stays in its case"
+command = "echo 'case marker'"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let want = [
+        ("001-own_pattern", "RUNTIME_FAILED"),
+        ("002-harness_pattern_still_applies", "RUNTIME_FAILED"),
+        ("003-builtins_dropped_here", "SUCCESS"),
+        ("004-builtins_kept_elsewhere", "RUNTIME_FAILED"),
+        ("005-case_pattern_stays_in_its_case", "SUCCESS"),
+    ];
+    for (slug, status) in want {
+        assert_eq!(p.evidence(slug)["execution_status"], status, "{slug}");
+    }
+}
+
 // Issue 12, item 5: `specific_error` needs a command that ended by itself.
 #[test]
 fn a_timeout_after_the_expected_message_fails() {

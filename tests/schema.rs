@@ -145,6 +145,9 @@ fn schema_and_loader_agree() {
         "[harness]\njunit = \"strict\"\n",
         "[harness]\njunit = \"rich\"\n",
         "[patterns]\nbuiltin = false\nabort = ['Killed']\n",
+        "[patterns]\nallow = ['Timeout=\\d+']\n",
+        &format!("{golden}patterns = {{ runtime = ['E\\d+'], allow = ['x'], builtin = false }}\n"),
+        "[[verify]]\nname = \"v\"\ncommand = \"true\"\n[verify.patterns]\nabort = ['Killed']\n",
         &format!("{golden}expected = \"specific_error:validation error for \\\\w+\"\n"),
         &format!(
             "{golden}env = {{ N = 3, DEBUG = true, NAME = \"x\" }}\nretries = 2\nexclusive = true\n"
@@ -227,6 +230,14 @@ fn schema_and_loader_agree() {
         (
             "pattern list as a string",
             "[patterns]\nruntime = \"boom\"\n".into(),
+        ),
+        (
+            "typo in a case's patterns",
+            format!("{golden}patterns = {{ alow = ['x'] }}\n"),
+        ),
+        (
+            "case builtin as a string",
+            format!("{golden}patterns = {{ builtin = \"no\" }}\n"),
         ),
     ];
 
@@ -324,6 +335,20 @@ fn every_table_has_exactly_the_loaders_keys() {
         }
     }
     assert_eq!(root["additionalProperties"], false);
+
+    // A case's own `patterns` table takes the keys of `[patterns]`.
+    let (_, pattern_keys) = KNOWN_KEYS.iter().find(|(t, _)| *t == "patterns").unwrap();
+    let expected: BTreeSet<String> = pattern_keys.iter().map(|k| k.to_string()).collect();
+    for list in ["golden", "verify"] {
+        let case = resolve(&root, &root["properties"][list]["items"]);
+        let own = resolve(&root, &case["properties"]["patterns"]);
+        assert_eq!(
+            property_names(own),
+            expected,
+            "keys of a {list} case's patterns"
+        );
+        assert_eq!(own["additionalProperties"], false);
+    }
 
     let legacy = resolve(&root, &root["properties"]["golden_projects"]["items"]);
     let golden = resolve(&root, &root["properties"]["golden"]["items"]);

@@ -45,7 +45,8 @@ pub enum Isolation {
     Copy,
 }
 
-/// Failure patterns added to (or replacing) the built-in ones.
+/// Failure patterns added to (or replacing) the built-in ones, and the
+/// lines that never count as failures (`[patterns]`, SPEC section 4).
 #[derive(Clone, Debug, Default)]
 pub struct PatternConfig {
     /// Validation patterns.
@@ -54,8 +55,41 @@ pub struct PatternConfig {
     pub runtime: Vec<String>,
     /// Abort patterns.
     pub abort: Vec<String>,
+    /// Lines matching one of these never count as failures.
+    pub allow: Vec<String>,
     /// Keep the built-in patterns (default true).
     pub builtin: bool,
+}
+
+impl PatternConfig {
+    /// The patterns of a case with its own `patterns` table: the case's
+    /// lists are added to these, and its `builtin`, when given, decides for
+    /// the case.
+    pub fn with_case(&self, case: &CasePatterns) -> PatternConfig {
+        let join = |a: &[String], b: &[String]| [a, b].concat();
+        PatternConfig {
+            validation: join(&self.validation, &case.validation),
+            runtime: join(&self.runtime, &case.runtime),
+            abort: join(&self.abort, &case.abort),
+            allow: join(&self.allow, &case.allow),
+            builtin: case.builtin.unwrap_or(self.builtin),
+        }
+    }
+}
+
+/// A case's own `patterns` table: added to the harness's `[patterns]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CasePatterns {
+    /// Validation patterns.
+    pub validation: Vec<String>,
+    /// Runtime patterns.
+    pub runtime: Vec<String>,
+    /// Abort patterns.
+    pub abort: Vec<String>,
+    /// Lines matching one of these never count as failures.
+    pub allow: Vec<String>,
+    /// `builtin`, when the case sets it.
+    pub builtin: Option<bool>,
 }
 
 /// One declared case, validated.
@@ -100,6 +134,8 @@ pub struct CaseDef {
     /// Why the case is ignored: it runs only with `--ignored` or
     /// `--include-ignored`, else it is SKIPPED with this reason.
     pub ignored: Option<String>,
+    /// The case's own `patterns` table, added to the harness's.
+    pub patterns: Option<CasePatterns>,
 }
 
 /// A validated harness file.
@@ -143,7 +179,7 @@ pub struct Harness {
     pub keep_runs: usize,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
     pub profile: Option<String>,
-    /// Failure patterns.
+    /// Failure patterns of every case (`[patterns]`).
     pub patterns: PatternConfig,
     /// Which environment values are secret (`redact_env` on top of the
     /// defaults).
@@ -289,6 +325,14 @@ impl Harness {
         crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))
     }
 
+    /// The patterns `case` is judged by: `[patterns]` plus its own.
+    pub fn patterns_for(&self, case: &CaseDef) -> PatternConfig {
+        match &case.patterns {
+            Some(own) => self.patterns.with_case(own),
+            None => self.patterns.clone(),
+        }
+    }
+
     /// Number of golden projects declared.
     pub fn golden_count(&self) -> usize {
         self.cases
@@ -350,6 +394,7 @@ impl Harness {
                 exclusive: false,
                 slow: self.slow,
                 ignored: None,
+                patterns: None,
             });
         }
         if diags.is_empty() {

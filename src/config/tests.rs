@@ -355,3 +355,59 @@ fn redact_env_is_read_into_rules() {
     assert!(!h.redact_env.is_secret("MY_TOKEN_COUNT", b"1234567"));
     assert!(h.redact_env.is_secret("API_TOKEN", b"1234567"));
 }
+
+#[test]
+fn allow_lists_and_case_patterns() {
+    let h = load_text(
+        "harness.toml",
+        "[patterns]\nallow = ['Timeout=\\d+']\nruntime = ['E1']\n\
+         [[verify]]\nname = \"a\"\ncommand = \"true\"\n\
+         [[verify]]\nname = \"b\"\ncommand = \"true\"\n\
+         patterns = { runtime = ['E2'], allow = ['SIGTERM handler'], builtin = false }\n",
+    )
+    .unwrap();
+    assert_eq!(h.patterns.allow, ["Timeout=\\d+"]);
+    assert_eq!(h.cases[0].patterns, None);
+    let b = h.patterns_for(&h.cases[1]);
+    assert_eq!(
+        (b.runtime, b.allow, b.builtin),
+        (
+            vec!["E1".to_string(), "E2".to_string()],
+            vec!["Timeout=\\d+".to_string(), "SIGTERM handler".to_string()],
+            false
+        )
+    );
+    // A case's `builtin = true` keeps the built-ins the harness dropped.
+    let h = load_text(
+        "harness.yaml",
+        "patterns:\n  builtin: false\nverify:\n  - name: a\n    command: 'true'\n    patterns:\n      builtin: true\n",
+    )
+    .unwrap();
+    assert!(!h.patterns.builtin && h.patterns_for(&h.cases[0]).builtin);
+}
+
+#[test]
+fn bad_case_patterns_point_at_the_key() {
+    let text = "[[golden]]\nname = \"g\"\npath = \"p\"\ncommand = \"x\"\n\
+                patterns = { alow = ['x'], runtime = ['(unclosed'] }\n";
+    let e = errors("harness.toml", text);
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!((e[0].0, e[0].1), (5, 14));
+    assert!(
+        e[0].2
+            .contains("unknown key `alow` in `patterns` of [[golden]] #1")
+            && e[0].2.contains("did you mean `allow`?"),
+        "{}",
+        e[0].2
+    );
+    assert_eq!((e[1].0, e[1].1), (5, 39));
+    assert!(
+        e[1].2
+            .contains("invalid regex `(unclosed` in `patterns.runtime`"),
+        "{}",
+        e[1].2
+    );
+    let (line, col, msg) = one_error("[patterns]\nallow = 'x'\n");
+    assert_eq!((line, col), (2, 9));
+    assert!(msg.contains("`allow` must be an array of strings"), "{msg}");
+}

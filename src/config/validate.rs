@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
-use super::{CaseDef, ConfigError, Diagnostic, Expected, Harness, Isolation};
+use super::{CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, Harness, Isolation};
 use crate::model::{CaseKind, JunitFlavour};
 use crate::redact::{NamePattern, RedactRules, RuleEntry};
 
@@ -257,6 +257,33 @@ impl Ctx<'_> {
         flavour
     }
 
+    /// A `patterns` table (`[patterns]` or a case's own): lists of regexes
+    /// and `builtin`. The table accepts the keys of `[patterns]`.
+    fn patterns(&mut self, node: &Node, what: &str, prefix: &str) -> Option<CasePatterns> {
+        let t = self.table(node, what, &keys_of("patterns"))?;
+        let mut p = CasePatterns::default();
+        for (key, (_, v)) in &t {
+            if *key == "builtin" {
+                p.builtin = self.boolean(v, key);
+                continue;
+            }
+            let list: Vec<String> = self
+                .strings(v, key)
+                .into_iter()
+                .filter(|(re, pos)| self.regex(re, *pos, &format!("{prefix}{key}")).is_some())
+                .map(|(re, _)| re)
+                .collect();
+            match *key {
+                "validation" => p.validation = list,
+                "runtime" => p.runtime = list,
+                "abort" => p.abort = list,
+                "allow" => p.allow = list,
+                _ => unreachable!("table() filters unknown keys"),
+            }
+        }
+        Some(p)
+    }
+
     fn expected(&mut self, node: &Node, key: &str) -> Option<Expected> {
         let s = self.string(node, key)?;
         let t = s.trim();
@@ -466,25 +493,15 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     }
 
     if let Some((_, node)) = top.get("patterns")
-        && let Some(t) = cx.table(node, "[patterns]", &keys_of("patterns"))
+        && let Some(p) = cx.patterns(node, "[patterns]", "patterns.")
     {
-        for (key, (_, v)) in &t {
-            if *key == "builtin" {
-                h.patterns.builtin = cx.boolean(v, key).unwrap_or(true);
-                continue;
-            }
-            let list: Vec<String> = cx
-                .strings(v, key)
-                .into_iter()
-                .filter(|(p, pos)| cx.regex(p, *pos, &format!("patterns.{key}")).is_some())
-                .map(|(p, _)| p)
-                .collect();
-            match *key {
-                "validation" => h.patterns.validation = list,
-                "runtime" => h.patterns.runtime = list,
-                _ => h.patterns.abort = list,
-            }
-        }
+        h.patterns = super::PatternConfig {
+            validation: p.validation,
+            runtime: p.runtime,
+            abort: p.abort,
+            allow: p.allow,
+            builtin: p.builtin.unwrap_or(true),
+        };
     }
 
     // Gather every case table with its kind, then order them by where they
@@ -612,6 +629,9 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             .get("exclusive")
             .and_then(|(_, v)| cx.boolean(v, "exclusive"))
             .unwrap_or(false);
+        let patterns = t
+            .get("patterns")
+            .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {what}"), "patterns."));
         let explicit_wd = t
             .get("working_dir")
             .and_then(|(_, v)| cx.expanded(v, "working_dir"))
@@ -731,6 +751,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 exclusive,
                 slow,
                 ignored,
+                patterns,
             });
         }
     }

@@ -2,6 +2,7 @@
 //! keep the evidence, and retry a failed case. Every text a record carries
 //! is masked here (SPEC section 14), so no report has to.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,6 +21,9 @@ pub struct Engine<'h> {
     harness: &'h Harness,
     patterns: Patterns,
     redactor: Redactor,
+    /// Patterns of the cases with a `patterns` table of their own, by
+    /// declaration index.
+    case_patterns: HashMap<usize, Patterns>,
     out_dir: PathBuf,
     run_id: String,
     pub(super) retries: Option<u32>,
@@ -37,6 +41,10 @@ impl<'h> Engine<'h> {
         interrupt: Option<Arc<Interrupt>>,
     ) -> Result<Engine<'h>, EngineError> {
         let patterns = Patterns::new(&harness.patterns)?;
+        let mut case_patterns = HashMap::new();
+        for case in harness.cases.iter().filter(|c| c.patterns.is_some()) {
+            case_patterns.insert(case.index, Patterns::new(&harness.patterns_for(case))?);
+        }
         std::fs::create_dir_all(out_dir).map_err(|source| EngineError::OutDir {
             path: out_dir.to_path_buf(),
             source,
@@ -45,6 +53,7 @@ impl<'h> Engine<'h> {
             harness,
             patterns,
             redactor: harness.redactor(),
+            case_patterns,
             out_dir: out_dir.to_path_buf(),
             run_id: run_id.unwrap_or_else(new_run_id),
             retries: None,
@@ -104,6 +113,18 @@ impl<'h> Engine<'h> {
             earlier.push(rec);
         }
         unreachable!("the last attempt always returns")
+    }
+
+    /// The patterns `def` is judged by.
+    fn patterns_for(&self, def: &CaseDef) -> Result<Patterns, classify::PatternError> {
+        if def.patterns.is_none() {
+            return Ok(self.patterns.clone());
+        }
+        match self.case_patterns.get(&def.index) {
+            Some(p) => Ok(p.clone()),
+            // A case that is not one of the harness's own declarations.
+            None => Patterns::new(&self.harness.patterns_for(def)),
+        }
     }
 
     fn write_evidence(&self, rec: &mut CaseRecord) {
@@ -201,7 +222,7 @@ impl<'h> Engine<'h> {
         }
         rec.working_dir = isolated.working_dir.clone();
 
-        let patterns = self.patterns.for_expected(&def.expected);
+        let patterns = self.patterns_for(def)?.for_expected(&def.expected);
         let mut out = Capture::new(
             stdout_file,
             self.harness.truncate,
@@ -447,6 +468,9 @@ pub enum CaseError {
         #[source]
         source: std::io::Error,
     },
+    /// The case's own patterns did not compile.
+    #[error(transparent)]
+    Patterns(#[from] classify::PatternError),
     /// The command could not be started or its output not read.
     #[error(transparent)]
     Spawn(#[from] process::SpawnError),

@@ -311,7 +311,8 @@ pub struct HarnessTable {
     pub redact_env: Vec<EnvNamePattern>,
 }
 
-/// Failure patterns, added to the built-in ones.
+/// Failure patterns, added to the built-in ones, and lines that never
+/// count as failures.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Patterns {
@@ -324,9 +325,36 @@ pub struct Patterns {
     /// A match makes the case ABORTED.
     #[serde(default)]
     pub abort: Vec<RustRegex>,
+    /// A line matching one of these never counts as a failure, e.g.
+    /// `'Timeout=\d+'` for a line that prints a setting.
+    #[serde(default)]
+    pub allow: Vec<RustRegex>,
     /// `false` drops the built-in patterns.
     #[serde(default = "default_true")]
     pub builtin: bool,
+}
+
+/// A case's own patterns, added to those of `[patterns]`; the keys are
+/// those of `[patterns]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CasePatterns {
+    /// A match makes the case VALIDATION_FAILED.
+    #[serde(default)]
+    pub validation: Vec<RustRegex>,
+    /// A match makes the case RUNTIME_FAILED.
+    #[serde(default)]
+    pub runtime: Vec<RustRegex>,
+    /// A match makes the case ABORTED.
+    #[serde(default)]
+    pub abort: Vec<RustRegex>,
+    /// A line matching one of these never counts as a failure of this
+    /// case.
+    #[serde(default)]
+    pub allow: Vec<RustRegex>,
+    /// `false` drops the built-in patterns for this case, `true` keeps
+    /// them. Default: `[patterns] builtin`.
+    pub builtin: Option<bool>,
 }
 
 /// A golden project: one test case.
@@ -376,6 +404,8 @@ pub struct Golden {
     /// Why the case is ignored: it runs only with `--ignored` or
     /// `--include-ignored`, else it is SKIPPED with this reason.
     pub ignored: Option<String>,
+    /// Patterns of this case, added to `[patterns]`.
+    pub patterns: Option<CasePatterns>,
 }
 
 /// How a golden project is protected from modification.
@@ -424,6 +454,8 @@ pub struct Verify {
     /// Why the case is ignored: it runs only with `--ignored` or
     /// `--include-ignored`, else it is SKIPPED with this reason.
     pub ignored: Option<String>,
+    /// Patterns of this case, added to `[patterns]`.
+    pub patterns: Option<CasePatterns>,
 }
 
 fn default_slow() -> HumanDuration {

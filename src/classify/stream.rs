@@ -1,0 +1,569 @@
+//! [`StreamClassifier`]: one output stream classified from the chunks read
+//! from its pipe. Escape sequences are removed as the chunks arrive; blocks
+//! of complete lines go through the pre-check; a line that reaches
+//! [`super::HOLD`] bytes stops being held and is fed through the long-line
+//! DFA instead, so memory stays bounded whatever the output.
+
+use memchr::{memchr, memrchr};
+use regex::bytes::Regex;
+
+use super::dfa::Walk;
+use super::{
+    ABORT, ALLOW, AUTH, AUTH_RE, FAILURE_CATS, MAX_FINDING_CHARS, Patterns, QUICK_MASK, RUNTIME,
+    SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, StreamFindings, VALIDATION, bit, pydantic, snippet,
+    strip_cr, tail_snippet,
+};
+use crate::ansi::Stripper;
+
+/// Bytes before a match kept for the finding of a long line.
+const TAIL: usize = 4 * MAX_FINDING_CHARS;
+
+/// Classifies one output stream (stdout or stderr) from the chunks read
+/// from its pipe; memory stays bounded whatever the output.
+#[derive(Debug)]
+pub struct StreamClassifier {
+    patterns: Patterns,
+    /// Lines at least this long are streamed through the DFA.
+    hold: usize,
+    strip: Stripper,
+    /// Chunks without their escape sequences.
+    stripped: Vec<u8>,
+    /// The line being received while shorter than `hold`.
+    pub(super) carry: Vec<u8>,
+    /// The line being received, once it is `hold` bytes long.
+    long: Option<LongLine>,
+    /// One walk per long-line DFA, made with the first long line and kept
+    /// from line to line.
+    walks: Vec<Walk>,
+    /// Categories still without a finding.
+    open: u8,
+    /// Block pre-checks of the open categories.
+    quick: Vec<Regex>,
+    /// Some open category must be matched on every line.
+    every_line: bool,
+    pydantic: pydantic::Extractor,
+    findings: StreamFindings,
+}
+
+/// A long line being fed through the DFAs.
+#[derive(Debug, Default)]
+struct LongLine {
+    /// Which walks follow this line.
+    active: Vec<bool>,
+    /// DFA patterns matched so far, per walk.
+    matched: Vec<u64>,
+    /// Categories matched so far, `ALLOW` included.
+    cats: u8,
+    /// What each category's finding would say.
+    excerpts: [Option<String>; 5],
+    /// The last bytes fed, for excerpts.
+    tail: Vec<u8>,
+    /// Bytes fed so far.
+    fed: usize,
+    /// A `\r` held back: it is not fed if the line ends right after it.
+    pending_cr: bool,
+    /// Why the line could not be matched, if it could not.
+    unmatched: Option<String>,
+}
+
+/// A cached pre-check result: searching from `from` found a match at `at`.
+#[derive(Clone, Copy)]
+struct Found {
+    from: usize,
+    at: Option<usize>,
+}
+
+impl StreamClassifier {
+    pub(super) fn with_hold(patterns: Patterns, hold: usize) -> StreamClassifier {
+        assert!(hold > 0, "lines hold at least one byte");
+        let mut open = bit(AUTH) | bit(SCHEMA);
+        for cat in [VALIDATION, RUNTIME, ABORT] {
+            if patterns.shared.verify[cat].is_some() {
+                open |= bit(cat);
+            }
+        }
+        if patterns.specific.is_some() {
+            open |= bit(SPECIFIC);
+        }
+        let mut c = StreamClassifier {
+            patterns,
+            hold,
+            strip: Stripper::new(),
+            stripped: Vec::new(),
+            carry: Vec::new(),
+            long: None,
+            walks: Vec::new(),
+            open,
+            quick: Vec::new(),
+            every_line: false,
+            pydantic: pydantic::Extractor::new(),
+            findings: StreamFindings::default(),
+        };
+        c.refresh_quick();
+        c
+    }
+
+    /// Classify the next bytes of the stream.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if !self.strip.in_sequence() && memchr(0x1b, chunk).is_none() {
+            self.feed_plain(chunk);
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.stripped);
+        buf.clear();
+        self.strip.strip_into(chunk, &mut buf);
+        self.feed_plain(&buf);
+        self.stripped = buf;
+    }
+
+    /// The stream ended: classify its last line and return the findings.
+    pub fn finish(mut self) -> StreamFindings {
+        if !self.carry.is_empty() || self.long.is_some() {
+            self.end_line();
+        }
+        let mut findings = self.findings;
+        findings.validation_errors = self.pydantic.into_errors();
+        findings
+    }
+
+    /// The next bytes, escape sequences already removed.
+    fn feed_plain(&mut self, mut chunk: &[u8]) {
+        if !self.carry.is_empty() || self.long.is_some() {
+            let Some(nl) = memchr(b'\n', chunk) else {
+                self.append_partial(chunk);
+                return;
+            };
+            self.append_partial(&chunk[..nl]);
+            self.end_line();
+            chunk = &chunk[nl + 1..];
+        }
+        match memrchr(b'\n', chunk) {
+            Some(last) => {
+                self.scan_block(&chunk[..=last]);
+                self.append_partial(&chunk[last + 1..]);
+            }
+            None => self.append_partial(chunk),
+        }
+    }
+
+    fn refresh_quick(&mut self) {
+        let shared = &self.patterns.shared;
+        self.quick.clear();
+        let mut every_line = shared.every_line & self.open & QUICK_MASK != 0;
+        match shared.quick(self.open) {
+            Some(re) => self.quick.push(re.clone()),
+            None => every_line = true,
+        }
+        if self.open & bit(SCHEMA) != 0 {
+            self.quick.push(SCHEMA_QUICK.clone());
+        }
+        if self.open & bit(SPECIFIC) != 0 {
+            match self
+                .patterns
+                .specific
+                .as_ref()
+                .and_then(|s| s.quick.as_ref())
+            {
+                Some(re) => self.quick.push(re.clone()),
+                None => every_line = true,
+            }
+        }
+        self.every_line = every_line;
+    }
+
+    fn close(&mut self, cat: usize) {
+        self.open &= !bit(cat);
+        self.refresh_quick();
+    }
+
+    /// Append bytes of a line whose end has not arrived yet.
+    fn append_partial(&mut self, bytes: &[u8]) {
+        if self.long.is_some() {
+            self.feed_long(bytes);
+            return;
+        }
+        let room = self.hold - self.carry.len();
+        if bytes.len() < room {
+            if self.carry.capacity() == 0 && !bytes.is_empty() {
+                self.carry.reserve_exact(self.hold);
+            }
+            self.carry.extend_from_slice(bytes);
+            return;
+        }
+        // The line is `hold` bytes long: from here on it is streamed.
+        self.carry.extend_from_slice(&bytes[..room]);
+        let prefix = std::mem::take(&mut self.carry);
+        self.start_long(&prefix);
+        self.feed_long(&prefix);
+        self.carry = prefix;
+        self.carry.clear();
+        self.feed_long(&bytes[room..]);
+    }
+
+    fn end_line(&mut self) {
+        if self.long.is_some() {
+            self.finish_long();
+            return;
+        }
+        let buf = std::mem::take(&mut self.carry);
+        self.line(&buf);
+        self.carry = buf;
+        self.carry.clear();
+    }
+
+    /// Complete lines, each ending with `\n`.
+    fn scan_block(&mut self, block: &[u8]) {
+        let mut pos = 0;
+        let mut long: Option<Found> = None;
+        while pos < block.len() {
+            if self.every_line || self.findings.first_line.is_none() || self.pydantic.in_block() {
+                let end = memchr(b'\n', &block[pos..]).map_or(block.len(), |i| pos + i);
+                self.line(&block[pos..end]);
+                pos = end + 1;
+                continue;
+            }
+            let stretch_end = match long {
+                Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
+                _ => {
+                    let at = find_long_line(block, pos, self.hold);
+                    long = Some(Found { from: pos, at });
+                    at
+                }
+            };
+            let stretch = &block[..stretch_end.unwrap_or(block.len())];
+            pos = self.scan_stretch(stretch, pos);
+            if pos == stretch.len()
+                && let Some(start) = stretch_end
+            {
+                let end = memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
+                self.line(&block[start..end]);
+                pos = end + 1;
+            }
+        }
+    }
+
+    /// Match the flagged lines of `stretch[pos..]` (complete lines, none
+    /// long). Returns where it stopped: the end, or the line after one that
+    /// changed what is looked for.
+    fn scan_stretch(&mut self, stretch: &[u8], mut pos: usize) -> usize {
+        // One slot per pre-check: shared, schema and specific at most.
+        let mut found: [Option<Found>; 3] = [None; 3];
+        while pos < stretch.len() {
+            let mut next: Option<usize> = None;
+            for (re, cached) in self.quick.iter().zip(found.iter_mut()) {
+                let at = match *cached {
+                    Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
+                    _ => {
+                        let at = re.find_at(stretch, pos).map(|m| m.start());
+                        *cached = Some(Found { from: pos, at });
+                        at
+                    }
+                };
+                next = match (next, at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            let Some(at) = next else {
+                return stretch.len();
+            };
+            let start = memrchr(b'\n', &stretch[pos..at]).map_or(pos, |i| pos + i + 1);
+            let end = memchr(b'\n', &stretch[at..]).map_or(stretch.len(), |i| at + i);
+            let open = self.open;
+            self.line(&stretch[start..end]);
+            pos = end + 1;
+            if open != self.open || self.pydantic.in_block() {
+                break;
+            }
+        }
+        pos.min(stretch.len())
+    }
+
+    /// One complete line without its `\n`.
+    fn line(&mut self, raw: &[u8]) {
+        if raw.len() >= self.hold {
+            self.start_long(&raw[..self.hold]);
+            self.feed_long(raw);
+            self.finish_long();
+            return;
+        }
+        let line = strip_cr(raw);
+        self.note_first_line(line);
+        let allow = self.patterns.shared.allow.as_ref();
+        self.pydantic
+            .line(line, || allow.is_some_and(|re| re.is_match(line)));
+        self.match_line(line);
+    }
+
+    fn note_first_line(&mut self, line: &[u8]) {
+        // Checked on the bytes first: the first line is almost always found
+        // at once, and empty lines should not cost a conversion.
+        if self.findings.first_line.is_none() && !line.trim_ascii().is_empty() {
+            let text = snippet(line, line.len() - line.trim_ascii_start().len());
+            if !text.is_empty() {
+                self.findings.first_line = Some(text);
+            }
+        }
+    }
+
+    fn match_line(&mut self, line: &[u8]) {
+        if !self.every_line && !self.quick.iter().any(|re| re.is_match(line)) {
+            return;
+        }
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        for cat in FAILURE_CATS {
+            if self.open & bit(cat) == 0 {
+                continue;
+            }
+            let re = match cat {
+                AUTH => Some(&*AUTH_RE),
+                SCHEMA => Some(&*SCHEMA_RE),
+                _ => self.patterns.shared.verify[cat].as_ref(),
+            };
+            if let Some(m) = re.and_then(|re| re.find(line)) {
+                hits.push((cat, m.start()));
+            }
+        }
+        let allowed = || {
+            let allow = self.patterns.shared.allow.as_ref();
+            allow.is_some_and(|re| re.is_match(line))
+        };
+        if !hits.is_empty() && !allowed() {
+            for (cat, at) in hits {
+                *self.findings.slot(cat) = Some(snippet(line, at));
+                self.close(cat);
+            }
+        }
+        if self.open & bit(SPECIFIC) != 0
+            && self
+                .patterns
+                .specific
+                .as_ref()
+                .is_some_and(|s| s.re.is_match(line))
+        {
+            self.findings.specific_error = true;
+            self.close(SPECIFIC);
+        }
+    }
+
+    /// A line reached `hold` bytes; `prefix` is its first `hold` bytes.
+    fn start_long(&mut self, prefix: &[u8]) {
+        // Pydantic blocks are short lines; a long one ends any block.
+        self.pydantic.interrupt();
+        self.note_first_line(prefix);
+        let mut long = LongLine::default();
+        match self.patterns.long_dfas() {
+            Ok(dfas) => {
+                if self.walks.is_empty() {
+                    self.walks = dfas.iter().map(|d| d.dfa.walk()).collect();
+                }
+                // Categories only close between lines, so the walks chosen
+                // here serve the whole line.
+                for (walk, d) in self.walks.iter_mut().zip(&dfas) {
+                    let active = self.open & d.needed_by != 0;
+                    if active {
+                        walk.restart(&d.dfa);
+                    }
+                    long.active.push(active);
+                }
+                long.matched = vec![0; dfas.len()];
+            }
+            Err(why) => long.unmatched = Some(why.to_string()),
+        }
+        self.long = Some(long);
+    }
+
+    /// Feed more of the long line; a trailing `\r` waits for the next byte.
+    fn feed_long(&mut self, bytes: &[u8]) {
+        let Some(long) = self.long.as_mut() else {
+            return;
+        };
+        if bytes.is_empty() {
+            return;
+        }
+        let cr_before = std::mem::take(&mut long.pending_cr);
+        let (body, cr_after) = match bytes.split_last() {
+            Some((b'\r', body)) => (body, true),
+            _ => (bytes, false),
+        };
+        if cr_before {
+            self.feed_walks(b"\r");
+        }
+        self.feed_walks(body);
+        if let Some(long) = self.long.as_mut() {
+            long.pending_cr = cr_after;
+        }
+    }
+
+    fn feed_walks(&mut self, bytes: &[u8]) {
+        let Some(long) = self.long.as_mut() else {
+            return;
+        };
+        if let (None, Ok(dfas)) = (&long.unmatched, self.patterns.long_dfas()) {
+            for (g, (walk, d)) in self.walks.iter_mut().zip(dfas).enumerate() {
+                if !long.active[g] {
+                    continue;
+                }
+                let wanted = wanted_patterns(&d.cats, self.open);
+                let (tail, fed, cats) = (&long.tail, long.fed, &mut long.cats);
+                let excerpts = &mut long.excerpts;
+                walk.feed(&d.dfa, bytes, &mut long.matched[g], wanted, |p, end| {
+                    let cat = d.cats[p];
+                    *cats |= bit(cat);
+                    if FAILURE_CATS.contains(&cat) {
+                        excerpts[cat] = Some(excerpt(tail, &bytes[..end], fed));
+                    }
+                });
+            }
+        }
+        for (cat, re) in [(AUTH, &*AUTH_RE), (SCHEMA, &*SCHEMA_RE)] {
+            if self.open & bit(cat) != 0
+                && long.cats & bit(cat) == 0
+                && let Some(end) = find_hint(re, &long.tail, bytes, long.fed)
+            {
+                long.cats |= bit(cat);
+                long.excerpts[cat] = Some(excerpt(&long.tail, &bytes[..end], long.fed));
+            }
+        }
+        long.fed += bytes.len();
+        keep_tail(&mut long.tail, bytes);
+    }
+
+    /// The long line ended: resolve its end and record what it matched.
+    fn finish_long(&mut self) {
+        let Some(mut long) = self.long.take() else {
+            return;
+        };
+        self.finish_walks(&mut long);
+        if let Some(why) = &long.unmatched
+            && self.open & bit(RUNTIME) != 0
+        {
+            // Nothing could say whether the line is a failure; counting it
+            // as one is the answer that cannot give a false green.
+            long.cats |= bit(RUNTIME);
+            long.excerpts[RUNTIME] = Some(format!(
+                "(a line of {} bytes could not be matched: {why})",
+                long.fed
+            ));
+        }
+        if long.cats & bit(ALLOW) == 0 {
+            for cat in FAILURE_CATS {
+                if long.cats & bit(cat) != 0 && self.open & bit(cat) != 0 {
+                    *self.findings.slot(cat) = long.excerpts[cat].take();
+                    self.close(cat);
+                }
+            }
+        }
+        if long.cats & bit(SPECIFIC) != 0 && self.open & bit(SPECIFIC) != 0 {
+            self.findings.specific_error = true;
+            self.close(SPECIFIC);
+        }
+    }
+
+    fn finish_walks(&mut self, long: &mut LongLine) {
+        let (None, Ok(dfas)) = (&long.unmatched, self.patterns.long_dfas()) else {
+            return;
+        };
+        let cut = long.fed > long.tail.len();
+        for (g, (walk, d)) in self.walks.iter_mut().zip(dfas).enumerate() {
+            if !long.active[g] {
+                continue;
+            }
+            let (tail, cats, excerpts) = (&long.tail, &mut long.cats, &mut long.excerpts);
+            walk.finish(&d.dfa, &mut long.matched[g], |p| {
+                let cat = d.cats[p];
+                *cats |= bit(cat);
+                if FAILURE_CATS.contains(&cat) {
+                    excerpts[cat] = Some(tail_snippet(tail, cut));
+                }
+            });
+            if walk.gave_up() {
+                long.unmatched = Some("the pattern automaton gave up".into());
+            }
+        }
+    }
+}
+
+/// Longest match of a hint regex, and the look-behind its `\b` needs, in
+/// bytes, with room to spare.
+const HINT_REACH: usize = 32;
+/// Bytes at the start of a piece that lack the context a match starting
+/// there needs (the character before it may begin earlier).
+const HINT_CONTEXT: usize = 8;
+
+/// Where, in the next piece `bytes` of a long line, the first match of a
+/// hint regex that ends in it ends; `tail` holds the bytes fed before,
+/// `fed` of them in all. Hint matches are short, so one across pieces lies
+/// within [`HINT_REACH`] bytes of the joint: the joint is searched with its
+/// context, then the rest of the piece.
+fn find_hint(re: &Regex, tail: &[u8], bytes: &[u8], fed: usize) -> Option<usize> {
+    if fed == 0 {
+        return re.find(bytes).map(|m| m.end());
+    }
+    let before = &tail[tail.len().saturating_sub(HINT_REACH)..];
+    let after = &bytes[..bytes.len().min(HINT_REACH)];
+    let joint = [before, after].concat();
+    // At the start of the line every position has its context.
+    let mut at = if fed <= before.len() { 0 } else { HINT_CONTEXT };
+    while let Some(m) = re.find_at(&joint, at) {
+        // A match that ends before the piece was found with the pieces
+        // before.
+        if m.end() > before.len() {
+            return Some(m.end() - before.len());
+        }
+        at = m.end().max(m.start() + 1);
+    }
+    re.find_at(bytes, HINT_CONTEXT.min(bytes.len()))
+        .map(|m| m.end())
+}
+
+/// The DFA patterns worth following: those of open categories, and allow.
+fn wanted_patterns(cats: &[usize], open: u8) -> u64 {
+    cats.iter()
+        .enumerate()
+        .filter(|&(_, &cat)| cat == ALLOW || open & bit(cat) != 0)
+        .fold(0, |w, (i, _)| w | 1 << i)
+}
+
+/// The text of a long line's finding: the bytes up to the end of the
+/// match, `head` being the last of them and `tail` those fed before; `fed`
+/// bytes of the line came before `head`.
+fn excerpt(tail: &[u8], head: &[u8], fed: usize) -> String {
+    let from_head = &head[head.len().saturating_sub(TAIL)..];
+    let from_tail = &tail[tail.len().saturating_sub(TAIL - from_head.len())..];
+    let text = [from_tail, from_head].concat();
+    tail_snippet(&text, fed + head.len() > text.len())
+}
+
+/// Keep the last [`TAIL`] bytes of the line in `tail`.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.len() >= TAIL {
+        tail.clear();
+        tail.extend_from_slice(&bytes[bytes.len() - TAIL..]);
+        return;
+    }
+    let drop = (tail.len() + bytes.len()).saturating_sub(TAIL);
+    tail.drain(..drop);
+    tail.extend_from_slice(bytes);
+}
+
+/// Start of the first line at or after `pos` that is at least `hold`
+/// bytes long (without its `\n`). Such a line covers a whole aligned half
+/// of `hold`, so one `memchr` per half finds it.
+fn find_long_line(block: &[u8], pos: usize, hold: usize) -> Option<usize> {
+    let half = (hold / 2).max(1);
+    let mut seg = pos.div_ceil(half) * half;
+    while seg + half <= block.len() {
+        if memchr(b'\n', &block[seg..seg + half]).is_some() {
+            seg += half;
+            continue;
+        }
+        let start = memrchr(b'\n', &block[pos..seg]).map_or(pos, |i| pos + i + 1);
+        let end = memchr(b'\n', &block[seg..]).map_or(block.len(), |i| seg + i);
+        if end - start >= hold {
+            return Some(start);
+        }
+        seg = (end + 1).div_ceil(half) * half;
+    }
+    None
+}
