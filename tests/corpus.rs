@@ -1,0 +1,173 @@
+//! The classification corpus (`tests/corpus/`) through the real binary:
+//! every benign line of real tools, printed by a command that exits 0, must
+//! pass, and every real failure output must fail with the status it calls
+//! for, under the built-in patterns and the allow list of
+//! `tests/corpus/patterns.toml`.
+//!
+//! Run with `--nocapture` to see the counts.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{Project, text};
+use serde_json::Value;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// `s` single-quoted for sh.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A TOML basic string holding `s`.
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// One failure output of `failures.toml`.
+struct FailureOutput {
+    file: String,
+    exit: i64,
+    stderr: bool,
+    status: String,
+}
+
+fn failure_outputs() -> Vec<FailureOutput> {
+    let text = std::fs::read_to_string(corpus().join("failures.toml")).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    let entries = doc["output"].as_array().expect("[[output]] entries");
+    let outputs: Vec<FailureOutput> = entries
+        .iter()
+        .map(|e| FailureOutput {
+            file: e["file"].as_str().unwrap().to_string(),
+            exit: e["exit"].as_integer().unwrap(),
+            stderr: e.get("stderr").and_then(toml::Value::as_bool) == Some(true),
+            status: e["status"].as_str().unwrap().to_string(),
+        })
+        .collect();
+    // Every file is judged, and every entry has its file.
+    let mut files: Vec<String> = std::fs::read_dir(corpus().join("failures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> = outputs.iter().map(|o| o.file.clone()).collect();
+    listed.sort();
+    listed.dedup();
+    assert_eq!(files, listed, "failures/ and failures.toml disagree");
+    outputs
+}
+
+/// What each case is expected to be: its name, and the execution status a
+/// failure must get (None: a benign line, which must pass).
+type Expectations = Vec<(String, Option<String>)>;
+
+/// A harness with `patterns` and one case per benign line and per failure
+/// output.
+fn harness(patterns: &str, benign: usize, failures: &[FailureOutput]) -> (String, Expectations) {
+    let mut toml = format!("[harness]\njobs = 2\n{patterns}\n");
+    let mut expected = Vec::new();
+    let lines = corpus().join("benign.txt");
+    for n in 1..=benign {
+        let name = format!("benign-{n:03}");
+        let command = format!("sed -n '{n}p' {}", sh_quote(&lines.display().to_string()));
+        toml.push_str(&format!(
+            "[[verify]]\nname = \"{name}\"\ncommand = {}\n",
+            toml_str(&command)
+        ));
+        expected.push((name, None));
+    }
+    for (i, f) in failures.iter().enumerate() {
+        let name = format!("failure-{:02}-{}-exit-{}", i + 1, f.file, f.exit);
+        let path = corpus().join("failures").join(&f.file);
+        let redirect = if f.stderr { " >&2" } else { "" };
+        let command = format!(
+            "cat {}{redirect}; exit {}",
+            sh_quote(&path.display().to_string()),
+            f.exit
+        );
+        toml.push_str(&format!(
+            "[[verify]]\nname = \"{name}\"\ncommand = {}\n",
+            toml_str(&command)
+        ));
+        expected.push((name, Some(f.status.clone())));
+    }
+    (toml, expected)
+}
+
+/// Run the harness and return the cases judged other than expected, as
+/// `name: status/result (line or file)`.
+fn misclassified(toml: &str, expected: &Expectations) -> Vec<String> {
+    let p = Project::new(toml);
+    let o = p.run(&[]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "the run itself failed: {}",
+        text(&o)
+    );
+    let summary = p.summary();
+    let cases: BTreeMap<&str, &Value> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c))
+        .collect();
+    assert_eq!(cases.len(), expected.len(), "every case ran");
+    let benign: Vec<String> = std::fs::read_to_string(corpus().join("benign.txt"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut wrong = Vec::new();
+    for (i, (name, status)) in expected.iter().enumerate() {
+        let case = cases[name.as_str()];
+        let (got_status, got_result) = (&case["execution_status"], &case["result"]);
+        let right = match status {
+            None => got_result == "PASSED",
+            Some(s) => got_result == "FAILED" && got_status == s.as_str(),
+        };
+        if !right {
+            let what = match status {
+                None => benign[i].clone(),
+                Some(s) => format!("expected {s}"),
+            };
+            wrong.push(format!("{name}: {got_status}/{got_result} ({what})"));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn benign_lines_pass_and_failure_outputs_fail() {
+    let benign_lines = std::fs::read_to_string(corpus().join("benign.txt"))
+        .unwrap()
+        .lines()
+        .inspect(|l| assert!(!l.trim().is_empty(), "benign.txt has an empty line"))
+        .count();
+    let failures = failure_outputs();
+    let patterns = std::fs::read_to_string(corpus().join("patterns.toml")).unwrap();
+
+    let (toml, expected) = harness(&patterns, benign_lines, &failures);
+    let wrong = misclassified(&toml, &expected);
+    eprintln!(
+        "corpus: {benign_lines} benign lines, {} failure outputs, misclassified: {}",
+        failures.len(),
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "misclassified:\n{}", wrong.join("\n"));
+
+    // Without the allow list the built-ins alone redden benign lines: the
+    // corpus holds the lines precision is about.
+    let (toml, expected) = harness("", benign_lines, &failures);
+    let wrong = misclassified(&toml, &expected);
+    eprintln!(
+        "without the allow list: misclassified: {} (all benign lines)",
+        wrong.len()
+    );
+    assert!(!wrong.is_empty());
+    assert!(wrong.iter().all(|w| w.starts_with("benign-")), "{wrong:#?}");
+}
