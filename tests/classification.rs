@@ -751,3 +751,32 @@ fn a_crash_after_the_expected_message_fails() {
     );
     assert_eq!(run_one(&p, 0)["result"], "PASSED");
 }
+
+#[test]
+fn verify_evidence_rejects_a_crash_forged_into_a_pass() {
+    let p = verify(
+        "echo 'Invalid config'; sh -c 'kill -SEGV $$'",
+        "expected = 'specific_error:Invalid config'",
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["result"], "FAILED");
+    let path = p.case_dir("001-case").join("evidence.json");
+    let mut forged = ev.clone();
+    forged["result"] = "PASSED".into();
+    forged["issues"] = serde_json::json!([]);
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, serde_json::to_string_pretty(&forged).unwrap()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(p.out())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("a death by signal 11 (exit code 139) never satisfies specific_error"),
+        "{}",
+        text(&o)
+    );
+}

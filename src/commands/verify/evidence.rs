@@ -263,6 +263,11 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
             Some("the case succeeded, but an error was expected".to_string())
         } else if ev.timed_out || ev.interrupted {
             Some("a timeout or an interrupt never satisfies specific_error".to_string())
+        } else if let Some(n) = ev.exit_code.and_then(crate::model::shell_signal) {
+            Some(format!(
+                "a death by signal {n} (exit code {}) never satisfies specific_error",
+                128 + n
+            ))
         } else if golden_modified {
             Some("the golden project was modified".to_string())
         } else if !logs_match(&re, logs)? {

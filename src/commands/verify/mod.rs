@@ -342,6 +342,7 @@ fn check_attempt(
 /// not a summary, decides (`merge` does the same).
 pub fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.exit_code = ev.exit_code;
+    case.signal = ev.exit_code.and_then(crate::model::shell_signal);
     case.status = ev.status;
     case.execution_status = ev.execution_status;
     case.result = ev.result;
