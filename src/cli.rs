@@ -180,14 +180,14 @@ struct RunArgs {
     /// After the first failed or errored case, skip the rest.
     #[arg(long)]
     fail_fast: bool,
-    /// Cases run at once (default: [harness].jobs, else 1).
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Cases run at once (default: [harness].jobs, else 1; at most 1024).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=crate::config::MAX_JOBS as i64))]
     jobs: Option<u32>,
     /// Run one shard: `count:K/N` or `hash:K/N`.
     #[arg(long, value_name = "SPEC")]
     partition: Option<Partition>,
-    /// Extra attempts for a failed case (overrides the harness file).
-    #[arg(long, value_name = "N")]
+    /// Extra attempts for a failed case (overrides the harness file; at most 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=crate::config::MAX_RETRIES as i64))]
     retries: Option<u32>,
     /// JUnit family of junit.xml (default: [harness].junit, else rich).
     #[arg(long, value_enum, value_name = "FLAVOUR")]
@@ -537,6 +537,8 @@ enum CliError {
     PublicKey(String),
     #[error("verify-evidence without DIR checks the latest run of the default out dir; pass DIR")]
     NoDefaultOutDir(#[source] Box<CliError>),
+    #[error(transparent)]
+    OutDir(#[from] crate::outdir::OutDirError),
 }
 
 fn list(a: RunArgs) -> i32 {
@@ -606,6 +608,12 @@ fn run(a: RunArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(&CliError::from(e)),
     };
+    // Held until the reports are written; the OS releases it if we die.
+    let _lock = match crate::outdir::begin(&loaded.out_dir) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&CliError::from(e)),
+    };
+    runner::contain();
     let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
@@ -637,16 +645,23 @@ fn run(a: RunArgs) -> i32 {
         out_dir: loaded.out_dir.clone(),
         ..OutputOptions::default()
     };
-    let (record, mut fanout) = match runner::run(h, opts, reporters(a.message_format, h, output)) {
-        Ok(r) => r,
-        Err(e) => return usage_error(&CliError::from(e)),
+    let code = match runner::run(h, opts, reporters(a.message_format, h, output)) {
+        Ok((record, mut fanout)) => {
+            let finished =
+                crate::report::finish(&record, &h.display_file(), &mut fanout, signer.as_ref());
+            match &finished.problem {
+                Some(problem) => print_error(problem),
+                None => retain(&record, h.keep_runs),
+            }
+            if let Some(note) = finished.removed_note() {
+                eprintln!("error: {note}");
+            }
+            finished.exit_code
+        }
+        Err(e) => usage_error(&CliError::from(e)),
     };
-    let finished = crate::report::finish(&record, &h.display_file(), &mut fanout, signer.as_ref());
-    match &finished.problem {
-        Some(problem) => print_error(problem),
-        None => retain(&record, h.keep_runs),
-    }
-    finished.exit_code
+    runner::release();
+    code
 }
 
 /// Apply `keep_runs` once the run's reports are written and agree: a run
@@ -671,6 +686,9 @@ fn finish(
     let finished = crate::report::finish(record, harness_display, fanout, signer);
     if let Some(problem) = &finished.problem {
         print_error(problem);
+    }
+    if let Some(note) = finished.removed_note() {
+        eprintln!("error: {note}");
     }
     finished.exit_code
 }
@@ -795,6 +813,16 @@ fn merge(
         Ok(s) => s,
         Err(e) => return usage_error(&CliError::from(e)),
     };
+    // An existing out dir is locked before anything is read; a new one
+    // once the merge has created it.
+    let take = || crate::outdir::lock(out, crate::outdir::Access::Exclusive);
+    let mut lock = None;
+    if out.is_dir() {
+        match take() {
+            Ok(l) => lock = Some(l),
+            Err(e) => return usage_error(&CliError::from(e)),
+        }
+    }
     let mut merged = match crate::commands::merge::merge(dirs, out) {
         Ok(m) => m,
         Err(e) if e.is_refusal() => return usage_error(&CliError::MergeRefused(e)),
@@ -803,6 +831,15 @@ fn merge(
             return exit::FAILED;
         }
     };
+    let _lock = match lock.map_or_else(take, Ok) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&CliError::from(e)),
+    };
+    // The merged run has begun: no earlier verdict may stay beside it.
+    if let Err(e) = crate::outdir::clear_reports(out) {
+        print_error(&e);
+        return exit::FAILED;
+    }
     if let Some(flavour) = junit {
         merged.record.junit = flavour;
     }
@@ -833,6 +870,15 @@ fn clean(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let out = &loaded.out_dir;
+    // Never under a run that is using the out dir.
+    let _lock = match out
+        .is_dir()
+        .then(|| crate::outdir::lock(out, crate::outdir::Access::Exclusive))
+        .transpose()
+    {
+        Ok(l) => l,
+        Err(e) => return usage_error(&CliError::from(e)),
+    };
     let written = crate::report::Written::in_dir(out);
     let result = crate::layout::run_dirs(out, true).and_then(|runs| {
         for dir in &runs {

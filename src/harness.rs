@@ -103,8 +103,30 @@ pub fn run(mut args: Arguments) -> i32 {
     let nextest_run = std::env::var("NEXTEST_RUN_ID")
         .ok()
         .filter(|_| std::env::var_os("NEXTEST").is_some());
+    let out_dir = default_out_dir(harness);
+    // One run per out dir (a nextest run's processes share it) and no
+    // earlier verdict left in it once this run has started.
+    let _lock = if args.list {
+        None
+    } else {
+        let taken = if nextest_run.is_some() {
+            crate::outdir::lock(&out_dir, crate::outdir::Access::Shared)
+        } else {
+            crate::outdir::begin(&out_dir)
+        };
+        match taken {
+            Ok(l) => Some(l),
+            Err(e) => {
+                print_error(&e);
+                return crate::exit::USAGE;
+            }
+        }
+    };
+    if !args.list {
+        crate::runner::contain();
+    }
     let opts = RunOptions {
-        out_dir: default_out_dir(harness),
+        out_dir,
         run_id: Some(match &nextest_run {
             Some(id) => format!("nextest-{id}"),
             None => crate::layout::new_run_id(),
@@ -145,6 +167,7 @@ pub fn run(mut args: Arguments) -> i32 {
     }
     let conclusion = libtest_mimic::run(&args, trials);
     if args.list || nextest_run.is_some() {
+        crate::runner::release();
         // Under nextest each process holds one case; its evidence is in the
         // shared run directory and nextest reports the results.
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
@@ -170,8 +193,12 @@ pub fn run(mut args: Arguments) -> i32 {
     if finished.problem.is_none() {
         crate::cli::retain(&record, harness.keep_runs);
     }
+    crate::runner::release();
     if let Some(problem) = &finished.problem {
         print_error(problem);
+    }
+    if let Some(note) = finished.removed_note() {
+        eprintln!("error: {note}");
     }
     eprintln!(
         "cargo-golden: reports in {}",

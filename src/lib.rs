@@ -6,10 +6,10 @@
 //! ([`runner`]) → the event stream ([`events`]) → reporters ([`report`]) →
 //! subcommands that are not a run ([`commands`]) and the command line
 //! ([`cli`]). The record model ([`model`]), the artifact layout ([`layout`]),
-//! escape-sequence removal ([`ansi`]), secret masking ([`redact`]) and the
-//! wire formats ([`wire`]) are shared by all of them. Two front doors use
-//! one engine: the `cargo golden` command line and the libtest-mimic harness
-//! ([`harness`]).
+//! escape-sequence removal ([`ansi`]), secret masking ([`redact`]), the out
+//! dir's lock and stale-report rule ([`outdir`]) and the wire formats
+//! ([`wire`]) are shared by all of them. Two front doors use one engine: the
+//! `cargo golden` command line and the libtest-mimic harness ([`harness`]).
 
 pub mod ansi;
 pub mod classify;
@@ -22,6 +22,7 @@ pub mod harness;
 pub mod hash;
 pub mod layout;
 pub mod model;
+pub mod outdir;
 pub mod redact;
 pub mod report;
 pub mod runner;

@@ -548,3 +548,53 @@ fn both_front_doors_run_an_exclusive_case_alone() {
     );
     assert_exclusive_ran_alone(&log, "cargo test -- --test-threads 4");
 }
+
+#[test]
+fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = mixed_crate(tmp.path());
+    // Compile first, so the refusal below is the only thing that happens.
+    let o = cargo(&dir, &["test", "--test", "golden", "--no-run"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out_dir = scratch_target().join("golden");
+    std::fs::write(
+        dir.join("hold.toml"),
+        "[[verify]]\nname = \"holds\"\ncommand = \"while ! test -e release; do sleep 0.05; done\"\n",
+    )
+    .unwrap();
+    let mut holder = golden_bin()
+        .current_dir(&dir)
+        .args(["golden", "--config", "hold.toml", "--out"])
+        .arg(&out_dir)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let held = format!("pid {}", holder.id());
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(out_dir.join(".lock")).is_ok_and(|t| t.contains(&held)) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the holder never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    std::fs::write(dir.join("release"), "").unwrap();
+    let holder_status = holder.wait().unwrap();
+    let all = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{all}");
+    assert!(all.contains("in use by another run"), "{all}");
+    assert!(all.contains(&held), "{all}");
+    assert_eq!(holder_status.code(), Some(0));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+    let names: Vec<&str> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["holds"], "the refused run's cases got in");
+}

@@ -192,6 +192,16 @@ pub struct Harness {
 /// `--profile` is not given.
 pub const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";
 
+/// Most extra attempts a case may have (`retries`, `--retries`).
+pub const MAX_RETRIES: u32 = 100;
+/// Most cases at once (`jobs`, `--jobs`).
+pub const MAX_JOBS: usize = 1024;
+/// Most characters of output kept in reports (`truncate`).
+pub const MAX_TRUNCATE: usize = 100_000_000;
+/// Longest duration (`timeout`, `kill_grace`, `leak_wait`): one year, as
+/// humantime reads `1y`.
+pub const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
+
 /// Defaults of the `[harness]` table.
 pub mod defaults {
     use std::time::Duration;

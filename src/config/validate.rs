@@ -6,7 +6,10 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
-use super::{CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, Harness, Isolation};
+use super::{
+    CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, Harness, Isolation, MAX_JOBS,
+    MAX_RETRIES, MAX_TRUNCATE,
+};
 use crate::model::{CaseKind, JunitFlavour};
 use crate::redact::{NamePattern, RedactRules, RuleEntry};
 
@@ -122,13 +125,21 @@ impl Ctx<'_> {
         }
     }
 
-    fn integer(&mut self, node: &Node, key: &str, min: i64) -> Option<i64> {
+    fn integer(&mut self, node: &Node, key: &str, min: i64, max: i64) -> Option<i64> {
         match &node.value {
-            Value::Int(i) if *i >= min => Some(*i),
-            Value::Int(i) => {
+            Value::Int(i) if (min..=max).contains(i) => Some(*i),
+            Value::Int(i) if *i < min => {
                 self.err(
                     node.pos,
                     format!("`{key}` must be at least {min}, found {i}"),
+                    None,
+                );
+                None
+            }
+            Value::Int(i) => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be at most {max}, found {i}"),
                     None,
                 );
                 None
@@ -147,11 +158,19 @@ impl Ctx<'_> {
     fn duration(&mut self, node: &Node, key: &str) -> Option<Duration> {
         let s = self.string(node, key)?;
         match humantime::parse_duration(s.trim()) {
-            Ok(d) if !d.is_zero() => Some(d),
-            Ok(_) => {
+            Ok(d) if d.is_zero() => {
                 self.err(node.pos, format!("`{key}` must be longer than zero"), None);
                 None
             }
+            Ok(d) if d > super::MAX_DURATION => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` = \"{s}\" is too long: at most 1 year"),
+                    None,
+                );
+                None
+            }
+            Ok(d) => Some(d),
             Err(e) => {
                 self.err(
                     node.pos,
@@ -163,6 +182,58 @@ impl Ctx<'_> {
                 None
             }
         }
+    }
+
+    /// A case's `env` table: names a process environment can hold (no
+    /// `=`, no NUL, not empty) and string-like values without NUL.
+    fn env(&mut self, node: &Node) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        let Value::Map(vars) = &node.value else {
+            self.err(
+                node.pos,
+                format!("`env` must be a table, found {}", node.value.kind_name()),
+                None,
+            );
+            return env;
+        };
+        for (k, val) in vars {
+            if k.name.is_empty() || k.name.contains(['=', '\0']) {
+                self.err(
+                    k.pos,
+                    format!("env name {:?} cannot be an environment variable", k.name),
+                    Some("names must be non-empty and hold neither `=` nor NUL".into()),
+                );
+                continue;
+            }
+            let s = match &val.value {
+                Value::Str(_) => match self.expanded(val, &format!("env.{}", k.name)) {
+                    Some(s) => s,
+                    None => continue,
+                },
+                Value::Int(i) => i.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Float(f) => f.to_string(),
+                other => {
+                    let msg = format!(
+                        "env `{}` must be a string, found {}",
+                        k.name,
+                        other.kind_name()
+                    );
+                    self.err(val.pos, msg, None);
+                    continue;
+                }
+            };
+            if s.contains('\0') {
+                self.err(
+                    val.pos,
+                    format!("env `{}` holds a NUL character", k.name),
+                    None,
+                );
+                continue;
+            }
+            env.insert(k.name.clone(), s);
+        }
+        env
     }
 
     fn strings(&mut self, node: &Node, key: &str) -> Vec<(String, Pos)> {
@@ -358,7 +429,11 @@ fn harness_settings(
             }
             "runner" => h.runner = cx.string(v, key).map(|r| with_root(&r, &h.base_dir)),
             "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
-            "truncate" => h.truncate = cx.integer(v, key, 1).map_or(h.truncate, |n| n as usize),
+            "truncate" => {
+                h.truncate = cx
+                    .integer(v, key, 1, MAX_TRUNCATE as i64)
+                    .map_or(h.truncate, |n| n as usize)
+            }
             "require_golden" => {
                 h.require_golden = cx.boolean(v, key).unwrap_or(false);
                 *require_golden_pos = Some(k.pos);
@@ -373,9 +448,21 @@ fn harness_settings(
                     .expanded(v, key)
                     .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)));
             }
-            "jobs" => h.jobs = cx.integer(v, key, 1).map_or(1, |n| n as usize),
-            "keep_runs" => h.keep_runs = cx.integer(v, key, 0).map_or(h.keep_runs, |n| n as usize),
-            "retries" => h.retries = cx.integer(v, key, 0).map_or(0, |n| n as u32),
+            "jobs" => {
+                h.jobs = cx
+                    .integer(v, key, 1, MAX_JOBS as i64)
+                    .map_or(1, |n| n as usize)
+            }
+            "keep_runs" => {
+                h.keep_runs = cx
+                    .integer(v, key, 0, i64::MAX)
+                    .map_or(h.keep_runs, |n| n as usize)
+            }
+            "retries" => {
+                h.retries = cx
+                    .integer(v, key, 0, MAX_RETRIES.into())
+                    .map_or(0, |n| n as u32)
+            }
             "kill_grace" => h.kill_grace = cx.duration(v, key).unwrap_or(h.kill_grace),
             "leak_wait" => h.leak_wait = cx.duration(v, key).unwrap_or(h.leak_wait),
             "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
@@ -589,41 +676,10 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             Some((_, v)) => cx.expected(v, expected_key),
             None => Some(Expected::Success),
         };
-        let mut env = BTreeMap::new();
-        if let Some((_, v)) = t.get("env") {
-            match &v.value {
-                Value::Map(vars) => {
-                    for (k, val) in vars {
-                        let s = match &val.value {
-                            Value::Str(_) => cx.expanded(val, &format!("env.{}", k.name)),
-                            Value::Int(i) => Some(i.to_string()),
-                            Value::Bool(b) => Some(b.to_string()),
-                            Value::Float(f) => Some(f.to_string()),
-                            other => {
-                                let msg = format!(
-                                    "env `{}` must be a string, found {}",
-                                    k.name,
-                                    other.kind_name()
-                                );
-                                cx.err(val.pos, msg, None);
-                                None
-                            }
-                        };
-                        if let Some(s) = s {
-                            env.insert(k.name.clone(), s);
-                        }
-                    }
-                }
-                other => cx.err(
-                    v.pos,
-                    format!("`env` must be a table, found {}", other.kind_name()),
-                    None,
-                ),
-            }
-        }
+        let env = t.get("env").map(|(_, v)| cx.env(v)).unwrap_or_default();
         let retries = t
             .get("retries")
-            .and_then(|(_, v)| cx.integer(v, "retries", 0))
+            .and_then(|(_, v)| cx.integer(v, "retries", 0, MAX_RETRIES.into()))
             .map_or(h.retries, |n| n as u32);
         let exclusive = t
             .get("exclusive")

@@ -280,7 +280,17 @@ impl<W: Write> GithubReporter<W> {
         self.out.flush()?;
         if let Some(path) = self.env.step_summary.clone() {
             let md = markdown::render(record, &self.harness_file, markdown::Artifacts::Paths);
-            append_step_summary(&path, &md, &report)?;
+            if let Err(e) = append_step_summary(&path, &md, &report) {
+                // The reports on disk are whole; the summary is a view of
+                // them. Say so where the job's reader looks, and on stderr.
+                let message = format!(
+                    "cannot write the step summary {}: {e}; the report is {report}",
+                    path.display()
+                );
+                self.annotation("warning", None, "step summary not written", &message)?;
+                self.out.flush()?;
+                return Err(io::Error::new(e.kind(), message));
+            }
         }
         Ok(())
     }

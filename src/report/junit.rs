@@ -296,24 +296,31 @@ fn rerun(attempt: &CaseRecord, flavour: JunitFlavour) -> TestRerun {
 /// Element text: characters XML 1.0 cannot hold and quick-junit keeps are
 /// replaced by U+FFFD, and tabs are expanded to spaces (to 8-column tab
 /// stops) because quick-junit's escape stripping drops tabs, which would
-/// glue columns of tabular output together.
+/// glue columns of tabular output together. A lone CR becomes a line break
+/// (quick-junit would drop it and join the lines), and every escape and
+/// control goes here, so quick-junit's own stripping finds none to
+/// misread (it took `ESC DEL` as the start of a sequence and ate the next
+/// character).
 fn text(s: &str) -> String {
-    if !s.contains(['\u{FFFE}', '\u{FFFF}', '\t']) {
+    if !s.contains(|c: char| c.is_control() && c != '\n' || c == '\u{FFFE}' || c == '\u{FFFF}') {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 16);
     let mut column = 0usize;
     // Escapes and controls go first, as quick-junit would drop them, so
     // the columns counted are the ones a reader sees.
-    for ch in strip_str(s).chars() {
+    let stripped = strip_str(s);
+    let mut chars = stripped.chars().peekable();
+    while let Some(ch) = chars.next() {
         match ch {
             '\t' => {
                 let n = 8 - column % 8;
                 out.extend(std::iter::repeat_n(' ', n));
                 column += n;
             }
+            '\r' if chars.peek() == Some(&'\n') => {}
             '\n' | '\r' => {
-                out.push(ch);
+                out.push('\n');
                 column = 0;
             }
             '\u{FFFE}' | '\u{FFFF}' => {

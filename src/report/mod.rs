@@ -375,6 +375,20 @@ pub struct Finished {
     pub exit_code: i32,
     /// What went wrong with the reports, for the caller to show.
     pub problem: Option<FinishError>,
+    /// Reports removed because the set could not be written whole.
+    pub removed: Vec<String>,
+}
+
+impl Finished {
+    /// What to tell a person about the reports beyond [`Finished::problem`].
+    pub fn removed_note(&self) -> Option<String> {
+        (!self.removed.is_empty()).then(|| {
+            format!(
+                "the reports of this run are incomplete and were removed ({})",
+                self.removed.join(", ")
+            )
+        })
+    }
 }
 
 /// Write every report, check their integrity, seal the run dir
@@ -396,6 +410,12 @@ pub fn finish(
                 .map(|_| ())
                 .map_err(FinishError::from)
         });
+    // Half a set of reports is no verdict: none is left rather than some
+    // that might say SUCCESS for a run that exits non-zero.
+    let removed = match &checked {
+        Err(FinishError::Write(_)) => remove_reports(&record.out_dir),
+        _ => Vec::new(),
+    };
     let reports = match &checked {
         Ok(()) => Reports::Consistent,
         Err(FinishError::Write(_) | FinishError::Seal(_)) => Reports::NotWritten,
@@ -406,7 +426,18 @@ pub fn finish(
     Finished {
         exit_code,
         problem: checked.err(),
+        removed,
     }
+}
+
+/// Remove whatever reports `out_dir` holds; returns the names removed.
+fn remove_reports(out_dir: &Path) -> Vec<String> {
+    Written::in_dir(out_dir)
+        .paths()
+        .into_iter()
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect()
 }
 
 #[cfg(test)]

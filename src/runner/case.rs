@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::capture::{self, Capture};
 use super::interrupt::Interrupt;
+use super::isolation::{self, Exclude, IsolationError, Stop};
 use super::{EngineError, process};
 use crate::classify::{self, Observed, Patterns};
 use crate::config::{CaseDef, Harness, Isolation};
@@ -92,9 +93,13 @@ impl<'h> Engine<'h> {
     /// Run one case, with its retries; the record of the last attempt,
     /// earlier failed attempts attached.
     pub fn run_case(&self, def: &CaseDef) -> CaseRecord {
-        let attempts = 1 + self.retries.unwrap_or(def.retries);
+        // Retries are bounded when read; saturating keeps this loop sound
+        // for any library caller.
+        let attempts = self.retries.unwrap_or(def.retries).saturating_add(1);
         let mut earlier = Vec::new();
-        for n in 1..=attempts {
+        let mut n = 0;
+        loop {
+            n += 1;
             let mut rec = self.attempt(def, n);
             let again = rec.result == CaseResult::Failed
                 && n < attempts
@@ -112,7 +117,6 @@ impl<'h> Engine<'h> {
             }
             earlier.push(rec);
         }
-        unreachable!("the last attempt always returns")
     }
 
     /// The patterns `def` is judged by.
@@ -184,6 +188,10 @@ impl<'h> Engine<'h> {
         rec.validation_errors = verdict.validation_errors;
         rec.reason = not_run;
         rec.status = verdict.status;
+        if ran.as_ref().is_some_and(|r| !r.ran) {
+            // Stopped while fingerprinting or copying: the command never ran.
+            rec.status = crate::model::EvidenceStatus::NoEvidence;
+        }
         mask_record(&self.redactor, &mut rec);
         self.write_evidence(&mut rec);
         rec
@@ -214,17 +222,85 @@ impl<'h> Engine<'h> {
         stderr_log: &Path,
         rec: &mut CaseRecord,
     ) -> Result<Executed, CaseError> {
-        let (stdout_file, stderr_file) = prepare_artifacts(dir, stdout_log, stderr_log)?;
+        let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
         self.write_command(dir, &def.command, rec)?;
-        let isolated = isolate(def)?;
+
+        // The timeout covers the isolation work too: a project too big to
+        // fingerprint in time ends the case like a command that hangs.
+        rec.started_at = Some(jiff::Timestamp::now());
+        let clock = Instant::now();
+        let deadline = clock.checked_add(def.timeout).unwrap_or(clock);
+        let interrupt = self.interrupt.clone();
+        let budget = move || {
+            if Instant::now() >= deadline {
+                Some(Stop::TimedOut)
+            } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
+                Some(Stop::Interrupted)
+            } else {
+                None
+            }
+        };
+        let finish = |rec: &mut CaseRecord| {
+            rec.duration = clock.elapsed();
+            rec.finished_at = Some(jiff::Timestamp::now());
+        };
+        let isolated = match self.isolate(def, &budget, rec) {
+            Ok(i) => i,
+            Err(CaseError::Stopped(stop)) => {
+                finish(rec);
+                rec.warnings
+                    .push(stopped_warning(stop, def, "before the command ran"));
+                return Ok(Executed::stopped(stop));
+            }
+            Err(e) => return Err(e),
+        };
         if isolated.command != def.command {
             self.write_command(dir, &isolated.command, rec)?;
         }
         rec.working_dir = isolated.working_dir.clone();
 
+        let ran = self.run_command(def, &isolated, files, stderr_log, deadline, rec);
+        let mut executed = ran.inspect_err(|_| finish(rec))?;
+        if let (Some(path), Some(before)) = (&def.path, &isolated.before) {
+            match isolation::fingerprint(path, &isolated.exclude, &budget) {
+                Ok(after) => {
+                    let c = before.diff(&after);
+                    executed.changes = (!c.is_empty()).then(|| c.describe());
+                }
+                Err(IsolationError::Stopped(stop)) => {
+                    rec.warnings.push(stopped_warning(
+                        stop,
+                        def,
+                        "while checking the project for changes",
+                    ));
+                    executed.timed_out |= stop == Stop::TimedOut;
+                    executed.interrupted |= stop == Stop::Interrupted;
+                }
+                Err(source) => {
+                    return Err(CaseError::RereadGolden {
+                        path: path.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        finish(rec);
+        Ok(executed)
+    }
+
+    /// Run the command, capturing both streams, and record what it did.
+    fn run_command(
+        &self,
+        def: &CaseDef,
+        isolated: &Isolated,
+        files: (std::fs::File, std::fs::File),
+        stderr_log: &Path,
+        deadline: Instant,
+        rec: &mut CaseRecord,
+    ) -> Result<Executed, CaseError> {
         let patterns = self.patterns_for(def)?.for_expected(&def.expected);
         let mut out = Capture::new(
-            stdout_file,
+            files.0,
             self.harness.truncate,
             patterns.classifier(),
             // The hash covers command.txt as stored: masked.
@@ -233,7 +309,7 @@ impl<'h> Engine<'h> {
         )
         .live(self.live);
         let mut err = Capture::new(
-            stderr_file,
+            files.1,
             self.harness.truncate,
             patterns.classifier(),
             None,
@@ -244,16 +320,11 @@ impl<'h> Engine<'h> {
             command: &isolated.command,
             working_dir: &isolated.working_dir,
             env: &def.env,
-            timeout: def.timeout,
+            deadline,
             kill_grace: self.harness.kill_grace,
             leak_wait: self.harness.leak_wait,
         };
-        rec.started_at = Some(jiff::Timestamp::now());
-        let clock = Instant::now();
-        let result = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref());
-        rec.duration = clock.elapsed();
-        rec.finished_at = Some(jiff::Timestamp::now());
-        let outcome = result?;
+        let outcome = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref())?;
 
         let write_logs = |source| CaseError::WriteLogs { source };
         let out = out.finish().map_err(write_logs)?;
@@ -276,22 +347,24 @@ impl<'h> Engine<'h> {
         Ok(Executed {
             stdout: out.findings,
             stderr: err.findings,
-            changes: isolated.changes(def)?,
+            changes: None,
             timed_out: outcome.timed_out,
             interrupted: outcome.interrupted,
+            ran: true,
         })
     }
 
+    /// Warnings about how the case's processes ended.
     fn warn_about(&self, def: &CaseDef, outcome: &process::Outcome, rec: &mut CaseRecord) {
         if outcome.timed_out {
             rec.warnings.push(format!(
-                "timed out after {}: the process group was killed",
+                "timed out after {}: the case's processes were killed",
                 humantime::format_duration(def.timeout)
             ));
         }
         if outcome.interrupted {
             rec.warnings
-                .push("interrupted: the process group was killed".to_string());
+                .push("interrupted: the case's processes were killed".to_string());
         }
         if let Some(n) = outcome.signal
             && !outcome.timed_out
@@ -302,10 +375,74 @@ impl<'h> Engine<'h> {
         }
         if outcome.leaked {
             rec.warnings.push(format!(
-                "leaked processes: a background process still held the output open {} after the main process exited; its process group was killed",
+                "leaked processes: a background process still held the output open {} after the main process exited; the case's processes were killed",
                 humantime::format_duration(self.harness.leak_wait)
             ));
         }
+        if !outcome.left_behind.is_empty() {
+            rec.warnings.push(format!(
+                "processes left running were killed when the case ended (background jobs, or escaped from its process group): {}",
+                process::name_list(&outcome.left_behind)
+            ));
+        }
+    }
+
+    /// Fingerprint the golden project (`check`) or copy it (`copy`), and
+    /// say where and what to run.
+    fn isolate(
+        &self,
+        def: &CaseDef,
+        budget: isolation::Budget<'_>,
+        rec: &mut CaseRecord,
+    ) -> Result<Isolated, CaseError> {
+        let mut iso = Isolated {
+            command: def.command.clone(),
+            working_dir: def.working_dir.clone(),
+            before: None,
+            exclude: Exclude::default(),
+            _copy: None,
+        };
+        let Some(path) = &def.path else {
+            return Ok(iso);
+        };
+        if !path.exists() {
+            return Err(CaseError::GoldenMissing { path: path.clone() });
+        }
+        match def.isolation {
+            Isolation::Check => {
+                iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
+                let fp = isolation::fingerprint(path, &iso.exclude, budget)
+                    .map_err(|e| CaseError::read_golden(path, e))?;
+                if !fp.unreadable.is_empty() {
+                    rec.warnings.push(format!(
+                        "isolation check: cannot read {} (permission denied): only kind and mode are compared",
+                        process::name_list(&fp.unreadable)
+                    ));
+                }
+                iso.before = Some(fp);
+            }
+            Isolation::Copy => {
+                let copy = CopyDir::new(self.interrupt.clone())
+                    .map_err(|source| CaseError::TempCopy { source })?;
+                let exclude = Exclude::new(path, &[], Some(&self.out_dir));
+                let copied = isolation::copy_into(path, copy.path(), &exclude, budget)
+                    .map_err(|e| CaseError::copy_golden(path, e))?;
+                for note in &copied.notes {
+                    rec.warnings.push(format!("isolation copy: {note}"));
+                }
+                let project_dir = crate::config::default_working_dir(path);
+                let copy_dir = crate::config::default_working_dir(&copied.path);
+                iso.working_dir = in_copy(&def.working_dir, &project_dir, &copy_dir);
+                iso.command = crate::config::substitute(
+                    &def.command_template,
+                    &copied.path,
+                    &iso.working_dir,
+                    &def.name,
+                );
+                iso._copy = Some(copy);
+            }
+        }
+        Ok(iso)
     }
 }
 
@@ -329,83 +466,76 @@ fn prepare_artifacts(
     Ok((touch(stdout_log)?, touch(stderr_log)?))
 }
 
+/// Where the case runs in the copy: `working_dir` moved from the project to
+/// the copy when it lies inside the project, however it is spelled (`..`
+/// is folded when the declarations are read; symlinks are resolved here).
+fn in_copy(working_dir: &Path, project_dir: &Path, copy_dir: &Path) -> PathBuf {
+    if let Ok(rel) = working_dir.strip_prefix(project_dir) {
+        return copy_dir.join(rel);
+    }
+    if let (Ok(w), Ok(p)) = (working_dir.canonicalize(), project_dir.canonicalize())
+        && let Ok(rel) = w.strip_prefix(&p)
+    {
+        return copy_dir.join(rel);
+    }
+    working_dir.to_path_buf()
+}
+
+fn stopped_warning(stop: Stop, def: &CaseDef, when: &str) -> String {
+    match stop {
+        Stop::TimedOut => format!(
+            "timed out after {} {when}: fingerprinting or copying the golden project counts towards the timeout",
+            humantime::format_duration(def.timeout)
+        ),
+        Stop::Interrupted => format!("interrupted {when}"),
+    }
+}
+
 /// Where and how a case runs once its golden project is isolated.
 struct Isolated {
     command: String,
     working_dir: PathBuf,
     /// The project's fingerprint before the run (`isolation = "check"`).
-    before: Option<crate::runner::isolation::Fingerprint>,
+    before: Option<isolation::Fingerprint>,
+    /// What the fingerprints leave out.
+    exclude: Exclude,
     /// The temporary copy (`isolation = "copy"`), removed on drop.
-    _copy: Option<tempfile::TempDir>,
+    _copy: Option<CopyDir>,
 }
 
-/// Fingerprint the golden project, or run in a temporary copy of it.
-fn isolate(def: &CaseDef) -> Result<Isolated, CaseError> {
-    let mut iso = Isolated {
-        command: def.command.clone(),
-        working_dir: def.working_dir.clone(),
-        before: None,
-        _copy: None,
-    };
-    let Some(path) = &def.path else {
-        return Ok(iso);
-    };
-    if !path.exists() {
-        return Err(CaseError::GoldenMissing { path: path.clone() });
-    }
-    match def.isolation {
-        Isolation::Check => {
-            iso.before = Some(
-                crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|source| {
-                    CaseError::ReadGolden {
-                        path: path.clone(),
-                        source,
-                    }
-                })?,
-            );
-        }
-        Isolation::Copy => {
-            let tmp = tempfile::Builder::new()
-                .prefix("cargo-golden-")
-                .tempdir()
-                .map_err(|source| CaseError::TempCopy { source })?;
-            let copy = crate::runner::isolation::copy_into(path, tmp.path()).map_err(|source| {
-                CaseError::CopyGolden {
-                    path: path.clone(),
-                    source,
-                }
-            })?;
-            let project_dir = crate::config::default_working_dir(path);
-            let copy_dir = crate::config::default_working_dir(&copy);
-            if let Ok(rel) = iso.working_dir.strip_prefix(&project_dir) {
-                iso.working_dir = copy_dir.join(rel);
-            }
-            iso.command = crate::config::substitute(
-                &def.command_template,
-                &copy,
-                &iso.working_dir,
-                &def.name,
-            );
-            iso._copy = Some(tmp);
-        }
-    }
-    Ok(iso)
+/// A temporary copy of a golden project, known to the interrupt handling
+/// so that even a second Ctrl-C removes it.
+struct CopyDir {
+    dir: Option<tempfile::TempDir>,
+    interrupt: Option<Arc<Interrupt>>,
 }
 
-impl Isolated {
-    /// What the run changed in the golden project (`isolation = "check"`).
-    fn changes(&self, def: &CaseDef) -> Result<Option<String>, CaseError> {
-        let (Some(path), Some(before)) = (&def.path, &self.before) else {
-            return Ok(None);
-        };
-        let after = crate::runner::isolation::fingerprint(path, &def.ignore).map_err(|source| {
-            CaseError::RereadGolden {
-                path: path.clone(),
-                source,
+impl CopyDir {
+    fn new(interrupt: Option<Arc<Interrupt>>) -> std::io::Result<CopyDir> {
+        let dir = tempfile::Builder::new().prefix("cargo-golden-").tempdir()?;
+        if let Some(i) = &interrupt {
+            i.add_temp_dir(dir.path());
+        }
+        Ok(CopyDir {
+            dir: Some(dir),
+            interrupt,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+    }
+}
+
+impl Drop for CopyDir {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let path = dir.path().to_path_buf();
+            let _ = dir.close();
+            if let Some(i) = &self.interrupt {
+                i.remove_temp_dir(&path);
             }
-        })?;
-        let c = before.diff(&after);
-        Ok((!c.is_empty()).then(|| c.describe()))
+        }
     }
 }
 
@@ -443,14 +573,15 @@ pub enum CaseError {
         /// The declared path.
         path: PathBuf,
     },
-    /// The golden project could not be fingerprinted before the run.
+    /// The golden project could not be fingerprinted before the run; the
+    /// cause names the entry.
     #[error("cannot read the golden project {}", path.display())]
     ReadGolden {
         /// The project.
         path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: IsolationError,
     },
     /// No temporary directory for the copy.
     #[error("cannot create a temporary copy")]
@@ -459,18 +590,22 @@ pub enum CaseError {
         #[source]
         source: std::io::Error,
     },
-    /// The golden project could not be copied.
+    /// The golden project could not be copied; the cause names the entry.
     #[error("cannot copy the golden project {}", path.display())]
     CopyGolden {
         /// The project.
         path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: IsolationError,
     },
     /// The case's own patterns did not compile.
     #[error(transparent)]
     Patterns(#[from] classify::PatternError),
+    /// The timeout or an interrupt came while fingerprinting or copying
+    /// (handled as a timeout or an interrupt, never shown as an error).
+    #[error("stopped before the command ran")]
+    Stopped(Stop),
     /// The command could not be started or its output not read.
     #[error(transparent)]
     Spawn(#[from] process::SpawnError),
@@ -488,15 +623,38 @@ pub enum CaseError {
         #[source]
         source: std::io::Error,
     },
-    /// The golden project could not be fingerprinted after the run.
+    /// The golden project could not be fingerprinted after the run; the
+    /// cause names the entry.
     #[error("cannot re-read the golden project {}", path.display())]
     RereadGolden {
         /// The project.
         path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: IsolationError,
     },
+}
+
+impl CaseError {
+    fn read_golden(path: &Path, e: IsolationError) -> CaseError {
+        match e {
+            IsolationError::Stopped(stop) => CaseError::Stopped(stop),
+            source => CaseError::ReadGolden {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+
+    fn copy_golden(path: &Path, e: IsolationError) -> CaseError {
+        match e {
+            IsolationError::Stopped(stop) => CaseError::Stopped(stop),
+            source => CaseError::CopyGolden {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
 }
 
 /// What a case that ran left for judging.
@@ -507,6 +665,22 @@ struct Executed {
     changes: Option<String>,
     timed_out: bool,
     interrupted: bool,
+    /// The command was started (false: stopped during isolation).
+    ran: bool,
+}
+
+impl Executed {
+    /// Stopped before the command started.
+    fn stopped(stop: Stop) -> Executed {
+        Executed {
+            stdout: classify::StreamFindings::default(),
+            stderr: classify::StreamFindings::default(),
+            changes: None,
+            timed_out: stop == Stop::TimedOut,
+            interrupted: stop == Stop::Interrupted,
+            ran: false,
+        }
+    }
 }
 
 /// Mask the texts of `rec` that do not come from the (already masked)

@@ -1,20 +1,25 @@
-//! Ctrl-C / SIGTERM handling for a run.
+//! Interrupt handling for a run: Ctrl-C, SIGTERM, SIGHUP (a closed
+//! terminal) and the other signals that would otherwise end the harness
+//! and free its cases.
 //!
-//! The first signal asks the engine to stop: the running cases' groups are
-//! killed, the rest are skipped, every report is still written. A second
-//! signal kills the running groups and exits at once.
+//! The first signal asks the engine to stop: the running cases are killed,
+//! the rest are skipped, every report is still written. A second signal
+//! kills every case process, removes the temporary copies of golden
+//! projects and exits at once.
 
 use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::sys::{self, Signal};
+use super::sys;
 
 /// Shared interrupt state between the signal thread and the engine.
 #[derive(Debug, Default)]
 pub struct Interrupt {
     count: AtomicUsize,
-    groups: Mutex<HashSet<u32>>,
+    temp_dirs: Mutex<HashSet<PathBuf>>,
 }
 
 impl Interrupt {
@@ -23,24 +28,39 @@ impl Interrupt {
         Arc::new(Interrupt::default())
     }
 
-    /// Install SIGINT/SIGTERM handling on a background thread.
+    /// Install the handling of the interrupt signals on a background thread.
     pub fn install() -> std::io::Result<Arc<Interrupt>> {
         let state = Interrupt::new();
         let mut signals = signal_hook::iterator::Signals::new(sys::INTERRUPT_SIGNALS)?;
         let s = Arc::clone(&state);
         std::thread::spawn(move || {
             for _ in signals.forever() {
+                // The terminal may be gone (SIGHUP): a failed write must not
+                // stop the handling.
                 if s.count.fetch_add(1, Ordering::SeqCst) >= 1 {
-                    s.kill_all();
-                    eprintln!("cargo-golden: interrupted twice, exiting now");
-                    std::process::exit(crate::exit::INTERRUPTED);
+                    s.exit_now();
                 }
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)"
                 );
             }
         });
         Ok(state)
+    }
+
+    /// Kill every case process, remove the temporary copies, exit.
+    fn exit_now(&self) -> ! {
+        super::process::kill_all();
+        let dirs = self.temp_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        for d in dirs.iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "cargo-golden: interrupted twice, exiting now"
+        );
+        std::process::exit(crate::exit::INTERRUPTED);
     }
 
     /// Ask the run to stop (as a first signal does).
@@ -53,25 +73,19 @@ impl Interrupt {
         self.count.load(Ordering::SeqCst) > 0
     }
 
-    /// Track a running group.
-    pub fn add_group(&self, pgid: u32) {
-        self.groups
+    /// Track a temporary directory to remove even on a second interrupt.
+    pub fn add_temp_dir(&self, dir: &Path) {
+        self.temp_dirs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(pgid);
+            .insert(dir.to_path_buf());
     }
 
-    /// Forget a finished group.
-    pub fn remove_group(&self, pgid: u32) {
-        self.groups
+    /// Forget a temporary directory (its owner removes it).
+    pub fn remove_temp_dir(&self, dir: &Path) {
+        self.temp_dirs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&pgid);
-    }
-
-    fn kill_all(&self) {
-        for &g in self.groups.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            sys::kill_group(g, Signal::Kill);
-        }
+            .remove(dir);
     }
 }

@@ -1,25 +1,149 @@
-//! Golden immutability: fingerprints of a project's files before and after
-//! a run (`isolation = "check"`), and fresh copies (`isolation = "copy"`).
+//! Golden immutability: fingerprints of a project before and after a run
+//! (`isolation = "check"`), and fresh copies (`isolation = "copy"`).
+//!
+//! A fingerprint records, per entry below the root, its kind (file,
+//! directory, symlink, FIFO, socket, device), its permission bits, the
+//! sha256 of a file's content and a symlink's target, so a `chmod`, an
+//! empty `mkdir` or a file replaced by a FIFO is a change. Special files
+//! are never opened: reading a FIFO would block, a device could do
+//! anything. Ignored directories and the out dir are not entered at all.
+//!
+//! Both walks take a `budget` callback, asked between entries and between
+//! chunks of a large file, so they count towards the case's timeout and
+//! stop on an interrupt.
 
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use sha2::{Digest, Sha256};
 
-/// sha256 of every file below a root, by sorted relative path.
+use super::sys::{self, FileKind};
+
+/// Why a walk stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The case's timeout was reached.
+    TimedOut,
+    /// The run was interrupted.
+    Interrupted,
+}
+
+/// A fingerprint or a copy could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum IsolationError {
+    /// Stopped by the budget.
+    #[error("stopped: {0:?}")]
+    Stopped(Stop),
+    /// An entry could not be read or written.
+    #[error("{}", path.display())]
+    Io {
+        /// The entry, as the error names it.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> IsolationError + '_ {
+    move |source| IsolationError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Asked between entries: `Some` ends the walk.
+pub type Budget<'a> = &'a dyn Fn() -> Option<Stop>;
+
+/// What the walks leave out.
+#[derive(Clone, Debug, Default)]
+pub struct Exclude {
+    /// Entries matching these (relative, `/`-separated) are left out;
+    /// `dir/**` also leaves out `dir` itself.
+    files: GlobSet,
+    /// Directories matching these are not entered.
+    dirs: GlobSet,
+    /// The out dir, relative to the root, when it lies inside it.
+    out_dir: Option<PathBuf>,
+}
+
+impl Exclude {
+    /// Leave out `ignore` globs and the out dir `out_dir` (absolute) when it
+    /// lies below `root`.
+    pub fn new(root: &Path, ignore: &[String], out_dir: Option<&Path>) -> Exclude {
+        let mut files = GlobSetBuilder::new();
+        let mut dirs = GlobSetBuilder::new();
+        for g in ignore {
+            // Globs were validated when the declarations were loaded.
+            if let Ok(glob) = Glob::new(g) {
+                files.add(glob.clone());
+                dirs.add(glob);
+            }
+            if let Some(dir) = g.strip_suffix("/**")
+                && let Ok(glob) = Glob::new(dir)
+            {
+                dirs.add(glob);
+            }
+        }
+        // Compared as the file system sees them: the root or the out dir
+        // may be spelled through a symlink.
+        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let out_dir = out_dir.and_then(|o| {
+            canon(o)
+                .strip_prefix(canon(root))
+                .ok()
+                .map(Path::to_path_buf)
+        });
+        Exclude {
+            files: files.build().unwrap_or_else(|_| GlobSet::empty()),
+            dirs: dirs.build().unwrap_or_else(|_| GlobSet::empty()),
+            out_dir,
+        }
+    }
+
+    fn skips(&self, rel: &Path, is_dir: bool) -> bool {
+        if is_dir {
+            if self.out_dir.as_deref() == Some(rel) {
+                return true;
+            }
+            return self.dirs.is_match(slashed(rel));
+        }
+        self.files.is_match(slashed(rel))
+    }
+}
+
+fn slashed(rel: &Path) -> String {
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+/// One entry of a fingerprint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    kind: FileKind,
+    mode: u32,
+    /// sha256 of a file's content or a symlink's target; None for other
+    /// kinds and for a file that cannot be read.
+    digest: Option<[u8; 32]>,
+}
+
+/// Every entry below a root, by sorted relative path.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Fingerprint(BTreeMap<String, [u8; 32]>);
+pub struct Fingerprint {
+    entries: BTreeMap<String, Entry>,
+    /// Files whose content could not be read (named in a warning).
+    pub unreadable: Vec<String>,
+}
 
 /// What changed between two fingerprints.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Changes {
-    /// Files that appeared.
+    /// Entries that appeared.
     pub added: Vec<String>,
-    /// Files whose content changed.
+    /// Entries that changed, each with what changed: `a (content)`.
     pub changed: Vec<String>,
-    /// Files that disappeared.
+    /// Entries that disappeared.
     pub removed: Vec<String>,
 }
 
@@ -29,7 +153,7 @@ impl Changes {
         self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
 
-    /// `added: a, b; changed: c; removed: d`.
+    /// `added: a, b; changed: c (content); removed: d`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (label, list) in [
@@ -45,115 +169,283 @@ impl Changes {
     }
 }
 
-fn globs(ignore: &[String]) -> GlobSet {
-    let mut b = GlobSetBuilder::new();
-    for g in ignore {
-        // Validated when the declarations were loaded.
-        if let Ok(glob) = Glob::new(g) {
-            b.add(glob);
+/// Fingerprint `root` (a directory, or a single file).
+pub fn fingerprint(
+    root: &Path,
+    exclude: &Exclude,
+    budget: Budget<'_>,
+) -> Result<Fingerprint, IsolationError> {
+    let mut fp = Fingerprint {
+        entries: BTreeMap::new(),
+        unreadable: Vec::new(),
+    };
+    let meta = std::fs::metadata(root).map_err(io_at(root))?;
+    if !meta.is_dir() {
+        record(&mut fp, root, String::new(), &meta, budget)?;
+        return Ok(fp);
+    }
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+            rel.as_os_str().is_empty() || !exclude.skips(rel, e.file_type().is_dir())
+        });
+    for entry in walk {
+        if let Some(stop) = budget() {
+            return Err(IsolationError::Stopped(stop));
         }
-    }
-    b.build().unwrap_or_else(|_| GlobSet::empty())
-}
-
-/// Fingerprint `root` (a directory, or a single file), skipping paths that
-/// match `ignore` (relative, `/`-separated).
-pub fn fingerprint(root: &Path, ignore: &[String]) -> io::Result<Fingerprint> {
-    let set = globs(ignore);
-    let mut map = BTreeMap::new();
-    if root.is_file() {
-        map.insert(String::new(), hash_file(root)?);
-        return Ok(Fingerprint(map));
-    }
-    for entry in walkdir::WalkDir::new(root).follow_links(false) {
-        let entry = entry.map_err(io::Error::other)?;
-        let rel = entry
-            .path()
-            .strip_prefix(root)
-            .unwrap_or(entry.path())
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel.is_empty() || set.is_match(&rel) {
+        let entry = entry.map_err(walk_error)?;
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        if rel.as_os_str().is_empty() {
             continue;
         }
-        let ft = entry.file_type();
-        if ft.is_file() {
-            map.insert(rel, hash_file(entry.path())?);
-        } else if ft.is_symlink() {
-            let target = std::fs::read_link(entry.path())?;
-            map.insert(
-                rel,
-                Sha256::digest(target.to_string_lossy().as_bytes()).into(),
-            );
-        }
+        let meta = entry.metadata().map_err(walk_error)?;
+        record(&mut fp, entry.path(), slashed(rel), &meta, budget)?;
     }
-    Ok(Fingerprint(map))
+    Ok(fp)
 }
 
-fn hash_file(p: &Path) -> io::Result<[u8; 32]> {
+fn walk_error(e: walkdir::Error) -> IsolationError {
+    let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+    IsolationError::Io {
+        path,
+        source: e.into(),
+    }
+}
+
+fn record(
+    fp: &mut Fingerprint,
+    path: &Path,
+    rel: String,
+    meta: &std::fs::Metadata,
+    budget: Budget<'_>,
+) -> Result<(), IsolationError> {
+    let kind = sys::file_kind(meta.file_type());
+    let digest = match kind {
+        FileKind::File => match hash_file(path, budget) {
+            Ok(d) => d,
+            // A file the run cannot read: its mode is still compared.
+            Err(IsolationError::Io { source, .. })
+                if source.kind() == io::ErrorKind::PermissionDenied =>
+            {
+                fp.unreadable.push(if rel.is_empty() {
+                    path.display().to_string()
+                } else {
+                    rel.clone()
+                });
+                None
+            }
+            Err(e) => return Err(e),
+        },
+        FileKind::Symlink => {
+            let target = std::fs::read_link(path).map_err(io_at(path))?;
+            Some(Sha256::digest(target.to_string_lossy().as_bytes()).into())
+        }
+        _ => None,
+    };
+    fp.entries.insert(
+        rel,
+        Entry {
+            kind,
+            mode: sys::mode(meta),
+            digest,
+        },
+    );
+    Ok(())
+}
+
+/// Read buffer of the walks, and how much a file is read between two
+/// looks at the budget.
+const CHUNK: usize = 1 << 20;
+
+/// sha256 of a regular file's content; None when what is there now is not
+/// a regular file any more (it is then recorded by kind and mode only).
+fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, IsolationError> {
+    let mut f = sys::open_nonblocking(path).map_err(io_at(path))?;
+    if !f.metadata().map_err(io_at(path))?.is_file() {
+        return Ok(None);
+    }
     let mut h = Sha256::new();
-    crate::hash::hash_file_into(&mut h, p)?;
-    Ok(h.finalize().into())
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        if let Some(stop) = budget() {
+            return Err(IsolationError::Stopped(stop));
+        }
+        let n = f.read(&mut buf).map_err(io_at(path))?;
+        if n == 0 {
+            return Ok(Some(h.finalize().into()));
+        }
+        h.update(&buf[..n]);
+    }
 }
 
 impl Fingerprint {
     /// What changed from `self` to `after`.
     pub fn diff(&self, after: &Fingerprint) -> Changes {
-        let name = |k: &String| {
+        let name = |k: &str, e: &Entry| {
             if k.is_empty() {
                 "(the project file)".to_string()
+            } else if e.kind == FileKind::Dir {
+                format!("{k}/")
             } else {
-                k.clone()
+                k.to_string()
             }
         };
         let mut c = Changes::default();
-        for (k, v) in &after.0 {
-            match self.0.get(k) {
-                None => c.added.push(name(k)),
-                Some(old) if old != v => c.changed.push(name(k)),
+        for (k, new) in &after.entries {
+            match self.entries.get(k) {
+                None => c.added.push(name(k, new)),
+                Some(old) if old != new => {
+                    c.changed
+                        .push(format!("{} ({})", name(k, new), what_changed(old, new)));
+                }
                 Some(_) => {}
             }
         }
-        for k in self.0.keys() {
-            if !after.0.contains_key(k) {
-                c.removed.push(name(k));
+        for (k, old) in &self.entries {
+            if !after.entries.contains_key(k) {
+                c.removed.push(name(k, old));
             }
         }
         c
     }
 }
 
+fn what_changed(old: &Entry, new: &Entry) -> String {
+    if old.kind != new.kind {
+        return format!("{} → {}", old.kind.name(), new.kind.name());
+    }
+    let mut what = Vec::new();
+    if old.digest != new.digest {
+        what.push(if new.kind == FileKind::Symlink {
+            "target".to_string()
+        } else {
+            "content".to_string()
+        });
+    }
+    if old.mode != new.mode {
+        what.push(format!("mode {:o} → {:o}", old.mode, new.mode));
+    }
+    what.join(", ")
+}
+
+/// A copy, and what it could not reproduce.
+#[derive(Debug)]
+pub struct Copied {
+    /// The copy of the project.
+    pub path: PathBuf,
+    /// Special files recreated or left out, one note each.
+    pub notes: Vec<String>,
+}
+
 /// Copy `src` (file or directory) into the fresh directory `dest_parent`,
-/// keeping its name; returns the copy's path.
-pub fn copy_into(src: &Path, dest_parent: &Path) -> io::Result<PathBuf> {
+/// keeping its name. FIFOs are recreated empty, sockets and devices left
+/// out (each with a note); no special file is ever opened.
+pub fn copy_into(
+    src: &Path,
+    dest_parent: &Path,
+    exclude: &Exclude,
+    budget: Budget<'_>,
+) -> Result<Copied, IsolationError> {
     let name = src
         .file_name()
         .map_or_else(|| "project".into(), |n| n.to_os_string());
     let dest = dest_parent.join(name);
-    if src.is_file() {
-        std::fs::copy(src, &dest)?;
-        return Ok(dest);
+    let mut notes = Vec::new();
+    let meta = std::fs::metadata(src).map_err(io_at(src))?;
+    if !meta.is_dir() {
+        let shown = Path::new(dest.file_name().unwrap_or_default());
+        copy_entry(src, &dest, shown, &meta, &mut notes, budget)?;
+        return Ok(Copied { path: dest, notes });
     }
-    for entry in walkdir::WalkDir::new(src).follow_links(false) {
-        let entry = entry.map_err(io::Error::other)?;
+    let walk = walkdir::WalkDir::new(src)
+        .follow_links(false)
+        .into_iter()
+        // Only the out dir is left out: `ignore` is about what may change.
+        .filter_entry(|e| {
+            let rel = e.path().strip_prefix(src).unwrap_or(e.path());
+            !(e.file_type().is_dir() && exclude.out_dir.as_deref() == Some(rel))
+        });
+    for entry in walk {
+        if let Some(stop) = budget() {
+            return Err(IsolationError::Stopped(stop));
+        }
+        let entry = entry.map_err(walk_error)?;
         let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());
-        let to = dest.join(rel);
-        let ft = entry.file_type();
-        if ft.is_dir() {
-            std::fs::create_dir_all(&to)?;
-        } else if ft.is_symlink() {
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &to)?;
-        } else {
-            std::fs::copy(entry.path(), &to)?;
+        let meta = entry.metadata().map_err(walk_error)?;
+        copy_entry(
+            entry.path(),
+            &dest.join(rel),
+            rel,
+            &meta,
+            &mut notes,
+            budget,
+        )?;
+    }
+    Ok(Copied { path: dest, notes })
+}
+
+fn copy_entry(
+    from: &Path,
+    to: &Path,
+    shown: &Path,
+    meta: &std::fs::Metadata,
+    notes: &mut Vec<String>,
+    budget: Budget<'_>,
+) -> Result<(), IsolationError> {
+    match sys::file_kind(meta.file_type()) {
+        // Parents come first in the walk; never recreate a removed parent.
+        FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
+        FileKind::Symlink => {
+            let target = std::fs::read_link(from).map_err(io_at(from))?;
+            sys::symlink(&target, to).map_err(io_at(to))
+        }
+        FileKind::File => copy_file(from, to, meta, budget),
+        FileKind::Fifo => {
+            sys::make_fifo(to, sys::mode(meta)).map_err(io_at(to))?;
+            notes.push(format!("FIFO {} recreated empty", shown.display()));
+            Ok(())
+        }
+        other => {
+            notes.push(format!("{} {} left out", other.name(), shown.display()));
+            Ok(())
         }
     }
-    Ok(dest)
+}
+
+fn copy_file(
+    from: &Path,
+    to: &Path,
+    meta: &std::fs::Metadata,
+    budget: Budget<'_>,
+) -> Result<(), IsolationError> {
+    let mut src = sys::open_nonblocking(from).map_err(io_at(from))?;
+    let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
+    if src.metadata().map_err(io_at(from))?.is_file() {
+        loop {
+            if let Some(stop) = budget() {
+                return Err(IsolationError::Stopped(stop));
+            }
+            // io::copy of a bounded chunk: the kernel copies file to file.
+            let n =
+                io::copy(&mut (&mut src).take(64 * CHUNK as u64), &mut dst).map_err(io_at(from))?;
+            if n == 0 {
+                break;
+            }
+        }
+    }
+    dst.flush().map_err(io_at(to))?;
+    std::fs::set_permissions(to, meta.permissions()).map_err(io_at(to))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn unlimited() -> Option<Stop> {
+        None
+    }
 
     #[test]
     fn detects_added_changed_removed_and_ignores_globs() {
@@ -161,16 +453,50 @@ mod tests {
         std::fs::write(d.path().join("a"), "1").unwrap();
         std::fs::write(d.path().join("b"), "1").unwrap();
         std::fs::create_dir(d.path().join("target")).unwrap();
-        let ignore = vec!["target/**".to_string()];
-        let before = fingerprint(d.path(), &ignore).unwrap();
+        let ex = Exclude::new(d.path(), &["target/**".to_string()], None);
+        let before = fingerprint(d.path(), &ex, &unlimited).unwrap();
         std::fs::write(d.path().join("a"), "2").unwrap();
         std::fs::remove_file(d.path().join("b")).unwrap();
         std::fs::write(d.path().join("c"), "1").unwrap();
         std::fs::write(d.path().join("target/out"), "x").unwrap();
-        let c = before.diff(&fingerprint(d.path(), &ignore).unwrap());
+        let c = before.diff(&fingerprint(d.path(), &ex, &unlimited).unwrap());
         assert_eq!(c.added, vec!["c"]);
-        assert_eq!(c.changed, vec!["a"]);
+        assert_eq!(c.changed, vec!["a (content)"]);
         assert_eq!(c.removed, vec!["b"]);
-        assert_eq!(c.describe(), "added: c; changed: a; removed: b");
+        assert_eq!(c.describe(), "added: c; changed: a (content); removed: b");
+    }
+
+    #[test]
+    fn ignored_directories_and_the_out_dir_are_pruned() {
+        let d = tempfile::tempdir().unwrap();
+        let ex = Exclude::new(
+            d.path(),
+            &["sub/**".to_string(), "**/cache".to_string()],
+            Some(&d.path().join("target/golden")),
+        );
+        assert!(ex.skips(Path::new("sub"), true));
+        assert!(ex.skips(Path::new("a/b/cache"), true));
+        assert!(ex.skips(Path::new("target/golden"), true));
+        assert!(!ex.skips(Path::new("target"), true));
+        assert!(!ex.skips(Path::new("subway"), true));
+        assert!(ex.skips(Path::new("sub/file"), false));
+        assert!(!ex.skips(Path::new("file"), false));
+    }
+
+    #[test]
+    fn errors_name_the_entry() {
+        let d = tempfile::tempdir().unwrap();
+        let missing = d.path().join("gone");
+        let e = fingerprint(&missing, &Exclude::default(), &unlimited).unwrap_err();
+        assert!(e.to_string().contains("gone"), "{e}");
+    }
+
+    #[test]
+    fn a_spent_budget_stops_the_walk() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a"), "1").unwrap();
+        let ex = Exclude::default();
+        let r = fingerprint(d.path(), &ex, &|| Some(Stop::TimedOut));
+        assert!(matches!(r, Err(IsolationError::Stopped(Stop::TimedOut))));
     }
 }

@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use case::Engine;
+pub use process::{contain, release};
 pub use run::{Run, included, run, run_warnings};
 
 use crate::classify;

@@ -1,20 +1,42 @@
 //! Runs one command: `sh -c` in a process group of its own, both pipes
-//! streamed to sinks, timeout with a grace period, leak wait, group kill.
+//! streamed to sinks, timeout with a grace period, leak wait, group kill,
+//! and the sweep of whatever the case left running.
 //!
 //! A single thread polls both pipes and an exit notification, so the run
 //! can end at any moment (timeout, leaked descendants holding a pipe,
 //! interrupt) without threads left blocked on a read.
+//!
+//! Containment. Every case process carries an environment token
+//! ([`TOKEN_VAR`], unique per spawn). Once [`contain`] made the harness a
+//! child subreaper (Linux), processes that leave the case's group and are
+//! orphaned (`setsid cmd &`, a double fork) come back to the harness as its
+//! children; when the case ends, the inherited children carrying its token
+//! are killed with their descendants. The token is read from
+//! `/proc/<pid>/environ` rather than inferred from parentage because an
+//! orphan's parentage is exactly what was lost; it survives `setsid`,
+//! double forks and group changes, and only a process that clears its own
+//! environment drops it (those are swept when no other case runs, and at
+//! the end of the run). The sweep costs one read of
+//! `/proc/self/task/*/children` per case when nothing was inherited.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::sys::{self, Signal};
 use crate::runner::interrupt::Interrupt;
+
+/// The environment variable that marks every process of a case.
+pub const TOKEN_VAR: &str = "CARGO_GOLDEN_CASE_TOKEN";
+/// `off` in the harness's environment: no guardian process; a case's main
+/// process then gets a parent-death signal instead (it alone dies with
+/// the harness).
+pub const GUARDIAN_VAR: &str = "CARGO_GOLDEN_GUARDIAN";
 
 /// Receives one stream's bytes as they are read.
 pub trait Sink {
@@ -31,8 +53,9 @@ pub struct Spec<'a> {
     pub working_dir: &'a Path,
     /// Added to the parent's environment.
     pub env: &'a BTreeMap<String, String>,
-    /// Wall-clock limit.
-    pub timeout: Duration,
+    /// When the case's time is up (its timeout counts from before the
+    /// isolation work, which may already have used part of it).
+    pub deadline: Instant,
     /// SIGTERM → SIGKILL delay.
     pub kill_grace: Duration,
     /// How long pipes may stay open after the main process exited.
@@ -52,6 +75,10 @@ pub struct Outcome {
     pub interrupted: bool,
     /// Descendants still held a pipe after the main process exited.
     pub leaked: bool,
+    /// Processes of the case still running when it ended, killed then
+    /// (`pid N (command)`): background jobs and processes that escaped
+    /// its group. Empty where inherited processes cannot be found.
+    pub left_behind: Vec<String>,
     /// Wall clock from spawn to reap.
     pub duration: Duration,
 }
@@ -76,6 +103,71 @@ pub enum SpawnError {
 const CHUNK: usize = 256 * 1024;
 /// How often an idle wait looks at the interrupt flag.
 const TICK: Duration = Duration::from_millis(50);
+/// How long a sweep waits for one SIGKILLed process to be reapable.
+const REAP_LIMIT: Duration = Duration::from_secs(2);
+/// Processes named in one warning; the rest are counted.
+const NAMED: usize = 10;
+
+/// Case main processes started and not yet reaped, by pid, with their
+/// tokens. Held across spawn-and-insert and across sweeps, so a sweep never
+/// mistakes a case's freshly started main process for an orphan.
+static LIVE: Mutex<BTreeMap<u32, String>> = Mutex::new(BTreeMap::new());
+static SEQ: AtomicU64 = AtomicU64::new(0);
+static CONTAINED: OnceLock<Contained> = OnceLock::new();
+static GUARDIAN: Mutex<Option<sys::Guardian>> = Mutex::new(None);
+
+#[derive(Debug)]
+struct Contained {
+    /// Orphaned descendants come back to this process.
+    subreaper: bool,
+    /// The guardian's pid: a child that is never swept.
+    guardian: Option<u32>,
+}
+
+fn live() -> MutexGuard<'static, BTreeMap<u32, String>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// This process's token prefix: unique per harness process.
+fn prefix() -> &'static str {
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        format!(
+            "{}.{}",
+            std::process::id(),
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        )
+    })
+}
+
+/// Take responsibility for every process the cases start, for the rest of
+/// this process's life: become a child subreaper and start the guardian
+/// (Linux). Called once by each front door before its first case; library
+/// users that do not call it get group kills only. Idempotent.
+pub fn contain() {
+    CONTAINED.get_or_init(|| {
+        let subreaper = sys::become_subreaper();
+        let wanted = std::env::var(GUARDIAN_VAR).map_or(true, |v| v != "off");
+        let guardian = wanted
+            .then(|| sys::Guardian::start(TOKEN_VAR, prefix()).ok())
+            .flatten();
+        let pid = guardian.as_ref().map(sys::Guardian::pid);
+        *GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()) = guardian;
+        Contained {
+            subreaper,
+            guardian: pid,
+        }
+    });
+}
+
+/// The run ended cleanly: dismiss the guardian. A process that exits
+/// without calling this (a second Ctrl-C, a crash) leaves the guardian to
+/// kill whatever its cases left.
+pub fn release() {
+    if let Some(g) = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        g.release();
+    }
+}
 
 /// Run `spec`, streaming stdout and stderr into the sinks.
 pub fn run(
@@ -87,6 +179,7 @@ pub fn run(
     if !spec.working_dir.is_dir() {
         return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
     }
+    let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
     let mut cmd = Command::new(sys::shell());
     cmd.arg("-c")
         .arg(spec.command)
@@ -95,78 +188,140 @@ pub fn run(
         .env_remove(crate::report::seal::KEY_ENV)
         .env_remove(crate::report::seal::PASSWORD_ENV)
         .envs(spec.env)
+        .env(TOKEN_VAR, &token)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    sys::new_process_group(&mut cmd);
+    // Without a guardian, the parent-death signal is the fallback.
+    sys::prepare(
+        &mut cmd,
+        CONTAINED.get().is_none_or(|c| c.guardian.is_none()),
+    );
 
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(SpawnError::Spawn)?;
-    let pgid = child.id();
-    if let Some(i) = interrupt {
-        i.add_group(pgid);
-    }
+    let mut child = {
+        let mut live = live();
+        let child = cmd.spawn().map_err(SpawnError::Spawn)?;
+        live.insert(child.id(), token.clone());
+        child
+    };
+    let pid = child.id();
     let mut out = child.stdout.take().expect("stdout is piped");
     let mut err = child.stderr.take().expect("stderr is piped");
     sys::grow_pipe(&out);
     sys::grow_pipe(&err);
 
+    let mut st = LoopState::default();
+    let result = pump(
+        spec,
+        pid,
+        (&mut out, &mut err),
+        (stdout, stderr),
+        interrupt,
+        &mut st,
+    );
+
+    // From here on, whatever happened above: nothing of the case may
+    // outlive it. The main process is not reaped yet, so neither its pid
+    // nor its group id can have been reused. Once it has exited, whatever
+    // still runs has come back to us: named and killed before the group
+    // kill, so that each is seen alive and the list does not depend on
+    // how fast the group dies.
+    let mut left_behind = if st.exited {
+        sweep_case(&token)
+    } else {
+        Vec::new()
+    };
+    sys::kill_case(pid, Signal::Kill);
+    if !st.exited {
+        sys::wait_exit_no_reap(pid);
+    }
+    drain(&mut out, &mut err, stdout, stderr);
+    left_behind.extend(sweep_case(&token));
+    let status = {
+        let mut live = live();
+        // The main process has exited: this wait returns at once.
+        let status = child.wait();
+        live.remove(&pid);
+        status
+    };
+    let status = status.map_err(SpawnError::Io)?;
+    result?;
+    Ok(Outcome {
+        exit_code: sys::exit_code(status),
+        signal: sys::exit_signal(status),
+        timed_out: st.timed_out,
+        interrupted: st.interrupted,
+        leaked: st.leaked,
+        left_behind,
+        duration: start.elapsed(),
+    })
+}
+
+/// What the poll loop learned.
+#[derive(Debug, Default)]
+struct LoopState {
+    exited: bool,
+    timed_out: bool,
+    interrupted: bool,
+    leaked: bool,
+}
+
+/// Read both pipes until they close after the main process exited, the
+/// leak wait ends, or the case is killed (timeout, interrupt).
+fn pump(
+    spec: &Spec<'_>,
+    pid: u32,
+    pipes: (&mut ChildStdout, &mut ChildStderr),
+    sinks: (&mut dyn Sink, &mut dyn Sink),
+    interrupt: Option<&Arc<Interrupt>>,
+    st: &mut LoopState,
+) -> Result<(), SpawnError> {
+    let (out, err) = pipes;
+    let (stdout, stderr) = sinks;
     // Readable once the main process has exited (not reaped): folds
     // "exited" into the same poll as the output.
-    let exit_fd = sys::exit_notifier(pgid).map_err(SpawnError::Spawn)?;
-
-    let deadline = start + spec.timeout;
+    let exit_fd = sys::exit_notifier(pid).map_err(SpawnError::Spawn)?;
     let mut buf = vec![0u8; CHUNK];
     let mut open = [true, true];
-    let mut exited = false;
     let mut leak_deadline: Option<Instant> = None;
     let mut kill_at: Option<Instant> = None;
-    let mut timed_out = false;
-    let mut interrupted = false;
-    let mut leaked = false;
-    let mut failure: Option<SpawnError> = None;
 
     loop {
         let now = Instant::now();
-        if !timed_out && !interrupted {
-            if now >= deadline {
-                timed_out = true;
+        if !st.timed_out && !st.interrupted {
+            if now >= spec.deadline {
+                st.timed_out = true;
             } else if interrupt.is_some_and(|i| i.requested()) {
-                interrupted = true;
+                st.interrupted = true;
             }
-            if timed_out || interrupted {
-                sys::kill_group(pgid, Signal::Term);
-                kill_at = Some(now + spec.kill_grace);
+            if st.timed_out || st.interrupted {
+                sys::kill_case(pid, Signal::Term);
+                kill_at = Some(now.checked_add(spec.kill_grace).unwrap_or(now));
             }
         }
         if let Some(at) = kill_at
             && now >= at
         {
-            sys::kill_group(pgid, Signal::Kill);
+            sys::kill_case(pid, Signal::Kill);
             kill_at = None;
         }
-        if exited && !open[0] && !open[1] {
-            break;
+        if st.exited && !open[0] && !open[1] {
+            return Ok(());
         }
         if let Some(ld) = leak_deadline
             && now >= ld
         {
-            leaked = open[0] || open[1];
-            break;
-        }
-        if failure.is_some() {
-            break;
+            st.leaked = open[0] || open[1];
+            return Ok(());
         }
 
         let mut wake = now + TICK;
-        if !timed_out && !interrupted {
-            wake = wake.min(deadline);
+        if !st.timed_out && !st.interrupted {
+            wake = wake.min(spec.deadline);
         }
-        if let Some(at) = kill_at {
+        for at in [kill_at, leak_deadline].into_iter().flatten() {
             wake = wake.min(at);
-        }
-        if let Some(ld) = leak_deadline {
-            wake = wake.min(ld);
         }
         let ms = wake
             .saturating_duration_since(now)
@@ -180,79 +335,182 @@ pub fn run(
         if open[1] {
             fds.push(err.as_raw_fd());
         }
-        if !exited {
+        if !st.exited {
             fds.push(exit_fd.as_raw_fd());
         }
         let ready = sys::poll_read(&fds, ms).map_err(SpawnError::Io)?;
-        let mut k = 0;
-        for (stream, is_open) in open.iter_mut().enumerate() {
-            if !*is_open {
-                continue;
-            }
-            if ready[k].readable {
-                let (pipe, sink): (&mut dyn Read, &mut dyn Sink) = if stream == 0 {
-                    (&mut out, &mut *stdout)
-                } else {
-                    (&mut err, &mut *stderr)
-                };
-                match pipe.read(&mut buf) {
-                    Ok(0) => *is_open = false,
-                    Ok(n) => {
-                        if let Err(e) = sink.write(&buf[..n]) {
-                            failure = Some(SpawnError::Sink(e));
-                        }
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                    Err(e) => failure = Some(SpawnError::Io(e)),
-                }
-            }
-            k += 1;
-        }
-        if !exited && ready[k].readable {
-            exited = true;
-            leak_deadline = Some(Instant::now() + spec.leak_wait);
+        let streams: [(&mut dyn Read, &mut dyn Sink); 2] =
+            [(&mut *out, &mut *stdout), (&mut *err, &mut *stderr)];
+        let k = read_ready(&ready, &mut open, streams, &mut buf)?;
+        if !st.exited && ready[k].readable {
+            st.exited = true;
+            let now = Instant::now();
+            leak_deadline = Some(now.checked_add(spec.leak_wait).unwrap_or(now));
         }
     }
+}
 
-    // Nothing of the group may outlive the case. The main process is not
-    // reaped yet, so the group id cannot have been reused.
-    sys::kill_group(pgid, Signal::Kill);
-    if !exited {
-        sys::wait_exit_no_reap(pgid);
-    }
-    // Whatever is still buffered in the pipes belongs to the case's output.
-    for (stream, is_open) in open.iter().enumerate() {
+/// Read once from each open stream that poll found ready; a stream at its
+/// end is closed. Returns how many entries of `ready` the streams used.
+fn read_ready(
+    ready: &[sys::Ready],
+    open: &mut [bool; 2],
+    streams: [(&mut dyn Read, &mut dyn Sink); 2],
+    buf: &mut [u8],
+) -> Result<usize, SpawnError> {
+    let mut k = 0;
+    for ((pipe, sink), is_open) in streams.into_iter().zip(open.iter_mut()) {
         if !*is_open {
             continue;
         }
-        let (pipe, sink): (&mut dyn Read, &mut dyn Sink) = if stream == 0 {
-            sys::set_nonblocking(&out);
-            (&mut out, &mut *stdout)
-        } else {
-            sys::set_nonblocking(&err);
-            (&mut err, &mut *stderr)
-        };
+        if ready[k].readable {
+            match pipe.read(buf) {
+                Ok(0) => *is_open = false,
+                Ok(n) => sink.write(&buf[..n]).map_err(SpawnError::Sink)?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(SpawnError::Io(e)),
+            }
+        }
+        k += 1;
+    }
+    Ok(k)
+}
+
+/// Whatever is still buffered in the pipes belongs to the case's output;
+/// read it without waiting for writers that may never close them.
+fn drain(
+    out: &mut ChildStdout,
+    err: &mut ChildStderr,
+    stdout: &mut dyn Sink,
+    stderr: &mut dyn Sink,
+) {
+    let mut buf = vec![0u8; CHUNK];
+    sys::set_nonblocking(out);
+    sys::set_nonblocking(err);
+    let streams: [(&mut dyn Read, &mut dyn Sink); 2] = [(out, stdout), (err, stderr)];
+    for (pipe, sink) in streams {
         while let Ok(n) = pipe.read(&mut buf) {
             if n == 0 || sink.write(&buf[..n]).is_err() {
                 break;
             }
         }
     }
-    // Forget the group before reaping: once reaped its id may be reused.
-    if let Some(i) = interrupt {
-        i.remove_group(pgid);
+}
+
+/// Kill what the case with `token` left running that came back to this
+/// process (with its descendants), and name it.
+fn sweep_case(token: &str) -> Vec<String> {
+    let killed = sweep(|info, live| {
+        let others = live.values().filter(|t| *t != token).count();
+        match info.token.as_deref() {
+            Some(t) if t == token => true,
+            // Another running case's: its own end will see to it.
+            Some(t) if live.values().any(|v| v == t) => false,
+            // A finished case's.
+            Some(t) if t.starts_with(prefix()) => true,
+            // No token of ours (it cleared its environment): whose it is
+            // can only be told when no other case runs.
+            _ => others == 0,
+        }
+    });
+    killed.iter().map(describe).collect()
+}
+
+/// At the end of a run (no case running): kill every process the cases
+/// left behind that came back to this process. Returns them, named.
+pub fn sweep_all() -> Vec<String> {
+    sweep(|_, live| live.is_empty())
+        .iter()
+        .map(describe)
+        .collect()
+}
+
+/// Kill every case process now, inherited ones included (a second
+/// interrupt: the harness is about to exit).
+pub fn kill_all() {
+    for &pid in live().keys() {
+        sys::kill_case(pid, Signal::Kill);
     }
-    let status = child.wait().map_err(SpawnError::Io)?;
-    if let Some(f) = failure {
-        return Err(f);
+    sweep(|_, _| true);
+}
+
+/// Kill, with all their descendants, the inherited children `select`
+/// picks, and reap them; reap inherited zombies. Rounds, because a killed
+/// process's own children come back to us only once it is gone. Returns
+/// every process killed, as it was when first seen.
+fn sweep(select: impl Fn(&sys::ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<sys::ProcInfo> {
+    let Some(contained) = CONTAINED.get().filter(|c| c.subreaper) else {
+        return Vec::new();
+    };
+    let live = live();
+    let mut killed: Vec<sys::ProcInfo> = Vec::new();
+    let mut seen = HashSet::new();
+    for _round in 0..64 {
+        let mut roots = Vec::new();
+        for pid in sys::children() {
+            if live.contains_key(&pid) || Some(pid) == contained.guardian {
+                continue;
+            }
+            let Some(info) = sys::inspect(pid, TOKEN_VAR) else {
+                continue;
+            };
+            if info.zombie {
+                sys::reap(pid, Duration::ZERO);
+            } else if select(&info, &live) {
+                roots.push(info);
+            }
+        }
+        if roots.is_empty() {
+            break;
+        }
+        // Named before they are killed: a killed process is soon a zombie,
+        // and a zombie has no command line.
+        let mut doomed = Vec::new();
+        for root in &roots {
+            doomed.push(root.pid);
+            for d in sys::descendants(root.pid) {
+                if seen.insert(d)
+                    && let Some(i) = sys::inspect(d, TOKEN_VAR).filter(|i| !i.zombie)
+                {
+                    killed.push(i);
+                }
+                doomed.push(d);
+            }
+        }
+        for &pid in &doomed {
+            sys::kill_process(pid, Signal::Kill);
+        }
+        for root in roots {
+            sys::reap(root.pid, REAP_LIMIT);
+            if seen.insert(root.pid) {
+                killed.push(root);
+            }
+        }
     }
-    Ok(Outcome {
-        exit_code: sys::exit_code(status),
-        signal: sys::exit_signal(status),
-        timed_out,
-        interrupted,
-        leaked,
-        duration: start.elapsed(),
-    })
+    killed.sort_by_key(|i| i.pid);
+    killed
+}
+
+/// `pid N (command)`, the command cut to a readable length.
+fn describe(info: &sys::ProcInfo) -> String {
+    let mut command = info.command.clone();
+    if command.chars().count() > 120 {
+        command = command.chars().take(117).collect::<String>() + "...";
+    }
+    format!("pid {} ({command})", info.pid)
+}
+
+/// `a, b, c` naming at most ten entries, then how many more.
+pub fn name_list(items: &[String]) -> String {
+    let mut s = items
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > NAMED {
+        s.push_str(&format!(" and {} more", items.len() - NAMED));
+    }
+    s
 }

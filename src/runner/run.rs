@@ -50,6 +50,19 @@ pub fn run_warnings(harness: &Harness) -> Vec<String> {
     w
 }
 
+/// Kill what the cases left behind that no case's own end could attribute
+/// (a process that cleared its environment while other cases ran), and say
+/// so.
+fn leftovers_warning() -> Option<String> {
+    let killed = super::process::sweep_all();
+    (!killed.is_empty()).then(|| {
+        format!(
+            "processes left behind by the cases were killed when the run ended: {}",
+            super::process::name_list(&killed)
+        )
+    })
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking case thread must not take the whole run down with it:
     // the data behind these locks stays consistent at every await point.
@@ -329,6 +342,11 @@ impl<'h> Run<'h> {
     /// The run record, cases in declaration order, and the reporters back
     /// (for `RunFinished`, once the reports are written and checked).
     pub fn finish(&self) -> (RunRecord, Fanout) {
+        let mut warnings = self.warnings.clone();
+        if let Some(w) = leftovers_warning() {
+            self.emit(&Event::Warning { message: &w });
+            warnings.push(w);
+        }
         let slots = std::mem::take(&mut *lock(&self.slots));
         let cases = slots
             .into_iter()
@@ -349,7 +367,7 @@ impl<'h> Run<'h> {
             partition: self.opts.partition.map(|p| p.to_string()),
             declared_cases: self.harness.cases.len(),
             interrupted: self.cut_short.load(Ordering::SeqCst),
-            warnings: self.warnings.clone(),
+            warnings,
             empty_selection: self.empty_selection.clone(),
         };
         (record, std::mem::take(&mut *lock(&self.fanout)))

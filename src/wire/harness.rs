@@ -155,13 +155,26 @@ leaf!(
     })
 );
 
-/// An integer of at least 1.
+/// Characters of output kept in reports: 1 to [`MAX_TRUNCATE`].
+///
+/// [`MAX_TRUNCATE`]: crate::config::MAX_TRUNCATE
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct AtLeastOne(pub u64);
+pub struct Truncate(pub u64);
 leaf!(
-    AtLeastOne,
-    json_schema!({ "type": "integer", "minimum": 1 })
+    Truncate,
+    json_schema!({ "type": "integer", "minimum": 1, "maximum": crate::config::MAX_TRUNCATE })
+);
+
+/// Cases at once: 1 to [`MAX_JOBS`].
+///
+/// [`MAX_JOBS`]: crate::config::MAX_JOBS
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Jobs(pub u64);
+leaf!(
+    Jobs,
+    json_schema!({ "type": "integer", "minimum": 1, "maximum": crate::config::MAX_JOBS })
 );
 
 /// An integer of at least 0.
@@ -171,6 +184,17 @@ pub struct AtLeastZero(pub u64);
 leaf!(
     AtLeastZero,
     json_schema!({ "type": "integer", "minimum": 0 })
+);
+
+/// Extra attempts: 0 to [`MAX_RETRIES`].
+///
+/// [`MAX_RETRIES`]: crate::config::MAX_RETRIES
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Retries(pub u64);
+leaf!(
+    Retries,
+    json_schema!({ "type": "integer", "minimum": 0, "maximum": crate::config::MAX_RETRIES })
 );
 
 /// A Rust `regex` pattern (not checked by the schema: the JSON Schema
@@ -263,7 +287,7 @@ pub struct HarnessTable {
     /// Characters of stdout and stderr kept in reports; the artifact files
     /// always keep everything.
     #[serde(default = "default_truncate")]
-    pub truncate: AtLeastOne,
+    pub truncate: Truncate,
     /// `true`: declaring no golden project is a config error.
     #[serde(default)]
     pub require_golden: bool,
@@ -273,11 +297,11 @@ pub struct HarnessTable {
     pub out_dir: Option<String>,
     /// Cases run at once. 1 runs them one after another.
     #[serde(default = "default_jobs")]
-    pub jobs: AtLeastOne,
+    pub jobs: Jobs,
     /// Default number of extra attempts for a failed case; a later pass
     /// makes it PASSED and flaky.
     #[serde(default = "default_retries")]
-    pub retries: AtLeastZero,
+    pub retries: Retries,
     /// Time between SIGTERM and SIGKILL when a case times out.
     #[serde(default = "default_kill_grace")]
     pub kill_grace: HumanDuration,
@@ -382,6 +406,7 @@ pub struct Golden {
     pub timeout: Option<HumanDuration>,
     /// Environment variables added to the inherited environment.
     #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
     pub env: BTreeMap<String, EnvValue>,
     /// Directory the command runs in, relative to this file. Default: `path`
     /// if it is a directory, else its parent.
@@ -394,7 +419,7 @@ pub struct Golden {
     #[serde(default)]
     pub ignore: Vec<Glob>,
     /// Extra attempts when the case fails. Default: `[harness] retries`.
-    pub retries: Option<AtLeastZero>,
+    pub retries: Option<Retries>,
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
@@ -442,9 +467,10 @@ pub struct Verify {
     pub expected: ExpectedOutcome,
     /// Environment variables added to the inherited environment.
     #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
     pub env: BTreeMap<String, EnvValue>,
     /// Extra attempts when the case fails. Default: `[harness] retries`.
-    pub retries: Option<AtLeastZero>,
+    pub retries: Option<Retries>,
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
@@ -473,14 +499,14 @@ fn default_kill_grace() -> HumanDuration {
 fn default_leak_wait() -> HumanDuration {
     HumanDuration::of(defaults::LEAK_WAIT)
 }
-fn default_truncate() -> AtLeastOne {
-    AtLeastOne(defaults::TRUNCATE as u64)
+fn default_truncate() -> Truncate {
+    Truncate(defaults::TRUNCATE as u64)
 }
-fn default_jobs() -> AtLeastOne {
-    AtLeastOne(1)
+fn default_jobs() -> Jobs {
+    Jobs(1)
 }
-fn default_retries() -> AtLeastZero {
-    AtLeastZero(0)
+fn default_retries() -> Retries {
+    Retries(0)
 }
 fn default_true() -> bool {
     true

@@ -149,3 +149,69 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// Command lines of live processes whose environment holds `var=value`.
+/// Linux only (reads /proc); tests set the variable in a case's `env`, so
+/// only that case's processes carry it.
+pub fn processes_with_env(var: &str, value: &str) -> Vec<String> {
+    let needle = format!("{var}={value}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| {
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            if !env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
+                return None;
+            }
+            // A zombie's environment reads empty, so what is left is alive.
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let line: Vec<u8> = cmd.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
+            Some(format!(
+                "{} {}",
+                e.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&line).trim()
+            ))
+        })
+        .collect()
+}
+
+/// Wait (at most 15 s) until no live process carries `var=value`; the
+/// list of survivors otherwise.
+pub fn survivors_with_env(var: &str, value: &str) -> Vec<String> {
+    let start = std::time::Instant::now();
+    loop {
+        let left = processes_with_env(var, value);
+        if left.is_empty() || start.elapsed() > std::time::Duration::from_secs(15) {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A value unique to this test process and `label`, for markers.
+pub fn unique(label: &str) -> String {
+    format!("{label}-{}-{}", std::process::id(), uuid_like())
+}
+
+fn uuid_like() -> u128 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Send `signal` to our own child `child`.
+pub fn signal(child: &std::process::Child, signal: i32) {
+    // SAFETY: a signal to a process this test started.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+}

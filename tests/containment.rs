@@ -1,0 +1,760 @@
+//! Containment and durability (SPEC section 12) through the real binary:
+//! nothing of a case outlives it, a dying harness does not free its cases,
+//! isolation is exact and bounded, one run per out dir, no stale verdict,
+//! every number bounded.
+//!
+//! Each test finds its own processes by a marker it sets in the case's
+//! environment (`CG_TEST_MARK`), through /proc.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{Project, signal, survivors_with_env, text, unique};
+
+const MARK: &str = "CG_TEST_MARK";
+
+fn warnings(ev: &serde_json::Value) -> String {
+    ev["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn no_survivors(mark: &str) {
+    let left = survivors_with_env(MARK, mark);
+    assert!(left.is_empty(), "case processes survived: {left:?}");
+}
+
+// 1. A main process that leaves its process group is still timed out, and
+//    the harness still answers SIGTERM.
+
+#[test]
+fn a_main_process_that_leaves_its_group_is_still_timed_out() {
+    let mark = unique("leaves-group");
+    let p = Project::new(&format!(
+        r#"
+[harness]
+kill_grace = "500ms"
+[[verify]]
+name = "leaves"
+command = "exec perl -e 'setpgrp(0, getpgrp(getppid())) or die; sleep 600'"
+timeout = "1s"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-leaves");
+    assert_eq!(ev["execution_status"], "ABORTED", "{ev}");
+    // Killed by the timeout's SIGTERM, not run to its end.
+    assert_eq!(ev["exit_code"], 128 + 15, "{ev}");
+    no_survivors(&mark);
+}
+
+#[test]
+fn sigterm_to_the_harness_ends_a_case_that_left_its_group() {
+    let mark = unique("leaves-term");
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "leaves"
+command = "echo started; exec perl -e 'setpgrp(0, getpgrp(getppid())) or die; sleep 600'"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let mut child = p.cmd(&[]).stderr(Stdio::null()).spawn().unwrap();
+    p.wait_for_output("001-leaves", "started");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, libc::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(3));
+    assert_eq!(p.summary()["cases"][0]["execution_status"], "ABORTED");
+    no_survivors(&mark);
+}
+
+// 2. Escapes (setsid, double fork, a cleared environment) are killed when
+//    the case ends, and named.
+
+#[test]
+fn processes_that_escape_the_group_are_killed_and_named() {
+    let mark = unique("escapes");
+    let argv_mark = format!("1012.{}", std::process::id());
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "escapes"
+command = "setsid sleep 1011 >/dev/null 2>&1 & (setsid sleep 1011.5 >/dev/null 2>&1 &); setsid env -i sleep {argv_mark} >/dev/null 2>&1 & echo ok"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let ev = p.evidence("001-escapes");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    let w = warnings(&ev);
+    assert!(w.contains("processes left running were killed"), "{w}");
+    // Named by their command line; one caught before its `exec` still
+    // shows the `setsid …` that was starting it.
+    for name in ["sleep 1011", "sleep 1011.5", &format!("sleep {argv_mark}")] {
+        assert!(w.contains(&format!("{name})")), "{name} not named: {w}");
+    }
+    assert!(w.contains("pid "), "{w}");
+    no_survivors(&mark);
+    // The one with a cleared environment is found by its command line.
+    assert!(common::processes_matching(&format!("sleep {argv_mark}")).is_empty());
+}
+
+#[test]
+fn with_jobs_each_case_sweeps_only_its_own_escapes() {
+    let mark = unique("jobs");
+    let p = Project::new(&format!(
+        r#"
+[harness]
+jobs = 2
+[[verify]]
+name = "escapes"
+command = "setsid sleep 1011.75 >/dev/null 2>&1 & echo a"
+env = {{ {MARK} = "{mark}" }}
+[[verify]]
+name = "keeps running"
+command = "(setsid sh -c 'sleep 0.5; echo child-done' &); sleep 1; echo b"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let first = p.evidence("001-escapes");
+    assert!(warnings(&first).contains("sleep 1011.75"), "{first}");
+    assert!(!warnings(&first).contains("sleep 0.5"), "{first}");
+    // The second case's orphan (already the harness's child, carrying the
+    // second case's token) lived on while the first case ended.
+    let log = std::fs::read_to_string(p.case_dir("002-keeps_running").join("stdout.log")).unwrap();
+    assert!(log.contains("child-done"), "{log}");
+    no_survivors(&mark);
+}
+
+#[test]
+fn an_escaped_writer_cannot_modify_the_project_after_the_check() {
+    let mark = unique("escaped-writer");
+    let p = Project::new(&format!(
+        r#"
+[harness]
+leak_wait = "200ms"
+[[golden]]
+name = "writer"
+path = "golden/p"
+command = "setsid sh -c 'sleep 1; echo x >> data.txt' & echo ok"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let data = p.write("golden/p/data.txt", "data\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    no_survivors(&mark);
+    // Past the moment the writer would have written.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "data\n");
+    let w = warnings(&p.evidence("001-writer"));
+    assert!(w.contains("sleep 1; echo x >> data.txt"), "{w}");
+}
+
+// 3. The harness dying does not free the case.
+
+fn harness_dies_by(sig: i32) -> (Project, String, std::process::ExitStatus) {
+    let mark = unique("dies");
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "long"
+command = "sleep 1013 & setsid sleep 1013.25 >/dev/null 2>&1 & echo started; sleep 1013.5"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let mut child = p
+        .cmd(&[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    p.wait_for_output("001-long", "started");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, sig);
+    let status = child.wait().unwrap();
+    (p, mark, status)
+}
+
+#[test]
+fn a_sigkilled_harness_takes_its_cases_with_it() {
+    let (_p, mark, status) = harness_dies_by(libc::SIGKILL);
+    assert_eq!(status.code(), None);
+    no_survivors(&mark);
+}
+
+#[test]
+fn without_a_guardian_the_main_process_dies_with_the_harness() {
+    let mark = unique("pdeathsig");
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "long"
+command = "echo started; exec sleep 1013.75"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    let mut child = p
+        .cmd(&[])
+        .env("CARGO_GOLDEN_GUARDIAN", "off")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    p.wait_for_output("001-long", "started");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    // The parent-death signal: no guardian is there to sweep.
+    no_survivors(&mark);
+}
+
+#[test]
+fn sighup_and_sigusr1_are_interrupts() {
+    for sig in [libc::SIGHUP, libc::SIGUSR1] {
+        let (p, mark, status) = harness_dies_by(sig);
+        assert_eq!(status.code(), Some(3), "signal {sig}");
+        no_survivors(&mark);
+        let case = &p.summary()["cases"][0];
+        assert_eq!(case["execution_status"], "ABORTED", "signal {sig}: {case}");
+    }
+}
+
+// 4. `copy` runs in the copy whatever `working_dir` spells.
+
+#[test]
+fn copy_runs_in_the_copy_when_working_dir_climbs_or_is_a_symlink() {
+    let p = Project::new("");
+    let data = p.write("golden/proj/data.txt", "a\n");
+    std::os::unix::fs::symlink(p.path().join("golden/proj"), p.path().join("link")).unwrap();
+    p.write(
+        "h/harness.toml",
+        r#"
+[[golden]]
+name = "dotdot"
+path = "../golden/proj"
+working_dir = "../golden/proj"
+command = "echo changed >> data.txt && pwd"
+isolation = "copy"
+
+[[golden]]
+name = "symlink"
+path = "../golden/proj"
+working_dir = "../link"
+command = "echo changed >> data.txt && pwd"
+isolation = "copy"
+"#,
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path().join("h"))
+        .args(["--config", "harness.toml", "--out"])
+        .arg(p.out())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "a\n");
+    for slug in ["001-dotdot", "002-symlink"] {
+        let ran_in = std::fs::read_to_string(p.case_dir(slug).join("stdout.log")).unwrap();
+        let ran_in = Path::new(ran_in.trim());
+        assert!(
+            !ran_in.starts_with(p.path()),
+            "{slug} ran in the original: {}",
+            ran_in.display()
+        );
+    }
+}
+
+// 5. `copy` never blocks on special files and is removed even on a second
+//    Ctrl-C.
+
+#[test]
+fn copy_recreates_fifos_and_leaves_out_sockets() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "special"
+path = "golden/p"
+command = "test -p pipe && ! test -e sock && test -f data.txt && echo ok"
+isolation = "copy"
+timeout = "30s"
+"#,
+    );
+    p.write("golden/p/data.txt", "a\n");
+    let st = Command::new("mkfifo")
+        .arg(p.path().join("golden/p/pipe"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let _sock = std::os::unix::net::UnixListener::bind(p.path().join("golden/p/sock")).unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let ev = p.evidence("001-special");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    let w = warnings(&ev);
+    assert!(w.contains("FIFO pipe recreated empty"), "{w}");
+    assert!(w.contains("socket sock left out"), "{w}");
+}
+
+#[test]
+fn a_second_sigint_removes_the_temporary_copy() {
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "60s"
+[[golden]]
+name = "stubborn"
+path = "golden/p"
+command = "trap '' TERM INT; pwd; while :; do sleep 1014.5; done"
+isolation = "copy"
+"#,
+    );
+    p.write("golden/p/data.txt", "a\n");
+    let mut child = p.cmd(&[]).stderr(Stdio::null()).spawn().unwrap();
+    p.wait_for_output("001-stubborn", "/");
+    let copy = std::fs::read_dir(p.out().join("artifacts"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("execution/001-stubborn/stdout.log");
+    let copy = std::fs::read_to_string(copy).unwrap();
+    let copy = Path::new(copy.trim());
+    assert!(copy.is_dir(), "{}", copy.display());
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    assert_eq!(child.wait().unwrap().code(), Some(3));
+    assert!(
+        !copy.exists(),
+        "the copy {} was left behind",
+        copy.display()
+    );
+    assert!(common::processes_matching("sleep 1014.5").is_empty());
+}
+
+// 6. `check` sees modes, kinds, symlink targets and empty directories,
+//    prunes ignored directories, never counts the out dir, and its work
+//    counts towards the timeout.
+
+#[test]
+fn check_sees_modes_kinds_links_and_empty_dirs_naming_each() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "subtle"
+path = "golden/p"
+command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; rm swap; mkfifo swap"
+"#,
+    );
+    p.write("golden/p/f", "x");
+    p.write("golden/p/run.sh", "echo hi");
+    p.write("golden/p/swap", "was a file");
+    std::os::unix::fs::symlink("a", p.path().join("golden/p/link")).unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-subtle");
+    let issue = ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "GOLDEN_MODIFIED")
+        .unwrap_or_else(|| panic!("no GOLDEN_MODIFIED: {ev}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for part in [
+        "f (mode 644 → 0)",
+        "run.sh (mode 644 → 755)",
+        "empty/",
+        "p",
+        "link (target)",
+        "swap (file → FIFO)",
+    ] {
+        assert!(issue.contains(part), "{part:?} not in: {issue}");
+    }
+}
+
+/// A file that takes far longer than any test timeout to hash: 64 GiB of
+/// holes, which costs no disk.
+fn sparse(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let f = std::fs::File::create(path).unwrap();
+    f.set_len(64 << 30).unwrap();
+}
+
+#[test]
+fn ignored_directories_are_not_entered_and_the_out_dir_never_counts() {
+    // The project is the harness's own directory: the out dir lies inside,
+    // and the case's own output changes a file in it.
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "here"
+path = "."
+command = "echo hi; touch sub/new"
+ignore = ["sub/**"]
+timeout = "5s"
+"#,
+    );
+    // Reading either would hash 64 GiB: only skipping both passes in 5 s.
+    sparse(&p.path().join("sub/huge"));
+    sparse(&p.out().join("huge"));
+    // A directory that cannot be listed (unless we are root, who can).
+    std::fs::create_dir(p.path().join("sub/locked")).unwrap();
+    std::fs::set_permissions(
+        p.path().join("sub/locked"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o000),
+    )
+    .unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let ev = p.evidence("001-here");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+}
+
+#[test]
+fn a_project_too_big_to_fingerprint_in_time_is_aborted() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "huge"
+path = "golden/p"
+command = "touch ran"
+timeout = "1s"
+"#,
+    );
+    sparse(&p.path().join("golden/p/huge"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-huge");
+    assert_eq!(ev["execution_status"], "ABORTED", "{ev}");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    assert!(ev["exit_code"].is_null(), "{ev}");
+    assert!(warnings(&ev).contains("fingerprinting"), "{ev}");
+    assert!(!p.path().join("golden/p/ran").exists(), "the command ran");
+}
+
+// 7. One run per out dir.
+
+#[test]
+fn a_second_run_into_a_busy_out_dir_exits_2_naming_the_holder() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "holds"
+command = "echo started; while ! test -e release; do sleep 0.05; done"
+"#,
+    );
+    let mut first = p.cmd(&[]).stderr(Stdio::null()).spawn().unwrap();
+    p.wait_for_output("001-holds", "started");
+    let second = p.run(&[]);
+    assert_eq!(second.status.code(), Some(2), "{}", text(&second));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("in use by another run"), "{err}");
+    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    // `clean` does not pull the out dir from under a run either.
+    let clean = p.run(&["clean"]);
+    assert_eq!(clean.status.code(), Some(2), "{}", text(&clean));
+    assert!(
+        String::from_utf8_lossy(&clean.stderr).contains("in use by another run"),
+        "{}",
+        text(&clean)
+    );
+    // The refused run wrote nothing: one run directory, the first's.
+    assert_eq!(
+        std::fs::read_dir(p.out().join("artifacts"))
+            .unwrap()
+            .count(),
+        1
+    );
+    std::fs::write(p.path().join("release"), "").unwrap();
+    assert_eq!(first.wait().unwrap().code(), Some(0));
+    assert_eq!(p.summary()["final_status"], "SUCCESS");
+}
+
+#[test]
+fn two_runs_at_once_never_show_one_verdict_under_the_others_exit_code() {
+    let p = Project::new("");
+    p.write(
+        "pass.toml",
+        "[harness]\nname = \"pass\"\n[[verify]]\nname = \"ok\"\ncommand = \"true\"\n",
+    );
+    p.write(
+        "fail.toml",
+        "[harness]\nname = \"fail\"\n[[verify]]\nname = \"bad\"\ncommand = \"false\"\n",
+    );
+    let start = |file: &str| {
+        Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+            .current_dir(p.path())
+            .args(["--config", file, "--out", "out"])
+            .env_remove("GITHUB_ACTIONS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for trial in 0..10 {
+        let (a, b) = (start("pass.toml"), start("fail.toml"));
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        let codes = [("pass", a.status.code()), ("fail", b.status.code())];
+        for (suite, code) in codes {
+            assert!(
+                matches!(code, Some(0..=2)),
+                "trial {trial}: {suite} exited {code:?}"
+            );
+        }
+        let summary = p.summary();
+        let suite = summary["suite_name"].as_str().unwrap().to_string();
+        let code = codes.iter().find(|(s, _)| *s == suite).unwrap().1;
+        let want = if suite == "pass" { Some(0) } else { Some(1) };
+        assert_eq!(
+            code, want,
+            "trial {trial}: {suite}'s verdict, exits {codes:?}"
+        );
+        let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let junit_suite = doc
+            .descendants()
+            .find(|n| n.has_tag_name("testsuite"))
+            .and_then(|n| n.attribute("name"))
+            .unwrap();
+        assert_eq!(junit_suite, suite, "trial {trial}: mixed reports");
+        for o in [&a, &b] {
+            if o.status.code() == Some(2) {
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(err.contains("in use by another run (pid "), "{err}");
+            }
+        }
+    }
+}
+
+// 8. No stale verdict.
+
+fn passing_run(p: &Project) {
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(p.summary()["final_status"], "SUCCESS");
+}
+
+#[test]
+fn a_failed_report_write_leaves_no_earlier_success() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "sabotage"
+command = "if test -e armed; then mkdir out/report.md; fi"
+"#,
+    );
+    passing_run(&p);
+    std::fs::write(p.path().join("armed"), "").unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("report.md"), "{err}");
+    for f in ["junit.xml", "summary.json", "observations.jsonl"] {
+        assert!(!p.out().join(f).exists(), "{f} left behind: {err}");
+    }
+}
+
+#[test]
+fn a_report_path_taken_before_the_run_leaves_no_earlier_success() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "fine"
+command = "true"
+"#,
+    );
+    passing_run(&p);
+    std::fs::remove_file(p.out().join("report.md")).unwrap();
+    std::fs::create_dir(p.out().join("report.md")).unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("report.md"), "{err}");
+    assert!(err.contains("incomplete and were removed"), "{err}");
+    for f in ["junit.xml", "summary.json", "observations.jsonl"] {
+        assert!(!p.out().join(f).exists(), "{f} left behind: {err}");
+    }
+}
+
+#[test]
+fn a_second_sigint_leaves_no_earlier_success() {
+    let p = Project::new(
+        r#"
+[harness]
+kill_grace = "60s"
+[[verify]]
+name = "stubborn"
+command = "if test -e armed; then trap '' TERM; echo started; while :; do sleep 1015.5; done; fi"
+"#,
+    );
+    passing_run(&p);
+    std::fs::write(p.path().join("armed"), "").unwrap();
+    std::fs::remove_dir_all(p.out().join("artifacts")).unwrap();
+    let mut child = p.cmd(&[]).stderr(Stdio::null()).spawn().unwrap();
+    p.wait_for_output("001-stubborn", "started");
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, libc::SIGINT);
+    assert_eq!(child.wait().unwrap().code(), Some(3));
+    for f in [
+        "junit.xml",
+        "summary.json",
+        "report.md",
+        "observations.jsonl",
+    ] {
+        assert!(!p.out().join(f).exists(), "{f} of the earlier run left");
+    }
+}
+
+// 9. Every number is bounded.
+
+#[test]
+fn numbers_out_of_range_are_config_errors_with_positions() {
+    for (line, want) in [
+        (r#"timeout = "18446744073709551615s""#, "too long"),
+        (r#"leak_wait = "2y""#, "too long"),
+        (r#"kill_grace = "100000000h""#, "too long"),
+        ("retries = 4294967295", "at most 100"),
+        ("retries = 4294967296", "at most 100"),
+        ("jobs = 100000", "at most 1024"),
+        ("truncate = 1000000000000", "at most"),
+    ] {
+        let p = Project::new(&format!(
+            "[harness]\n{line}\n[[verify]]\nname = \"x\"\ncommand = \"true\"\n"
+        ));
+        let o = p.run(&["list"]);
+        assert_eq!(o.status.code(), Some(2), "{line}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("harness.toml:2:"), "{line}: {err}");
+        assert!(err.contains(want), "{line}: {err}");
+    }
+    for env in [r#""A=B" = "x""#, r#""A\u0000B" = "x""#, r#"A = "x\u0000y""#] {
+        let p = Project::new(&format!(
+            "[[verify]]\nname = \"x\"\ncommand = \"true\"\n[verify.env]\n{env}\n"
+        ));
+        let o = p.run(&["list"]);
+        assert_eq!(o.status.code(), Some(2), "{env}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("harness.toml:5:"),
+            "{env}: {}",
+            text(&o)
+        );
+    }
+    let p = Project::new("[[verify]]\nname = \"x\"\ncommand = \"true\"\n");
+    for n in ["4294967295", "101"] {
+        let o = p.run(&["--retries", n]);
+        assert_eq!(o.status.code(), Some(2), "--retries {n}: {}", text(&o));
+        assert!(!p.out().exists(), "--retries {n} ran something");
+    }
+}
+
+// 10. Smaller: a failing sink still kills and reaps, an unwritable step
+//     summary is reported, JUnit text keeps CR-only lines and every byte
+//     after an escape.
+
+#[test]
+fn a_failing_output_write_still_kills_the_case() {
+    let mark = unique("sink");
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "floods"
+command = "sleep 1016 & head -c 50000000 /dev/zero; wait"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    // Files are limited to 2 MB and SIGXFSZ ignored: writing stdout.log
+    // fails with EFBIG part way.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 4096; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["--config", "harness.toml", "--out", "out"])
+        .current_dir(p.path())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-floods");
+    assert_eq!(ev["result"], "ERROR", "{ev}");
+    assert!(
+        ev["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("writing the command's output failed"),
+        "{ev}"
+    );
+    no_survivors(&mark);
+}
+
+#[test]
+fn an_unwritable_step_summary_is_reported() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "fine"
+command = "true"
+"#,
+    );
+    let o = p
+        .cmd(&[])
+        .env("GITHUB_ACTIONS", "true")
+        .env(
+            "GITHUB_STEP_SUMMARY",
+            p.path().join("no/such/dir/summary.md"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot write the step summary"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("::warning "),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn junit_keeps_cr_only_lines_and_the_byte_after_an_escape() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "odd bytes"
+command = "printf 'a\\rb\\n\\033\\177xy\\n'"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let out = doc
+        .descendants()
+        .find(|n| n.has_tag_name("system-out"))
+        .and_then(|n| n.text())
+        .unwrap_or_else(|| panic!("no system-out: {xml}"));
+    assert!(out.contains("a\nb"), "{out:?}");
+    assert!(out.contains("xy"), "{out:?}");
+}
