@@ -70,6 +70,20 @@ fn load() -> Result<Harness, crate::config::ConfigError> {
     Ok(harness)
 }
 
+/// Lock the out dir for this process: shared by the processes of one
+/// nextest run (each runs one case and writes no report), else exclusive
+/// with the previous reports cleared.
+fn take_out_dir(
+    out_dir: &Path,
+    nextest: bool,
+) -> Result<crate::outdir::RunLock, crate::outdir::OutDirError> {
+    if nextest {
+        crate::outdir::lock(out_dir, crate::outdir::Access::Shared)
+    } else {
+        crate::outdir::begin(out_dir)
+    }
+}
+
 fn print_error(e: &(dyn std::error::Error + 'static)) {
     if crate::cli::is_diagnostics(e) {
         eprintln!("{}", crate::exit::error_chain(e));
@@ -104,29 +118,8 @@ pub fn run(mut args: Arguments) -> i32 {
         .ok()
         .filter(|_| std::env::var_os("NEXTEST").is_some());
     let out_dir = default_out_dir(harness);
-    // One run per out dir (a nextest run's processes share it) and no
-    // earlier verdict left in it once this run has started.
-    let _lock = if args.list {
-        None
-    } else {
-        let taken = if nextest_run.is_some() {
-            crate::outdir::lock(&out_dir, crate::outdir::Access::Shared)
-        } else {
-            crate::outdir::begin(&out_dir)
-        };
-        match taken {
-            Ok(l) => Some(l),
-            Err(e) => {
-                print_error(&e);
-                return crate::exit::USAGE;
-            }
-        }
-    };
-    if !args.list {
-        crate::runner::contain();
-    }
     let opts = RunOptions {
-        out_dir,
+        out_dir: out_dir.clone(),
         run_id: Some(match &nextest_run {
             Some(id) => format!("nextest-{id}"),
             None => crate::layout::new_run_id(),
@@ -165,6 +158,24 @@ pub fn run(mut args: Arguments) -> i32 {
             selected += 1;
         }
     }
+    // One run per out dir (a nextest run's processes share it), and no
+    // earlier verdict left once this run has started; a run that selects
+    // nothing touches nothing (`cargo test some_unit_test` passes its
+    // filter to this binary too), not even the lock.
+    let _lock = if args.list || selected == 0 {
+        None
+    } else {
+        match take_out_dir(&out_dir, nextest_run.is_some()) {
+            Ok(l) => {
+                crate::runner::contain();
+                Some(l)
+            }
+            Err(e) => {
+                print_error(&e);
+                return crate::exit::USAGE;
+            }
+        }
+    };
     let conclusion = libtest_mimic::run(&args, trials);
     if args.list || nextest_run.is_some() {
         crate::runner::release();
