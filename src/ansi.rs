@@ -70,6 +70,13 @@ impl Stripper {
                 self.state = None;
                 return i;
             }
+            // ESC DEL is no sequence: a VT parser ignores the DEL and would
+            // take the next printable character as the final byte, eating
+            // text that was never part of an escape.
+            if state == State::Escape && b == 0x7f {
+                self.state = None;
+                return i + 1;
+            }
             let (next, _) = state_change(state, b);
             // `Anywhere` means "no change" in the parser's table.
             if next != State::Anywhere {
@@ -140,6 +147,12 @@ mod tests {
         assert!(matches!(strip_str("no escapes"), Cow::Borrowed(_)));
         // UTF-8 inside an OSC title is removed with it.
         assert_eq!(strip("\x1b]0;t\u{e9}te\x07\u{e9}t\u{e9}"), "\u{e9}t\u{e9}");
+    }
+
+    #[test]
+    fn esc_del_keeps_the_next_character() {
+        assert_eq!(strip("a\x1b\x7fxy"), "axy");
+        assert_eq!(strip("\x1b[1m\x1b\x7fok"), "ok");
     }
 
     #[test]
