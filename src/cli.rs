@@ -107,6 +107,16 @@ enum Command {
         #[command(flatten)]
         manifest: clap_cargo::Manifest,
     },
+    /// Compare two out dirs' summary.json with the baseline rules; write diff.md and diff.json.
+    Diff {
+        /// The earlier run's out dir (e.g. main's last CI artifact).
+        base: PathBuf,
+        /// The later run's out dir (e.g. the pull request's run).
+        new: PathBuf,
+        /// Where diff.md and diff.json go (default: NEW).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
         #[command(flatten)]
@@ -225,6 +235,9 @@ struct RunArgs {
     /// Apply `[profile.NAME]` over `[harness]` (default: $CARGO_GOLDEN_PROFILE).
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
+    /// Rewrite the selected cases' snapshots and golden-baseline.json entries from this run.
+    #[arg(long)]
+    bless: bool,
 }
 
 /// The flags of `list`: which cases, from which file.
@@ -320,6 +333,7 @@ pub fn main() -> i32 {
             junit,
             sign_key,
         }) => merge(&dirs, &out, junit, sign_key.as_deref()),
+        Some(Command::Diff { base, new, out }) => diff(&base, &new, out.as_deref()),
         Some(Command::Schema { format }) => schema(format.format()),
         Some(Command::Clean {
             config,
@@ -608,6 +622,11 @@ fn run(a: RunArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(&CliError::from(e)),
     };
+    // Read before anything runs: a broken baseline stops the run here.
+    let baseline = match crate::baseline::load(h) {
+        Ok(b) => b,
+        Err(e) => return usage_error(&e),
+    };
     // Held until the reports are written; the OS releases it if we die.
     let _lock = match crate::outdir::begin(&loaded.out_dir) {
         Ok(l) => l,
@@ -638,6 +657,7 @@ fn run(a: RunArgs) -> i32 {
             _ => runner::Ignored::Skip,
         },
         no_cases: a.no_cases,
+        bless: a.bless,
     };
     let output = OutputOptions {
         failure: a.failure_output,
@@ -646,22 +666,54 @@ fn run(a: RunArgs) -> i32 {
         ..OutputOptions::default()
     };
     let code = match runner::run(h, opts, reporters(a.message_format, h, output)) {
-        Ok((record, mut fanout)) => {
-            let finished =
-                crate::report::finish(&record, &h.display_file(), &mut fanout, signer.as_ref());
-            match &finished.problem {
-                Some(problem) => print_error(problem),
-                None => retain(&record, h.keep_runs),
-            }
-            if let Some(note) = finished.removed_note() {
-                eprintln!("error: {note}");
-            }
-            finished.exit_code
+        Ok((mut record, mut fanout)) => {
+            conclude_run(h, &a, &mut record, &mut fanout, baseline.as_ref(), signer.as_ref())
         }
         Err(e) => usage_error(&CliError::from(e)),
     };
     runner::release();
     code
+}
+
+/// Compare the finished run with its baseline (and bless it when asked),
+/// then write the reports and apply `keep_runs`.
+fn conclude_run(
+    h: &Harness,
+    a: &RunArgs,
+    record: &mut crate::model::RunRecord,
+    fanout: &mut Fanout,
+    baseline: Option<&crate::baseline::BaselineFile>,
+    signer: Option<&Signer>,
+) -> i32 {
+    let filter = filter_of(a);
+    let selects = |name: &str| {
+        filter.matches(name) && a.partition.is_none_or(|p| p.includes_undeclared(name))
+    };
+    let selection = crate::baseline::Selection {
+        selects: &selects,
+        look_for_missing: true,
+    };
+    let blessed = crate::baseline::conclude(h, record, baseline, &selection, a.bless);
+    match &blessed {
+        Ok(Some(report)) => eprint!("{report}"),
+        Ok(None) => {}
+        Err(e) => print_error(e),
+    }
+    let finished = crate::report::finish(record, &h.display_file(), fanout, signer);
+    match &finished.problem {
+        Some(problem) => print_error(problem),
+        None => retain(record, h.keep_runs),
+    }
+    if let Some(note) = finished.removed_note() {
+        eprintln!("error: {note}");
+    }
+    // The reports still say what ran; a bless that could not write its
+    // baseline must not exit 0.
+    if blessed.is_err() && finished.exit_code == exit::SUCCESS {
+        exit::FAILED
+    } else {
+        finished.exit_code
+    }
 }
 
 /// Apply `keep_runs` once the run's reports are written and agree: a run
@@ -905,6 +957,27 @@ fn clean(a: RunArgs) -> i32 {
             print_error(&CliError::Clean(out.clone(), e));
             exit::FAILED
         }
+    }
+}
+
+fn diff(base: &Path, new: &Path, out: Option<&Path>) -> i32 {
+    let out = out.unwrap_or(new);
+    match crate::commands::diff::diff(base, new, out) {
+        Ok(d) => {
+            print_stdout(d.markdown.trim_end());
+            eprintln!(
+                "{:>12} {} and {}",
+                "Wrote",
+                crate::layout::display_relative(&d.markdown_path),
+                crate::layout::display_relative(&d.json_path)
+            );
+            if d.comparison.gate_failures().next().is_some() {
+                exit::FAILED
+            } else {
+                exit::SUCCESS
+            }
+        }
+        Err(e) => usage_error(&e),
     }
 }
 

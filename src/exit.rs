@@ -32,9 +32,19 @@ pub fn for_status(status: FinalStatus) -> i32 {
 }
 
 /// The exit code a finished run's results call for, before its reports
-/// are written (see [`for_run`]).
+/// are written (see [`for_run`]): its final status; under
+/// `gate = "baseline"` (SPEC section 15), unless interrupted, the baseline
+/// comparison instead: 1 when it fails the gate, else 0.
 pub fn for_record(record: &RunRecord) -> i32 {
-    for_status(record.final_status())
+    let gate = record
+        .baseline
+        .as_ref()
+        .filter(|c| c.gate == crate::config::Gate::Baseline);
+    match gate {
+        Some(c) if !record.interrupted && c.passes_gate() => SUCCESS,
+        Some(_) if !record.interrupted => FAILED,
+        _ => for_status(record.final_status()),
+    }
 }
 
 /// What became of a run's reports.
@@ -62,6 +72,18 @@ fn combine(results: i32, reports: Reports) -> i32 {
         Reports::NotWritten => results,
         Reports::Disagree => INTEGRITY,
     }
+}
+
+/// The exit code of the libtest-mimic harness for the run in `record`:
+/// under `gate = "baseline"` the run's own exit code decides (a known
+/// failure fails its trial, yet passes the gate); otherwise
+/// [`for_libtest`].
+pub fn for_libtest_record(record: &RunRecord, tests_failed: bool, run: i32) -> i32 {
+    let gated = record
+        .baseline
+        .as_ref()
+        .is_some_and(|c| c.gate == crate::config::Gate::Baseline);
+    for_libtest(tests_failed && !gated, run)
 }
 
 /// The exit code of the libtest-mimic harness: libtest's 101 when a test

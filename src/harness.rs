@@ -28,6 +28,31 @@ use crate::runner::{Run, RunOptions};
 
 /// Environment variable naming another harness file.
 pub const CONFIG_ENV: &str = "CARGO_GOLDEN_CONFIG";
+/// Environment variable of the run mode: `bless` rewrites the selected
+/// cases' snapshots and baseline entries (like `cargo golden --bless`).
+pub const MODE_ENV: &str = "CARGO_GOLDEN";
+
+/// Why the harness cannot start.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error(
+        "{MODE_ENV}={0:?} is not a mode: set {MODE_ENV}=bless to rewrite snapshots and golden-baseline.json, or unset it"
+    )]
+    Mode(String),
+    #[error(transparent)]
+    Baseline(#[from] crate::baseline::BaselineError),
+}
+
+/// Whether `CARGO_GOLDEN` asks for a bless; any other value (but empty) is
+/// an error, so a typo never runs an ordinary test instead.
+fn bless_requested() -> Result<bool, StartError> {
+    match std::env::var_os(MODE_ENV) {
+        None => Ok(false),
+        Some(v) if v.is_empty() => Ok(false),
+        Some(v) if v == "bless" => Ok(true),
+        Some(v) => Err(StartError::Mode(v.to_string_lossy().into_owned())),
+    }
+}
 
 /// Run the crate's `harness.toml` as a libtest-compatible test binary and
 /// exit with libtest's codes ([`crate::exit::LIBTEST_FAILED`] on failure).
@@ -110,6 +135,14 @@ pub fn run(mut args: Arguments) -> i32 {
             return crate::exit::LIBTEST_FAILED;
         }
     };
+    let started = bless_requested().and_then(|bless| Ok((bless, crate::baseline::load(harness)?)));
+    let (bless, baseline) = match started {
+        Ok(x) => x,
+        Err(e) => {
+            print_error(&e);
+            return crate::exit::LIBTEST_FAILED;
+        }
+    };
     // One case at a time unless asked: declaration order is the contract.
     if args.test_threads.is_none() {
         args.test_threads = Some(1);
@@ -128,6 +161,7 @@ pub fn run(mut args: Arguments) -> i32 {
         // libtest decides which ignored trials run (`--ignored`,
         // `--include-ignored`); the ones it runs, the run runs.
         ignored: crate::runner::Ignored::Include,
+        bless,
         ..RunOptions::default()
     };
     // libtest prints the progress; the run's own reporters stay silent.
@@ -180,10 +214,16 @@ pub fn run(mut args: Arguments) -> i32 {
     if args.list || nextest_run.is_some() {
         crate::runner::release();
         // Under nextest each process holds one case; its evidence is in the
-        // shared run directory and nextest reports the results.
+        // shared run directory and nextest reports the results. No process
+        // sees the whole run, so none compares it with the baseline.
+        if bless && !args.list {
+            eprintln!(
+                "cargo-golden: under nextest a bless writes snapshots only; `cargo test --test golden` or `cargo golden --bless` also updates golden-baseline.json"
+            );
+        }
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
     }
-    let (record, mut fanout) = run.finish();
+    let (mut record, mut fanout) = run.finish();
     if selected == 0 {
         // libtest semantics: a filter that matches nothing is not a failure
         // (`cargo test some_unit_test` passes its filter to every test
@@ -194,6 +234,18 @@ pub fn run(mut args: Arguments) -> i32 {
             crate::layout::display_relative(&record.out_dir)
         );
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
+    }
+    let selects = |name: &str| !args.is_filtered_out(&Trial::test(name, || Ok(())));
+    let selection = crate::baseline::Selection {
+        selects: &selects,
+        look_for_missing: true,
+    };
+    let blessed =
+        crate::baseline::conclude(harness, &mut record, baseline.as_ref(), &selection, bless);
+    match &blessed {
+        Ok(Some(report)) => eprint!("{report}"),
+        Ok(None) => {}
+        Err(e) => print_error(e),
     }
     let finished = crate::report::finish(
         &record,
@@ -215,7 +267,17 @@ pub fn run(mut args: Arguments) -> i32 {
         "cargo-golden: reports in {}",
         crate::layout::display_relative(&record.out_dir)
     );
-    crate::exit::for_libtest(conclusion.has_failed(), finished.exit_code)
+    if blessed.is_err() {
+        return crate::exit::LIBTEST_FAILED;
+    }
+    let code =
+        crate::exit::for_libtest_record(&record, conclusion.has_failed(), finished.exit_code);
+    if conclusion.has_failed() && code == crate::exit::SUCCESS {
+        eprintln!(
+            "cargo-golden: gate = \"baseline\": every failing case is a known failure of the baseline"
+        );
+    }
+    code
 }
 
 /// One libtest trial per declared case; each runs its case through `run`,
@@ -263,6 +325,11 @@ fn describe_failure(rec: &CaseRecord) -> Result<(), Failed> {
                 "--- {label}\n{}\n",
                 String::from_utf8_lossy(bytes).trim_end()
             ));
+        }
+    }
+    for s in &rec.snapshots {
+        if let Some(diff) = &s.diff {
+            msg.push_str(&format!("--- {} differs from {}\n{diff}", s.stream, s.file));
         }
     }
     if let Some(a) = &rec.artifacts {

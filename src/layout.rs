@@ -1,7 +1,8 @@
 //! The artifact layout, defined once for the engine, the reports,
 //! `verify-evidence` and `merge`: run ids, execution directories, artifact
-//! file names, case slugs; and path helpers (absolute paths without touching
-//! the file system, display relative to the current directory).
+//! file names, case slugs, the files beside the harness file (baseline,
+//! snapshots); and path helpers (absolute paths without touching the file
+//! system, display relative to the current directory).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -115,6 +116,58 @@ pub fn display_relative(p: &Path) -> String {
         .to_string()
 }
 
+/// The verdict baseline, beside the harness file (SPEC section 15).
+pub const BASELINE_FILE: &str = "golden-baseline.json";
+/// The directory of output snapshots, beside the harness file.
+pub const SNAPSHOT_DIR: &str = "snapshots";
+
+/// Longest snapshot file stem kept from a case name, in bytes.
+const MAX_STEM: usize = 80;
+
+/// The file stem of a case's snapshots (`snapshots/<stem>.stdout`): the
+/// name itself when it is a portable file name, else its portable
+/// characters plus 8 hex digits of the name's sha256, so two names never
+/// share a stem. Depends on the name alone, so reordering cases moves no
+/// snapshot.
+pub fn snapshot_stem(name: &str) -> String {
+    let mut s = String::new();
+    let mut exact = true;
+    for ch in name.chars() {
+        if ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.') {
+            s.push(ch);
+        } else {
+            exact = false;
+            if !s.ends_with('_') {
+                s.push('_');
+            }
+        }
+    }
+    // Leading dots hide a file; Windows drops trailing ones.
+    let trimmed = s.trim_matches('.').to_string();
+    if trimmed != s || trimmed.len() > MAX_STEM || trimmed.is_empty() || is_reserved(&trimmed) {
+        exact = false;
+    }
+    let mut stem: String = trimmed.chars().take(MAX_STEM).collect();
+    if stem.is_empty() {
+        stem.push_str("case");
+    }
+    if !exact {
+        let hash = crate::hash::sha256_hex(name.as_bytes());
+        stem.push('-');
+        stem.push_str(&hash[..8]);
+    }
+    stem
+}
+
+/// Device names Windows reserves whatever the extension.
+fn is_reserved(stem: &str) -> bool {
+    let base = stem.split('.').next().unwrap_or("").to_ascii_uppercase();
+    matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || (base.len() == 4
+            && (base.starts_with("COM") || base.starts_with("LPT"))
+            && base.as_bytes()[3].is_ascii_digit())
+}
+
 /// A directory name for a case: portable characters only, never `.`/`..`,
 /// unique through the declaration index prefix.
 pub fn case_slug(index: usize, name: &str) -> String {
@@ -210,6 +263,25 @@ mod tests {
         assert!(!a.contains('/') && !a.contains(".."));
         assert_ne!(case_slug(1, "a b"), case_slug(2, "a_b"));
         assert_eq!(case_slug(4, "..."), "005-case");
+    }
+
+    #[test]
+    fn snapshot_stems_are_safe_stable_and_distinct() {
+        assert_eq!(snapshot_stem("sales_daily-etl.v2"), "sales_daily-etl.v2");
+        let odd = snapshot_stem("../x | y");
+        assert!(odd.starts_with("_x_y-") && odd.len() == 5 + 8, "{odd}");
+        assert_ne!(snapshot_stem("a b"), snapshot_stem("a_b"));
+        assert_eq!(snapshot_stem("a b"), snapshot_stem("a b"));
+        assert!(snapshot_stem("con").starts_with("con-"));
+        assert!(snapshot_stem("...").starts_with("case-"));
+        assert!(snapshot_stem(&"x".repeat(300)).len() <= MAX_STEM + 9);
+        for name in ["../../etc/passwd", "a/b", "a\\b", "\u{0}", "é"] {
+            let s = snapshot_stem(name);
+            assert!(
+                !s.contains('/') && !s.contains('\\') && !s.starts_with('.'),
+                "{s}"
+            );
+        }
     }
 
     #[test]

@@ -5,13 +5,16 @@
 //! ([`config`]) → output classification ([`classify`]) → the process side
 //! ([`runner`]) → the event stream ([`events`]) → reporters ([`report`]) →
 //! subcommands that are not a run ([`commands`]) and the command line
-//! ([`cli`]). The record model ([`model`]), the artifact layout ([`layout`]),
-//! escape-sequence removal ([`ansi`]), secret masking ([`redact`]), the out
-//! dir's lock and stale-report rule ([`outdir`]) and the wire formats
-//! ([`wire`]) are shared by all of them. Two front doors use one engine: the
-//! `cargo golden` command line and the libtest-mimic harness ([`harness`]).
+//! ([`cli`]). Baselines and snapshots ([`baseline`]) compare a finished
+//! run with what was approved before its reports are written. The record
+//! model ([`model`]), the artifact layout ([`layout`]), escape-sequence
+//! removal ([`ansi`]), secret masking ([`redact`]), the out dir's lock and
+//! stale-report rule ([`outdir`]) and the wire formats ([`wire`]) are shared
+//! by all of them. Two front doors use one engine: the `cargo golden` command
+//! line and the libtest-mimic harness ([`harness`]).
 
 pub mod ansi;
+pub mod baseline;
 pub mod classify;
 pub mod cli;
 pub mod commands;

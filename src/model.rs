@@ -182,6 +182,10 @@ pub enum IssueType {
     UnexpectedSuccess,
     /// A specific error was expected, another error was seen.
     UnexpectedError,
+    /// The output differs from its snapshot (SPEC section 15).
+    OutputChanged,
+    /// A snapshotted output has no snapshot file.
+    SnapshotMissing,
 }
 
 impl IssueType {
@@ -198,6 +202,8 @@ impl IssueType {
             IssueType::GoldenModified => "GOLDEN_MODIFIED",
             IssueType::UnexpectedSuccess => "UNEXPECTED_SUCCESS",
             IssueType::UnexpectedError => "UNEXPECTED_ERROR",
+            IssueType::OutputChanged => "OUTPUT_CHANGED",
+            IssueType::SnapshotMissing => "SNAPSHOT_MISSING",
         }
     }
 }
@@ -323,6 +329,8 @@ pub struct CaseRecord {
     pub timed_out: bool,
     /// The run was interrupted while the case ran, and it was killed.
     pub interrupted: bool,
+    /// Snapshot comparisons (or blesses) of its output streams.
+    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
 }
 
 impl CaseRecord {
@@ -366,6 +374,7 @@ impl CaseRecord {
             expected: "success".to_string(),
             timed_out: false,
             interrupted: false,
+            snapshots: Vec::new(),
         }
     }
 
@@ -488,6 +497,9 @@ pub struct RunRecord {
     pub warnings: Vec<String>,
     /// Set when the filters or the partition selected no case.
     pub empty_selection: Option<EmptySelection>,
+    /// The comparison with the verdict baseline (SPEC section 15); None
+    /// when the run was not compared (a merged run).
+    pub baseline: Option<crate::baseline::Comparison>,
 }
 
 impl RunRecord {

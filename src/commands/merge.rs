@@ -756,7 +756,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         interrupted: shards.iter().any(|s| s.record.interrupted),
         warnings,
         empty_selection: None,
+        baseline: None,
     };
+    let mut record = record;
+    record.baseline = crate::baseline::compare::merge(
+        shards.iter().map(|s| s.record.baseline.as_ref()),
+        &record.cases,
+    );
     Ok(Merged {
         record,
         harness_display: first.harness_display.clone(),

@@ -1,6 +1,7 @@
 //! The subcommands that are not a run: `init`, `merge`, `verify-evidence`,
-//! `schema` and `validate`.
+//! `diff`, `schema` and `validate`.
 
+pub mod diff;
 pub mod init;
 pub mod merge;
 pub mod schema;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use error::{ConfigError, Diagnostic};
-pub use validate::{KNOWN_KEYS, shell_quote, substitute};
+pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS, shell_quote, substitute};
 
 use crate::model::{CaseKind, JunitFlavour};
 
@@ -43,6 +43,65 @@ pub enum Isolation {
     Check,
     /// Run in a fresh temporary copy.
     Copy,
+}
+
+/// Which output streams of a case are compared with snapshot files
+/// (`snapshot = ["stdout", "stderr"]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotStreams {
+    /// Compare stdout with `snapshots/<name>.stdout`.
+    pub stdout: bool,
+    /// Compare stderr with `snapshots/<name>.stderr`.
+    pub stderr: bool,
+}
+
+impl SnapshotStreams {
+    /// No stream is snapshotted.
+    pub fn is_empty(self) -> bool {
+        !self.stdout && !self.stderr
+    }
+}
+
+/// What the exit code follows (`[harness] gate`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    /// The raw results: any FAILED or ERROR case fails the run.
+    #[default]
+    Results,
+    /// The comparison with `golden-baseline.json`: only what regressed,
+    /// changed or went missing fails the run.
+    Baseline,
+}
+
+impl Gate {
+    /// The name used in `harness.toml` and the reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Results => "results",
+            Gate::Baseline => "baseline",
+        }
+    }
+}
+
+/// A redaction of the `[redactions]` table: text matching `regex` becomes
+/// `name` before output is compared with a snapshot.
+#[derive(Clone, Debug)]
+pub struct Redaction {
+    /// The placeholder, brackets included, e.g. `[PORT]`.
+    pub name: String,
+    /// What it replaces.
+    pub regex: regex::Regex,
 }
 
 /// Failure patterns added to (or replacing) the built-in ones, and the
@@ -136,6 +195,8 @@ pub struct CaseDef {
     pub ignored: Option<String>,
     /// The case's own `patterns` table, added to the harness's.
     pub patterns: Option<CasePatterns>,
+    /// Output streams compared with snapshot files.
+    pub snapshot: SnapshotStreams,
 }
 
 /// A validated harness file.
@@ -184,6 +245,13 @@ pub struct Harness {
     /// Which environment values are secret (`redact_env` on top of the
     /// defaults).
     pub redact_env: crate::redact::RedactRules,
+    /// `[redactions]`, in file order (applied after the built-in ones).
+    pub redactions: Vec<Redaction>,
+    /// What the exit code follows.
+    pub gate: Gate,
+    /// A passing case is `slower` above this many times its baseline
+    /// duration (and at least a second more).
+    pub slowdown: f64,
     /// Cases in declaration order.
     pub cases: Vec<CaseDef>,
 }
@@ -217,6 +285,8 @@ pub mod defaults {
     pub const KEEP_RUNS: usize = 10;
     /// `slow`.
     pub const SLOW: Duration = Duration::from_secs(60);
+    /// `slowdown`.
+    pub const SLOWDOWN: f64 = 2.0;
 }
 
 impl Harness {
@@ -250,6 +320,9 @@ impl Harness {
                 ..PatternConfig::default()
             },
             redact_env: crate::redact::RedactRules::default(),
+            redactions: Vec::new(),
+            gate: Gate::Results,
+            slowdown: defaults::SLOWDOWN,
             cases: Vec::new(),
         }
     }
@@ -351,6 +424,16 @@ impl Harness {
             .count()
     }
 
+    /// `golden-baseline.json` beside the harness file (SPEC section 15).
+    pub fn baseline_file(&self) -> PathBuf {
+        self.base_dir.join(crate::layout::BASELINE_FILE)
+    }
+
+    /// The `snapshots/` directory beside the harness file.
+    pub fn snapshot_dir(&self) -> PathBuf {
+        self.base_dir.join(crate::layout::SNAPSHOT_DIR)
+    }
+
     /// The harness file shown to users: relative to `cwd` when inside it.
     pub fn display_file(&self) -> String {
         match &self.file {
@@ -405,6 +488,7 @@ impl Harness {
                 slow: self.slow,
                 ignored: None,
                 patterns: None,
+                snapshot: SnapshotStreams::default(),
             });
         }
         if diags.is_empty() {

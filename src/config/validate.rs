@@ -13,6 +13,10 @@ use super::{
 use crate::model::{CaseKind, JunitFlavour};
 use crate::redact::{NamePattern, RedactRules, RuleEntry};
 
+mod baseline;
+
+pub use baseline::BUILTIN_REDACTIONS;
+
 /// Keys each table accepts (`""` is the top level), for the checks below
 /// and suggestions: derived from the typed definition of the file
 /// ([`crate::wire::harness`]), which the printed schema comes from too.
@@ -468,6 +472,8 @@ fn harness_settings(
             "junit" => h.junit = cx.junit_flavour(v, key).unwrap_or(h.junit),
             "slow" => h.slow = cx.duration(v, key).unwrap_or(h.slow),
             "redact_env" => h.redact_env = cx.redact_env(v, key),
+            "gate" => h.gate = cx.gate(v, key).unwrap_or(h.gate),
+            "slowdown" => h.slowdown = cx.slowdown(v, key).unwrap_or(h.slowdown),
             _ => unreachable!("table() filters unknown keys"),
         }
     }
@@ -591,6 +597,10 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         };
     }
 
+    if let Some((_, node)) = top.get("redactions") {
+        h.redactions = cx.redactions(node);
+    }
+
     // Gather every case table with its kind, then order them by where they
     // were written: `[[golden]]` and `[[verify]]` may interleave.
     let mut raw: Vec<(CaseKind, &'static str, &Node)> = Vec::new();
@@ -617,6 +627,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     raw.sort_by_key(|(_, _, n)| n.offset);
 
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut snapshot_files = baseline::SnapshotFiles::default();
     for (ordinal, (kind, list_key, node)) in raw.into_iter().enumerate() {
         let ordinal = ordinal + 1;
         let what = format!("[[{list_key}]] #{ordinal}");
@@ -688,6 +699,15 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         let patterns = t
             .get("patterns")
             .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {what}"), "patterns."));
+        let snapshot = match (t.get("snapshot"), &name) {
+            (Some((_, v)), Some(n)) => {
+                let streams = cx.snapshot_streams(v);
+                snapshot_files.claim(&mut cx, n, streams, v.pos);
+                streams
+            }
+            (Some((_, v)), None) => cx.snapshot_streams(v),
+            (None, _) => super::SnapshotStreams::default(),
+        };
         let explicit_wd = t
             .get("working_dir")
             .and_then(|(_, v)| cx.expanded(v, "working_dir"))
@@ -808,6 +828,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                 slow,
                 ignored,
                 patterns,
+                snapshot,
             });
         }
     }

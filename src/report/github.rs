@@ -277,6 +277,10 @@ impl<W: Write> GithubReporter<W> {
                 self.annotation("error", Some(first.line), &title, &message)?;
             }
         }
+        if let Some(c) = &record.baseline {
+            let used = self.failures.min(MAX_ERROR_ANNOTATIONS);
+            self.baseline_annotations(c, used, &report)?;
+        }
         self.out.flush()?;
         if let Some(path) = self.env.step_summary.clone() {
             let md = markdown::render(record, &self.harness_file, markdown::Artifacts::Paths);
@@ -291,6 +295,54 @@ impl<W: Write> GithubReporter<W> {
                 self.out.flush()?;
                 return Err(io::Error::new(e.kind(), message));
             }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> GithubReporter<W> {
+    /// `::error` for each regressed case and `::warning` for each slower
+    /// one, at their declarations. Regressions share GitHub's 10 error
+    /// annotations per step with the failures (`used` of them): the last
+    /// one left names the regressions that did not get their own.
+    fn baseline_annotations(
+        &mut self,
+        c: &crate::baseline::Comparison,
+        used: usize,
+        report: &str,
+    ) -> io::Result<()> {
+        use crate::baseline::Class;
+        let mut budget = MAX_ERROR_ANNOTATIONS.saturating_sub(used);
+        let regressed: Vec<_> = c.of_class(Class::Regressed).collect();
+        for (i, r) in regressed.iter().enumerate() {
+            let left = regressed.len() - i;
+            if budget == 0 {
+                break;
+            }
+            if budget == 1 && left > 1 {
+                let names: Vec<String> = regressed[i..].iter().map(|r| one_line(&r.name)).collect();
+                let message = format!(
+                    "{left} more case(s) regressed against {}: {}.\nSee {report}.",
+                    c.file,
+                    names.join(", ")
+                );
+                let title = format!("{left} more regression(s)");
+                return self.annotation("error", r.line, &title, &message);
+            }
+            let title = one_line(&format!("Regressed: {}", r.name));
+            let message = format!(
+                "{} passed in the baseline ({}) and now fails: {}",
+                r.name, c.file, r.detail
+            );
+            self.annotation("error", r.line, &title, &message)?;
+            budget -= 1;
+        }
+        for s in c.of_class(Class::Slower) {
+            let title = one_line(&format!(
+                "PERFORMANCE: {} is slower than its baseline",
+                s.name
+            ));
+            self.annotation("warning", s.line, &title, &s.detail)?;
         }
         Ok(())
     }

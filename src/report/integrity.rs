@@ -156,9 +156,17 @@ pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), Integri
     }
 
     junit(&files.junit, record, &counts, &mut found);
-    markdown(&files.markdown, record, &counts, &mut found);
-    summary(&files.summary, record, &counts, &mut found);
+    let md = markdown(&files.markdown, record, &counts, &mut found);
+    let compared = summary(&files.summary, record, &counts, &mut found);
     observations(&files.observations, record, &mut found);
+    super::baseline::check(
+        &files,
+        md.as_deref(),
+        compared.as_ref().map(Option::as_ref),
+        record,
+        exit_code,
+        &mut found,
+    );
 
     if found.is_empty() {
         Ok(())
@@ -391,10 +399,14 @@ fn case_field(
     }
 }
 
-fn markdown(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
-    let Some(text) = read(path, found) else {
-        return;
-    };
+/// Check report.md; its text, for the baseline section's check.
+fn markdown(
+    path: &Path,
+    record: &RunRecord,
+    counts: &Counts,
+    found: &mut Vec<Disagreement>,
+) -> Option<String> {
+    let text = read(path, found)?;
     let lines: Vec<&str> = text.lines().collect();
 
     let status = lines
@@ -469,6 +481,7 @@ fn markdown(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Di
             path: path.to_path_buf(),
         });
     }
+    Some(text)
 }
 
 /// The lines after `heading` up to the next heading of the same level.
@@ -498,10 +511,15 @@ fn table_rows(lines: &[&str], heading: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Disagreement>) {
-    let Some(text) = read(path, found) else {
-        return;
-    };
+/// Check summary.json; the comparison it holds, for the baseline
+/// section's check (None when the file could not be read).
+fn summary(
+    path: &Path,
+    record: &RunRecord,
+    counts: &Counts,
+    found: &mut Vec<Disagreement>,
+) -> Option<Option<crate::baseline::Comparison>> {
+    let text = read(path, found)?;
     let summary: Summary = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
@@ -509,7 +527,7 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
                 path: path.to_path_buf(),
                 message: format!("not a valid summary: {e}"),
             });
-            return;
+            return None;
         }
     };
     compare(
@@ -584,6 +602,7 @@ fn summary(path: &Path, record: &RunRecord, counts: &Counts, found: &mut Vec<Dis
         counts.failures(),
         failures,
     );
+    Some(summary.baseline)
 }
 
 fn observations(path: &Path, record: &RunRecord, found: &mut Vec<Disagreement>) {

@@ -8,7 +8,9 @@ use std::io::{self, Write};
 
 use super::Written;
 use crate::events::{Event, Reporter};
-use crate::wire::message::{CaseFinished, Message, MessageLine, ReportPaths, RunFinished};
+use crate::wire::message::{
+    BaselineOutcome, CaseFinished, Message, MessageLine, ReportPaths, RunFinished,
+};
 
 /// Writes each event as a JSON line.
 pub struct JsonMessageReporter<W: Write> {
@@ -99,6 +101,11 @@ pub fn message(event: &Event<'_>) -> MessageLine {
                     summary: path(&written.summary),
                     observations: path(&written.observations),
                 },
+                baseline: record.baseline.as_ref().map(|c| BaselineOutcome {
+                    gate: c.gate,
+                    counts: c.counts,
+                    passes_gate: c.passes_gate(),
+                }),
             }))
         }
     };

@@ -50,6 +50,15 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String
     if let Some(p) = &record.partition {
         suite.add_property(Property::new("partition", attr(p)));
     }
+    let classes = record.baseline.as_ref().map(|c| {
+        suite.add_properties(
+            super::baseline::suite_properties(c)
+                .into_iter()
+                .map(|(k, v)| Property::new(k, attr(&v))),
+        );
+        c.classes()
+    });
+    let class_of = |name: &str| classes.as_ref().and_then(|m| m.get(name).copied());
     suite
         .extra
         .insert("file".into(), XmlString::new(attr(harness_display)));
@@ -75,9 +84,16 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String
                         .into_iter()
                         .map(|(fact, value)| Property::new(fact, value)),
                 );
+                if let Some(class) = class_of(&case.name) {
+                    tc.add_property(Property::new("baseline", class.as_str()));
+                }
             }
             JunitFlavour::Strict => {
                 suite.add_properties(strict_case_properties(case, place));
+                if let Some(class) = class_of(&case.name) {
+                    let key = format!("case.{}.baseline", attr(&case.name));
+                    suite.add_property(Property::new(key, class.as_str()));
+                }
             }
         }
         suite.add_test_case(tc);
@@ -260,6 +276,14 @@ fn failure_text(case: &CaseRecord) -> String {
     }
     for w in &case.warnings {
         out.push_str(&format!("Warning: {w}\n"));
+    }
+    for s in case.snapshots.iter().filter(|s| s.diff.is_some()) {
+        out.push_str(&format!(
+            "\nOUTPUT_CHANGED: {} differs from {}:\n{}",
+            s.stream,
+            s.file,
+            s.diff.as_deref().unwrap_or("")
+        ));
     }
     let excerpt = output_excerpt(case);
     if !excerpt.is_empty() {

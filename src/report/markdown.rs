@@ -88,6 +88,12 @@ pub(super) fn render(record: &RunRecord, harness_display: &str, artifacts: Artif
     }
     out.push_str("\n\n");
 
+    // The comparison leads: what changed since the approved baseline is
+    // what a reviewer needs first; the raw results follow it.
+    if let Some(c) = &record.baseline {
+        super::baseline::section(&mut out, c);
+    }
+
     let _ = writeln!(out, "{RESULTS_HEADING}\n");
     out.push_str(&results_table(record).render());
     out.push('\n');
@@ -95,6 +101,8 @@ pub(super) fn render(record: &RunRecord, harness_display: &str, artifacts: Artif
     let _ = writeln!(out, "{ISSUES_HEADING}\n");
     issues(&mut out, record, &counts);
     out.push('\n');
+
+    super::baseline::output_changes(&mut out, record);
 
     let _ = writeln!(out, "{EVIDENCE_HEADING}\n");
     out.push_str(&evidence_table(record, artifacts).render());

@@ -12,6 +12,7 @@
 //! record and the exit code: the last line of defence against a report that
 //! says something different from what happened.
 
+pub mod baseline;
 pub mod github;
 mod integrity;
 pub mod json_messages;

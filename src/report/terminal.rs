@@ -29,6 +29,11 @@ const YELLOW: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
 const CYAN: Style = AnsiColor::Cyan.on_default().effects(Effects::BOLD);
 const DIM: Style = Style::new().effects(Effects::DIMMED);
 
+/// Lines of a snapshot diff shown under its case.
+const DIFF_LINES: usize = 40;
+/// Cases of the baseline comparison listed in the summary.
+const BASELINE_LINES: usize = 20;
+
 /// Whether to color, from `CARGO_TERM_COLOR` and `NO_COLOR`; `auto`
 /// decides the remaining case (terminal detection).
 pub fn color_enabled(
@@ -329,7 +334,41 @@ impl<W: Write> TerminalReporter<W> {
                 one_line(w)
             ));
         }
+        for diff in case.snapshots.iter().filter_map(|s| s.diff.as_deref()) {
+            line.push_str(&self.diff_block(diff));
+        }
         line
+    }
+
+    /// A snapshot diff under its case, indented, coloured, at most
+    /// [`DIFF_LINES`] lines (the rest is in report.md and evidence.json).
+    fn diff_block(&self, diff: &str) -> String {
+        let mut out = String::new();
+        let total = diff.lines().count();
+        for l in diff.lines().take(DIFF_LINES) {
+            let clean: String = crate::ansi::strip_str(l)
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect();
+            let style = if l.starts_with("@@") {
+                CYAN
+            } else if l.starts_with('+') && !l.starts_with("+++") {
+                GREEN
+            } else if l.starts_with('-') && !l.starts_with("---") {
+                RED
+            } else {
+                DIM
+            };
+            out.push_str(&format!("{:>12} {}\n", "", self.paint(style, &clean)));
+        }
+        if total > DIFF_LINES {
+            out.push_str(&format!(
+                "{:>12} … {} more diff line(s) in report.md\n",
+                "",
+                total - DIFF_LINES
+            ));
+        }
+        out
     }
 
     fn summary(&self, record: &RunRecord, exit_code: i32) -> String {
@@ -370,6 +409,19 @@ impl<W: Write> TerminalReporter<W> {
             ));
             if self.output_when(case).at_end() {
                 s.push_str(&self.case_output(case));
+            }
+        }
+        if let Some(c) = &record.baseline {
+            for (i, l) in super::baseline::terminal_lines(c, BASELINE_LINES)
+                .iter()
+                .enumerate()
+            {
+                let label = if i == 0 { "Baseline" } else { "" };
+                s.push_str(&format!(
+                    "{} {}\n",
+                    self.paint(CYAN, &format!("{label:>12}")),
+                    one_line(l)
+                ));
             }
         }
         let no_case = record.empty_selection.as_ref().map(|e| e.reason.as_str());

@@ -31,6 +31,7 @@ pub struct Engine<'h> {
     /// Stream each case's output live (`--no-capture`).
     pub(super) live: bool,
     interrupt: Option<Arc<Interrupt>>,
+    snapshots: crate::baseline::Snapshots<'h>,
 }
 
 impl<'h> Engine<'h> {
@@ -50,17 +51,25 @@ impl<'h> Engine<'h> {
             path: out_dir.to_path_buf(),
             source,
         })?;
+        let run_id = run_id.unwrap_or_else(new_run_id);
         Ok(Engine {
             harness,
             patterns,
             redactor: harness.redactor(),
             case_patterns,
             out_dir: out_dir.to_path_buf(),
-            run_id: run_id.unwrap_or_else(new_run_id),
+            snapshots: crate::baseline::Snapshots::new(harness, &run_id),
+            run_id,
             retries: None,
             live: false,
             interrupt,
         })
+    }
+
+    /// Write each case's snapshots from its output instead of comparing
+    /// (`--bless`).
+    pub fn set_bless(&mut self, bless: bool) {
+        self.snapshots.set_bless(bless);
     }
 
     /// This run's id.
@@ -191,6 +200,8 @@ impl<'h> Engine<'h> {
         if ran.as_ref().is_some_and(|r| !r.ran) {
             // Stopped while fingerprinting or copying: the command never ran.
             rec.status = crate::model::EvidenceStatus::NoEvidence;
+        } else {
+            self.snapshots.apply(def, &mut rec, &self.out_dir);
         }
         mask_record(&self.redactor, &mut rec);
         self.write_evidence(&mut rec);

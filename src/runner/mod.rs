@@ -59,6 +59,8 @@ pub struct RunOptions {
     pub no_capture: bool,
     /// Which of the `ignored` cases run.
     pub ignored: Ignored,
+    /// Write snapshots from the output instead of comparing (`--bless`).
+    pub bless: bool,
 }
 
 /// Which cases run with respect to their `ignored` setting (libtest's

@@ -153,6 +153,7 @@ impl<'h> Run<'h> {
         )?;
         engine.retries = opts.retries;
         engine.live = opts.no_capture;
+        engine.set_bless(opts.bless);
         let cases = included(harness, opts.partition.as_ref());
         let mut warnings = run_warnings(harness);
         let empty_selection = empty_selection(harness, &cases, &opts);
@@ -369,6 +370,7 @@ impl<'h> Run<'h> {
             interrupted: self.cut_short.load(Ordering::SeqCst),
             warnings,
             empty_selection: self.empty_selection.clone(),
+            baseline: None,
         };
         (record, std::mem::take(&mut *lock(&self.fanout)))
     }

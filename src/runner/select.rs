@@ -126,6 +126,16 @@ impl Partition {
         }
     }
 
+    /// Whether a case named `name` that is no longer declared (it has no
+    /// index) belongs to this shard: by its name hash, or, for `count`,
+    /// to the first shard, so that exactly one shard claims it.
+    pub fn includes_undeclared(&self, name: &str) -> bool {
+        match *self {
+            Partition::Count { k, .. } => k == 1,
+            Partition::Hash { .. } => self.includes(0, name),
+        }
+    }
+
     /// (K, N).
     pub fn shard(&self) -> (u32, u32) {
         match *self {

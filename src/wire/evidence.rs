@@ -14,8 +14,8 @@ use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `expected`,
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
-/// 1.2 added `redactions`.
-pub const SCHEMA_VERSION: &str = "1.2.0";
+/// 1.2 added `redactions`; 1.3 `snapshots`.
+pub const SCHEMA_VERSION: &str = "1.3.0";
 
 /// # cargo-golden evidence
 ///
@@ -95,6 +95,11 @@ pub struct Evidence {
     /// The run was interrupted while the case ran, and it was killed.
     #[serde(default)]
     pub interrupted: bool,
+    /// Snapshot comparisons (or blesses) of its output streams, with the
+    /// diff of a changed one (SPEC section 15); empty when the case has no
+    /// snapshot (and in files written before snapshots existed).
+    #[serde(default)]
+    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
 }
 
 fn first_version() -> String {
@@ -158,6 +163,7 @@ impl Evidence {
             expected: Some(case.expected.clone()),
             timed_out: case.timed_out,
             interrupted: case.interrupted,
+            snapshots: case.snapshots.clone(),
         }
     }
 }

@@ -219,6 +219,15 @@ leaf!(
     json_schema!({ "type": "string", "minLength": 1, "pattern": "^!?[^=!][^=]*$" })
 );
 
+/// `slowdown`: a factor between 1 and 1000.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Slowdown(pub f64);
+leaf!(
+    Slowdown,
+    json_schema!({ "type": "number", "minimum": 1, "maximum": 1000 })
+);
+
 /// An environment value: the loader turns numbers and booleans into text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -251,6 +260,13 @@ pub struct HarnessFile {
     /// Failure patterns, regexes matched per line over stdout and stderr.
     /// A match overrides the exit code.
     pub patterns: Option<Patterns>,
+    /// Snapshot redactions, `"[NAME]" = "<regex>"`: text matching the
+    /// regex becomes `[NAME]` before output is compared with a snapshot.
+    /// Applied after the built-in `[CWD]`, `[ROOT]`, `[TMP]`, `[RUN_ID]`,
+    /// `[TIMESTAMP]` and `[DURATION]`, which cannot be redefined.
+    #[serde(default)]
+    #[schemars(schema_with = "redactions_schema")]
+    pub redactions: Option<BTreeMap<String, RustRegex>>,
     /// Golden projects: projects (a directory or one file) that must always
     /// keep working. A run never modifies them.
     #[serde(default)]
@@ -333,6 +349,37 @@ pub struct HarnessTable {
     #[serde(default)]
     #[schemars(example = &["API_TOKEN", "AWS_*", "!MY_TOKEN_COUNT"])]
     pub redact_env: Vec<EnvNamePattern>,
+    /// What the exit code follows: the raw results, or the comparison with
+    /// `golden-baseline.json`.
+    #[serde(default = "default_gate")]
+    pub gate: Gate,
+    /// A passing case is `slower` than its baseline above this many times
+    /// its baseline duration (and at least a second more): a PERFORMANCE
+    /// warning.
+    #[serde(default = "default_slowdown")]
+    pub slowdown: Slowdown,
+}
+
+/// What the exit code follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    /// Any FAILED or ERROR case fails the run.
+    Results,
+    /// The comparison with `golden-baseline.json`: a regressed, changed,
+    /// missing or not-run case, or a failing new one, fails the run; known
+    /// failures do not.
+    Baseline,
+}
+
+/// An output stream compared with its snapshot file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotStream {
+    /// Compared with `snapshots/<name>.stdout`.
+    Stdout,
+    /// Compared with `snapshots/<name>.stderr`.
+    Stderr,
 }
 
 /// Failure patterns, added to the built-in ones, and lines that never
@@ -431,6 +478,13 @@ pub struct Golden {
     pub ignored: Option<String>,
     /// Patterns of this case, added to `[patterns]`.
     pub patterns: Option<CasePatterns>,
+    /// Output streams compared, redacted, with `snapshots/<name>.stdout`
+    /// and `.stderr` beside this file; in a snapshot `[..]` matches text
+    /// within a line and a `...` line any number of lines.
+    /// `cargo golden --bless` writes them.
+    #[serde(default)]
+    #[schemars(length(max = 2), extend("uniqueItems" = true))]
+    pub snapshot: Vec<SnapshotStream>,
 }
 
 /// How a golden project is protected from modification.
@@ -482,6 +536,13 @@ pub struct Verify {
     pub ignored: Option<String>,
     /// Patterns of this case, added to `[patterns]`.
     pub patterns: Option<CasePatterns>,
+    /// Output streams compared, redacted, with `snapshots/<name>.stdout`
+    /// and `.stderr` beside this file; in a snapshot `[..]` matches text
+    /// within a line and a `...` line any number of lines.
+    /// `cargo golden --bless` writes them.
+    #[serde(default)]
+    #[schemars(length(max = 2), extend("uniqueItems" = true))]
+    pub snapshot: Vec<SnapshotStream>,
 }
 
 fn default_slow() -> HumanDuration {
@@ -516,6 +577,26 @@ fn default_expected() -> ExpectedOutcome {
 }
 fn default_isolation() -> Isolation {
     Isolation::Check
+}
+fn default_gate() -> Gate {
+    Gate::Results
+}
+fn default_slowdown() -> Slowdown {
+    Slowdown(defaults::SLOWDOWN)
+}
+
+/// `[redactions]`: placeholder names, other than the built-in ones, to
+/// Rust regexes.
+fn redactions_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "propertyNames": {
+            "pattern": "^\\[[A-Z0-9_]+\\]$",
+            "not": { "enum": crate::config::BUILTIN_REDACTIONS },
+        },
+        "additionalProperties": { "type": "string" },
+        "examples": [{ "[PORT]": ":\\d{4,5}\\b" }],
+    })
 }
 
 /// The older spelling of `expected` in `golden_projects` entries.

@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{CaseKind, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue};
 
-/// The schema version written by this crate.
-pub const SCHEMA_VERSION: &str = "1.0.0";
+/// The schema version written by this crate: 1.1 added `baseline` to
+/// `run-finished`.
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// # cargo-golden JSON message
 ///
@@ -163,6 +164,21 @@ pub struct RunFinished {
     pub exit_code: i32,
     /// Paths of the reports.
     pub reports: ReportPaths,
+    /// The comparison with the verdict baseline; null when the run was not
+    /// compared.
+    #[serde(default)]
+    pub baseline: Option<BaselineOutcome>,
+}
+
+/// How a run compared with its baseline (summary.json holds every case).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BaselineOutcome {
+    /// What the exit code follows.
+    pub gate: crate::config::Gate,
+    /// Cases per comparison class.
+    pub counts: crate::baseline::ClassCounts,
+    /// Whether the baseline gate lets the run pass.
+    pub passes_gate: bool,
 }
 
 /// Paths of the file reports of a run.

@@ -24,8 +24,9 @@ use crate::redact::Redactions;
 /// The schema version written by this crate: 1.1 added `encoding` (output
 /// copies were lossy text before); 1.2 added `empty_selection` and each
 /// case's `expected`, `timed_out` and `interrupted`;
-/// 1.3 added `redactions`.
-pub const SCHEMA_VERSION: &str = "1.3.0";
+/// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
+/// snapshot checks.
+pub const SCHEMA_VERSION: &str = "1.4.0";
 
 /// # cargo-golden summary
 ///
@@ -73,6 +74,11 @@ pub struct Summary {
     /// and what the run made of it (`--no-cases`).
     #[serde(default)]
     pub empty_selection: Option<EmptySelection>,
+    /// The comparison with the verdict baseline `golden-baseline.json`
+    /// (SPEC section 15); null when the run was not compared (and absent
+    /// in summaries written before 1.2).
+    #[serde(default)]
+    pub baseline: Option<crate::baseline::Comparison>,
     /// Cases of this run in declaration order (other partitions left out).
     pub cases: Vec<SummaryCase>,
 }
@@ -162,6 +168,10 @@ pub struct SummaryCase {
     /// The run was interrupted while the case ran.
     #[serde(default)]
     pub interrupted: bool,
+    /// Snapshot comparisons (or blesses) of its output streams; empty when
+    /// the case has no snapshot.
+    #[serde(default)]
+    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
 }
 
 /// A value of a summary that cannot be turned back into a record.
@@ -225,6 +235,7 @@ impl Summary {
             interrupted: record.interrupted,
             warnings: record.warnings.clone(),
             empty_selection: record.empty_selection.clone(),
+            baseline: record.baseline.clone(),
             cases: record.cases.iter().map(SummaryCase::from_case).collect(),
         }
     }
@@ -254,6 +265,7 @@ impl Summary {
             interrupted: self.interrupted,
             warnings: self.warnings,
             empty_selection: self.empty_selection,
+            baseline: self.baseline,
         })
     }
 }
@@ -296,6 +308,7 @@ impl SummaryCase {
             expected: case.expected.clone(),
             timed_out: case.timed_out,
             interrupted: case.interrupted,
+            snapshots: case.snapshots.clone(),
         }
     }
 
@@ -346,6 +359,7 @@ impl SummaryCase {
             expected: self.expected,
             timed_out: self.timed_out,
             interrupted: self.interrupted,
+            snapshots: self.snapshots,
         })
     }
 }

@@ -457,6 +457,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "expected",
             "timed_out",
             "interrupted",
+            "snapshots",
         ]
     );
     assert_eq!(v["case"], HOSTILE_NAME);

@@ -98,6 +98,7 @@ pub fn ran(
         expected: "success".to_string(),
         timed_out: false,
         interrupted: false,
+        snapshots: Vec::new(),
     }
 }
 
@@ -141,6 +142,7 @@ pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
         interrupted: false,
         warnings: Vec::new(),
         empty_selection: None,
+        baseline: None,
     }
 }
 

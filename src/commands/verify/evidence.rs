@@ -208,6 +208,7 @@ pub fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         return p;
     }
     p.extend(execution_rule(ev));
+    p.extend(snapshot_rule(ev));
     match result_rule(ev, logs) {
         Ok(Some(problem)) => p.push(problem),
         Ok(None) => {}
@@ -249,12 +250,17 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
         .issues
         .iter()
         .any(|i| i.issue_type == IssueType::GoldenModified);
+    // A snapshot that does not match fails a case whatever its status;
+    // `snapshot_rule` holds the issue to the recorded comparison.
+    let output_changed = ev.issues.iter().any(is_snapshot_issue);
     let x = ev.execution_status;
     let why_not = if expected == "success" {
         if x != ExecutionStatus::Success {
             Some(format!("execution status {} fails `success`", x.as_str()))
+        } else if golden_modified {
+            Some("the golden project was modified".to_string())
         } else {
-            golden_modified.then(|| "the golden project was modified".to_string())
+            output_changed.then(|| "its output does not match its snapshot".to_string())
         }
     } else if let Some(re) = expected.strip_prefix("specific_error:") {
         let re = regex::bytes::Regex::new(re)
@@ -270,6 +276,8 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
             ))
         } else if golden_modified {
             Some("the golden project was modified".to_string())
+        } else if output_changed {
+            Some("its output does not match its snapshot".to_string())
         } else if !logs_match(&re, logs)? {
             Some(format!(
                 "no line of stdout.log or stderr.log matches `{}`",
@@ -328,6 +336,25 @@ fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, St
         }
     }
     Ok(false)
+}
+
+fn is_snapshot_issue(i: &crate::model::Issue) -> bool {
+    matches!(
+        i.issue_type,
+        IssueType::OutputChanged | IssueType::SnapshotMissing
+    )
+}
+
+/// Snapshot issues exactly when a recorded snapshot comparison failed
+/// (SPEC section 15).
+fn snapshot_rule(ev: &Evidence) -> Option<String> {
+    let issues = ev.issues.iter().filter(|i| is_snapshot_issue(i)).count();
+    let failed = ev.snapshots.iter().filter(|s| s.fails()).count();
+    (issues != failed).then(|| {
+        format!(
+            "records {issues} OUTPUT_CHANGED/SNAPSHOT_MISSING issue(s), but {failed} failed snapshot comparison(s)"
+        )
+    })
 }
 
 fn issue_rule(ev: &Evidence) -> Option<String> {

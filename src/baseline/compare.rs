@@ -1,0 +1,508 @@
+//! The comparison of a run with the verdict baseline (SPEC section 15):
+//! one class per case, the counts, and the gate rule.
+//!
+//! | class | when |
+//! |---|---|
+//! | `regressed` | PASSED in the baseline, FAILED or ERROR now |
+//! | `changed_failure` | failed in the baseline and now, with another result or signature |
+//! | `missing` | in the baseline, no longer declared |
+//! | `not_run` | selected, in the baseline, but skipped (fail-fast, interrupt) |
+//! | `new` | not in the baseline |
+//! | `fixed` | failed in the baseline, PASSED now |
+//! | `known_failure` | failed in the baseline and now, same result and signature |
+//! | `slower` | PASSED in both, above `slowdown` × the baseline duration and at least 1 s more |
+//! | `unchanged` | PASSED in both |
+//!
+//! Under `gate = "baseline"` a run passes when no case is `regressed`,
+//! `changed_failure`, `missing` or `not_run`, and no `new` case failed: a
+//! baseline that covers fewer cases than the run never turns the gate
+//! green for a failing case it does not know.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::file::{BaselineEntry, BaselineFile};
+use crate::config::Gate;
+use crate::model::{CaseKind, CaseResult};
+
+/// A slower case must also be at least this much slower than its baseline:
+/// below it, scheduling noise on a busy machine would flag cases.
+pub const SLOWER_MIN_EXTRA: Duration = Duration::from_secs(1);
+
+/// How a case compares with its baseline entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// PASSED in the baseline, FAILED or ERROR now.
+    Regressed,
+    /// Failed in both, with another result or signature.
+    ChangedFailure,
+    /// In the baseline, no longer declared.
+    Missing,
+    /// Selected and in the baseline, but not run (fail-fast, interrupt).
+    NotRun,
+    /// Not in the baseline.
+    New,
+    /// Failed in the baseline, PASSED now.
+    Fixed,
+    /// Failed in both, same result and signature.
+    KnownFailure,
+    /// PASSED in both, but much slower.
+    Slower,
+    /// PASSED in both.
+    Unchanged,
+}
+
+impl Class {
+    /// Every class, in the order reports list them: what needs attention first.
+    pub const ALL: [Class; 9] = [
+        Class::Regressed,
+        Class::ChangedFailure,
+        Class::Missing,
+        Class::NotRun,
+        Class::New,
+        Class::Fixed,
+        Class::KnownFailure,
+        Class::Slower,
+        Class::Unchanged,
+    ];
+
+    /// The name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Regressed => "regressed",
+            Class::ChangedFailure => "changed_failure",
+            Class::Missing => "missing",
+            Class::NotRun => "not_run",
+            Class::New => "new",
+            Class::Fixed => "fixed",
+            Class::KnownFailure => "known_failure",
+            Class::Slower => "slower",
+            Class::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// A case's result, failure signature and duration: what the baseline
+/// records, and what a run is compared on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// PASSED, FAILED or ERROR.
+    pub result: CaseResult,
+    /// Issue types and first finding, redacted; for FAILED and ERROR.
+    #[serde(default)]
+    pub signature: Option<String>,
+    /// Wall clock, seconds.
+    pub duration_seconds: f64,
+}
+
+impl From<&BaselineEntry> for Verdict {
+    fn from(e: &BaselineEntry) -> Verdict {
+        Verdict {
+            result: e.result,
+            signature: e.signature.clone(),
+            duration_seconds: e.duration_seconds,
+        }
+    }
+}
+
+/// One case of the comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CaseComparison {
+    /// Case name.
+    pub name: String,
+    /// Its class.
+    pub class: Class,
+    /// `golden` or `verify` (from the run, else the baseline).
+    #[serde(default)]
+    pub kind: Option<CaseKind>,
+    /// Declaration line; None for a missing case.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// The baseline entry; None for a new case.
+    pub baseline: Option<Verdict>,
+    /// This run; None for a missing or not-run case.
+    pub now: Option<Verdict>,
+    /// One line on what changed (empty for `unchanged`).
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl CaseComparison {
+    /// Whether this case fails the baseline gate (see [`fails_gate`]).
+    pub fn fails_gate(&self) -> bool {
+        fails_gate(self.class, self.now.as_ref().map(|v| v.result))
+    }
+}
+
+/// The gate rule: whether a case of `class` whose result in this run is
+/// `now` (None when it did not run) fails the baseline gate.
+pub fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
+    match class {
+        Class::Regressed | Class::ChangedFailure | Class::Missing | Class::NotRun => true,
+        Class::New => now.is_some_and(CaseResult::is_failure),
+        Class::Fixed | Class::KnownFailure | Class::Slower | Class::Unchanged => false,
+    }
+}
+
+/// Cases per class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClassCounts {
+    /// `regressed`.
+    pub regressed: usize,
+    /// `changed_failure`.
+    pub changed_failure: usize,
+    /// `missing`.
+    pub missing: usize,
+    /// `not_run`.
+    pub not_run: usize,
+    /// `new`.
+    pub new: usize,
+    /// `fixed`.
+    pub fixed: usize,
+    /// `known_failure`.
+    pub known_failure: usize,
+    /// `slower`.
+    pub slower: usize,
+    /// `unchanged`.
+    pub unchanged: usize,
+}
+
+impl ClassCounts {
+    /// The count of `class`.
+    pub fn get(&self, class: Class) -> usize {
+        match class {
+            Class::Regressed => self.regressed,
+            Class::ChangedFailure => self.changed_failure,
+            Class::Missing => self.missing,
+            Class::NotRun => self.not_run,
+            Class::New => self.new,
+            Class::Fixed => self.fixed,
+            Class::KnownFailure => self.known_failure,
+            Class::Slower => self.slower,
+            Class::Unchanged => self.unchanged,
+        }
+    }
+
+    fn slot(&mut self, class: Class) -> &mut usize {
+        match class {
+            Class::Regressed => &mut self.regressed,
+            Class::ChangedFailure => &mut self.changed_failure,
+            Class::Missing => &mut self.missing,
+            Class::NotRun => &mut self.not_run,
+            Class::New => &mut self.new,
+            Class::Fixed => &mut self.fixed,
+            Class::KnownFailure => &mut self.known_failure,
+            Class::Slower => &mut self.slower,
+            Class::Unchanged => &mut self.unchanged,
+        }
+    }
+
+    /// `regressed N · changed_failure N · …`, every class in report order:
+    /// the line report.md carries and the integrity check reads back.
+    pub fn text(&self) -> String {
+        Class::ALL
+            .iter()
+            .map(|c| format!("{} {}", c.as_str(), self.get(*c)))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// A run compared with the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Comparison {
+    /// The baseline file as shown to users.
+    pub file: String,
+    /// Whether the baseline file existed (without one, every case is new).
+    pub found: bool,
+    /// What the exit code follows.
+    pub gate: Gate,
+    /// The `slowdown` factor applied.
+    pub slowdown: f64,
+    /// This run was blessed: the baseline now records it.
+    #[serde(default)]
+    pub blessed: bool,
+    /// Missing cases were not looked for (a partition other than the first,
+    /// or two runs of which the newer is a partition).
+    #[serde(default)]
+    pub missing_not_checked: bool,
+    /// Cases per class (derived from `cases`, stored for readers).
+    pub counts: ClassCounts,
+    /// Compared cases in declaration order, then missing ones in baseline order.
+    pub cases: Vec<CaseComparison>,
+}
+
+impl Comparison {
+    /// Cases that fail the baseline gate.
+    pub fn gate_failures(&self) -> impl Iterator<Item = &CaseComparison> {
+        self.cases.iter().filter(|c| c.fails_gate())
+    }
+
+    /// Whether the baseline gate lets the run pass: a blessed run always
+    /// does, its baseline now records exactly it.
+    pub fn passes_gate(&self) -> bool {
+        self.blessed || self.gate_failures().next().is_none()
+    }
+
+    /// Cases of `class`.
+    pub fn of_class(&self, class: Class) -> impl Iterator<Item = &CaseComparison> {
+        self.cases.iter().filter(move |c| c.class == class)
+    }
+
+    /// Class of each compared case, by name.
+    pub fn classes(&self) -> HashMap<&str, Class> {
+        self.cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.class))
+            .collect()
+    }
+}
+
+/// A case of the run as the comparison sees it.
+#[derive(Clone, Debug)]
+pub struct Observed<'a> {
+    /// Case name.
+    pub name: &'a str,
+    /// Kind.
+    pub kind: CaseKind,
+    /// Declaration line.
+    pub line: usize,
+    /// What it did; None when it was selected but not run.
+    pub verdict: Option<Verdict>,
+}
+
+/// Settings of a comparison.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The baseline file as shown to users.
+    pub file: String,
+    /// What the exit code follows.
+    pub gate: Gate,
+    /// The `slowdown` factor.
+    pub slowdown: f64,
+}
+
+/// Compare `observed` (the selected cases of a run, in declaration order)
+/// with `baseline`. `missing(name)` says whether a baseline case that was
+/// not observed counts as missing (no longer declared, and selected); None
+/// when missing cases are not looked for.
+pub fn compare(
+    baseline: Option<&BaselineFile>,
+    observed: &[Observed<'_>],
+    missing: Option<&dyn Fn(&str) -> bool>,
+    settings: &Settings,
+) -> Comparison {
+    let entries: HashMap<&str, &BaselineEntry> = baseline
+        .map(|b| b.cases.iter().map(|e| (e.name.as_str(), e)).collect())
+        .unwrap_or_default();
+    let mut cases: Vec<CaseComparison> = observed
+        .iter()
+        .map(|o| {
+            let base = entries.get(o.name).map(|e| Verdict::from(*e));
+            let (class, detail) = classify(base.as_ref(), o.verdict.as_ref(), settings.slowdown);
+            CaseComparison {
+                name: o.name.to_string(),
+                class,
+                kind: Some(o.kind),
+                line: Some(o.line),
+                baseline: base,
+                now: o.verdict.clone(),
+                detail,
+            }
+        })
+        .collect();
+    if let (Some(b), Some(is_missing)) = (baseline, missing) {
+        let seen: HashSet<&str> = observed.iter().map(|o| o.name).collect();
+        for e in b.cases.iter().filter(|e| !seen.contains(e.name.as_str())) {
+            if is_missing(&e.name) {
+                cases.push(CaseComparison {
+                    name: e.name.clone(),
+                    class: Class::Missing,
+                    kind: e.kind,
+                    line: None,
+                    baseline: Some(Verdict::from(e)),
+                    now: None,
+                    detail: format!("{} in the baseline, no longer declared", e.result.as_str()),
+                });
+            }
+        }
+    }
+    let mut counts = ClassCounts::default();
+    for c in &cases {
+        *counts.slot(c.class) += 1;
+    }
+    Comparison {
+        file: settings.file.clone(),
+        found: baseline.is_some(),
+        gate: settings.gate,
+        slowdown: settings.slowdown,
+        blessed: false,
+        missing_not_checked: missing.is_none(),
+        counts,
+        cases,
+    }
+}
+
+/// The comparison of a merged run: the shards' comparisons joined, cases
+/// in the merged record's order, then the missing ones. None unless every
+/// shard was compared.
+pub fn merge<'a>(
+    parts: impl Iterator<Item = Option<&'a Comparison>>,
+    cases: &[crate::model::CaseRecord],
+) -> Option<Comparison> {
+    let parts: Vec<&Comparison> = parts.collect::<Option<_>>()?;
+    let first = parts.first()?;
+    let order: HashMap<&str, usize> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let mut joined: Vec<CaseComparison> = parts.iter().flat_map(|p| p.cases.clone()).collect();
+    joined.sort_by_key(|c| order.get(c.name.as_str()).copied().unwrap_or(usize::MAX));
+    let mut counts = ClassCounts::default();
+    for c in &joined {
+        *counts.slot(c.class) += 1;
+    }
+    Some(Comparison {
+        file: first.file.clone(),
+        found: parts.iter().any(|p| p.found),
+        gate: first.gate,
+        slowdown: first.slowdown,
+        blessed: parts.iter().all(|p| p.blessed),
+        missing_not_checked: parts.iter().all(|p| p.missing_not_checked),
+        counts,
+        cases: joined,
+    })
+}
+
+/// The class of one case and a line on what changed.
+pub fn classify(base: Option<&Verdict>, now: Option<&Verdict>, slowdown: f64) -> (Class, String) {
+    let sig = |v: &Verdict| match &v.signature {
+        Some(s) => format!("{}: {s}", v.result.as_str()),
+        None => v.result.as_str().to_string(),
+    };
+    let Some(now) = now else {
+        return match base {
+            Some(b) => (
+                Class::NotRun,
+                format!("{} in the baseline, not run this time", b.result.as_str()),
+            ),
+            None => (Class::New, "not in the baseline; not run".to_string()),
+        };
+    };
+    let Some(base) = base else {
+        return (Class::New, format!("not in the baseline; now {}", sig(now)));
+    };
+    match (base.result.is_failure(), now.result.is_failure()) {
+        (false, true) => (Class::Regressed, format!("PASSED → {}", sig(now))),
+        (true, false) => (Class::Fixed, format!("{} → PASSED", base.result.as_str())),
+        (true, true) if base.result == now.result && base.signature == now.signature => (
+            Class::KnownFailure,
+            format!("{}, as in the baseline", sig(now)),
+        ),
+        (true, true) => (
+            Class::ChangedFailure,
+            format!("was {}; now {}", sig(base), sig(now)),
+        ),
+        (false, false) => {
+            let (b, n) = (base.duration_seconds, now.duration_seconds);
+            if n > slowdown * b && n - b >= SLOWER_MIN_EXTRA.as_secs_f64() {
+                let ratio = if b > 0.0 { n / b } else { f64::INFINITY };
+                (
+                    Class::Slower,
+                    format!("took {n:.2}s, {ratio:.1}× its baseline {b:.2}s (limit {slowdown}×)"),
+                )
+            } else {
+                (Class::Unchanged, String::new())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(result: CaseResult, sig: Option<&str>, secs: f64) -> Verdict {
+        Verdict {
+            result,
+            signature: sig.map(str::to_string),
+            duration_seconds: secs,
+        }
+    }
+
+    #[test]
+    fn every_class_from_its_rule() {
+        use CaseResult::*;
+        let pass = v(Passed, None, 1.0);
+        let fail = v(Failed, Some("EXECUTION_FAILURE: exit 1"), 1.0);
+        let other = v(Failed, Some("EXECUTION_FAILURE: exit 2"), 1.0);
+        let error = v(Error, Some("EXECUTION_FAILURE: exit 1"), 1.0);
+        let c = |b: Option<&Verdict>, n: Option<&Verdict>| classify(b, n, 2.0).0;
+        assert_eq!(c(Some(&pass), Some(&fail)), Class::Regressed);
+        assert_eq!(c(Some(&pass), Some(&error)), Class::Regressed);
+        assert_eq!(c(Some(&fail), Some(&pass)), Class::Fixed);
+        assert_eq!(c(Some(&fail), Some(&fail)), Class::KnownFailure);
+        assert_eq!(c(Some(&fail), Some(&other)), Class::ChangedFailure);
+        assert_eq!(c(Some(&fail), Some(&error)), Class::ChangedFailure);
+        assert_eq!(c(None, Some(&pass)), Class::New);
+        assert_eq!(c(Some(&pass), None), Class::NotRun);
+        assert_eq!(c(Some(&pass), Some(&pass)), Class::Unchanged);
+    }
+
+    #[test]
+    fn slower_needs_both_the_factor_and_a_second() {
+        let c = |b: f64, n: f64| {
+            classify(
+                Some(&v(CaseResult::Passed, None, b)),
+                Some(&v(CaseResult::Passed, None, n)),
+                2.0,
+            )
+            .0
+        };
+        assert_eq!(c(1.0, 3.0), Class::Slower);
+        assert_eq!(c(1.0, 1.9), Class::Unchanged);
+        // 10× slower but only 0.9 s more: noise, not a slowdown.
+        assert_eq!(c(0.1, 1.0), Class::Unchanged);
+        assert_eq!(c(0.0, 1.5), Class::Slower);
+        assert_eq!(c(10.0, 19.0), Class::Unchanged);
+    }
+
+    #[test]
+    fn gate_counts_new_failures_and_missing_cases() {
+        let base = BaselineFile {
+            schema_version: "1.0.0".into(),
+            suite: String::new(),
+            cases: vec![BaselineEntry {
+                name: "gone".into(),
+                kind: None,
+                result: CaseResult::Passed,
+                signature: None,
+                duration_seconds: 1.0,
+            }],
+        };
+        let settings = Settings {
+            file: "golden-baseline.json".into(),
+            gate: Gate::Baseline,
+            slowdown: 2.0,
+        };
+        let observed = [Observed {
+            name: "fresh",
+            kind: CaseKind::Verify,
+            line: 3,
+            verdict: Some(v(CaseResult::Failed, Some("X: y"), 0.1)),
+        }];
+        let all = |_: &str| true;
+        let cmp = compare(Some(&base), &observed, Some(&all), &settings);
+        assert_eq!(cmp.counts.new, 1);
+        assert_eq!(cmp.counts.missing, 1);
+        assert_eq!(cmp.gate_failures().count(), 2);
+        assert!(!cmp.passes_gate());
+        let cmp = compare(Some(&base), &observed[..0], None, &settings);
+        assert!(cmp.passes_gate() && cmp.missing_not_checked);
+    }
+}

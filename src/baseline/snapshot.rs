@@ -1,0 +1,442 @@
+//! Output snapshots (SPEC section 15): a case with `snapshot = ["stdout"]`
+//! has its stored output, redacted, compared with
+//! `snapshots/<stem>.stdout` beside the harness file (the stem comes from
+//! the case name, see [`crate::layout::snapshot_stem`]). A mismatch is an
+//! `OUTPUT_CHANGED` issue carrying a unified diff, a missing file a
+//! `SNAPSHOT_MISSING` issue; either fails the case. Under `--bless` the
+//! redacted output is written instead (a snapshot whose wildcards already
+//! accept the output is left as it is, so hand-written `[..]` and `...`
+//! survive).
+//!
+//! The output is read back from `stdout.log` / `stderr.log` after the case,
+//! up to [`SNAPSHOT_LIMIT`] bytes per stream: a larger output is not
+//! compared (nor blessed) and fails the case with an `OUTPUT_CHANGED`
+//! issue that says so, so memory stays bounded and nothing passes unseen.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::redactions::Redactor;
+use super::wildcard;
+use crate::config::{CaseDef, Harness, Redaction};
+use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
+
+/// Largest output (per stream, in bytes) compared with a snapshot.
+pub const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
+/// Lines of a unified diff kept in the records and reports.
+const MAX_DIFF_LINES: usize = 200;
+/// Bytes of a unified diff kept in the records and reports.
+const MAX_DIFF_BYTES: usize = 32 * 1024;
+/// Characters of the changed line quoted in an issue's evidence.
+const MAX_EVIDENCE_CHARS: usize = 200;
+/// Longest a diff may take before `similar` settles for a coarser one.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
+/// An output stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl Stream {
+    /// `stdout` or `stderr`: the name and the snapshot file extension.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+impl fmt::Display for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What became of one snapshotted stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The output is what the snapshot allows.
+    Matched,
+    /// The output differs (`diff` says how).
+    Changed,
+    /// There is no snapshot file.
+    Missing,
+    /// The output is over [`SNAPSHOT_LIMIT`]: not compared, not blessed.
+    TooLarge,
+    /// The snapshot file or the output log could not be read.
+    Unreadable,
+    /// Bless wrote a new snapshot file.
+    Created,
+    /// Bless replaced a snapshot the output no longer matched.
+    Updated,
+    /// Bless kept the snapshot: it already accepts the output.
+    Unchanged,
+    /// Bless could not write the snapshot (`detail` says why).
+    NotWritten,
+}
+
+impl Outcome {
+    /// The name used in the records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Matched => "matched",
+            Outcome::Changed => "changed",
+            Outcome::Missing => "missing",
+            Outcome::TooLarge => "too_large",
+            Outcome::Unreadable => "unreadable",
+            Outcome::Created => "created",
+            Outcome::Updated => "updated",
+            Outcome::Unchanged => "unchanged",
+            Outcome::NotWritten => "not_written",
+        }
+    }
+}
+
+/// The snapshot comparison (or bless) of one stream of one case, as
+/// `evidence.json` and `summary.json` record it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnapshotCheck {
+    /// The stream.
+    pub stream: Stream,
+    /// The snapshot file, relative to the harness file's directory.
+    pub file: String,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Unified diff, snapshot (`---`) to this run's redacted output
+    /// (`+++`), cut to a bounded size; only for `changed`.
+    #[serde(default)]
+    pub diff: Option<String>,
+    /// Why, for outcomes that need a reason.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl SnapshotCheck {
+    /// Whether this check fails its case (it raises an issue).
+    pub fn fails(&self) -> bool {
+        self.issue("").is_some()
+    }
+
+    /// The issue this check raises, if any: `OUTPUT_CHANGED` or
+    /// `SNAPSHOT_MISSING`, with its message.
+    fn issue(&self, log: &str) -> Option<(IssueType, String)> {
+        let (file, stream) = (&self.file, self.stream);
+        let detail = self.detail.as_deref().unwrap_or("");
+        match self.outcome {
+            Outcome::Matched | Outcome::Created | Outcome::Updated | Outcome::Unchanged => None,
+            Outcome::Changed => Some((
+                IssueType::OutputChanged,
+                format!("{stream} differs from {file} ({detail})"),
+            )),
+            Outcome::Missing => Some((
+                IssueType::SnapshotMissing,
+                format!("no snapshot {file} for {stream}: `cargo golden --bless` records one"),
+            )),
+            Outcome::TooLarge => Some((
+                IssueType::OutputChanged,
+                format!(
+                    "{stream} was not compared with {file}: {detail}; the full output is in {log}"
+                ),
+            )),
+            Outcome::Unreadable => Some((
+                IssueType::SnapshotMissing,
+                format!("{stream} was not compared with {file}: {detail}"),
+            )),
+            Outcome::NotWritten if detail.is_empty() => None,
+            Outcome::NotWritten => Some((
+                IssueType::SnapshotMissing,
+                format!("{file} was not blessed: {detail}"),
+            )),
+        }
+    }
+}
+
+/// Compares (or blesses) the snapshots of the cases of one harness.
+#[derive(Clone, Debug)]
+pub struct Snapshots<'h> {
+    root: PathBuf,
+    redactions: &'h [Redaction],
+    run_id: String,
+    bless: bool,
+}
+
+impl<'h> Snapshots<'h> {
+    /// Snapshots of `harness` for run `run_id`, compared (not blessed).
+    pub fn new(harness: &'h Harness, run_id: &str) -> Snapshots<'h> {
+        Snapshots {
+            root: harness.base_dir.clone(),
+            redactions: &harness.redactions,
+            run_id: run_id.to_string(),
+            bless: false,
+        }
+    }
+
+    /// Write snapshots from the output instead of comparing.
+    pub fn set_bless(&mut self, bless: bool) {
+        self.bless = bless;
+    }
+
+    /// The redactor of a case that ran in `cwd`.
+    pub fn redactor(&self, cwd: &Path) -> Redactor<'h> {
+        Redactor::new(&self.root, cwd, &self.run_id, self.redactions)
+    }
+
+    /// Compare (or bless) the snapshotted streams of `def` from the logs
+    /// `rec` left in `out_dir`; record each check and its issue, and fail a
+    /// passed case that has one.
+    pub fn apply(&self, def: &CaseDef, rec: &mut CaseRecord, out_dir: &Path) {
+        if def.snapshot.is_empty() {
+            return;
+        }
+        let stem = crate::layout::snapshot_stem(&def.name);
+        let redactor = self.redactor(&rec.working_dir);
+        for (stream, on) in [
+            (Stream::Stdout, def.snapshot.stdout),
+            (Stream::Stderr, def.snapshot.stderr),
+        ] {
+            if !on {
+                continue;
+            }
+            let file = format!("{}/{stem}.{stream}", crate::layout::SNAPSHOT_DIR);
+            let log = rec.artifacts.as_ref().map(|a| match stream {
+                Stream::Stdout => a.stdout.clone(),
+                Stream::Stderr => a.stderr.clone(),
+            });
+            let check = match (rec.ran(), log) {
+                (true, Some(log)) => {
+                    let output = read_output(&out_dir.join(&log));
+                    let check = self.check(stream, file, output, &redactor);
+                    if let Some((t, message)) = check.issue(&log) {
+                        push_issue(rec, t, &message, check.diff.as_deref());
+                    }
+                    check
+                }
+                // A case that could not run is an ERROR with its own issue;
+                // under bless its snapshot stays as it was.
+                _ if self.bless => SnapshotCheck {
+                    stream,
+                    file,
+                    outcome: Outcome::NotWritten,
+                    diff: None,
+                    detail: None,
+                },
+                _ => continue,
+            };
+            rec.snapshots.push(check);
+        }
+    }
+
+    fn check(
+        &self,
+        stream: Stream,
+        file: String,
+        output: Result<String, (Outcome, String)>,
+        redactor: &Redactor<'_>,
+    ) -> SnapshotCheck {
+        let mut check = SnapshotCheck {
+            stream,
+            file,
+            outcome: Outcome::Matched,
+            diff: None,
+            detail: None,
+        };
+        let actual = match output {
+            Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
+            Err((outcome, detail)) => {
+                check.outcome = if self.bless && outcome == Outcome::TooLarge {
+                    Outcome::NotWritten
+                } else {
+                    outcome
+                };
+                check.detail = Some(detail);
+                return check;
+            }
+        };
+        let path = self.root.join(&check.file);
+        let expected = match std::fs::read(&path) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if self.bless => {
+                check.outcome = Outcome::NotWritten;
+                check.detail = Some(format!("cannot read it: {e}"));
+                return check;
+            }
+            Err(e) => {
+                check.outcome = Outcome::Unreadable;
+                check.detail = Some(format!("cannot read it: {e}"));
+                return check;
+            }
+        };
+        if self.bless {
+            return bless(check, &path, expected.as_deref(), &actual);
+        }
+        match expected {
+            None => check.outcome = Outcome::Missing,
+            Some(expected) if wildcard::matches(&expected, &actual) => {}
+            Some(expected) => {
+                let (diff, added, removed) = unified_diff(&check.file, stream, &expected, &actual);
+                check.outcome = Outcome::Changed;
+                check.diff = Some(diff);
+                check.detail = Some(format!("{added} line(s) added, {removed} removed"));
+            }
+        }
+        check
+    }
+}
+
+fn bless(
+    mut check: SnapshotCheck,
+    path: &Path,
+    expected: Option<&str>,
+    actual: &str,
+) -> SnapshotCheck {
+    check.outcome = match expected {
+        Some(e) if wildcard::matches(e, actual) => Outcome::Unchanged,
+        Some(_) => Outcome::Updated,
+        None => Outcome::Created,
+    };
+    if check.outcome == Outcome::Unchanged {
+        return check;
+    }
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| crate::report::atomic_write(path, actual.as_bytes()));
+    if let Err(e) = written {
+        check.outcome = Outcome::NotWritten;
+        check.detail = Some(format!("cannot write it: {e}"));
+    }
+    check
+}
+
+/// A stored output log as text, unless it is over [`SNAPSHOT_LIMIT`] or
+/// cannot be read.
+fn read_output(path: &Path) -> Result<String, (Outcome, String)> {
+    let unreadable = |e: std::io::Error| {
+        (
+            Outcome::Unreadable,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len > SNAPSHOT_LIMIT {
+        return Err((
+            Outcome::TooLarge,
+            format!(
+                "the output is {len} bytes, over the {} MiB snapshot limit",
+                SNAPSHOT_LIMIT >> 20
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    // `take`: a log still growing (a leaked writer) cannot exceed the limit.
+    file.take(SNAPSHOT_LIMIT)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The unified diff from `expected` (the snapshot) to `actual`, wildcard
+/// matches folded away, cut to a bounded size; with the numbers of lines
+/// added and removed.
+pub fn unified_diff(
+    file: &str,
+    stream: Stream,
+    expected: &str,
+    actual: &str,
+) -> (String, usize, usize) {
+    let normalized = wildcard::normalize(expected, actual);
+    let diff = similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(expected, &normalized);
+    let (mut added, mut removed) = (0, 0);
+    for op in diff.ops() {
+        for change in diff.iter_changes(op) {
+            match change.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+    }
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(file, &format!("{stream} (this run, redacted)"))
+        .to_string();
+    (cap(&text), added, removed)
+}
+
+/// `diff` cut to [`MAX_DIFF_LINES`] lines and [`MAX_DIFF_BYTES`] bytes,
+/// saying how much was left out.
+fn cap(diff: &str) -> String {
+    let total = diff.lines().count();
+    let mut out = String::new();
+    let mut kept = 0;
+    for line in diff.split_inclusive('\n') {
+        if kept == MAX_DIFF_LINES || out.len() + line.len() > MAX_DIFF_BYTES {
+            break;
+        }
+        out.push_str(line);
+        kept += 1;
+    }
+    if kept < total {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("[… {} more line(s) of diff]\n", total - kept));
+    }
+    out
+}
+
+/// Add a snapshot issue to `rec` and fail it if it had passed.
+fn push_issue(rec: &mut CaseRecord, issue_type: IssueType, message: &str, diff: Option<&str>) {
+    let first_change = diff
+        .and_then(|d| {
+            d.lines().find(|l| {
+                (l.starts_with('+') || l.starts_with('-'))
+                    && !l.starts_with("+++")
+                    && !l.starts_with("---")
+            })
+        })
+        .unwrap_or("(no output excerpt)");
+    let exit = rec
+        .exit_code
+        .map_or_else(|| "none".to_string(), |c| c.to_string());
+    rec.issues.push(Issue {
+        issue_type,
+        case: rec.name.clone(),
+        kind: rec.kind,
+        stage: Stage::Execution,
+        severity: if rec.kind == CaseKind::Golden {
+            Severity::High
+        } else {
+            Severity::Medium
+        },
+        message: crate::report::one_line(message),
+        evidence: format!(
+            "Status: {} | Exit code: {exit} | Output: {}",
+            rec.execution_status.as_str(),
+            crate::report::one_line(first_change)
+                .chars()
+                .take(MAX_EVIDENCE_CHARS)
+                .collect::<String>()
+        ),
+    });
+    if rec.result == CaseResult::Passed {
+        rec.result = CaseResult::Failed;
+    }
+}

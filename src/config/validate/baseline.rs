@@ -1,0 +1,225 @@
+//! Checks of the keys behind baselines and snapshots (SPEC section 15):
+//! `[harness] gate` and `slowdown`, the `[redactions]` table and a case's
+//! `snapshot` list.
+
+use std::collections::HashMap;
+
+use super::super::tree::{Node, Pos, Value};
+use super::super::{Gate, Redaction, SnapshotStreams};
+use super::Ctx;
+
+/// Placeholders the engine fills itself; `[redactions]` cannot redefine them.
+pub const BUILTIN_REDACTIONS: [&str; 6] = [
+    "[ROOT]",
+    "[CWD]",
+    "[TMP]",
+    "[RUN_ID]",
+    "[TIMESTAMP]",
+    "[DURATION]",
+];
+
+/// Largest `slowdown` accepted: past it no duration could ever count as slower.
+const MAX_SLOWDOWN: f64 = 1000.0;
+
+impl Ctx<'_> {
+    pub(super) fn gate(&mut self, node: &Node, key: &str) -> Option<Gate> {
+        let s = self.string(node, key)?;
+        match s.as_str() {
+            "results" => Some(Gate::Results),
+            "baseline" => Some(Gate::Baseline),
+            _ => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be \"results\" or \"baseline\", found \"{s}\""),
+                    Some(
+                        "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json"
+                            .into(),
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn slowdown(&mut self, node: &Node, key: &str) -> Option<f64> {
+        let value = match &node.value {
+            Value::Float(f) => *f,
+            Value::Int(i) => *i as f64,
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be a number, found {}", other.kind_name()),
+                    None,
+                );
+                return None;
+            }
+        };
+        if value.is_finite() && (1.0..=MAX_SLOWDOWN).contains(&value) {
+            Some(value)
+        } else {
+            self.err(
+                node.pos,
+                format!("`{key}` must be between 1 and {MAX_SLOWDOWN}, found {value}"),
+                Some("a passing case counts as slower above `slowdown` times its baseline duration, e.g. 2.0".into()),
+            );
+            None
+        }
+    }
+
+    /// The `[redactions]` table: `"[NAME]" = "<regex>"` entries.
+    pub(super) fn redactions(&mut self, node: &Node) -> Vec<Redaction> {
+        let Value::Map(entries) = &node.value else {
+            self.err(
+                node.pos,
+                format!(
+                    "[redactions] must be a table, found {}",
+                    node.value.kind_name()
+                ),
+                Some("write entries as `\"[NAME]\" = \"<regex>\"`".into()),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (key, value) in entries {
+            let name = &key.name;
+            if !is_placeholder(name) {
+                self.err(
+                    key.pos,
+                    format!("redaction name `{name}` must look like `[NAME]`"),
+                    Some(
+                        "capital letters, digits and `_` inside square brackets, e.g. `\"[PORT]\" = ':\\d+'`"
+                            .into(),
+                    ),
+                );
+                continue;
+            }
+            if BUILTIN_REDACTIONS.contains(&name.as_str()) {
+                self.err(
+                    key.pos,
+                    format!("`{name}` is a built-in redaction and cannot be redefined"),
+                    Some(format!(
+                        "built-ins: {}; pick another name",
+                        BUILTIN_REDACTIONS.join(", ")
+                    )),
+                );
+                continue;
+            }
+            let Some(pattern) = self.string(value, &format!("redactions.{name}")) else {
+                continue;
+            };
+            match regex::Regex::new(&pattern) {
+                Ok(regex) if regex.is_match("") => self.err(
+                    value.pos,
+                    format!("redaction `{name}` = `{pattern}` matches the empty string"),
+                    Some(
+                        "it would insert the placeholder everywhere; make the pattern match at least one character"
+                            .into(),
+                    ),
+                ),
+                Ok(regex) => out.push(Redaction {
+                    name: name.clone(),
+                    regex,
+                }),
+                Err(e) => {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or("").trim().to_string();
+                    self.err(
+                        value.pos,
+                        format!("invalid regex `{pattern}` in `redactions.{name}`: {last}"),
+                        Some("redactions use Rust `regex` syntax".into()),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// A case's `snapshot = ["stdout", "stderr"]`.
+    pub(super) fn snapshot_streams(&mut self, node: &Node) -> SnapshotStreams {
+        let mut streams = SnapshotStreams::default();
+        for (s, pos) in self.strings(node, "snapshot") {
+            let slot = match s.as_str() {
+                "stdout" => &mut streams.stdout,
+                "stderr" => &mut streams.stderr,
+                _ => {
+                    self.err(
+                        pos,
+                        format!("`snapshot` lists \"stdout\" and \"stderr\", found \"{s}\""),
+                        None,
+                    );
+                    continue;
+                }
+            };
+            if *slot {
+                self.err(pos, format!("\"{s}\" is listed twice in `snapshot`"), None);
+            }
+            *slot = true;
+        }
+        streams
+    }
+}
+
+/// `[` capital letters, digits and `_` `]`.
+fn is_placeholder(name: &str) -> bool {
+    name.strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .is_some_and(|inner| {
+            !inner.is_empty()
+                && inner
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        })
+}
+
+/// Snapshot file stems claimed so far, folded to lower case: on
+/// case-insensitive file systems (macOS, Windows) `Sales` and `sales`
+/// would share one file.
+#[derive(Default)]
+pub(super) struct SnapshotFiles {
+    claimed: HashMap<String, (String, usize)>,
+}
+
+impl SnapshotFiles {
+    /// Claim the snapshot files of case `name`; a clash is an error at `pos`.
+    pub(super) fn claim(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        name: &str,
+        streams: SnapshotStreams,
+        pos: Pos,
+    ) {
+        if streams.is_empty() {
+            return;
+        }
+        let stem = crate::layout::snapshot_stem(name);
+        let folded = stem.to_lowercase();
+        match self.claimed.get(&folded) {
+            Some((other, line)) if other != name => cx.err(
+                pos,
+                format!(
+                    "the snapshot files of `{name}` ({}/{stem}.*) would be those of `{other}` (line {line}) on a case-insensitive file system",
+                    crate::layout::SNAPSHOT_DIR
+                ),
+                Some("rename one of the two cases".into()),
+            ),
+            Some(_) => {}
+            None => {
+                self.claimed.insert(folded, (name.to_string(), pos.line));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_placeholder;
+
+    #[test]
+    fn placeholders_are_bracketed_capitals() {
+        assert!(is_placeholder("[PORT]"));
+        assert!(is_placeholder("[HASH_2]"));
+        for bad in ["PORT", "[port]", "[]", "[A B]", "[A]x"] {
+            assert!(!is_placeholder(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! The baseline comparison and snapshot diffs (SPEC section 15) in the
+//! reports: the "Compared with baseline" section that leads report.md (and
+//! makes up `diff.md`), the "Output changes" section, JUnit properties,
+//! the terminal summary lines, and their part of the integrity check.
+//!
+//! The counts line and the table of the section have a fixed shape that
+//! the integrity check reads back.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::integrity::Disagreement;
+use super::markup::{Align, Table, inline};
+use crate::baseline::{Class, Comparison, SnapshotCheck};
+use crate::config::Gate;
+use crate::model::RunRecord;
+
+/// Heading of the comparison section.
+pub const BASELINE_HEADING: &str = "## Compared with baseline";
+/// Prefix of the line with the counts per class.
+pub const BASELINE_COUNTS_PREFIX: &str = "**Baseline:** ";
+/// Heading of the snapshot diffs section.
+pub const OUTPUT_CHANGES_HEADING: &str = "## Output changes";
+/// Rows of the comparison table at most: the cases that need attention
+/// come first, and summary.json lists every case.
+pub const MAX_ROWS: usize = 500;
+
+/// The comparison section, heading included.
+pub fn section(out: &mut String, c: &Comparison) {
+    let _ = writeln!(out, "{BASELINE_HEADING}\n");
+    let gate = match c.gate {
+        Gate::Baseline => "gate: baseline (the exit code follows this comparison)",
+        Gate::Results => "gate: results (the exit code follows the raw results)",
+    };
+    let _ = writeln!(
+        out,
+        "Baseline {} · {gate} · slowdown {}× · {} case(s) compared\n",
+        inline(&c.file),
+        c.slowdown,
+        c.cases.len()
+    );
+    if !c.found {
+        let _ = writeln!(
+            out,
+            "> [!NOTE]\n> No baseline yet: {} does not exist, so every case is new. `cargo golden --bless` records one.\n",
+            inline(&c.file)
+        );
+    }
+    if c.blessed {
+        out.push_str(
+            "> [!NOTE]\n> This run was blessed: the baseline now records it. The comparison shows what the bless changed.\n\n",
+        );
+    }
+    if c.missing_not_checked {
+        out.push_str("Missing cases were not looked for (a partial run).\n\n");
+    }
+    let _ = writeln!(out, "{BASELINE_COUNTS_PREFIX}{}\n", c.counts.text());
+    let shown = attention(c);
+    // Without a baseline every case is new: the results table says the
+    // rest, unless the gate makes new failures matter.
+    if shown.is_empty() || (!c.found && c.gate == Gate::Results) {
+        return;
+    }
+    let mut t = Table::new(&[
+        ("Case", Align::Left),
+        ("Class", Align::Left),
+        ("Baseline", Align::Left),
+        ("This run", Align::Left),
+        ("Detail", Align::Left),
+    ]);
+    for case in shown.iter().take(MAX_ROWS) {
+        let class = match case.class {
+            Class::Regressed | Class::ChangedFailure | Class::Missing | Class::NotRun => {
+                format!("**{}**", case.class.as_str())
+            }
+            other => other.as_str().to_string(),
+        };
+        let result = |v: &Option<crate::baseline::Verdict>| {
+            v.as_ref()
+                .map_or_else(|| "—".to_string(), |v| v.result.as_str().to_string())
+        };
+        t.row(vec![
+            inline(&case.name),
+            class,
+            result(&case.baseline),
+            result(&case.now),
+            inline(&case.detail),
+        ]);
+    }
+    out.push_str(&t.render());
+    if shown.len() > MAX_ROWS {
+        let _ = writeln!(
+            out,
+            "\n{} more case(s) not listed; summary.json lists every case.",
+            shown.len() - MAX_ROWS
+        );
+    }
+    let unchanged = c.counts.unchanged;
+    if unchanged > 0 {
+        let _ = writeln!(out, "\n{unchanged} unchanged case(s) not listed.");
+    }
+    out.push('\n');
+}
+
+/// The cases worth a row, in [`Class::ALL`] order (regressed, changed and
+/// missing first), declaration order within a class.
+fn attention(c: &Comparison) -> Vec<&crate::baseline::CaseComparison> {
+    Class::ALL
+        .iter()
+        .filter(|class| **class != Class::Unchanged)
+        .flat_map(|class| c.of_class(*class))
+        .collect()
+}
+
+/// The snapshot diffs of every case, each in a fenced `diff` block.
+pub(super) fn output_changes(out: &mut String, record: &RunRecord) {
+    let changed: Vec<(&str, &SnapshotCheck)> = record
+        .cases
+        .iter()
+        .flat_map(|c| c.snapshots.iter().map(move |s| (c.name.as_str(), s)))
+        .filter(|(_, s)| s.diff.is_some())
+        .collect();
+    if changed.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{OUTPUT_CHANGES_HEADING}\n");
+    for (name, s) in changed {
+        let diff = s.diff.as_deref().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "`OUTPUT_CHANGED` “{}” ({} vs {}):\n",
+            inline(name),
+            s.stream,
+            inline(&s.file)
+        );
+        let fence = fence_for(diff);
+        let _ = writeln!(
+            out,
+            "{fence}diff\n{}{}{fence}\n",
+            diff,
+            if diff.ends_with('\n') { "" } else { "\n" }
+        );
+    }
+}
+
+/// A backtick fence longer than any run of backticks in `text`.
+fn fence_for(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in text.chars() {
+        if ch == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// Suite properties: the gate and the count of each class.
+pub(super) fn suite_properties(c: &Comparison) -> Vec<(String, String)> {
+    let mut props = vec![
+        ("baseline.file".to_string(), c.file.clone()),
+        ("baseline.gate".to_string(), c.gate.as_str().to_string()),
+    ];
+    for class in Class::ALL {
+        props.push((
+            format!("baseline.{}", class.as_str()),
+            c.counts.get(class).to_string(),
+        ));
+    }
+    props
+}
+
+/// Lines for the terminal summary: the counts, then each case that fails
+/// the gate or was fixed, at most `limit` of them.
+pub fn terminal_lines(c: &Comparison, limit: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !c.found && c.gate == Gate::Results {
+        lines.push(format!(
+            "none yet ({} does not exist; `cargo golden --bless` records one)",
+            c.file
+        ));
+        return lines;
+    }
+    let nonzero: Vec<String> = Class::ALL
+        .iter()
+        .filter(|k| c.counts.get(**k) > 0)
+        .map(|k| format!("{} {}", c.counts.get(*k), k.as_str()))
+        .collect();
+    let summary = if nonzero.is_empty() {
+        "no case compared".to_string()
+    } else {
+        nonzero.join(", ")
+    };
+    let verdict = match c.gate {
+        Gate::Baseline if c.passes_gate() => " (gate: baseline, passes)",
+        Gate::Baseline => " (gate: baseline, FAILS)",
+        Gate::Results => "",
+    };
+    lines.push(format!("{}: {summary}{verdict}", c.file));
+    // What fails the gate, and what got fixed; known failures and slower
+    // cases are already on the lines above (raw results, warnings).
+    let shown: Vec<_> = attention(c)
+        .into_iter()
+        .filter(|k| k.fails_gate() || k.class == Class::Fixed)
+        .collect();
+    for case in shown.iter().take(limit) {
+        lines.push(format!(
+            "{} {}: {}",
+            case.class.as_str(),
+            case.name,
+            case.detail
+        ));
+    }
+    let listed = shown.len();
+    if listed > limit {
+        lines.push(format!("… and {} more (see report.md)", listed - limit));
+    }
+    lines
+}
+
+/// The integrity of the comparison: report.md's counts line
+/// (`markdown`, its text) and summary.json's comparison (`summary`, as read
+/// back) agree with the record, and, under the baseline gate, the exit
+/// code follows what summary.json says. Files that could not be read are
+/// already reported by the caller.
+pub(super) fn check(
+    files: &super::Written,
+    markdown: Option<&str>,
+    summary: Option<Option<&Comparison>>,
+    record: &RunRecord,
+    exit_code: i32,
+    found: &mut Vec<Disagreement>,
+) {
+    let Some(c) = &record.baseline else {
+        return;
+    };
+    let expected = c.counts.text();
+    if let Some(md) = markdown {
+        let line = md
+            .lines()
+            .find_map(|l| l.strip_prefix(BASELINE_COUNTS_PREFIX))
+            .unwrap_or("(missing)");
+        count(found, &files.markdown, "baseline counts", &expected, line);
+    }
+    let Some(written) = summary else {
+        return;
+    };
+    let got = written.map_or_else(|| "(missing)".to_string(), |b| b.counts.text());
+    count(found, &files.summary, "baseline.counts", &expected, &got);
+    if c.gate == Gate::Baseline && !record.interrupted {
+        // The gate rule applied to the file's cases, not the record's.
+        let gate_failures = written.map_or(0, |b| b.gate_failures().count());
+        let passes = c.blessed || gate_failures == 0;
+        let want = if passes {
+            crate::exit::SUCCESS
+        } else {
+            crate::exit::FAILED
+        };
+        if exit_code != want {
+            found.push(Disagreement::ExitCode {
+                expected: want,
+                found: exit_code,
+            });
+        }
+    }
+}
+
+fn count(found: &mut Vec<Disagreement>, path: &Path, what: &str, expected: &str, got: &str) {
+    if expected != got {
+        found.push(Disagreement::Count {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+            expected: expected.to_string(),
+            found: got.to_string(),
+        });
+    }
+}
