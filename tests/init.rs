@@ -13,11 +13,12 @@ use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
 /// Every file init writes, relative to the package.
-const WRITTEN: [&str; 6] = [
+const WRITTEN: [&str; 7] = [
     "harness.toml",
     "harness.schema.json",
     "golden/example/run.sh",
     "golden/example/orders.csv",
+    "snapshots/example.stdout",
     "tests/golden.rs",
     ".github/workflows/golden.yml",
 ];
@@ -211,6 +212,11 @@ fn example_project_runs_as_declared() {
         String::from_utf8_lossy(&out.stdout),
         "orders: 3, items: 10\n"
     );
+    assert!(example.snapshot.stdout);
+    assert_eq!(
+        read(dir.join("snapshots/example.stdout")),
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     // Users run it by hand from the package root too.
     let out = Command::new("sh")
@@ -298,7 +304,7 @@ fn refuses_to_overwrite_anything_unless_forced() {
         report,
         InitReport {
             created: paths(&[".github/workflows/golden.yml"]),
-            overwritten: paths(&WRITTEN[..5]),
+            overwritten: paths(&WRITTEN[..WRITTEN.len() - 1]),
             manifest_changes: vec![],
         }
     );

@@ -1,7 +1,8 @@
 //! `cargo golden init`: set a cargo package up for golden testing.
 //!
 //! Writes `harness.toml` (a verify command that builds the package and one
-//! example golden project), the example project under `golden/example/`,
+//! example golden project), the example project under `golden/example/`
+//! with the snapshot of its output (`snapshots/example.stdout`),
 //! `tests/golden.rs` with the harness `main`, and a GitHub Actions
 //! workflow; then registers the `golden` test target (`harness = false`)
 //! and the `cargo-golden` dev-dependency in `Cargo.toml`, edited in place
@@ -31,6 +32,7 @@ pub const TEST_TARGET: &str = "golden";
 
 const EXAMPLE_SCRIPT: &str = "golden/example/run.sh";
 const EXAMPLE_DATA: &str = "golden/example/orders.csv";
+const EXAMPLE_SNAPSHOT: &str = "snapshots/example.stdout";
 const CRATE_NAME: &str = "cargo-golden";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -195,6 +197,7 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         (SCHEMA_FILE, schema),
         (EXAMPLE_SCRIPT, EXAMPLE_SCRIPT_TEXT.to_string()),
         (EXAMPLE_DATA, EXAMPLE_DATA_TEXT.to_string()),
+        (EXAMPLE_SNAPSHOT, EXAMPLE_SNAPSHOT_TEXT.to_string()),
         (TEST_FILE, TEST_FILE_TEXT.to_string()),
         (workflow.as_str(), workflow_yaml(&member)),
     ];
@@ -557,6 +560,11 @@ description = "Example golden project: sums a small CSV file"
 command = "sh run.sh"        # runs inside `path`
 expected = "success"         # or "specific_error:<regex>" for a project that must fail that way
 isolation = "check"          # or "copy": run in a temporary copy
+# Its stdout must also stay what snapshots/example.stdout says (`[..]` in
+# that file matches any text within a line, a `...` line any lines). After
+# an intended change, `cargo golden --bless example` rewrites it: review the
+# git diff and commit it.
+snapshot = ["stdout"]
 # env = { RUST_LOG = "info" }
 "#;
 
@@ -573,6 +581,9 @@ awk -F, 'NR > 1 { orders += 1; items += $2 }
 "#;
 
 const EXAMPLE_DATA_TEXT: &str = "item,quantity\napples,3\npears,5\nplums,2\n";
+
+/// What `run.sh` prints for `orders.csv`.
+const EXAMPLE_SNAPSHOT_TEXT: &str = "orders: 3, items: 10\n";
 
 const TEST_FILE_TEXT: &str = r#"//! The cases of `harness.toml` as tests: `cargo test --test golden`
 //! (or `cargo nextest run --test golden`).
