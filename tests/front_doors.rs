@@ -397,6 +397,71 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
     );
 }
 
+const BLESSED: &str = r#"
+[harness]
+name = "blessed"
+gate = "baseline"
+
+[[verify]]
+name = "greets"
+command = "echo hello"
+snapshot = ["stdout"]
+
+[[verify]]
+name = "known bug"
+command = "echo 'Job aborted'"
+"#;
+
+#[test]
+fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = harness_crate(tmp.path(), "blessed", BLESSED);
+    let test = ["test", "--test", "golden"];
+
+    // No snapshot, no baseline: the snapshot is missing, failures are new.
+    let o = cargo(&dir, &test);
+    assert_eq!(o.status.code(), Some(101), "{}", text(&o));
+    assert!(text(&o).contains("SNAPSHOT_MISSING"), "{}", text(&o));
+
+    let o = cargo_cmd(&dir, &test)
+        .env("CARGO_GOLDEN", "bless")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("snapshots/greets.stdout")).unwrap(),
+        "hello\n"
+    );
+    let baseline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("golden-baseline.json")).unwrap()).unwrap();
+    let results: Vec<(&str, &str)> = baseline["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(results, [("greets", "PASSED"), ("known bug", "FAILED")]);
+
+    // Only a known failure is left: libtest still reports it, and the
+    // exit code follows the baseline gate.
+    let o = cargo(&dir, &test);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("1 passed; 1 failed"),
+        "{}",
+        text(&o)
+    );
+
+    // A misspelt mode never runs as an ordinary test.
+    let o = cargo_cmd(&dir, &test)
+        .env("CARGO_GOLDEN", "blss")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(101), "{}", text(&o));
+    assert!(text(&o).contains("is not a mode"), "{}", text(&o));
+}
+
 #[test]
 fn nextest_runs_each_case_in_its_own_process() {
     let has_nextest = Command::new(env!("CARGO"))

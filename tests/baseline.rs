@@ -1,0 +1,576 @@
+//! Baselines and snapshots (SPEC section 15) through the real binary:
+//! snapshot diffs in every report, redactions and wildcards, `--bless`,
+//! the verdict baseline's classes and gate, `slower`, GitHub annotations
+//! and `cargo golden diff`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{Project, text};
+use serde_json::Value;
+
+fn read(p: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(p.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", p.as_ref().display()))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Issue types of case `name` in summary.json.
+fn issue_types(summary: &Value, name: &str) -> Vec<String> {
+    case(summary, name)["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn case<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name} in {summary}"))
+}
+
+/// The comparison class of `name` in summary.json.
+fn class(summary: &Value, name: &str) -> String {
+    summary["baseline"]["cases"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no comparison in {summary}"))
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not compared: {summary}"))["class"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The text of `<failure>` of testcase `name` in junit.xml.
+fn junit_failure(p: &Project, name: &str) -> String {
+    let xml = read(p.out().join("junit.xml"));
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let tc = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some(name))
+        .unwrap();
+    let failure = tc.children().find(|c| c.has_tag_name("failure")).unwrap();
+    failure.text().unwrap_or("").to_string()
+}
+
+/// A baseline file with `(name, result, signature, seconds)` entries.
+fn write_baseline(p: &Project, entries: &[(&str, &str, Option<&str>, f64)]) {
+    let cases: Vec<Value> = entries
+        .iter()
+        .map(|(name, result, sig, secs)| {
+            let mut e =
+                serde_json::json!({"name": name, "result": result, "duration_seconds": secs});
+            if let Some(s) = sig {
+                e["signature"] = Value::from(*s);
+            }
+            e
+        })
+        .collect();
+    let doc = serde_json::json!({"schema_version": "1.0.0", "suite": "t", "cases": cases});
+    p.write(
+        "golden-baseline.json",
+        &serde_json::to_string_pretty(&doc).unwrap(),
+    );
+}
+
+#[test]
+fn output_gaining_a_line_fails_with_a_diff_naming_it_everywhere() {
+    let harness = |extra: &str| {
+        format!(
+            "[[verify]]\nname = \"report\"\ncommand = \"printf 'rows: 3\\\\n{extra}total: 10\\\\n'\"\nsnapshot = [\"stdout\"]\n"
+        )
+    };
+    let p = Project::new(&harness(""));
+    p.write("snapshots/report.stdout", "rows: 3\ntotal: 10\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    p.write("harness.toml", &harness("warning: 2 rows dropped\\\\n"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(case(&summary, "report")["result"], "FAILED");
+    assert_eq!(issue_types(&summary, "report"), ["OUTPUT_CHANGED"]);
+    let added = "+warning: 2 rows dropped";
+    // Evidence, terminal, report.md and JUnit all show the diff.
+    let evidence = p.evidence("001-report");
+    let diff = evidence["snapshots"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains(added), "{diff}");
+    assert!(diff.contains("--- snapshots/report.stdout"), "{diff}");
+    assert_eq!(evidence["snapshots"][0]["outcome"], "changed");
+    assert!(stderr(&o).contains(added), "{}", text(&o));
+    let md = read(p.out().join("report.md"));
+    assert!(
+        md.contains("## Output changes") && md.contains(added),
+        "{md}"
+    );
+    assert!(junit_failure(&p, "report").contains(added));
+    // The evidence holds up: the snapshot issue accounts for the FAILED.
+    let v = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(p.out())
+        .output()
+        .unwrap();
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+    // The snapshot itself is untouched by an ordinary run.
+    assert_eq!(
+        read(p.path().join("snapshots/report.stdout")),
+        "rows: 3\ntotal: 10\n"
+    );
+}
+
+#[test]
+fn a_missing_snapshot_fails_the_case() {
+    let p = Project::new(
+        "[[verify]]\nname = \"new one\"\ncommand = \"echo hi\"\nsnapshot = [\"stdout\", \"stderr\"]\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(
+        issue_types(&summary, "new one"),
+        ["SNAPSHOT_MISSING", "SNAPSHOT_MISSING"]
+    );
+    assert!(stderr(&o).contains("--bless"), "{}", text(&o));
+}
+
+/// Output full of what changes from run to run: the temporary copy it runs
+/// in, the harness directory, the temp dir, timestamps, durations, a pid.
+const VOLATILE: &str = r#"
+[redactions]
+"[PID]" = 'pid \d+'
+
+[[golden]]
+name = "volatile"
+path = "project"
+command = "sh run.sh"
+isolation = "copy"
+snapshot = ["stdout"]
+"#;
+
+const VOLATILE_SCRIPT: &str = r#"echo "cwd $PWD"
+echo "root $ROOT_DIR/project/run.sh"
+echo "tmp ${TMPDIR:-/tmp}/scratch"
+echo "at $(date -u +%Y-%m-%dT%H:%M:%S.%NZ) and $(date +%Y-%m-%d\ %H:%M:%S)"
+echo "took $(( $$ % 90 + 1 )).$(( $$ % 7 ))s, then $(( $$ % 900 + 10 ))ms"
+echo "pid $$"
+"#;
+
+#[test]
+fn timestamps_temp_dirs_and_durations_do_not_break_a_snapshot() {
+    let p = Project::new(VOLATILE);
+    p.write("project/run.sh", VOLATILE_SCRIPT);
+    let run = |args: &[&str]| p.cmd(args).env("ROOT_DIR", p.path()).output().unwrap();
+    let o = run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join("snapshots/volatile.stdout"));
+    assert_eq!(
+        snapshot,
+        "cwd [CWD]\nroot [ROOT]/project/run.sh\ntmp [TMP]/scratch\n\
+         at [TIMESTAMP] and [TIMESTAMP]\ntook [DURATION], then [DURATION]\n[PID]\n",
+        "{}",
+        text(&o)
+    );
+    // Two more runs: another temporary copy, other times, another pid.
+    for _ in 0..2 {
+        let o = run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert_eq!(
+            case(&p.summary(), "volatile")["snapshots"][0]["outcome"],
+            "matched"
+        );
+    }
+}
+
+#[test]
+fn wildcards_match_text_and_lines_and_a_real_change_still_shows() {
+    let toml = |rows: u32| {
+        format!(
+            "[[verify]]\nname = \"noisy\"\ncommand = \"echo started $$; echo noise 1; echo noise 2; echo rows: {rows}; echo end\"\nsnapshot = [\"stdout\"]\n"
+        )
+    };
+    let p = Project::new(&toml(3));
+    p.write(
+        "snapshots/noisy.stdout",
+        "started [..]\n...\nrows: 3\nend\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    p.write("harness.toml", &toml(4));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let evidence = p.evidence("001-noisy");
+    let diff = evidence["snapshots"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains("-rows: 3\n+rows: 4"), "{diff}");
+    // What the wildcards accepted is not part of the difference.
+    assert!(
+        !diff.contains("+started") && !diff.contains("+noise"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn bless_rewrites_exactly_the_selected_snapshots_and_records_errors() {
+    let p = Project::new(
+        "[[verify]]\nname = \"alpha\"\ncommand = \"echo alpha v2\"\nsnapshot = [\"stdout\"]\n\
+         [[verify]]\nname = \"beta\"\ncommand = \"echo beta v2\"\nsnapshot = [\"stdout\"]\n\
+         [[verify]]\nname = \"gamma\"\ncommand = \"echo gamma $$\"\nsnapshot = [\"stdout\"]\n\
+         [[golden]]\nname = \"absent\"\npath = \"no/such/project\"\ncommand = \"true\"\n",
+    );
+    p.write("snapshots/alpha.stdout", "alpha v1\n");
+    p.write("snapshots/beta.stdout", "beta v1\n");
+    // Hand-written wildcards that still match survive a bless.
+    p.write("snapshots/gamma.stdout", "gamma [..]\n");
+
+    let o = p.run(&["--bless", "alpha", "gamma", "absent"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the ERROR case still fails: {}",
+        text(&o)
+    );
+    assert_eq!(read(p.path().join("snapshots/alpha.stdout")), "alpha v2\n");
+    assert_eq!(read(p.path().join("snapshots/beta.stdout")), "beta v1\n");
+    assert_eq!(
+        read(p.path().join("snapshots/gamma.stdout")),
+        "gamma [..]\n"
+    );
+    let err = stderr(&o);
+    assert!(err.contains("snapshots/alpha.stdout (updated)"), "{err}");
+    assert!(!err.contains("snapshots/beta.stdout"), "{err}");
+    assert!(
+        err.contains("absent could not run and is recorded as ERROR"),
+        "{err}"
+    );
+
+    let baseline: Value =
+        serde_json::from_str(&read(p.path().join("golden-baseline.json"))).unwrap();
+    let names: Vec<&str> = baseline["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "gamma", "absent"], "{baseline}");
+    let absent = &baseline["cases"][2];
+    assert_eq!(absent["result"], "ERROR");
+    let signature = absent["signature"].as_str().unwrap();
+    assert!(
+        signature.starts_with("EXECUTION_ERROR: Could not run: golden project path ["),
+        "{absent}"
+    );
+    assert!(
+        !signature.contains(&*p.path().to_string_lossy()),
+        "unredacted: {absent}"
+    );
+
+    // beta was not blessed: it still fails, now as a new case.
+    let o = p.run(&["beta"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(class(&p.summary(), "beta"), "new");
+}
+
+const GATED: &str = r#"
+[harness]
+gate = "baseline"
+
+[[verify]]
+name = "legacy import"
+command = "echo 'Pipeline failed: legacy format'; exit 3"
+
+[[verify]]
+name = "checkout"
+command = "CMD"
+
+[[verify]]
+name = "search"
+command = "true"
+"#;
+
+fn gated(checkout: &str) -> String {
+    GATED.replace("CMD", checkout)
+}
+
+#[test]
+fn known_failures_pass_the_gate_and_only_a_regression_fails_it() {
+    // The baseline: legacy import fails, the others pass.
+    let p = Project::new(&gated("true"));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // Now checkout fails too: one known failure, one regression.
+    p.write("harness.toml", &gated("echo 'connection reset'; exit 1"));
+    let o = p.run(&[]);
+    let summary = p.summary();
+    let classes: Vec<String> = ["legacy import", "checkout", "search"]
+        .iter()
+        .map(|n| class(&summary, n))
+        .collect();
+    assert_eq!(
+        classes,
+        ["known_failure", "regressed", "unchanged"],
+        "{summary}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // Raw verdicts are kept: both failures are FAILED, the status is PARTIAL.
+    assert_eq!(summary["final_status"], "PARTIAL (2 case(s) failed)");
+    assert_eq!(summary["baseline"]["counts"]["regressed"], 1);
+    assert_eq!(summary["baseline"]["counts"]["known_failure"], 1);
+    let md = read(p.out().join("report.md"));
+    let section = md
+        .find("## Compared with baseline")
+        .expect("comparison section");
+    assert!(section < md.find("## Results").unwrap(), "{md}");
+    let (regressed, known) = (
+        md.find("| checkout | **regressed**").unwrap(),
+        md.find("| legacy import | known_failure").unwrap(),
+    );
+    assert!(regressed < known, "regressions come first: {md}");
+    assert!(stderr(&o).contains("regressed checkout"), "{}", text(&o));
+    // JUnit carries the comparison as properties.
+    let xml = read(p.out().join("junit.xml"));
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let prop = |name: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name("property") && n.attribute("name") == Some(name))
+            .and_then(|n| n.attribute("value"))
+            .map(str::to_string)
+    };
+    assert_eq!(prop("baseline.regressed").as_deref(), Some("1"));
+    assert_eq!(prop("baseline.gate").as_deref(), Some("baseline"));
+    let checkout = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some("checkout"))
+        .unwrap();
+    assert!(
+        checkout
+            .descendants()
+            .any(|n| n.attribute("name") == Some("baseline")
+                && n.attribute("value") == Some("regressed"))
+    );
+
+    // The same run with only the known failure: the gate passes, exit 0,
+    // though the raw result is still a failure.
+    p.write("harness.toml", &gated("true"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(summary["final_status"], "PARTIAL (1 case(s) failed)");
+    assert_eq!(case(&summary, "legacy import")["result"], "FAILED");
+    assert_eq!(class(&summary, "legacy import"), "known_failure");
+
+    // Without the gate the raw results decide: exit 1.
+    p.write(
+        "harness.toml",
+        &gated("true").replace("gate = \"baseline\"", ""),
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+#[test]
+fn a_changed_failure_a_missing_case_and_a_failing_new_case_fail_the_gate() {
+    let p = Project::new(&gated("true"));
+    write_baseline(
+        &p,
+        &[
+            (
+                "legacy import",
+                "FAILED",
+                Some("EXECUTION_FAILURE: something else"),
+                0.1,
+            ),
+            ("checkout", "PASSED", None, 0.1),
+            ("search", "PASSED", None, 0.1),
+        ],
+    );
+    let o = p.run(&[]);
+    assert_eq!(class(&p.summary(), "legacy import"), "changed_failure");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    // A case gone from the harness file is missing; a filtered run does not
+    // compare what it did not select.
+    write_baseline(
+        &p,
+        &[
+            ("checkout", "PASSED", None, 0.1),
+            ("retired", "PASSED", None, 0.1),
+        ],
+    );
+    let o = p.run(&["checkout"]);
+    let summary = p.summary();
+    assert_eq!(summary["baseline"]["counts"]["missing"], 0, "{summary}");
+    assert_eq!(summary["baseline"]["cases"].as_array().unwrap().len(), 1);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = p.run(&[]);
+    let summary = p.summary();
+    assert_eq!(class(&summary, "retired"), "missing");
+    // legacy import fails and is new: a baseline that does not know it
+    // must not turn the gate green.
+    assert_eq!(class(&summary, "legacy import"), "new");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+#[test]
+fn a_case_three_times_slower_than_its_baseline_is_slower_with_a_performance_warning() {
+    let p = Project::new(
+        "[[verify]]\nname = \"nightly load\"\ncommand = \"sleep 1.8\"\n[[verify]]\nname = \"quick\"\ncommand = \"true\"\n",
+    );
+    write_baseline(
+        &p,
+        &[
+            ("nightly load", "PASSED", None, 0.6),
+            ("quick", "PASSED", None, 0.6),
+        ],
+    );
+    let o = p
+        .cmd(&[])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_WORKSPACE", p.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "slower is a warning, not a failure: {}",
+        text(&o)
+    );
+    let summary = p.summary();
+    assert_eq!(class(&summary, "nightly load"), "slower");
+    assert_eq!(class(&summary, "quick"), "unchanged");
+    let warnings = summary["warnings"].to_string();
+    assert!(
+        warnings.contains("PERFORMANCE: `nightly load` took"),
+        "{warnings}"
+    );
+    assert!(stderr(&o).contains("PERFORMANCE"), "{}", text(&o));
+    assert!(read(p.out().join("report.md")).contains("PERFORMANCE"));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("::warning file=harness.toml,line=1,title=PERFORMANCE%3A nightly load is slower than its baseline::took"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn regressions_get_error_annotations_at_their_declarations() {
+    let p = Project::new(&gated("exit 1"));
+    write_baseline(&p, &[("checkout", "PASSED", None, 0.1)]);
+    let o = p
+        .cmd(&[])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_WORKSPACE", p.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    // The 0-based index of the name line is the 1-based line of the
+    // `[[verify]]` above it: the declaration's line.
+    let line = GATED
+        .lines()
+        .position(|l| l == "name = \"checkout\"")
+        .unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "::error file=harness.toml,line={line},title=Regressed%3A checkout::"
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn diff_between_two_out_dirs_lists_a_regression_and_a_fix() {
+    let toml = |a: &str, b: &str| {
+        format!(
+            "[[verify]]\nname = \"alpha\"\ncommand = \"{a}\"\n[[verify]]\nname = \"beta\"\ncommand = \"{b}\"\n"
+        )
+    };
+    let p = Project::new(&toml("true", "exit 2"));
+    let base = p.path().join("base-out");
+    let new = p.path().join("new-out");
+    let run = |out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+            .current_dir(p.path())
+            .args(["--config", "harness.toml", "--out"])
+            .arg(out)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap()
+    };
+    run(&base);
+    p.write("harness.toml", &toml("exit 2", "true"));
+    run(&new);
+
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path())
+        .args(["diff", "base-out", "new-out"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let md = read(new.join("diff.md"));
+    assert!(
+        md.contains("| alpha | **regressed** | PASSED | FAILED |"),
+        "{md}"
+    );
+    assert!(md.contains("| beta | fixed | FAILED | PASSED |"), "{md}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim_end(), md.trim_end());
+    let json: Value = serde_json::from_str(&read(new.join("diff.json"))).unwrap();
+    assert_eq!(json["comparison"]["counts"]["regressed"], 1);
+    assert_eq!(json["comparison"]["counts"]["fixed"], 1);
+
+    // A run compared with itself: nothing regressed (beta is a known failure).
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path())
+        .args(["diff", "base-out", "base-out", "--out", "same"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(read(p.path().join("same/diff.md")).contains("Nothing regressed"));
+}
+
+#[test]
+fn config_errors_name_file_line_and_column() {
+    let p = Project::new(
+        "[harness]\ngate = \"strict\"\nslowdown = 0.5\n[redactions]\n\"[ROOT]\" = 'x'\n\"PORT\" = 'y'\n\"[EMPTY]\" = 'a*'\n\
+         [[verify]]\nname = \"a\"\ncommand = \"true\"\nsnapshot = [\"stdout\", \"stdin\"]\n\
+         [[verify]]\nname = \"A\"\ncommand = \"true\"\nsnapshot = [\"stdout\"]\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = stderr(&o);
+    for want in [
+        "harness.toml:2:8: error: `gate` must be \"results\" or \"baseline\"",
+        "harness.toml:3:12: error: `slowdown` must be between 1 and 1000",
+        "harness.toml:5:1: error: `[ROOT]` is a built-in redaction",
+        "harness.toml:6:1: error: redaction name `PORT` must look like `[NAME]`",
+        "harness.toml:7:13: error: redaction `[EMPTY]` = `a*` matches the empty string",
+        "harness.toml:11:23: error: `snapshot` lists \"stdout\" and \"stderr\", found \"stdin\"",
+        "on a case-insensitive file system",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    // A broken baseline stops the run before anything runs.
+    let p = Project::new("[[verify]]\nname = \"a\"\ncommand = \"touch ran\"\n");
+    p.write(
+        "golden-baseline.json",
+        "{\"schema_version\": \"1.0.0\",\n \"cases\": [\n  {\"name\": \"a\"}]}",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("golden-baseline.json:3:"),
+        "{}",
+        text(&o)
+    );
+    assert!(!p.path().join("ran").exists());
+}
