@@ -1,12 +1,19 @@
 //! Rendering cost: every file report (junit.xml, report.md, summary.json,
-//! observations.jsonl) plus the integrity check for 10,000 finished cases.
+//! observations.jsonl) plus the integrity check for 10,000 finished cases;
+//! and what comparing them with a 10,000-entry baseline adds to that (the
+//! comparison itself, then the reports rendering and checking it).
 //!
-//! `cargo bench --bench reports` prints `reports_10000_ms=<median>`;
-//! `bench/run.py` puts it in its table. Nothing here asserts on time.
+//! `cargo bench --bench reports` prints `reports_10000_ms=<median>`,
+//! `baseline_compare_10000_ms=<what the comparison adds to it>` and
+//! `baseline_compare_only_10000_ms=<the comparison alone>`; `bench/run.py`
+//! puts them in its table. Nothing here asserts on time.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use cargo_golden::baseline::compare::{self, Comparison, Observed, Settings};
+use cargo_golden::baseline::{BaselineEntry, BaselineFile, Redactor};
+use cargo_golden::config::Gate;
 use cargo_golden::layout::Artifacts;
 use cargo_golden::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, RunRecord,
@@ -76,6 +83,90 @@ fn case(i: usize) -> CaseRecord {
     c
 }
 
+/// A baseline that knows every case: most as they are now, every 7th
+/// passing case as failing (fixed), every 20th failing one with another
+/// signature, every 11th much faster (slower now).
+fn baseline(record: &RunRecord) -> BaselineFile {
+    let cases = record
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| BaselineEntry {
+            name: c.name.clone(),
+            kind: Some(c.kind),
+            result: if i % 7 == 1 {
+                CaseResult::Failed
+            } else {
+                c.result
+            },
+            signature: if c.result.is_failure() && i % 20 != 0 {
+                Some("EXECUTION_FAILURE: exit code 1".into())
+            } else if c.result.is_failure() || i % 7 == 1 {
+                Some("EXECUTION_FAILURE: another".into())
+            } else {
+                None
+            },
+            duration_seconds: if i % 11 == 0 { 0.001 } else { 0.012 },
+        })
+        .collect();
+    BaselineFile {
+        schema_version: "1.0.0".into(),
+        suite: "bench".into(),
+        cases,
+    }
+}
+
+/// The comparison a run does before rendering: every case's verdict
+/// (signatures redacted) against the baseline.
+fn compare(record: &RunRecord, base: &BaselineFile) -> Comparison {
+    let root = record.harness_path.parent().expect("a harness dir");
+    let observed: Vec<Observed<'_>> = record
+        .cases
+        .iter()
+        .map(|c| Observed {
+            name: &c.name,
+            kind: c.kind,
+            line: c.line,
+            verdict: cargo_golden::baseline::verdict(
+                c,
+                &Redactor::new(root, &c.working_dir, &record.run_id, &[]),
+            ),
+        })
+        .collect();
+    let settings = Settings {
+        file: "golden-baseline.json".into(),
+        gate: Gate::Baseline,
+        slowdown: 2.0,
+    };
+    let all = |_: &str| true;
+    compare::compare(Some(base), &observed, Some(&all), &settings)
+}
+
+/// Timings per figure; the median is reported.
+const RUNS: usize = 7;
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn middle(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Median of [`RUNS`] timings of `f`.
+fn median(mut f: impl FnMut()) -> Duration {
+    middle((0..RUNS).map(|_| timed(&mut f)).collect())
+}
+
+fn render(record: &RunRecord) {
+    let code = cargo_golden::report::expected_exit_code(record);
+    cargo_golden::report::write_all(record, "harness.toml").expect("reports");
+    cargo_golden::report::check_integrity(record, code).expect("integrity");
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let record = RunRecord {
@@ -94,15 +185,39 @@ fn main() {
         interrupted: false,
         warnings: Vec::new(),
         empty_selection: None,
+        baseline: None,
     };
-    let code = cargo_golden::report::expected_exit_code(&record);
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        cargo_golden::report::write_all(&record, "harness.toml").expect("reports");
-        cargo_golden::report::check_integrity(&record, code).expect("integrity");
-        times.push(t.elapsed());
+    let base = baseline(&record);
+    let alone = median(|| {
+        std::hint::black_box(compare(&record, &base));
+    });
+    // Alternated, so a noisy neighbour slows both sides alike.
+    let mut compared = record.clone();
+    let (mut plain, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        plain.push(timed(|| render(&record)));
+        with.push(timed(|| {
+            compared.baseline = Some(compare(&record, &base));
+            render(&compared);
+        }));
     }
-    times.sort();
-    println!("reports_10000_ms={:.1}", times[2].as_secs_f64() * 1000.0);
+    // The median of the paired differences: each pair ran back to back.
+    let mut added: Vec<f64> = with
+        .iter()
+        .zip(&plain)
+        .map(|(w, p)| w.as_secs_f64() - p.as_secs_f64())
+        .collect();
+    added.sort_by(f64::total_cmp);
+    let added = added[added.len() / 2];
+    println!(
+        "reports_10000_ms={:.1}",
+        middle(plain).as_secs_f64() * 1000.0
+    );
+    // Signed: on a noisy machine a difference can dip below zero, and
+    // hiding that would overstate the precision.
+    println!("baseline_compare_10000_ms={:.1}", added * 1000.0);
+    println!(
+        "baseline_compare_only_10000_ms={:.1}",
+        alone.as_secs_f64() * 1000.0
+    );
 }
