@@ -33,18 +33,31 @@ pub fn for_status(status: FinalStatus) -> i32 {
 
 /// The exit code a finished run's results call for, before its reports
 /// are written (see [`for_run`]): its final status; under
-/// `gate = "baseline"` (SPEC section 15), unless interrupted, the baseline
-/// comparison instead: 1 when it fails the gate, else 0.
+/// `gate = "baseline"` (SPEC section 15) the baseline comparison instead
+/// (1 when it fails the gate, else 0), unless the run was interrupted or
+/// selected no case: those say so whatever the gate.
 pub fn for_record(record: &RunRecord) -> i32 {
-    let gate = record
+    let status = record.final_status();
+    match gated(record) {
+        Some(c) if gate_applies(status) && c.passes_gate() => SUCCESS,
+        Some(_) if gate_applies(status) => FAILED,
+        _ => for_status(status),
+    }
+}
+
+/// The comparison when the run's exit code may follow it
+/// (`gate = "baseline"`).
+fn gated(record: &RunRecord) -> Option<&crate::baseline::Comparison> {
+    record
         .baseline
         .as_ref()
-        .filter(|c| c.gate == crate::config::Gate::Baseline);
-    match gate {
-        Some(c) if !record.interrupted && c.passes_gate() => SUCCESS,
-        Some(_) if !record.interrupted => FAILED,
-        _ => for_status(record.final_status()),
-    }
+        .filter(|c| c.gate == crate::config::Gate::Baseline)
+}
+
+/// Whether a run ending in `status` has its exit code decided by the
+/// baseline gate: not when interrupted, nor when it selected no case.
+pub fn gate_applies(status: FinalStatus) -> bool {
+    !matches!(status, FinalStatus::Failure | FinalStatus::NoCases)
 }
 
 /// What became of a run's reports.
@@ -79,11 +92,7 @@ fn combine(results: i32, reports: Reports) -> i32 {
 /// failure fails its trial, yet passes the gate); otherwise
 /// [`for_libtest`].
 pub fn for_libtest_record(record: &RunRecord, tests_failed: bool, run: i32) -> i32 {
-    let gated = record
-        .baseline
-        .as_ref()
-        .is_some_and(|c| c.gate == crate::config::Gate::Baseline);
-    for_libtest(tests_failed && !gated, run)
+    for_libtest(tests_failed && gated(record).is_none(), run)
 }
 
 /// The exit code of the libtest-mimic harness: libtest's 101 when a test

@@ -399,6 +399,10 @@ fn a_changed_failure_a_missing_case_and_a_failing_new_case_fail_the_gate() {
     assert_eq!(class(&p.summary(), "legacy import"), "changed_failure");
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 
+    // A filter that selects nothing never looks green, gate or not.
+    let o = p.run(&["no-such-case"]);
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+
     // A case gone from the harness file is missing; a filtered run does not
     // compare what it did not select.
     write_baseline(

@@ -250,7 +250,7 @@ pub(super) fn check(
     };
     let got = written.map_or_else(|| "(missing)".to_string(), |b| b.counts.text());
     count(found, &files.summary, "baseline.counts", &expected, &got);
-    if c.gate == Gate::Baseline && !record.interrupted {
+    if c.gate == Gate::Baseline && crate::exit::gate_applies(record.final_status()) {
         // The gate rule applied to the file's cases, not the record's.
         let gate_failures = written.map_or(0, |b| b.gate_failures().count());
         let passes = c.blessed || gate_failures == 0;
