@@ -4,7 +4,7 @@
 //! - [`snapshot`]: a case's output, redacted ([`redactions`]), compared
 //!   with `snapshots/<name>.stdout|.stderr` beside the harness file, with
 //!   trycmd's `[..]` and `...` wildcards ([`wildcard`]);
-//! - [`file`]: `golden-baseline.json`, the approved verdicts, written only
+//! - [`mod@file`]: `golden-baseline.json`, the approved verdicts, written only
 //!   by a bless;
 //! - [`compare`]: every run compared with it, case by case, and the rule
 //!   of `gate = "baseline"`;

@@ -2,7 +2,7 @@
 //! text within that line (none included), and a line that is exactly `...`
 //! matches any number of lines (none included).
 //!
-//! [`matches`] decides; [`normalize`] rewrites the actual output so that
+//! [`matches()`] decides; [`normalize`] rewrites the actual output so that
 //! every line a pattern line accepts reads as that pattern line, which
 //! leaves a diff against the snapshot showing only what really differs.
 
@@ -94,7 +94,7 @@ pub fn matches(pattern: &str, actual: &str) -> bool {
 /// `actual` rewritten towards `pattern` for a readable diff: lines a
 /// pattern line accepts become that pattern line, lines a `...` absorbs
 /// become that `...` line, everything else is kept. Equal to `pattern`
-/// exactly when [`matches`] holds for the common greedy reading.
+/// exactly when [`matches()`] holds for the common greedy reading.
 pub fn normalize(pattern: &str, actual: &str) -> String {
     let p = lines(pattern);
     let a = lines(actual);
