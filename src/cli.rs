@@ -666,9 +666,14 @@ fn run(a: RunArgs) -> i32 {
         ..OutputOptions::default()
     };
     let code = match runner::run(h, opts, reporters(a.message_format, h, output)) {
-        Ok((mut record, mut fanout)) => {
-            conclude_run(h, &a, &mut record, &mut fanout, baseline.as_ref(), signer.as_ref())
-        }
+        Ok((mut record, mut fanout)) => conclude_run(
+            h,
+            &a,
+            &mut record,
+            &mut fanout,
+            baseline.as_ref(),
+            signer.as_ref(),
+        ),
         Err(e) => usage_error(&CliError::from(e)),
     };
     runner::release();
