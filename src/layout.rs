@@ -85,10 +85,17 @@ pub fn absolute(p: &Path) -> PathBuf {
     )
 }
 
-/// `p` made absolute against `base`, `.` and `..` folded lexically.
+/// `p` made absolute against `base`, `.` and `..` folded lexically (never
+/// above a root, a drive `C:\` or a share `\\server\share\`). On Windows
+/// `\x` takes `base`'s drive, and a drive-relative `D:x` is resolved
+/// against drive D's current directory, as Windows does.
 pub fn absolute_from(base: &Path, p: &Path) -> PathBuf {
+    let drive_relative =
+        !p.has_root() && matches!(p.components().next(), Some(Component::Prefix(_)));
     let joined = if p.is_absolute() {
         p.to_path_buf()
+    } else if drive_relative {
+        std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
     } else {
         base.join(p)
     };
@@ -169,7 +176,10 @@ fn is_reserved(stem: &str) -> bool {
 }
 
 /// A directory name for a case: portable characters only, never `.`/`..`,
-/// unique through the declaration index prefix.
+/// unique through the declaration index prefix (and, lower case, unique on
+/// case-insensitive file systems too). Valid on Windows: the `NNN-` prefix
+/// means it is never a reserved device name (`CON`, `NUL`, `COM1`, …) and
+/// it never ends in a dot or a space.
 pub fn case_slug(index: usize, name: &str) -> String {
     let mut s = String::new();
     for ch in name.chars() {
@@ -265,6 +275,56 @@ mod tests {
         assert_eq!(case_slug(4, "..."), "005-case");
     }
 
+    /// Whether Windows accepts `name` as a file name.
+    fn valid_on_windows(name: &str) -> bool {
+        const RESERVED: &[&str] = &[
+            "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7",
+            "COM8", "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+        ];
+        let stem = name.split('.').next().unwrap_or(name).trim_end();
+        !name.is_empty()
+            && !name.ends_with(['.', ' '])
+            && !name.chars().any(|c| c < ' ' || r#"<>:"/\|?*"#.contains(c))
+            && !RESERVED.iter().any(|r| stem.eq_ignore_ascii_case(r))
+    }
+
+    #[test]
+    fn slugs_are_valid_windows_file_names() {
+        assert!(!valid_on_windows("con") && !valid_on_windows("x. ") && !valid_on_windows("a:b"));
+        let names = [
+            "CON",
+            "con",
+            "NUL",
+            "nul.txt",
+            "PRN",
+            "AUX",
+            "COM1",
+            "com9",
+            "LPT1",
+            "lpt9 ",
+            "trailing.",
+            "trailing ",
+            "...",
+            " ",
+            "a:b",
+            "a\\b",
+            "a/b",
+            "D:/x/p.yaml",
+            "what?*",
+            "tab\tname",
+            "\u{0}",
+        ];
+        for (i, name) in names.iter().enumerate() {
+            for attempt in [1, 2] {
+                let dir = execution_dir("20250101T000000.000000Z-abcdef01", i, name, attempt);
+                let slug = dir.rsplit('/').next().unwrap();
+                assert!(valid_on_windows(slug), "{name:?} gave {slug:?}");
+            }
+        }
+        assert_eq!(case_slug(0, "CON"), "001-con");
+        assert!(valid_on_windows(&new_run_id()));
+    }
+
     #[test]
     fn snapshot_stems_are_safe_stable_and_distinct() {
         assert_eq!(snapshot_stem("sales_daily-etl.v2"), "sales_daily-etl.v2");
@@ -286,9 +346,16 @@ mod tests {
 
     #[test]
     fn folds_dots() {
+        let root = if cfg!(windows) { "C:\\" } else { "/" };
+        let base = Path::new(root).join("a").join("b");
         assert_eq!(
-            absolute_from(Path::new("/a/b"), Path::new("../c/./d")),
-            PathBuf::from("/a/c/d")
+            absolute_from(&base, Path::new("../c/./d")),
+            Path::new(root).join("a").join("c").join("d")
+        );
+        // Never above the root.
+        assert_eq!(
+            absolute_from(&base, Path::new("../../../..")),
+            PathBuf::from(root)
         );
     }
 
@@ -305,5 +372,30 @@ mod tests {
         ] {
             assert!(!super::is_run_id(other, true), "{other}");
         }
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_drives_and_shares() {
+        let base = Path::new(r"C:\work\suite");
+        // The seed projects' spelling: a drive letter and forward slashes.
+        assert_eq!(
+            absolute_from(base, Path::new("D:/projects/sales_etl/pipeline.yaml")),
+            PathBuf::from(r"D:\projects\sales_etl\pipeline.yaml")
+        );
+        assert_eq!(
+            absolute_from(base, Path::new(r"golden\..\golden/p.yaml")),
+            PathBuf::from(r"C:\work\suite\golden\p.yaml")
+        );
+        // Rooted without a drive: the base's drive.
+        assert_eq!(
+            absolute_from(base, Path::new(r"\data\x")),
+            PathBuf::from(r"C:\data\x")
+        );
+        assert_eq!(
+            absolute_from(base, Path::new(r"\\server\share\etl\..\..\p.yaml")),
+            PathBuf::from(r"\\server\share\p.yaml")
+        );
+        assert!(absolute_from(base, Path::new("D:rel")).is_absolute());
     }
 }

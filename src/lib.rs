@@ -8,10 +8,11 @@
 //! ([`cli`]). Baselines and snapshots ([`baseline`]) compare a finished
 //! run with what was approved before its reports are written. The record
 //! model ([`model`]), the artifact layout ([`layout`]), escape-sequence
-//! removal ([`ansi`]), secret masking ([`redact`]), the out dir's lock and
-//! stale-report rule ([`outdir`]) and the wire formats ([`wire`]) are shared
-//! by all of them. Two front doors use one engine: the `cargo golden` command
-//! line and the libtest-mimic harness ([`harness`]).
+//! removal ([`ansi`]), the shell commands run in ([`shell`]), secret masking
+//! ([`redact`]), the out dir's lock and stale-report rule ([`outdir`]) and the
+//! wire formats ([`wire`]) are shared by all of them. Two front doors use one
+//! engine: the `cargo golden` command line and the libtest-mimic harness
+//! ([`harness`]).
 
 pub mod ansi;
 pub mod baseline;
@@ -29,4 +30,5 @@ pub mod outdir;
 pub mod redact;
 pub mod report;
 pub mod runner;
+pub mod shell;
 pub mod wire;

@@ -271,6 +271,7 @@ isolation = "copy"
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn sigint_kills_the_running_case_and_skips_the_rest() {
     let p = Project::new(
@@ -308,6 +309,7 @@ command = "true"
     assert_eq!(summary["final_status"], "FAILURE");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_second_sigint_exits_at_once_and_kills_the_group() {
     // The case ignores SIGTERM and the grace period is long: only the

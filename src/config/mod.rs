@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use error::{ConfigError, Diagnostic};
-pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS, shell_quote, substitute};
+pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS, substitute};
 
 use crate::model::{CaseKind, JunitFlavour};
+use crate::shell::Shell;
 
 /// What a case is expected to do.
 #[derive(Clone, Debug)]
@@ -166,7 +167,7 @@ pub struct CaseDef {
     pub description: Option<String>,
     /// Golden project path (absolute); None for verify commands.
     pub path: Option<PathBuf>,
-    /// The command run with `sh -c`, placeholders replaced.
+    /// The command the harness's shell runs, placeholders replaced.
     pub command: String,
     /// The command as declared, placeholders intact (re-substituted when
     /// the project runs in a copy).
@@ -240,6 +241,8 @@ pub struct Harness {
     pub keep_runs: usize,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
     pub profile: Option<String>,
+    /// The shell every command runs in.
+    pub shell: Shell,
     /// Failure patterns of every case (`[patterns]`).
     pub patterns: PatternConfig,
     /// Which environment values are secret (`redact_env` on top of the
@@ -315,6 +318,7 @@ impl Harness {
             working_dir: None,
             keep_runs: defaults::KEEP_RUNS,
             profile: None,
+            shell: Shell::platform_default(),
             patterns: PatternConfig {
                 builtin: true,
                 ..PatternConfig::default()
@@ -467,7 +471,7 @@ impl Harness {
                 continue;
             };
             let working_dir = default_working_dir(&path);
-            let command = validate::substitute(&runner, &path, &working_dir, &e.name);
+            let command = validate::substitute(&self.shell, &runner, &path, &working_dir, &e.name);
             self.cases.push(CaseDef {
                 command_template: runner,
                 index: self.cases.len(),

@@ -247,7 +247,9 @@ fn defaults_placeholders_and_working_dirs() {
     let root = crate::layout::absolute(dir.path());
     let d = &h.cases[0];
     assert_eq!(d.working_dir, root.join("golden/with space"));
-    let q = shell_quote(&root.join("golden/with space").to_string_lossy());
+    let q = h
+        .shell
+        .quote(&root.join("golden").join("with space").to_string_lossy());
     assert_eq!(d.command, format!("tool run {q} --in {q} --name d"));
     assert_eq!(d.timeout, std::time::Duration::from_secs(90));
     let f = &h.cases[1];

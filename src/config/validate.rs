@@ -12,6 +12,7 @@ use super::{
 };
 use crate::model::{CaseKind, JunitFlavour};
 use crate::redact::{NamePattern, RedactRules, RuleEntry};
+use crate::shell::Shell;
 
 mod baseline;
 
@@ -297,6 +298,25 @@ impl Ctx<'_> {
         rules
     }
 
+    /// `shell = ["program", "arg", …]`: the command is appended as the last
+    /// argument.
+    fn shell(&mut self, node: &Node) -> Option<Shell> {
+        let argv: Vec<String> = self
+            .strings(node, "shell")
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        let shell = Shell::from_argv(&argv);
+        if shell.is_none() && matches!(node.value, Value::Seq(_)) {
+            self.err(
+                node.pos,
+                "`shell` needs a program: an array such as [\"pwsh\", \"-Command\"]".into(),
+                Some("the command is passed as the last argument; leave `shell` out for `sh -c` (or `cmd /C` on Windows without `sh`)".into()),
+            );
+        }
+        shell
+    }
+
     fn regex(&mut self, pattern: &str, pos: Pos, key: &str) -> Option<regex::bytes::Regex> {
         match regex::bytes::Regex::new(pattern) {
             Ok(r) => Some(r),
@@ -395,24 +415,12 @@ fn suggest<'a>(got: &str, allowed: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k)
 }
 
-/// Quote `s` for `sh` when it holds anything but plain path characters.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%".contains(&b));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Replace `{path}`, `{dir}` and `{name}`, shell-quoted.
-pub fn substitute(command: &str, path: &Path, dir: &Path, name: &str) -> String {
+/// Replace `{path}`, `{dir}` and `{name}`, quoted for `shell`.
+pub fn substitute(shell: &Shell, command: &str, path: &Path, dir: &Path, name: &str) -> String {
     command
-        .replace("{path}", &shell_quote(&path.to_string_lossy()))
-        .replace("{dir}", &shell_quote(&dir.to_string_lossy()))
-        .replace("{name}", &shell_quote(name))
+        .replace("{path}", &shell.quote(&path.to_string_lossy()))
+        .replace("{dir}", &shell.quote(&dir.to_string_lossy()))
+        .replace("{name}", &shell.quote(name))
 }
 
 type Table<'n> = BTreeMap<&'n str, (&'n Key, &'n Node)>;
@@ -424,6 +432,11 @@ fn harness_settings(
     h: &mut Harness,
     require_golden_pos: &mut Option<Pos>,
 ) {
+    if let Some((_, v)) = t.get("shell")
+        && let Some(shell) = cx.shell(v)
+    {
+        h.shell = shell;
+    }
     for (key, (k, v)) in t {
         match *key {
             "name" => {
@@ -431,7 +444,11 @@ fn harness_settings(
                     h.name = s;
                 }
             }
-            "runner" => h.runner = cx.string(v, key).map(|r| with_root(&r, &h.base_dir)),
+            "runner" => {
+                h.runner = cx
+                    .string(v, key)
+                    .map(|r| with_root(&r, &h.base_dir, &h.shell))
+            }
             "timeout" => h.timeout = cx.duration(v, key).unwrap_or(h.timeout),
             "truncate" => {
                 h.truncate = cx
@@ -474,6 +491,8 @@ fn harness_settings(
             "redact_env" => h.redact_env = cx.redact_env(v, key),
             "gate" => h.gate = cx.gate(v, key).unwrap_or(h.gate),
             "slowdown" => h.slowdown = cx.slowdown(v, key).unwrap_or(h.slowdown),
+            // Read first, below: `runner` is quoted for it.
+            "shell" => {}
             _ => unreachable!("table() filters unknown keys"),
         }
     }
@@ -517,8 +536,8 @@ fn profile(
 
 /// `{root}` (the harness file's directory, shell-quoted) replaced in a
 /// command; resolved when the file is read, since the root never moves.
-fn with_root(command: &str, root: &Path) -> String {
-    command.replace("{root}", &shell_quote(&root.to_string_lossy()))
+fn with_root(command: &str, root: &Path, shell: &Shell) -> String {
+    command.replace("{root}", &shell.quote(&root.to_string_lossy()))
 }
 
 /// `${VAR}` and `${VAR:-default}` replaced from the environment, `$$` as
@@ -734,7 +753,9 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
                     }
                 };
                 let command = match t.get("command") {
-                    Some((_, v)) => cx.string(v, "command").map(|c| with_root(&c, &h.base_dir)),
+                    Some((_, v)) => cx
+                        .string(v, "command")
+                        .map(|c| with_root(&c, &h.base_dir, &h.shell)),
                     None => match &h.runner {
                         Some(r) => Some(r.clone()),
                         None => {
@@ -787,7 +808,9 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             }
             CaseKind::Verify => {
                 let command = match t.get("command") {
-                    Some((_, v)) => cx.string(v, "command").map(|c| with_root(&c, &h.base_dir)),
+                    Some((_, v)) => cx
+                        .string(v, "command")
+                        .map(|c| with_root(&c, &h.base_dir, &h.shell)),
                     None => {
                         cx.err(
                             node.pos,
@@ -807,7 +830,7 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         {
             let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
             let command_template = command;
-            let command = substitute(&command_template, &p, &working_dir, &name);
+            let command = substitute(&h.shell, &command_template, &p, &working_dir, &name);
             h.cases.push(CaseDef {
                 command_template,
                 index: h.cases.len(),
@@ -852,12 +875,5 @@ mod tests {
         assert_eq!(suggest("nmae", &keys_of("golden")), Some("name"));
         assert_eq!(suggest("comand", &keys_of("golden")), Some("command"));
         assert_eq!(suggest("zzzzzz", &keys_of("golden")), None);
-    }
-
-    #[test]
-    fn quotes_only_when_needed() {
-        assert_eq!(shell_quote("golden/a.yaml"), "golden/a.yaml");
-        assert_eq!(shell_quote("it's here"), r"'it'\''s here'");
-        assert_eq!(shell_quote(""), "''");
     }
 }

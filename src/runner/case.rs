@@ -16,6 +16,7 @@ use crate::config::{CaseDef, Harness, Isolation};
 use crate::layout::{Artifacts, execution_dir, new_run_id};
 use crate::model::{CaseRecord, CaseResult};
 use crate::redact::Redactor;
+use crate::shell::Shell;
 
 /// Runs single cases of one harness into one run directory.
 pub struct Engine<'h> {
@@ -332,6 +333,7 @@ impl<'h> Engine<'h> {
             working_dir: &isolated.working_dir,
             env: &def.env,
             deadline,
+            shell: &self.harness.shell,
             kill_grace: self.harness.kill_grace,
             leak_wait: self.harness.leak_wait,
         };
@@ -445,6 +447,7 @@ impl<'h> Engine<'h> {
                 let copy_dir = crate::config::default_working_dir(&copied.path);
                 iso.working_dir = in_copy(&def.working_dir, &project_dir, &copy_dir);
                 iso.command = crate::config::substitute(
+                    &self.harness.shell,
                     &def.command_template,
                     &copied.path,
                     &iso.working_dir,

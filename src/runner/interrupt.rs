@@ -1,6 +1,6 @@
 //! Interrupt handling for a run: Ctrl-C, SIGTERM, SIGHUP (a closed
 //! terminal) and the other signals that would otherwise end the harness
-//! and free its cases.
+//! and free its cases; on Windows Ctrl-C, Ctrl-Break and a closed console.
 //!
 //! The first signal asks the engine to stop: the running cases are killed,
 //! the rest are skipped, every report is still written. A second signal
@@ -28,25 +28,25 @@ impl Interrupt {
         Arc::new(Interrupt::default())
     }
 
-    /// Install the handling of the interrupt signals on a background thread.
+    /// Install the platform's interrupt handling (the signals above;
+    /// Ctrl-C, Ctrl-Break and a closed console on Windows).
     pub fn install() -> std::io::Result<Arc<Interrupt>> {
         let state = Interrupt::new();
-        let mut signals = signal_hook::iterator::Signals::new(sys::INTERRUPT_SIGNALS)?;
         let s = Arc::clone(&state);
-        std::thread::spawn(move || {
-            for _ in signals.forever() {
-                // The terminal may be gone (SIGHUP): a failed write must not
-                // stop the handling.
-                if s.count.fetch_add(1, Ordering::SeqCst) >= 1 {
-                    s.exit_now();
-                }
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)"
-                );
-            }
-        });
+        sys::on_interrupt(move || s.on_signal())?;
         Ok(state)
+    }
+
+    fn on_signal(&self) {
+        // The terminal may be gone (SIGHUP): a failed write must not stop
+        // the handling.
+        if self.count.fetch_add(1, Ordering::SeqCst) >= 1 {
+            self.exit_now();
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)"
+        );
     }
 
     /// Kill every case process, remove the temporary copies, exit.

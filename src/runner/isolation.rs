@@ -19,7 +19,41 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use sha2::{Digest, Sha256};
 
-use super::sys::{self, FileKind};
+use super::sys;
+
+/// Kinds of directory entries the isolation code tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A named pipe.
+    Fifo,
+    /// A Unix domain socket.
+    Socket,
+    /// A character device.
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+}
+
+impl FileKind {
+    /// How an error or a change names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::File => "file",
+            FileKind::Dir => "directory",
+            FileKind::Symlink => "symlink",
+            FileKind::Fifo => "FIFO",
+            FileKind::Socket => "socket",
+            FileKind::CharDevice => "character device",
+            FileKind::BlockDevice => "block device",
+        }
+    }
+}
 
 /// Why a walk stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

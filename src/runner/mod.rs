@@ -2,7 +2,10 @@
 //! ([`case`]), process spawning and reaping ([`process`]), streaming
 //! capture ([`capture`]), golden-project isolation ([`isolation`]),
 //! interrupts ([`interrupt`]), case selection ([`select`]) and the platform
-//! code behind one small interface (`unix.rs`).
+//! code behind one small interface (`unix.rs`, `windows.rs`): put a spawned
+//! command in a container of its own (`new_process_group`, `contain`),
+//! kill a container (`kill_group`), watch both pipes and the exit with a
+//! timeout (`Watch`), exit codes, interrupt handling (`on_interrupt`).
 //!
 //! The runner emits [`crate::events::Event`]s; it never writes a report or
 //! prints.
@@ -19,6 +22,10 @@ pub mod select;
 mod unix;
 #[cfg(unix)]
 use unix as sys;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as sys;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,10 +1,11 @@
-//! Runs one command: `sh -c` in a process group of its own, both pipes
-//! streamed to sinks, timeout with a grace period, leak wait, group kill,
-//! and the sweep of whatever the case left running.
+//! Runs one command: the harness's shell in a container of its own (a
+//! process group; a Job Object on Windows), both pipes streamed to sinks,
+//! timeout with a grace period, leak wait, container kill, and the sweep
+//! of whatever the case left running.
 //!
-//! A single thread polls both pipes and an exit notification, so the run
-//! can end at any moment (timeout, leaked descendants holding a pipe,
-//! interrupt) without threads left blocked on a read.
+//! The platform's `Watch` waits on both pipes and the exit at once, so the
+//! run can end at any moment (timeout, leaked descendants holding a pipe,
+//! interrupt) without this loop blocked on a read.
 //!
 //! Containment. Every case process carries an environment token
 //! ([`TOKEN_VAR`], unique per spawn). Once [`contain`] made the harness a
@@ -17,19 +18,21 @@
 //! double forks and group changes, and only a process that clears its own
 //! environment drops it (those are swept when no other case runs, and at
 //! the end of the run). The sweep costs one read of
-//! `/proc/self/task/*/children` per case when nothing was inherited.
+//! `/proc/self/task/*/children` per case when nothing was inherited. On
+//! Windows the Job Object holds every descendant, so nothing comes back
+//! and the sweep finds nothing.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{self, Read};
-use std::os::fd::AsRawFd;
+use std::io;
 use std::path::Path;
-use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::sys::{self, Signal};
 use crate::runner::interrupt::Interrupt;
+use crate::shell::Shell;
 
 /// The environment variable that marks every process of a case.
 pub const TOKEN_VAR: &str = "CARGO_GOLDEN_CASE_TOKEN";
@@ -47,8 +50,10 @@ pub trait Sink {
 /// What to run and its limits.
 #[derive(Clone, Debug)]
 pub struct Spec<'a> {
-    /// Passed to `sh -c`.
+    /// Passed to the shell.
     pub command: &'a str,
+    /// The shell that runs it.
+    pub shell: &'a Shell,
     /// Working directory (must exist).
     pub working_dir: &'a Path,
     /// Added to the parent's environment.
@@ -89,9 +94,9 @@ pub enum SpawnError {
     /// The working directory is missing or not a directory.
     #[error("working directory {} does not exist or is not a directory", .0.display())]
     WorkingDir(std::path::PathBuf),
-    /// `sh` could not be started.
-    #[error("cannot start `sh -c`")]
-    Spawn(#[source] io::Error),
+    /// The shell could not be started.
+    #[error("cannot start `{0}`")]
+    Spawn(String, #[source] io::Error),
     /// Reading the pipes failed.
     #[error("reading the command's output failed")]
     Io(#[source] io::Error),
@@ -100,13 +105,25 @@ pub enum SpawnError {
     Sink(#[source] io::Error),
 }
 
-const CHUNK: usize = 256 * 1024;
 /// How often an idle wait looks at the interrupt flag.
 const TICK: Duration = Duration::from_millis(50);
 /// How long a sweep waits for one SIGKILLed process to be reapable.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 /// Processes named in one warning; the rest are counted.
 const NAMED: usize = 10;
+
+/// What the sweep needs to know of a process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcInfo {
+    /// Process id.
+    pub pid: u32,
+    /// Exited, waiting to be reaped.
+    pub zombie: bool,
+    /// The value of the token variable in its environment, if any.
+    pub token: Option<String>,
+    /// Its command line (or name), for warnings.
+    pub command: String,
+}
 
 /// Case main processes started and not yet reaped, by pid, with their
 /// tokens. Held across spawn-and-insert and across sweeps, so a sweep never
@@ -169,6 +186,22 @@ pub fn release() {
     }
 }
 
+/// stdout and stderr's sinks, and the first error one of them returned.
+struct Sinks<'s> {
+    sinks: [&'s mut dyn Sink; 2],
+    failure: Option<io::Error>,
+}
+
+impl Sinks<'_> {
+    fn deliver(&mut self, stream: usize, chunk: &[u8]) {
+        if let Err(e) = self.sinks[stream].write(chunk)
+            && self.failure.is_none()
+        {
+            self.failure = Some(e);
+        }
+    }
+}
+
 /// Run `spec`, streaming stdout and stderr into the sinks.
 pub fn run(
     spec: &Spec<'_>,
@@ -180,10 +213,8 @@ pub fn run(
         return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
     }
     let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
-    let mut cmd = Command::new(sys::shell());
-    cmd.arg("-c")
-        .arg(spec.command)
-        .current_dir(spec.working_dir)
+    let mut cmd = spec.shell.command(spec.command);
+    cmd.current_dir(spec.working_dir)
         // A case that could read the signing key could sign a forged run.
         .env_remove(crate::report::seal::KEY_ENV)
         .env_remove(crate::report::seal::PASSWORD_ENV)
@@ -199,27 +230,30 @@ pub fn run(
     );
 
     let start = Instant::now();
+    let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
     let mut child = {
         let mut live = live();
-        let child = cmd.spawn().map_err(SpawnError::Spawn)?;
+        let child = cmd.spawn().map_err(cannot_start)?;
         live.insert(child.id(), token.clone());
         child
     };
     let pid = child.id();
-    let mut out = child.stdout.take().expect("stdout is piped");
-    let mut err = child.stderr.take().expect("stderr is piped");
-    sys::grow_pipe(&out);
-    sys::grow_pipe(&err);
-
+    let started = sys::confine(&mut child).and_then(|c| Ok((c, sys::Watch::new(&mut child)?)));
+    let (_container, mut watch) = match started {
+        Ok(w) => w,
+        Err(e) => {
+            sys::kill_case(pid, Signal::Kill);
+            let _ = child.wait();
+            live().remove(&pid);
+            return Err(cannot_start(e));
+        }
+    };
+    let mut sinks = Sinks {
+        sinks: [stdout, stderr],
+        failure: None,
+    };
     let mut st = LoopState::default();
-    let result = pump(
-        spec,
-        pid,
-        (&mut out, &mut err),
-        (stdout, stderr),
-        interrupt,
-        &mut st,
-    );
+    let result = pump(spec, pid, &mut watch, &mut sinks, interrupt, &mut st);
 
     // From here on, whatever happened above: nothing of the case may
     // outlive it. The main process is not reaped yet, so neither its pid
@@ -227,16 +261,14 @@ pub fn run(
     // still runs has come back to us: named and killed before the group
     // kill, so that each is seen alive and the list does not depend on
     // how fast the group dies.
-    let mut left_behind = if st.exited {
+    let mut left_behind = if watch.exited() {
         sweep_case(&token)
     } else {
         Vec::new()
     };
     sys::kill_case(pid, Signal::Kill);
-    if !st.exited {
-        sys::wait_exit_no_reap(pid);
-    }
-    drain(&mut out, &mut err, stdout, stderr);
+    // Whatever is still buffered in the pipes belongs to the case's output.
+    watch.finish(&mut |i, c| sinks.deliver(i, c));
     left_behind.extend(sweep_case(&token));
     let status = {
         let mut live = live();
@@ -247,6 +279,9 @@ pub fn run(
     };
     let status = status.map_err(SpawnError::Io)?;
     result?;
+    if let Some(e) = sinks.failure {
+        return Err(SpawnError::Sink(e));
+    }
     Ok(Outcome {
         exit_code: sys::exit_code(status),
         signal: sys::exit_signal(status),
@@ -258,35 +293,27 @@ pub fn run(
     })
 }
 
-/// What the poll loop learned.
+/// What the wait loop learned.
 #[derive(Debug, Default)]
 struct LoopState {
-    exited: bool,
     timed_out: bool,
     interrupted: bool,
     leaked: bool,
 }
 
-/// Read both pipes until they close after the main process exited, the
-/// leak wait ends, or the case is killed (timeout, interrupt).
+/// Wait on both pipes until they close after the main process exited, the
+/// leak wait ends, a sink fails, or the case is killed (timeout,
+/// interrupt).
 fn pump(
     spec: &Spec<'_>,
     pid: u32,
-    pipes: (&mut ChildStdout, &mut ChildStderr),
-    sinks: (&mut dyn Sink, &mut dyn Sink),
+    watch: &mut sys::Watch,
+    sinks: &mut Sinks<'_>,
     interrupt: Option<&Arc<Interrupt>>,
     st: &mut LoopState,
 ) -> Result<(), SpawnError> {
-    let (out, err) = pipes;
-    let (stdout, stderr) = sinks;
-    // Readable once the main process has exited (not reaped): folds
-    // "exited" into the same poll as the output.
-    let exit_fd = sys::exit_notifier(pid).map_err(SpawnError::Spawn)?;
-    let mut buf = vec![0u8; CHUNK];
-    let mut open = [true, true];
     let mut leak_deadline: Option<Instant> = None;
     let mut kill_at: Option<Instant> = None;
-
     loop {
         let now = Instant::now();
         if !st.timed_out && !st.interrupted {
@@ -306,13 +333,16 @@ fn pump(
             sys::kill_case(pid, Signal::Kill);
             kill_at = None;
         }
-        if st.exited && !open[0] && !open[1] {
+        if watch.exited() && !watch.open() {
             return Ok(());
         }
         if let Some(ld) = leak_deadline
             && now >= ld
         {
-            st.leaked = open[0] || open[1];
+            st.leaked = watch.open();
+            return Ok(());
+        }
+        if sinks.failure.is_some() {
             return Ok(());
         }
 
@@ -323,77 +353,15 @@ fn pump(
         for at in [kill_at, leak_deadline].into_iter().flatten() {
             wake = wake.min(at);
         }
-        let ms = wake
-            .saturating_duration_since(now)
-            .as_millis()
-            .clamp(1, 1000) as i32;
-
-        let mut fds = Vec::with_capacity(3);
-        if open[0] {
-            fds.push(out.as_raw_fd());
-        }
-        if open[1] {
-            fds.push(err.as_raw_fd());
-        }
-        if !st.exited {
-            fds.push(exit_fd.as_raw_fd());
-        }
-        let ready = sys::poll_read(&fds, ms).map_err(SpawnError::Io)?;
-        let streams: [(&mut dyn Read, &mut dyn Sink); 2] =
-            [(&mut *out, &mut *stdout), (&mut *err, &mut *stderr)];
-        let k = read_ready(&ready, &mut open, streams, &mut buf)?;
-        if !st.exited && ready[k].readable {
-            st.exited = true;
+        let was_running = !watch.exited();
+        watch
+            .wait(wake.saturating_duration_since(now), &mut |i, c| {
+                sinks.deliver(i, c)
+            })
+            .map_err(SpawnError::Io)?;
+        if was_running && watch.exited() {
             let now = Instant::now();
             leak_deadline = Some(now.checked_add(spec.leak_wait).unwrap_or(now));
-        }
-    }
-}
-
-/// Read once from each open stream that poll found ready; a stream at its
-/// end is closed. Returns how many entries of `ready` the streams used.
-fn read_ready(
-    ready: &[sys::Ready],
-    open: &mut [bool; 2],
-    streams: [(&mut dyn Read, &mut dyn Sink); 2],
-    buf: &mut [u8],
-) -> Result<usize, SpawnError> {
-    let mut k = 0;
-    for ((pipe, sink), is_open) in streams.into_iter().zip(open.iter_mut()) {
-        if !*is_open {
-            continue;
-        }
-        if ready[k].readable {
-            match pipe.read(buf) {
-                Ok(0) => *is_open = false,
-                Ok(n) => sink.write(&buf[..n]).map_err(SpawnError::Sink)?,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(SpawnError::Io(e)),
-            }
-        }
-        k += 1;
-    }
-    Ok(k)
-}
-
-/// Whatever is still buffered in the pipes belongs to the case's output;
-/// read it without waiting for writers that may never close them.
-fn drain(
-    out: &mut ChildStdout,
-    err: &mut ChildStderr,
-    stdout: &mut dyn Sink,
-    stderr: &mut dyn Sink,
-) {
-    let mut buf = vec![0u8; CHUNK];
-    sys::set_nonblocking(out);
-    sys::set_nonblocking(err);
-    let streams: [(&mut dyn Read, &mut dyn Sink); 2] = [(out, stdout), (err, stderr)];
-    for (pipe, sink) in streams {
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 || sink.write(&buf[..n]).is_err() {
-                break;
-            }
         }
     }
 }
@@ -439,12 +407,12 @@ pub fn kill_all() {
 /// picks, and reap them; reap inherited zombies. Rounds, because a killed
 /// process's own children come back to us only once it is gone. Returns
 /// every process killed, as it was when first seen.
-fn sweep(select: impl Fn(&sys::ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<sys::ProcInfo> {
+fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<ProcInfo> {
     let Some(contained) = CONTAINED.get().filter(|c| c.subreaper) else {
         return Vec::new();
     };
     let live = live();
-    let mut killed: Vec<sys::ProcInfo> = Vec::new();
+    let mut killed: Vec<ProcInfo> = Vec::new();
     let mut seen = HashSet::new();
     for _round in 0..64 {
         let mut roots = Vec::new();
@@ -493,7 +461,7 @@ fn sweep(select: impl Fn(&sys::ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec
 }
 
 /// `pid N (command)`, the command cut to a readable length.
-fn describe(info: &sys::ProcInfo) -> String {
+fn describe(info: &ProcInfo) -> String {
     let mut command = info.command.clone();
     if command.chars().count() > 120 {
         command = command.chars().take(117).collect::<String>() + "...";

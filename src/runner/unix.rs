@@ -5,38 +5,22 @@
 //! for a harness that is killed outright). File-type and mode helpers for
 //! the isolation code live here too, so that module stays portable.
 //!
-//! The interface a sibling platform implements: [`shell`], [`prepare`],
-//! [`kill_case`], [`kill_process`], [`wait_exit_no_reap`],
-//! [`exit_notifier`], [`exit_code`], [`exit_signal`], [`signal_name`],
-//! [`poll_read`], [`set_nonblocking`],
-//! [`grow_pipe`], [`become_subreaper`], [`children`], [`descendants`],
-//! [`inspect`], [`reap`], [`Guardian`], [`file_kind`], [`mode`],
-//! [`make_fifo`], [`symlink`], [`open_nonblocking`] and
-//! [`INTERRUPT_SIGNALS`].
+//! The interface `windows.rs` implements too: [`prepare`], [`confine`],
+//! [`kill_case`], [`kill_process`], [`Watch`], [`exit_code`],
+//! [`exit_signal`], [`signal_name`], [`on_interrupt`], [`become_subreaper`],
+//! [`children`], [`descendants`], [`inspect`], [`reap`], [`Guardian`],
+//! [`file_kind`], [`mode`], [`make_fifo`], [`symlink`] and
+//! [`open_nonblocking`].
 
-use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus};
+use std::time::Duration;
 
-/// The `sh` that `PATH` names, looked up once: a bare `sh` made every spawn
-/// try each `PATH` entry in turn (bench/run.py measured the cost).
-pub fn shell() -> &'static std::path::Path {
-    static SHELL: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    SHELL.get_or_init(|| {
-        use std::os::unix::fs::PermissionsExt;
-        std::env::var_os("PATH")
-            .and_then(|path| {
-                std::env::split_paths(&path)
-                    .map(|d| d.join("sh"))
-                    .find(|p| {
-                        std::fs::metadata(p)
-                            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-                    })
-            })
-            .unwrap_or_else(|| std::path::PathBuf::from("/bin/sh"))
-    })
-}
+use super::isolation::FileKind;
+use super::process::ProcInfo;
 
 /// Prepare `cmd` to run as a case's main process: a process group of its
 /// own (pgid = its pid) and, with `parent_death_signal` on Linux, SIGKILL
@@ -67,6 +51,16 @@ pub fn prepare(cmd: &mut Command, parent_death_signal: bool) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = parent_death_signal;
+}
+
+/// A spawned child's container. The process group was set up at spawn,
+/// so there is nothing more to hold.
+#[derive(Debug)]
+pub struct Container;
+
+/// Finish containing a just-spawned child.
+pub fn confine(_child: &mut Child) -> io::Result<Container> {
+    Ok(Container)
 }
 
 /// Send `signal` to a case: to its process group and to its main process
@@ -110,7 +104,7 @@ impl Signal {
 /// Block until `pid` has exited, without reaping it: the pid (and so the
 /// group id) stays reserved until the caller reaps, so a later group kill
 /// can never reach an unrelated process.
-pub fn wait_exit_no_reap(pid: u32) {
+fn wait_exit_no_reap(pid: u32) {
     loop {
         // SAFETY: siginfo is plain data, zero-initialised.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -131,7 +125,7 @@ pub fn wait_exit_no_reap(pid: u32) {
 /// A descriptor that becomes readable when `pid` exits, without reaping
 /// it. Linux: a pidfd, no thread needed. Elsewhere (or on kernels without
 /// pidfd_open): a pipe whose write end a waiter thread closes on exit.
-pub fn exit_notifier(pid: u32) -> io::Result<std::os::fd::OwnedFd> {
+fn exit_notifier(pid: u32) -> io::Result<OwnedFd> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::FromRawFd;
@@ -198,13 +192,13 @@ pub fn signal_name(n: i32) -> Option<&'static str> {
 
 /// Readiness of one polled descriptor.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Ready {
+struct Ready {
     /// Data (or EOF) can be read without blocking.
-    pub readable: bool,
+    readable: bool,
 }
 
 /// Poll `fds` for input for at most `timeout_ms`; EINTR counts as a timeout.
-pub fn poll_read(fds: &[RawFd], timeout_ms: i32) -> io::Result<Vec<Ready>> {
+fn poll_read(fds: &[RawFd], timeout_ms: i32) -> io::Result<Vec<Ready>> {
     let mut p: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -230,7 +224,7 @@ pub fn poll_read(fds: &[RawFd], timeout_ms: i32) -> io::Result<Vec<Ready>> {
 }
 
 /// Make reads on `fd` return `WouldBlock` instead of waiting.
-pub fn set_nonblocking(fd: &impl AsRawFd) {
+fn set_nonblocking(fd: &impl AsRawFd) {
     let fd = fd.as_raw_fd();
     // SAFETY: fcntl on a descriptor we own.
     unsafe {
@@ -243,7 +237,7 @@ pub fn set_nonblocking(fd: &impl AsRawFd) {
 
 /// Grow a pipe's buffer where the platform allows it: fewer wake-ups for
 /// chatty commands.
-pub fn grow_pipe(fd: &impl AsRawFd) {
+fn grow_pipe(fd: &impl AsRawFd) {
     #[cfg(target_os = "linux")]
     // SAFETY: fcntl on a descriptor we own; failure is harmless.
     unsafe {
@@ -256,7 +250,7 @@ pub fn grow_pipe(fd: &impl AsRawFd) {
 /// The signals that interrupt a run: every catchable signal whose default
 /// action would end the harness and free its cases (a closed terminal's
 /// SIGHUP, `kill -USR1`, ...).
-pub const INTERRUPT_SIGNALS: &[i32] = &[
+const INTERRUPT_SIGNALS: &[i32] = &[
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGHUP,
@@ -264,6 +258,17 @@ pub const INTERRUPT_SIGNALS: &[i32] = &[
     signal_hook::consts::SIGUSR1,
     signal_hook::consts::SIGUSR2,
 ];
+
+/// Call `f` on a background thread for every interrupting signal.
+pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new(INTERRUPT_SIGNALS)?;
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            f();
+        }
+    });
+    Ok(())
+}
 
 /// Make this process a child subreaper: descendants orphaned by their
 /// parent (a double fork, `setsid cmd &` in a shell that then exits) are
@@ -277,19 +282,6 @@ pub fn become_subreaper() -> bool {
     }
     #[cfg(not(target_os = "linux"))]
     false
-}
-
-/// What the sweep needs to know of a process.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcInfo {
-    /// Process id.
-    pub pid: u32,
-    /// Exited, waiting to be reaped.
-    pub zombie: bool,
-    /// The value of the token variable in its environment, if any.
-    pub token: Option<String>,
-    /// Its command line (or name), for warnings.
-    pub command: String,
 }
 
 /// The children of this process, those of every thread. Empty where they
@@ -468,7 +460,7 @@ impl Guardian {
         #[cfg(target_os = "linux")]
         {
             use std::io::BufRead;
-            let mut child = Command::new(shell())
+            let mut child = Command::new("sh")
                 .args([
                     "-c",
                     GUARDIAN_SCRIPT,
@@ -515,40 +507,6 @@ impl Guardian {
             let _ = stdin.write_all(b"done\n");
         }
         let _ = self.child.wait();
-    }
-}
-
-/// Kinds of directory entries the isolation code tells apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FileKind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Dir,
-    /// A symbolic link.
-    Symlink,
-    /// A named pipe.
-    Fifo,
-    /// A Unix domain socket.
-    Socket,
-    /// A character device.
-    CharDevice,
-    /// A block device.
-    BlockDevice,
-}
-
-impl FileKind {
-    /// How an error or a change names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            FileKind::File => "file",
-            FileKind::Dir => "directory",
-            FileKind::Symlink => "symlink",
-            FileKind::Fifo => "FIFO",
-            FileKind::Socket => "socket",
-            FileKind::CharDevice => "character device",
-            FileKind::BlockDevice => "block device",
-        }
     }
 }
 
@@ -603,4 +561,105 @@ pub fn open_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
+}
+/// Bytes read from a pipe at once.
+const CHUNK: usize = 256 * 1024;
+
+/// A running child's output pipes (0 = stdout, 1 = stderr) and its exit,
+/// watched by one thread with `poll(2)`: the run can end at any moment
+/// without a thread left blocked on a read.
+pub struct Watch {
+    pipes: [Option<File>; 2],
+    /// Readable once the main process exited; `None` after that.
+    exit: Option<OwnedFd>,
+    pid: u32,
+    buf: Vec<u8>,
+}
+
+impl Watch {
+    /// Take the child's piped stdout and stderr and watch them and its exit.
+    pub fn new(child: &mut Child) -> io::Result<Watch> {
+        let out: OwnedFd = child.stdout.take().expect("stdout is piped").into();
+        let err: OwnedFd = child.stderr.take().expect("stderr is piped").into();
+        grow_pipe(&out);
+        grow_pipe(&err);
+        Ok(Watch {
+            pipes: [Some(File::from(out)), Some(File::from(err))],
+            exit: Some(exit_notifier(child.id())?),
+            pid: child.id(),
+            buf: vec![0; CHUNK],
+        })
+    }
+
+    /// The main process has exited (it is not reaped yet).
+    pub fn exited(&self) -> bool {
+        self.exit.is_none()
+    }
+
+    /// A pipe is still open: something may still write to it.
+    pub fn open(&self) -> bool {
+        self.pipes.iter().any(Option::is_some)
+    }
+
+    /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
+    /// gets what was read.
+    pub fn wait(&mut self, timeout: Duration, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+        let mut fds = Vec::with_capacity(3);
+        let mut who = Vec::with_capacity(3);
+        for (i, p) in self.pipes.iter().enumerate() {
+            if let Some(p) = p {
+                fds.push(p.as_raw_fd());
+                who.push(Some(i));
+            }
+        }
+        if let Some(e) = &self.exit {
+            fds.push(e.as_raw_fd());
+            who.push(None);
+        }
+        let ms = timeout.as_millis().clamp(1, 1000) as i32;
+        let ready = poll_read(&fds, ms)?;
+        for (r, w) in ready.iter().zip(who) {
+            match w {
+                _ if !r.readable => {}
+                Some(i) => self.read(i, on)?,
+                None => self.exit = None,
+            }
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, i: usize, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+        let Some(pipe) = &mut self.pipes[i] else {
+            return Ok(());
+        };
+        match pipe.read(&mut self.buf) {
+            Ok(0) => self.pipes[i] = None,
+            Ok(n) => on(i, &self.buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                ) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// Once the container was killed: wait until the main process is gone
+    /// (without reaping it), then hand over what the pipes still hold.
+    pub fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+        if self.exit.is_some() {
+            wait_exit_no_reap(self.pid);
+        }
+        for (i, pipe) in self.pipes.iter_mut().enumerate() {
+            let Some(pipe) = pipe else { continue };
+            set_nonblocking(pipe);
+            while let Ok(n) = pipe.read(&mut self.buf) {
+                if n == 0 {
+                    break;
+                }
+                on(i, &self.buf[..n]);
+            }
+        }
+    }
 }

@@ -292,12 +292,13 @@ pub struct HarnessTable {
     /// Suite name in the reports. Default: the workspace root directory's
     /// name.
     pub name: Option<String>,
-    /// Default command of golden projects, run with `sh -c`. `{path}`,
+    /// Default command of golden projects, run in the `shell`. `{path}`,
     /// `{dir}` and `{name}` are replaced, shell-quoted.
     #[schemars(example = &"odibi run {path}")]
     pub runner: Option<String>,
     /// Default per-case timeout. On timeout the case's process group gets
-    /// SIGTERM, then SIGKILL after `kill_grace`, and the case is ABORTED.
+    /// SIGTERM, then SIGKILL after `kill_grace` (on Windows its Job Object
+    /// is terminated at once), and the case is ABORTED.
     #[serde(default = "default_timeout")]
     pub timeout: HumanDuration,
     /// Characters of stdout and stderr kept in reports; the artifact files
@@ -318,7 +319,8 @@ pub struct HarnessTable {
     /// makes it PASSED and flaky.
     #[serde(default = "default_retries")]
     pub retries: Retries,
-    /// Time between SIGTERM and SIGKILL when a case times out.
+    /// Time between SIGTERM and SIGKILL when a case times out (not used on
+    /// Windows, which has no SIGTERM).
     #[serde(default = "default_kill_grace")]
     pub kill_grace: HumanDuration,
     /// How long to wait for output pipes still held by processes a case
@@ -358,6 +360,13 @@ pub struct HarnessTable {
     /// warning.
     #[serde(default = "default_slowdown")]
     pub slowdown: Slowdown,
+    /// The shell commands run in: the program and the arguments before the
+    /// command, which comes last. Default: `sh -c`; on Windows `sh -c` when
+    /// an `sh` is on `PATH`, else `cmd /C`. `{path}`, `{dir}` and `{name}`
+    /// are quoted for this shell (cmd and PowerShell are recognised by
+    /// name, any other is quoted as a POSIX shell).
+    #[schemars(length(min = 1), example = &["pwsh", "-Command"])]
+    pub shell: Option<Vec<String>>,
 }
 
 /// What the exit code follows.
@@ -441,7 +450,7 @@ pub struct Golden {
     pub path: String,
     /// What the project is and why it must keep working.
     pub description: Option<String>,
-    /// Command run with `sh -c`. Default: `[harness] runner`. `{path}`,
+    /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
     /// `{dir}` and `{name}` are replaced, shell-quoted.
     #[schemars(example = &"sh run.sh")]
     pub command: Option<String>,
@@ -505,7 +514,7 @@ pub struct Verify {
     /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
     #[schemars(length(min = 1))]
     pub name: String,
-    /// Command run with `sh -c`.
+    /// Command run in the `shell` (`sh -c` by default).
     #[schemars(example = &"cargo build --locked")]
     pub command: String,
     /// What the command checks.

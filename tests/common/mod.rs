@@ -110,6 +110,7 @@ impl Project {
 
 /// Command lines of live processes containing `marker`. Reads /proc where
 /// there is one (no dependency on procps), else asks `ps`.
+#[cfg(unix)]
 pub fn processes_matching(marker: &str) -> Vec<String> {
     let all: Vec<String> = match std::fs::read_dir("/proc") {
         Ok(entries) => entries
@@ -139,6 +140,28 @@ pub fn processes_matching(marker: &str) -> Vec<String> {
         }
     };
     all.into_iter().filter(|l| l.contains(marker)).collect()
+}
+
+/// Command lines of live processes containing `marker`, from PowerShell's
+/// process list, with `.exe` and quotes dropped so `sleep 5` matches
+/// `"C:\…\sleep.exe" 5`.
+#[cfg(windows)]
+pub fn processes_matching(marker: &str) -> Vec<String> {
+    let out = Command::new("powershell")
+        .args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            "Get-CimInstance Win32_Process | ForEach-Object { $_.CommandLine }",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.replace(".exe", "").replace(".EXE", "").replace('"', ""))
+        .filter(|l| l.contains(marker))
+        .collect()
 }
 
 pub fn text(o: &Output) -> String {

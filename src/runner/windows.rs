@@ -1,0 +1,367 @@
+//! Windows implementation: each case in a Job Object of its own (started
+//! suspended, assigned, then resumed, so not even its first child escapes),
+//! the job terminated as a whole; a reader thread per pipe and a waiter
+//! thread on the process feed one channel; Ctrl-C, Ctrl-Break and a closed
+//! console through `SetConsoleCtrlHandler`.
+//!
+//! Windows has no SIGTERM for console programs: asking politely and forcing
+//! are the same `TerminateJobObject`, so `kill_grace` does not apply.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
+use std::os::windows::process::CommandExt;
+use std::process::{Child, Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use windows_sys::Win32::Foundation::{FALSE, HANDLE, INVALID_HANDLE_VALUE, TRUE};
+use windows_sys::Win32::System::Console::{
+    CTRL_BREAK_EVENT, CTRL_C_EVENT, CTRL_CLOSE_EVENT, SetConsoleCtrlHandler,
+};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
+};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION,
+    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+    JobObjectExtendedLimitInformation, SetInformationJobObject, TerminateJobObject,
+};
+use windows_sys::Win32::System::Threading::{
+    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, INFINITE, OpenThread, ResumeThread,
+    THREAD_SUSPEND_RESUME, WaitForSingleObject,
+};
+
+/// Exit code of every process of a terminated job.
+const TERMINATED: u32 = 1;
+
+/// Start the command suspended, so it can join its job before it runs,
+/// and in a console process group of its own, so a Ctrl-C typed at the
+/// console reaches the harness, which then ends the case, as on Unix.
+pub fn new_process_group(cmd: &mut Command) {
+    cmd.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
+}
+
+/// A case's Job Object, by its main process id, so `kill_group` (and a
+/// second Ctrl-C) can reach it; the id cannot be reused while the
+/// `Child` keeps its process handle open.
+fn jobs() -> &'static Mutex<HashMap<u32, OwnedHandle>> {
+    static JOBS: OnceLock<Mutex<HashMap<u32, OwnedHandle>>> = OnceLock::new();
+    JOBS.get_or_init(Mutex::default)
+}
+
+/// A case's Job Object. Dropping it closes the job, and
+/// `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` kills whatever is still in it; the
+/// OS closes it too when the harness dies, so a case never outlives it.
+#[derive(Debug)]
+pub struct Container {
+    id: u32,
+}
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        jobs()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+    }
+}
+
+/// Put the suspended `child` in a new Job Object, then let it run. On
+/// failure the child is killed.
+pub fn contain(child: &mut Child) -> io::Result<Container> {
+    let job = match new_job().and_then(|job| {
+        // SAFETY: both handles are valid for the duration of the call.
+        let ok = unsafe { AssignProcessToJobObject(raw(&job), raw(&*child)) };
+        if ok == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(job)
+    }) {
+        Ok(job) => job,
+        Err(e) => {
+            let _ = child.kill();
+            return Err(e);
+        }
+    };
+    if let Err(e) = resume(child.id()) {
+        // SAFETY: a valid job handle.
+        unsafe { TerminateJobObject(raw(&job), TERMINATED) };
+        return Err(e);
+    }
+    jobs()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(child.id(), job);
+    Ok(Container { id: child.id() })
+}
+
+fn raw(h: &impl AsRawHandle) -> HANDLE {
+    h.as_raw_handle() as HANDLE
+}
+
+fn new_job() -> io::Result<OwnedHandle> {
+    // SAFETY: no security attributes, no name.
+    let h = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+    if h.is_null() {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh handle we own.
+    let job = unsafe { OwnedHandle::from_raw_handle(h as RawHandle) };
+    // SAFETY: plain data, zero-initialised.
+    let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+    // A crash ends the process instead of waiting on an error dialog
+    // until the timeout.
+    limits.BasicLimitInformation.LimitFlags =
+        JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+    // SAFETY: `limits` is the structure this information class expects.
+    let ok = unsafe {
+        SetInformationJobObject(
+            raw(&job),
+            JobObjectExtendedLimitInformation,
+            (&raw const limits).cast(),
+            size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(job)
+}
+
+/// Resume the threads of suspended process `pid` (just its first one).
+/// `std` does not hand out the main thread's handle, so it is found in a
+/// thread snapshot.
+fn resume(pid: u32) -> io::Result<()> {
+    // SAFETY: a snapshot of all threads; the handle is closed below.
+    let snap = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snap == INVALID_HANDLE_VALUE {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh handle we own.
+    let snap = unsafe { OwnedHandle::from_raw_handle(snap as RawHandle) };
+    // SAFETY: plain data; dwSize set as the API requires.
+    let mut entry: THREADENTRY32 = unsafe { std::mem::zeroed() };
+    entry.dwSize = size_of::<THREADENTRY32>() as u32;
+    let mut resumed = 0;
+    // SAFETY: valid snapshot handle and entry.
+    let mut more = unsafe { Thread32First(raw(&snap), &mut entry) } != 0;
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            // SAFETY: plain call; the handle is closed right after use.
+            let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, FALSE, entry.th32ThreadID) };
+            if !thread.is_null() {
+                // SAFETY: a fresh handle we own.
+                let thread = unsafe { OwnedHandle::from_raw_handle(thread as RawHandle) };
+                // SAFETY: a valid thread handle with THREAD_SUSPEND_RESUME.
+                if unsafe { ResumeThread(raw(&thread)) } != u32::MAX {
+                    resumed += 1;
+                }
+            }
+        }
+        // SAFETY: as for Thread32First.
+        more = unsafe { Thread32Next(raw(&snap), &mut entry) } != 0;
+    }
+    if resumed == 0 {
+        return Err(io::Error::other(format!(
+            "could not resume process {pid} after putting it in its job"
+        )));
+    }
+    Ok(())
+}
+
+/// Kill every process of the job whose main process is `id`. Both signals
+/// terminate: Windows console programs have no polite stop. A job that is
+/// already gone is not an error.
+pub fn kill_group(id: u32, _signal: Signal) {
+    let jobs = jobs().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(job) = jobs.get(&id) {
+        // SAFETY: a valid job handle, kept open by the map.
+        unsafe { TerminateJobObject(raw(job), TERMINATED) };
+    }
+}
+
+/// Signals the engine sends (both terminate the job on Windows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// Ask politely.
+    Term,
+    /// Force.
+    Kill,
+}
+
+/// The exit code as Windows reports it (NTSTATUS codes such as
+/// `0xC0000005` come out negative).
+pub fn exit_code(status: ExitStatus) -> i32 {
+    status.code().unwrap_or(-1)
+}
+
+type Handler = Box<dyn Fn() + Send + Sync>;
+
+fn handlers() -> &'static Mutex<Vec<Handler>> {
+    static HANDLERS: OnceLock<Mutex<Vec<Handler>>> = OnceLock::new();
+    HANDLERS.get_or_init(Mutex::default)
+}
+
+unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOOL {
+    match event {
+        CTRL_C_EVENT | CTRL_BREAK_EVENT | CTRL_CLOSE_EVENT => {
+            // The system runs this on a thread of its own; a second
+            // interrupt may exit the process from here.
+            for f in handlers().lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                f();
+            }
+            TRUE
+        }
+        _ => FALSE,
+    }
+}
+
+/// Call `f` for every Ctrl-C, Ctrl-Break or closing of the console.
+pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+    let mut list = handlers().lock().unwrap_or_else(|e| e.into_inner());
+    if list.is_empty() {
+        // SAFETY: registers a function that lives as long as the process.
+        if unsafe { SetConsoleCtrlHandler(Some(on_console_event), TRUE) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    list.push(Box::new(f));
+    Ok(())
+}
+
+/// Bytes read from a pipe at once.
+const CHUNK: usize = 64 * 1024;
+/// Chunks in flight per case: reader threads wait (and so does the case)
+/// when the sinks fall behind, so memory stays bounded.
+const IN_FLIGHT: usize = 16;
+/// Longest wait for the pipes to close once the job was terminated.
+const FINISH_LIMIT: Duration = Duration::from_secs(5);
+
+enum Msg {
+    Data(usize, Vec<u8>),
+    Closed(usize),
+    Failed(usize, io::Error),
+    Exited,
+}
+
+/// A running child's output pipes (0 = stdout, 1 = stderr) and its exit:
+/// a blocking reader thread per pipe and a waiter thread on the process
+/// handle send to one channel, which the engine waits on with a timeout.
+pub struct Watch {
+    rx: Receiver<Msg>,
+    open: [bool; 2],
+    exited: bool,
+}
+
+impl Watch {
+    /// Take the child's piped stdout and stderr and watch them and its exit.
+    pub fn new(child: &mut Child) -> io::Result<Watch> {
+        let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+        let process = child.as_handle().try_clone_to_owned()?;
+        let out = child.stdout.take().expect("stdout is piped");
+        let err = child.stderr.take().expect("stderr is piped");
+        read_into(0, out, tx.clone())?;
+        read_into(1, err, tx.clone())?;
+        std::thread::Builder::new()
+            .name("case-exit".into())
+            .spawn(move || {
+                // SAFETY: `process` is our own duplicate of the handle.
+                unsafe { WaitForSingleObject(raw(&process), INFINITE) };
+                let _ = tx.send(Msg::Exited);
+            })?;
+        Ok(Watch {
+            rx,
+            open: [true, true],
+            exited: false,
+        })
+    }
+
+    /// The main process has exited.
+    pub fn exited(&self) -> bool {
+        self.exited
+    }
+
+    /// A pipe is still open: something may still write to it.
+    pub fn open(&self) -> bool {
+        self.open[0] || self.open[1]
+    }
+
+    /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
+    /// gets what was read.
+    pub fn wait(&mut self, timeout: Duration, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+        let first = match self.rx.recv_timeout(timeout) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => return Ok(()),
+            Err(RecvTimeoutError::Disconnected) => {
+                self.open = [false, false];
+                self.exited = true;
+                return Ok(());
+            }
+        };
+        self.take(first, on)?;
+        // Whatever else is queued, without waiting; bounded so timers are
+        // still looked at under a flood of output.
+        for _ in 0..IN_FLIGHT {
+            match self.rx.try_recv() {
+                Ok(m) => self.take(m, on)?,
+                Err(_) => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, m: Msg, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+        match m {
+            Msg::Data(i, bytes) => on(i, &bytes),
+            Msg::Closed(i) => self.open[i] = false,
+            Msg::Exited => self.exited = true,
+            Msg::Failed(i, e) => {
+                self.open[i] = false;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Once the job was terminated: wait (boundedly) for the exit and for
+    /// the pipes to close, handing over what they still held.
+    pub fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+        let limit = Instant::now() + FINISH_LIMIT;
+        while !self.exited || self.open() {
+            let left = limit.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            // A read error at this point loses nothing more than the rest.
+            let _ = self.wait(left, on);
+        }
+    }
+}
+
+/// A thread reading `pipe` to its end into `tx`.
+fn read_into(
+    stream: usize,
+    mut pipe: impl Read + Send + 'static,
+    tx: SyncSender<Msg>,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("case-pipe".into())
+        .spawn(move || {
+            let mut buf = vec![0u8; CHUNK];
+            loop {
+                let msg = match pipe.read(&mut buf) {
+                    Ok(0) => Msg::Closed(stream),
+                    Ok(n) => Msg::Data(stream, buf[..n].to_vec()),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Msg::Failed(stream, e),
+                };
+                let last = !matches!(msg, Msg::Data(..));
+                if tx.send(msg).is_err() || last {
+                    return;
+                }
+            }
+        })?;
+    Ok(())
+}
