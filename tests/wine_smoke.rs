@@ -1,0 +1,158 @@
+//! Smoke run of the Windows build under Wine: the cross-built binary runs a
+//! small harness of `cmd /C` cases (no `sh` on Wine's `PATH`, so the
+//! default shell is cmd) and its reports are read back. `.ci/wine-smoke`
+//! builds the binary and sets `CARGO_GOLDEN_WINE_EXE`; without it the test
+//! says so and checks nothing.
+//!
+//! Wine is not Windows: Job Objects, console Ctrl-C and path edge cases
+//! are left to the Windows CI job.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::processes_matching;
+
+/// Markers in the timeout case's command lines, unique to this test.
+const MAIN_PING: &str = "ping -n 1017 127.0.0.1";
+const DETACHED_PING: &str = "ping -n 1018 127.0.0.1";
+
+fn harness(golden: &Path) -> String {
+    // The seed projects' spelling: drive letter, forward slashes.
+    let golden = format!("Z:{}", golden.display()).replace('\\', "/");
+    format!(
+        r#"
+[harness]
+name = "wine-smoke"
+kill_grace = "500ms"
+
+[[golden]]
+name = "sales etl"
+path = "{golden}"
+command = "type {{path}} && echo ran {{name}}"
+
+[[verify]]
+name = "validation at exit 0"
+command = "echo 1 validation error for ProjectConfig"
+
+[[verify]]
+name = "exit three"
+command = "echo failing & exit /b 3"
+
+[[verify]]
+name = "hangs"
+command = "start /b {DETACHED_PING} > nul & {MAIN_PING} > nul"
+timeout = "2s"
+"#
+    )
+}
+
+#[test]
+fn cmd_cases_under_wine() {
+    let Some(exe) = std::env::var_os("CARGO_GOLDEN_WINE_EXE") else {
+        eprintln!(
+            "wine smoke run skipped: CARGO_GOLDEN_WINE_EXE is not set (.ci/wine-smoke sets it)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let golden = dir.path().join("golden/sales etl/pipeline.yaml");
+    std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+    std::fs::write(&golden, "pipeline: daily sales\n").unwrap();
+    std::fs::write(dir.path().join("harness.toml"), harness(&golden)).unwrap();
+
+    let log = |name: &str| std::fs::File::create(dir.path().join(name)).unwrap();
+    let mut run = Command::new("wine")
+        .arg(&exe)
+        .args(["golden", "--config", "harness.toml", "--out", "out"])
+        .current_dir(dir.path())
+        .env("WINEDEBUG", "-all")
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .stdout(log("stdout.txt"))
+        .stderr(log("stderr.txt"))
+        .spawn()
+        .unwrap();
+    // Wine's processes show their Windows command lines: the check below
+    // can see the pings while the case runs, so its "gone" means gone.
+    let start = Instant::now();
+    while processes_matching(MAIN_PING).is_empty() || processes_matching(DETACHED_PING).is_empty() {
+        if start.elapsed() > Duration::from_secs(120) || run.try_wait().unwrap().is_some() {
+            let _ = run.kill();
+            panic!("the timeout case's pings were never seen running");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The case times out after 2 s; a harness that cannot end it would
+    // wait for the pings (17 minutes).
+    let status = loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = run.kill();
+            panic!("the harness did not end the timed-out case");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "--- stdout\n{}\n--- stderr\n{}",
+        read("stdout.txt"),
+        read("stderr.txt")
+    );
+    let out = dir.path().join("out");
+
+    check_junit(&std::fs::read_to_string(out.join("junit.xml")).unwrap());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let cases = summary["cases"].as_array().unwrap();
+    let field = |i: usize, k: &str| cases[i][k].clone();
+    assert_eq!(field(0, "result"), "PASSED", "{summary}");
+    assert_eq!(field(1, "result"), "FAILED");
+    assert_eq!(field(1, "execution_status"), "VALIDATION_FAILED");
+    assert_eq!(field(1, "exit_code"), 0);
+    assert_eq!(field(2, "result"), "FAILED");
+    assert_eq!(field(2, "exit_code"), 3);
+    assert_eq!(field(3, "execution_status"), "ABORTED");
+    assert_eq!(summary["counts"]["passed"], 1);
+    assert_eq!(summary["counts"]["failed"], 3);
+
+    // `{path}` reached cmd quoted: the file with a space in its path was read.
+    let run = std::fs::read_dir(out.join("artifacts"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let stdout = std::fs::read_to_string(run.join("execution/001-sales_etl/stdout.log")).unwrap();
+    assert!(stdout.contains("pipeline: daily sales"), "{stdout}");
+    assert!(stdout.contains("ran \"sales etl\""), "{stdout}");
+
+    // The job went down whole: the main ping and the one `start /b` detached.
+    std::thread::sleep(Duration::from_millis(500));
+    for marker in [MAIN_PING, DETACHED_PING] {
+        let left = processes_matching(marker);
+        assert!(left.is_empty(), "{marker} outlived the case: {left:?}");
+    }
+}
+
+fn check_junit(xml: &str) {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    let root = doc.root_element();
+    assert_eq!(root.attribute("tests"), Some("4"), "{xml}");
+    assert_eq!(root.attribute("failures"), Some("3"), "{xml}");
+    let names: Vec<&str> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|n| n.attribute("name"))
+        .collect();
+    assert_eq!(
+        names,
+        ["sales etl", "validation at exit 0", "exit three", "hangs"]
+    );
+}
