@@ -13,7 +13,7 @@ use std::process::Command;
 pub enum Flavor {
     /// `sh`, `bash`, `dash`, `zsh`, …: single quotes.
     Posix,
-    /// `cmd.exe`: double quotes, `%` kept out of variable expansion.
+    /// `cmd.exe`: double quotes.
     Cmd,
     /// `pwsh` / `powershell`: single quotes, quotes inside doubled.
     PowerShell,
@@ -167,17 +167,17 @@ pub fn posix_quote(s: &str) -> String {
     }
 }
 
-/// Quote `s` for `cmd /C`. `/` counts as special, since cmd's built-ins
-/// read it as a switch. Inside double quotes every character but `"` and
-/// `%` is literal; `"` (never in a Windows file name) is doubled, which
-/// C-runtime argument parsing reads back as one quote; `%` is put outside
-/// the quotes and caret-escaped, so `%NAME%` in a value never expands.
+/// Quote `s` for `cmd /C`: double quotes, inside which cmd takes `&`, `|`,
+/// `<`, `>`, `^` and spaces literally. `/` counts as special, since cmd's
+/// built-ins read it as a switch. A `"` (never in a Windows file name) is
+/// doubled, which C-runtime argument parsing reads back as one quote. cmd
+/// has no escape for `%` on its command line: a lone `%` stays as it is,
+/// but `%NAME%` of a defined variable inside a value would expand.
 pub fn cmd_quote(s: &str) -> String {
     if is_plain(s, b"_-.\\:+@") {
         return s.to_string();
     }
-    let inner = s.replace('"', "\"\"").replace('%', "\"^%\"");
-    format!("\"{inner}\"")
+    format!("\"{}\"", s.replace('"', "\"\""))
 }
 
 /// Quote `s` for PowerShell: single quotes, in which PowerShell also
@@ -217,14 +217,14 @@ mod tests {
     }
 
     #[test]
-    fn cmd_quotes_spaces_metacharacters_and_percent() {
+    fn cmd_quotes_spaces_metacharacters_and_slashes() {
         assert_eq!(
             cmd_quote(r"D:\projects\etl\a.yaml"),
             r"D:\projects\etl\a.yaml"
         );
         assert_eq!(cmd_quote("D:/projects/etl"), r#""D:/projects/etl""#);
         assert_eq!(cmd_quote(r"C:\My Projects\a&b"), r#""C:\My Projects\a&b""#);
-        assert_eq!(cmd_quote("50%PATH%"), r#""50"^%"PATH"^%"""#);
+        assert_eq!(cmd_quote("50% & done"), r#""50% & done""#);
         assert_eq!(cmd_quote(r#"say "hi""#), r#""say ""hi""""#);
         assert_eq!(cmd_quote(""), r#""""#);
     }

@@ -345,6 +345,7 @@ command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
     );
 }
 
+#[cfg(unix)] // tests/windows.rs has the Windows one
 #[test]
 fn the_process_check_sees_a_live_process() {
     // Guards the "nothing left behind" assertions above against passing

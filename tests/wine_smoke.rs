@@ -4,8 +4,9 @@
 //! builds the binary and sets `CARGO_GOLDEN_WINE_EXE`; without it the test
 //! says so and checks nothing.
 //!
-//! Wine is not Windows: Job Objects, console Ctrl-C and path edge cases
-//! are left to the Windows CI job.
+//! Wine is not Windows: the Job Object details, console process groups
+//! and path edge cases are left to the Windows CI job.
+#![cfg(unix)]
 
 mod common;
 
@@ -49,32 +50,42 @@ timeout = "2s"
     )
 }
 
-#[test]
-fn cmd_cases_under_wine() {
-    let Some(exe) = std::env::var_os("CARGO_GOLDEN_WINE_EXE") else {
+/// The cross-built binary, when `.ci/wine-smoke` runs the test.
+fn wine_exe() -> Option<std::ffi::OsString> {
+    let exe = std::env::var_os("CARGO_GOLDEN_WINE_EXE");
+    if exe.is_none() {
         eprintln!(
             "wine smoke run skipped: CARGO_GOLDEN_WINE_EXE is not set (.ci/wine-smoke sets it)"
         );
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let golden = dir.path().join("golden/sales etl/pipeline.yaml");
-    std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
-    std::fs::write(&golden, "pipeline: daily sales\n").unwrap();
-    std::fs::write(dir.path().join("harness.toml"), harness(&golden)).unwrap();
+    }
+    exe
+}
 
-    let log = |name: &str| std::fs::File::create(dir.path().join(name)).unwrap();
-    let mut run = Command::new("wine")
-        .arg(&exe)
+/// `cargo-golden golden` of the harness in `dir` under Wine.
+fn wine_run(exe: &std::ffi::OsStr, dir: &Path) -> Command {
+    let log = |name: &str| std::fs::File::create(dir.join(name)).unwrap();
+    let mut c = Command::new("wine");
+    c.arg(exe)
         .args(["golden", "--config", "harness.toml", "--out", "out"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("WINEDEBUG", "-all")
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
         .stdout(log("stdout.txt"))
-        .stderr(log("stderr.txt"))
-        .spawn()
-        .unwrap();
+        .stderr(log("stderr.txt"));
+    c
+}
+
+#[test]
+fn cmd_cases_under_wine() {
+    let Some(exe) = wine_exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let golden = dir.path().join("golden/sales etl 50% & co/pipeline.yaml");
+    std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+    std::fs::write(&golden, "pipeline: daily sales\n").unwrap();
+    std::fs::write(dir.path().join("harness.toml"), harness(&golden)).unwrap();
+
+    let mut run = wine_run(&exe, dir.path()).spawn().unwrap();
     // Wine's processes show their Windows command lines: the check below
     // can see the pings while the case runs, so its "gone" means gone.
     let start = Instant::now();
@@ -122,7 +133,8 @@ fn cmd_cases_under_wine() {
     assert_eq!(summary["counts"]["passed"], 1);
     assert_eq!(summary["counts"]["failed"], 3);
 
-    // `{path}` reached cmd quoted: the file with a space in its path was read.
+    // `{path}` reached cmd quoted: the file with ` `, `%` and `&` in its
+    // path was read.
     let run = std::fs::read_dir(out.join("artifacts"))
         .unwrap()
         .next()
@@ -155,4 +167,49 @@ fn check_junit(xml: &str) {
         names,
         ["sales etl", "validation at exit 0", "exit three", "hangs"]
     );
+}
+
+/// Wine turns SIGINT into the console's Ctrl-C event: the harness's
+/// console handler stops the run like SIGINT does on Unix.
+#[test]
+fn ctrl_c_under_wine_stops_the_run() {
+    let Some(exe) = wine_exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("harness.toml"),
+        "[[verify]]\nname = \"first\"\ncommand = \"echo fine\"\n\
+         [[verify]]\nname = \"long\"\ncommand = \"echo started& ping -n 1019 127.0.0.1 > nul\"\n\
+         [[verify]]\nname = \"never\"\ncommand = \"echo never\"\n",
+    )
+    .unwrap();
+    let mut run = wine_run(&exe, dir.path()).spawn().unwrap();
+    let start = Instant::now();
+    while processes_matching("ping -n 1019 127.0.0.1").is_empty() {
+        if start.elapsed() > Duration::from_secs(120) || run.try_wait().unwrap().is_some() {
+            let _ = run.kill();
+            panic!("the long case never started");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: a signal to our own child (`wine` execs the Windows process).
+    unsafe { libc::kill(run.id() as i32, libc::SIGINT) };
+    let status = loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = run.kill();
+            panic!("Ctrl-C did not stop the run");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(3));
+    assert!(processes_matching("ping -n 1019 127.0.0.1").is_empty());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
+            .unwrap();
+    let cases = summary["cases"].as_array().unwrap();
+    assert_eq!(cases[0]["result"], "PASSED", "{summary}");
+    assert_eq!(cases[1]["execution_status"], "ABORTED");
+    assert_eq!(cases[2]["result"], "SKIPPED");
 }

@@ -371,7 +371,8 @@ fn relative_to(path: &Path, base: Option<&Path>) -> String {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if rel.is_absolute() {
+    // Rooted covers Windows' `\x` too, which is not absolute (no drive).
+    if rel.has_root() {
         rel.to_string_lossy().into_owned()
     } else {
         parts.join("/")
@@ -460,6 +461,16 @@ mod tests {
             "/elsewhere/h.toml"
         );
         assert_eq!(relative_to(Path::new("/ws/h.toml"), None), "/ws/h.toml");
+        if cfg!(windows) {
+            // Annotations name files with `/` whatever the platform.
+            assert_eq!(
+                relative_to(
+                    Path::new(r"C:\ws\a\harness.toml"),
+                    Some(Path::new(r"C:\ws"))
+                ),
+                "a/harness.toml"
+            );
+        }
     }
 
     #[test]

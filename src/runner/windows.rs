@@ -212,6 +212,11 @@ unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOO
             for f in handlers().lock().unwrap_or_else(|e| e.into_inner()).iter() {
                 f();
             }
+            if event == CTRL_CLOSE_EVENT {
+                // The process ends when this returns (or after 5 s): give
+                // the run that time to kill its case and write the reports.
+                std::thread::sleep(Duration::from_millis(4500));
+            }
             TRUE
         }
         _ => FALSE,
