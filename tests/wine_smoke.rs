@@ -213,3 +213,39 @@ fn ctrl_c_under_wine_stops_the_run() {
     assert_eq!(cases[1]["execution_status"], "ABORTED");
     assert_eq!(cases[2]["result"], "SKIPPED");
 }
+
+/// A second run into the same out dir replaces every report (a rename over
+/// an existing file on Windows) and never shows the first run's verdict.
+#[test]
+fn a_second_run_replaces_the_reports_under_wine() {
+    let Some(exe) = wine_exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let summary = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
+            .unwrap()
+    };
+    let mut run_ids = Vec::new();
+    for command in ["echo first", "exit /b 5"] {
+        std::fs::write(
+            dir.path().join("harness.toml"),
+            format!("[[verify]]\nname = \"v\"\ncommand = \"{command}\"\n"),
+        )
+        .unwrap();
+        let status = wine_run(&exe, dir.path()).status().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(if command == "exit /b 5" { 1 } else { 0 })
+        );
+        run_ids.push(summary()["run_id"].as_str().unwrap().to_string());
+    }
+    assert_ne!(run_ids[0], run_ids[1]);
+    let s = summary();
+    assert_eq!(s["cases"][0]["exit_code"], 5, "{s}");
+    let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    assert_eq!(
+        doc.root_element().attribute("failures"),
+        Some("1"),
+        "{junit}"
+    );
+}
