@@ -413,3 +413,38 @@ fn bad_case_patterns_point_at_the_key() {
     assert_eq!((line, col), (2, 9));
     assert!(msg.contains("`allow` must be an array of strings"), "{msg}");
 }
+
+#[test]
+fn a_configured_shell_quotes_placeholders_its_way() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("it's here")).unwrap();
+    let p = dir.path().join("harness.toml");
+    std::fs::write(
+        &p,
+        "[harness]\nrunner = \"tool {path} {root}\"\nshell = [\"pwsh\", \"-Command\"]\n[[golden]]\nname = \"g\"\npath = \"it's here\"\n",
+    )
+    .unwrap();
+    let h = Harness::load(&p, None).unwrap();
+    assert_eq!(h.shell.flavor, crate::shell::Flavor::PowerShell);
+    assert_eq!(h.shell.args, ["-Command"]);
+    let root = crate::layout::absolute(dir.path());
+    let q = |p: &Path| crate::shell::powershell_quote(&p.to_string_lossy());
+    // `runner` comes before `shell` in the table, and is still quoted for it.
+    assert_eq!(
+        h.cases[0].command,
+        format!("tool {} {}", q(&root.join("it's here")), q(&root))
+    );
+    assert!(
+        h.cases[0].command.contains("it''s here"),
+        "{}",
+        h.cases[0].command
+    );
+}
+
+#[test]
+fn an_empty_shell_is_an_error_at_its_line() {
+    let errs = errors("h.toml", "[harness]\nshell = []\n");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!((errs[0].0, errs[0].1), (2, 9));
+    assert!(errs[0].2.contains("`shell` needs a program"), "{errs:?}");
+}
