@@ -551,6 +551,7 @@ fn deleted_artifact_dirs_of_failing_cases_are_caught() {
     );
 }
 
+#[cfg(unix)] // symlinks need a privilege on Windows
 #[test]
 fn evidence_json_replaced_by_a_symlink_is_caught() {
     let p = project();
@@ -669,6 +670,7 @@ fn merge_refuses_a_shard_edited_to_passed() {
     );
 }
 
+#[cfg(unix)] // symlinks need a privilege on Windows
 #[test]
 fn merge_refuses_a_symlinked_log_and_copies_none() {
     let p = project();
