@@ -197,6 +197,18 @@ pub fn exit_code(status: ExitStatus) -> i32 {
     status.code().unwrap_or(-1)
 }
 
+/// The signal that ended a command. Windows has none: a terminated job
+/// or a crash is an exit code. Under Git for Windows' `sh`, an exit status
+/// of 128+N still reads as signal N, as `sh` means it.
+pub fn exit_signal(status: ExitStatus) -> Option<i32> {
+    status.code().and_then(crate::model::shell_signal)
+}
+
+/// Signal names: Windows has no signals.
+pub fn signal_name(_n: i32) -> Option<&'static str> {
+    None
+}
+
 type Handler = Box<dyn Fn() + Send + Sync>;
 
 fn handlers() -> &'static Mutex<Vec<Handler>> {
