@@ -16,7 +16,6 @@ use crate::config::{CaseDef, Harness, Isolation};
 use crate::layout::{Artifacts, execution_dir, new_run_id};
 use crate::model::{CaseRecord, CaseResult};
 use crate::redact::Redactor;
-use crate::shell::Shell;
 
 /// Runs single cases of one harness into one run directory.
 pub struct Engine<'h> {

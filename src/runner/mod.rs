@@ -3,9 +3,11 @@
 //! capture ([`capture`]), golden-project isolation ([`isolation`]),
 //! interrupts ([`interrupt`]), case selection ([`select`]) and the platform
 //! code behind one small interface (`unix.rs`, `windows.rs`): put a spawned
-//! command in a container of its own (`new_process_group`, `contain`),
-//! kill a container (`kill_group`), watch both pipes and the exit with a
-//! timeout (`Watch`), exit codes, interrupt handling (`on_interrupt`).
+//! command in a container of its own (`prepare`, `confine`), kill a
+//! container (`kill_case`), watch both pipes and the exit with a timeout
+//! (`Watch`), exit codes, interrupt handling (`on_interrupt`), the sweep of
+//! inherited processes and the guardian (Linux; no-ops on Windows, whose Job
+//! Objects hold every descendant) and the file kinds isolation needs.
 //!
 //! The runner emits [`crate::events::Event`]s; it never writes a report or
 //! prints.

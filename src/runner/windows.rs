@@ -11,11 +11,14 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
 use std::os::windows::process::CommandExt;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::isolation::FileKind;
+use super::process::ProcInfo;
 use windows_sys::Win32::Foundation::{FALSE, HANDLE, INVALID_HANDLE_VALUE, TRUE};
 use windows_sys::Win32::System::Console::{
     CTRL_BREAK_EVENT, CTRL_C_EVENT, CTRL_CLOSE_EVENT, SetConsoleCtrlHandler,
@@ -38,12 +41,13 @@ const TERMINATED: u32 = 1;
 
 /// Start the command suspended, so it can join its job before it runs,
 /// and in a console process group of its own, so a Ctrl-C typed at the
-/// console reaches the harness, which then ends the case, as on Unix.
-pub fn new_process_group(cmd: &mut Command) {
+/// console reaches the harness, which then ends the case, as on Unix. No
+/// parent-death signal is needed: the job dies with the harness.
+pub fn prepare(cmd: &mut Command, _parent_death_signal: bool) {
     cmd.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
 }
 
-/// A case's Job Object, by its main process id, so `kill_group` (and a
+/// A case's Job Object, by its main process id, so `kill_case` (and a
 /// second Ctrl-C) can reach it; the id cannot be reused while the
 /// `Child` keeps its process handle open.
 fn jobs() -> &'static Mutex<HashMap<u32, OwnedHandle>> {
@@ -70,7 +74,7 @@ impl Drop for Container {
 
 /// Put the suspended `child` in a new Job Object, then let it run. On
 /// failure the child is killed.
-pub fn contain(child: &mut Child) -> io::Result<Container> {
+pub fn confine(child: &mut Child) -> io::Result<Container> {
     let job = match new_job().and_then(|job| {
         // SAFETY: both handles are valid for the duration of the call.
         let ok = unsafe { AssignProcessToJobObject(raw(&job), raw(&*child)) };
@@ -174,7 +178,7 @@ fn resume(pid: u32) -> io::Result<()> {
 /// Kill every process of the job whose main process is `id`. Both signals
 /// terminate: Windows console programs have no polite stop. A job that is
 /// already gone is not an error.
-pub fn kill_group(id: u32, _signal: Signal) {
+pub fn kill_case(id: u32, _signal: Signal) {
     let jobs = jobs().lock().unwrap_or_else(|e| e.into_inner());
     if let Some(job) = jobs.get(&id) {
         // SAFETY: a valid job handle, kept open by the map.
@@ -207,6 +211,100 @@ pub fn exit_signal(status: ExitStatus) -> Option<i32> {
 /// Signal names: Windows has no signals.
 pub fn signal_name(_n: i32) -> Option<&'static str> {
     None
+}
+
+/// Kill the single process `pid`. Never called: nothing of a case comes
+/// back to the harness to be swept (see [`children`]).
+pub fn kill_process(_pid: u32, _signal: Signal) {}
+
+/// Windows has no subreaper: a case's descendants stay in its Job Object,
+/// which the case's end (or the harness's death) terminates whole.
+pub fn become_subreaper() -> bool {
+    false
+}
+
+/// Inherited processes to sweep: none, everything stays in its job.
+pub fn children() -> Vec<u32> {
+    Vec::new()
+}
+
+/// Descendants of an inherited process: none (see [`children`]).
+pub fn descendants(_pid: u32) -> Vec<u32> {
+    Vec::new()
+}
+
+/// What an inherited process is: nothing is ever inherited.
+pub fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
+    None
+}
+
+/// Reap an inherited process: nothing is ever inherited.
+pub fn reap(_pid: u32, _limit: Duration) -> bool {
+    true
+}
+
+/// The guardian of a harness killed outright: not needed on Windows, where
+/// the OS closes the harness's job handles and kill-on-close ends the cases.
+#[derive(Debug)]
+pub struct Guardian;
+
+impl Guardian {
+    /// Never starts (see the type).
+    pub fn start(_token_var: &str, _prefix: &str) -> io::Result<Guardian> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    /// Never called: no guardian ever starts.
+    pub fn pid(&self) -> u32 {
+        0
+    }
+
+    /// Nothing to release.
+    pub fn release(self) {}
+}
+
+/// The kind of an entry. Windows has no FIFOs, sockets or devices among
+/// ordinary directory entries.
+pub fn file_kind(ft: std::fs::FileType) -> FileKind {
+    if ft.is_symlink() {
+        FileKind::Symlink
+    } else if ft.is_dir() {
+        FileKind::Dir
+    } else {
+        FileKind::File
+    }
+}
+
+/// Permission bits: only read-only is known, as the owner's write bit.
+pub fn mode(meta: &std::fs::Metadata) -> u32 {
+    if meta.permissions().readonly() {
+        0o444
+    } else {
+        0o666
+    }
+}
+
+/// Named pipes are not directory entries on Windows: never called, since
+/// [`file_kind`] never says `Fifo`.
+pub fn make_fifo(_path: &Path, _mode: u32) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Create a symbolic link `link` pointing at `target` (a file or directory
+/// symlink after what the target is, relative to the link's directory).
+/// Needs Developer Mode or the symlink privilege.
+pub fn symlink(target: &Path, link: &Path) -> io::Result<()> {
+    let resolved = link.parent().unwrap_or(Path::new("")).join(target);
+    if resolved.is_dir() {
+        std::os::windows::fs::symlink_dir(target, link)
+    } else {
+        std::os::windows::fs::symlink_file(target, link)
+    }
+}
+
+/// Open `path` for reading (opening never blocks on Windows).
+pub fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 type Handler = Box<dyn Fn() + Send + Sync>;

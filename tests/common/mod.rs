@@ -232,6 +232,7 @@ fn uuid_like() -> u128 {
 }
 
 /// Send `signal` to our own child `child`.
+#[cfg(unix)]
 pub fn signal(child: &std::process::Child, signal: i32) {
     // SAFETY: a signal to a process this test started.
     unsafe {
