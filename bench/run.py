@@ -153,6 +153,38 @@ def bench_overhead(tmp):
     ]
 
 
+def bench_nextest(tmp):
+    """Per-case cost beside cargo-nextest: each tool runs n trivial cases
+    and one, one at a time; the difference over n-1 is what a case costs
+    (fixed costs such as cargo's freshness check cancel out)."""
+    if shutil.which("cargo-nextest") is None:
+        return [("per-case cost beside cargo-nextest", "cargo-nextest not installed", "(reference)", True)]
+    n = 500
+    crate = os.path.join(tmp, "nx")
+    os.makedirs(os.path.join(crate, "src"))
+    with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+        f.write('[package]\nname = "nx"\nversion = "0.1.0"\nedition = "2021"\n[workspace]\n')
+    with open(os.path.join(crate, "src", "lib.rs"), "w") as f:
+        f.write("".join(f"#[test]\nfn t{i}() {{}}\n" for i in range(n)))
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(tmp, "nx-target"))
+    nextest = ["cargo", "nextest", "run", "--manifest-path", os.path.join(crate, "Cargo.toml"),
+               "--test-threads", "1", "--no-fail-fast"]
+    subprocess.run(nextest, env=env, capture_output=True, check=True)
+    harness(tmp, "".join(f'[[verify]]\nname = "t{i}"\ncommand = "true"\n' for i in range(n)))
+    one = ["--exact", "t0"]
+    nx, gd = [], []
+    for _ in range(5):
+        nx.append(run(nextest, env=env)[0] - run(nextest + ["-E", "test(=t0)"], env=env)[0])
+        gd.append(run(golden(tmp))[0] - run(golden(tmp, *one))[0])
+    per_nx, per_gd = statistics.median(nx) / (n - 1), statistics.median(gd) / (n - 1)
+    return [(
+        f"per-case cost beside cargo-nextest ({n} trivial cases, one at a time)",
+        f"cargo golden {per_gd * 1000:.2f} ms, cargo-nextest {per_nx * 1000:.2f} ms: {per_nx / per_gd:.1f}x less",
+        "(reference)",
+        True,
+    )]
+
+
 def bench_parallel(tmp):
     body = "".join(f'[[verify]]\nname = "s{i}"\ncommand = "sleep 0.5"\n' for i in range(8))
     harness(tmp, body)
@@ -198,7 +230,7 @@ def bench_reports():
 def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_masking, bench_overhead, bench_parallel, bench_list):
+    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list):
         with tempfile.TemporaryDirectory() as tmp:
             rows += fn(tmp)
     rows += bench_reports()

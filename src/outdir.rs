@@ -3,7 +3,7 @@
 //! - A run holds an OS lock on `<out_dir>/.lock` (`flock` on Unix) for its
 //!   whole life, released by the OS however the run ends. A second run into
 //!   the same out dir does not wait: it exits 2 at once, naming the holder
-//!   written into the lock file, because a CI job silently queued behind a
+//!   written into `<out_dir>/.lock.holder`, because a CI job silently queued behind a
 //!   hung run is worse than one that says why it stopped. Processes of one
 //!   nextest run share the lock (each runs one case and writes no report);
 //!   they still exclude `cargo golden` and `cargo test`.
@@ -13,11 +13,15 @@
 //!   stays under `artifacts/`.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The lock file's name in the out dir.
 pub const LOCK_FILE: &str = ".lock";
+/// Who holds the lock, on one line. A file of its own: Windows locks are
+/// mandatory, so the lock file itself cannot be read by the run it turns
+/// away.
+pub const HOLDER_FILE: &str = ".lock.holder";
 
 /// How a process holds the out dir.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +44,7 @@ pub enum OutDirError {
     Busy {
         /// The out dir.
         dir: PathBuf,
-        /// What the holder wrote into the lock file, on one line.
+        /// What the holder wrote into the holder file, on one line.
         holder: Option<String>,
     },
     /// A file of the out dir could not be created, locked or removed.
@@ -58,15 +62,16 @@ pub enum OutDirError {
 /// ends, however it ends).
 #[derive(Debug)]
 pub struct RunLock {
-    file: File,
-    access: Access,
+    _file: File,
+    /// The holder file this run wrote (exclusive access only).
+    holder: Option<PathBuf>,
 }
 
 impl Drop for RunLock {
     fn drop(&mut self) {
-        if self.access == Access::Exclusive {
+        if let Some(path) = &self.holder {
             // The holder's line would name a run that is over.
-            let _ = self.file.set_len(0);
+            let _ = std::fs::remove_file(path);
         }
     }
 }
@@ -79,13 +84,14 @@ pub fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
     };
     std::fs::create_dir_all(out_dir).map_err(io_at(out_dir))?;
     let path = out_dir.join(LOCK_FILE);
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(&path)
         .map_err(io_at(&path))?;
+    let holder_path = out_dir.join(HOLDER_FILE);
     let taken = match access {
         Access::Exclusive => file.try_lock(),
         Access::Shared => file.try_lock_shared(),
@@ -95,11 +101,12 @@ pub fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
         Err(std::fs::TryLockError::WouldBlock) => {
             return Err(OutDirError::Busy {
                 dir: out_dir.to_path_buf(),
-                holder: holder(&mut file),
+                holder: holder(&holder_path),
             });
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(io_at(&path)(e)),
     }
+    let mut holder = None;
     if access == Access::Exclusive {
         let args: Vec<String> = std::env::args().collect();
         let line = format!(
@@ -108,20 +115,23 @@ pub fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
             jiff::Timestamp::now(),
             args.join(" ")
         );
-        let _ = file
-            .set_len(0)
-            .and_then(|()| file.rewind())
-            .and_then(|()| file.write_all(line.as_bytes()));
+        // Who holds it is a courtesy to the run turned away: not worth
+        // failing this run over.
+        if std::fs::write(&holder_path, line).is_ok() {
+            holder = Some(holder_path);
+        }
     }
-    Ok(RunLock { file, access })
+    Ok(RunLock {
+        _file: file,
+        holder,
+    })
 }
 
-/// What the holder wrote into the lock file, on one line. A holder that
+/// What the holder wrote into the holder file, on one line. A holder that
 /// has just taken the lock writes a moment later: look a few times.
-fn holder(file: &mut File) -> Option<String> {
+fn holder(path: &Path) -> Option<String> {
     for _ in 0..10 {
-        let mut text = String::new();
-        let _ = file.rewind().and_then(|()| file.read_to_string(&mut text));
+        let text = std::fs::read_to_string(path).unwrap_or_default();
         let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if !line.is_empty() {
             return Some(line);
@@ -178,6 +188,10 @@ mod tests {
             Err(OutDirError::Busy { .. })
         ));
         drop(first);
+        assert!(
+            !d.path().join(HOLDER_FILE).exists(),
+            "a released lock names no holder"
+        );
         let a = lock(d.path(), Access::Shared).unwrap();
         let b = lock(d.path(), Access::Shared).unwrap();
         assert!(matches!(

@@ -249,3 +249,40 @@ fn a_second_run_replaces_the_reports_under_wine() {
         "{junit}"
     );
 }
+
+/// Two runs into one out dir under Wine: the second exits 2 at once, naming
+/// the first (Windows locks are mandatory, so the holder's line is read
+/// from a file of its own), and the first still finishes green.
+#[test]
+fn a_second_run_into_a_busy_out_dir_is_turned_away_under_wine() {
+    let Some(exe) = wine_exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("harness.toml"),
+        "[[verify]]\nname = \"long\"\ncommand = \"ping -n 4 127.0.0.1 > nul& echo marker-1020\"\n",
+    )
+    .unwrap();
+    let mut first = wine_run(&exe, dir.path()).spawn().unwrap();
+    let start = Instant::now();
+    while processes_matching("ping -n 4 127.0.0.1").is_empty() {
+        if start.elapsed() > Duration::from_secs(120) || first.try_wait().unwrap().is_some() {
+            let _ = first.kill();
+            panic!("the first run's case never started");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = Command::new("wine")
+        .arg(&exe)
+        .args(["golden", "--config", "harness.toml", "--out", "out"])
+        .current_dir(dir.path())
+        .env("WINEDEBUG", "-all")
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in use by another run (pid "), "{stderr}");
+    assert_eq!(first.wait().unwrap().code(), Some(0));
+    assert!(!dir.path().join("out/.lock.holder").exists());
+}
