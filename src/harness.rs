@@ -117,70 +117,46 @@ fn print_error(e: &(dyn std::error::Error + 'static)) {
     }
 }
 
-/// Run with parsed libtest arguments; returns the exit code.
-pub fn run(mut args: Arguments) -> i32 {
+/// What a harness run needs before its first case: the declarations, the
+/// signing key, and whether to bless against which baseline.
+struct Setup {
+    harness: &'static Harness,
+    signer: Option<crate::report::seal::Signer>,
+    bless: bool,
+    baseline: Option<crate::baseline::BaselineFile>,
+}
+
+/// Read the declarations, the signing key and the baseline; an error is
+/// printed and turned into libtest's failure code.
+fn setup() -> Result<Setup, i32> {
+    fn fail(e: &(dyn std::error::Error + 'static)) -> i32 {
+        print_error(e);
+        crate::exit::LIBTEST_FAILED
+    }
     // The declarations live as long as this test binary: leaking them lets
     // every trial share one run (patterns compiled once) without copies.
-    let harness: &'static Harness = match load() {
-        Ok(h) => Box::leak(Box::new(h)),
-        Err(e) => {
-            print_error(&e);
-            return crate::exit::LIBTEST_FAILED;
-        }
-    };
-    let signer = match crate::report::seal::Signer::load(None) {
-        Ok(s) => s,
-        Err(e) => {
-            print_error(&e);
-            return crate::exit::LIBTEST_FAILED;
-        }
-    };
-    let started = bless_requested().and_then(|bless| Ok((bless, crate::baseline::load(harness)?)));
-    let (bless, baseline) = match started {
-        Ok(x) => x,
-        Err(e) => {
-            print_error(&e);
-            return crate::exit::LIBTEST_FAILED;
-        }
-    };
-    // One case at a time unless asked: declaration order is the contract.
-    if args.test_threads.is_none() {
-        args.test_threads = Some(1);
-    }
-    let nextest_run = std::env::var("NEXTEST_RUN_ID")
-        .ok()
-        .filter(|_| std::env::var_os("NEXTEST").is_some());
-    let out_dir = default_out_dir(harness);
-    let opts = RunOptions {
-        out_dir: out_dir.clone(),
-        run_id: Some(match &nextest_run {
-            Some(id) => format!("nextest-{id}"),
-            None => crate::layout::new_run_id(),
-        }),
-        interrupt: (!args.list).then(|| Interrupt::install().ok()).flatten(),
-        // libtest decides which ignored trials run (`--ignored`,
-        // `--include-ignored`); the ones it runs, the run runs.
-        ignored: crate::runner::Ignored::Include,
+    let harness: &'static Harness = Box::leak(Box::new(load().map_err(|e| fail(&e))?));
+    let signer = crate::report::seal::Signer::load(None).map_err(|e| fail(&e))?;
+    let bless = bless_requested().map_err(|e| fail(&e))?;
+    let baseline = crate::baseline::load(harness).map_err(|e| fail(&e))?;
+    Ok(Setup {
+        harness,
+        signer,
         bless,
-        ..RunOptions::default()
-    };
-    // libtest prints the progress; the run's own reporters stay silent.
-    let run = match Run::start(harness, opts, Fanout::default()) {
-        Ok(r) => Arc::new(r),
-        Err(e) => {
-            print_error(&e);
-            return crate::exit::LIBTEST_FAILED;
-        }
-    };
-    // In GitHub Actions the job log hides the secrets too; not when
-    // listing or emitting JSON, where stdout is parsed.
-    if !args.list
-        && args.format != Some(libtest_mimic::FormatSetting::Json)
-        && crate::report::github::GithubEnv::from_env().is_some()
-    {
-        let _ = crate::report::github::write_masks(&mut std::io::stdout(), run.redactor());
-    }
-    let trials = trials(&run);
+        baseline,
+    })
+}
+
+/// The id of the nextest run this process is one case of, if any.
+fn nextest_run_id() -> Option<String> {
+    std::env::var("NEXTEST_RUN_ID")
+        .ok()
+        .filter(|_| std::env::var_os("NEXTEST").is_some())
+}
+
+/// Tell the run which trials libtest will not run (filtered out, ignored);
+/// returns how many it will.
+fn select(run: &Run<'static>, args: &Arguments, trials: &[Trial]) -> usize {
     let mut selected = 0;
     for (pos, trial) in trials.iter().enumerate() {
         if args.is_filtered_out(trial) {
@@ -192,6 +168,67 @@ pub fn run(mut args: Arguments) -> i32 {
             selected += 1;
         }
     }
+    selected
+}
+
+/// Start the run of the declared cases (libtest runs them as trials).
+fn start(
+    setup: &Setup,
+    args: &Arguments,
+    nextest_run: Option<&str>,
+    out_dir: &Path,
+) -> Result<Arc<Run<'static>>, i32> {
+    let opts = RunOptions {
+        out_dir: out_dir.to_path_buf(),
+        run_id: Some(match nextest_run {
+            Some(id) => format!("nextest-{id}"),
+            None => crate::layout::new_run_id(),
+        }),
+        interrupt: (!args.list).then(|| Interrupt::install().ok()).flatten(),
+        // libtest decides which ignored trials run (`--ignored`,
+        // `--include-ignored`); the ones it runs, the run runs.
+        ignored: crate::runner::Ignored::Include,
+        bless: setup.bless,
+        ..RunOptions::default()
+    };
+    // libtest prints the progress; the run's own reporters stay silent.
+    let run = match Run::start(setup.harness, opts, Fanout::default()) {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            print_error(&e);
+            return Err(crate::exit::LIBTEST_FAILED);
+        }
+    };
+    // In GitHub Actions the job log hides the secrets too; not when
+    // listing or emitting JSON, where stdout is parsed.
+    if !args.list
+        && args.format != Some(libtest_mimic::FormatSetting::Json)
+        && crate::report::github::GithubEnv::from_env().is_some()
+    {
+        let _ = crate::report::github::write_masks(&mut std::io::stdout(), run.redactor());
+    }
+    Ok(run)
+}
+
+/// Run with parsed libtest arguments; returns the exit code.
+pub fn run(mut args: Arguments) -> i32 {
+    let setup = match setup() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let harness = setup.harness;
+    // One case at a time unless asked: declaration order is the contract.
+    if args.test_threads.is_none() {
+        args.test_threads = Some(1);
+    }
+    let nextest_run = nextest_run_id();
+    let out_dir = default_out_dir(harness);
+    let run = match start(&setup, &args, nextest_run.as_deref(), &out_dir) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let trials = trials(&run);
+    let selected = select(&run, &args, &trials);
     // One run per out dir (a nextest run's processes share it), and no
     // earlier verdict left once this run has started; a run that selects
     // nothing touches nothing (`cargo test some_unit_test` passes its
@@ -216,7 +253,7 @@ pub fn run(mut args: Arguments) -> i32 {
         // Under nextest each process holds one case; its evidence is in the
         // shared run directory and nextest reports the results. No process
         // sees the whole run, so none compares it with the baseline.
-        if bless && !args.list {
+        if setup.bless && !args.list {
             eprintln!(
                 "cargo-golden: under nextest a bless writes snapshots only; `cargo test --test golden` or `cargo golden --bless` also updates golden-baseline.json"
             );
@@ -235,26 +272,50 @@ pub fn run(mut args: Arguments) -> i32 {
         );
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
     }
+    conclude(
+        &setup,
+        &args,
+        &mut record,
+        &mut fanout,
+        conclusion.has_failed(),
+    )
+}
+
+/// After libtest ran the trials: compare with the baseline (and bless),
+/// write the reports, apply `keep_runs`, and decide the exit code.
+fn conclude(
+    setup: &Setup,
+    args: &Arguments,
+    record: &mut crate::model::RunRecord,
+    fanout: &mut Fanout,
+    trials_failed: bool,
+) -> i32 {
+    let harness = setup.harness;
     let selects = |name: &str| !args.is_filtered_out(&Trial::test(name, || Ok(())));
     let selection = crate::baseline::Selection {
         selects: &selects,
         look_for_missing: true,
     };
-    let blessed =
-        crate::baseline::conclude(harness, &mut record, baseline.as_ref(), &selection, bless);
+    let blessed = crate::baseline::conclude(
+        harness,
+        record,
+        setup.baseline.as_ref(),
+        &selection,
+        setup.bless,
+    );
     match &blessed {
         Ok(Some(report)) => eprint!("{report}"),
         Ok(None) => {}
         Err(e) => print_error(e),
     }
     let finished = crate::report::finish(
-        &record,
+        record,
         &harness.display_file(),
-        &mut fanout,
-        signer.as_ref(),
+        fanout,
+        setup.signer.as_ref(),
     );
     if finished.problem.is_none() {
-        crate::cli::retain(&record, harness.keep_runs);
+        crate::cli::retain(record, harness.keep_runs);
     }
     crate::runner::release();
     if let Some(problem) = &finished.problem {
@@ -270,9 +331,8 @@ pub fn run(mut args: Arguments) -> i32 {
     if blessed.is_err() {
         return crate::exit::LIBTEST_FAILED;
     }
-    let code =
-        crate::exit::for_libtest_record(&record, conclusion.has_failed(), finished.exit_code);
-    if conclusion.has_failed() && code == crate::exit::SUCCESS {
+    let code = crate::exit::for_libtest_record(record, trials_failed, finished.exit_code);
+    if trials_failed && code == crate::exit::SUCCESS {
         eprintln!(
             "cargo-golden: gate = \"baseline\": every failing case is a known failure of the baseline"
         );

@@ -213,41 +213,13 @@ pub fn run(
         return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
     }
     let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
-    let mut cmd = spec.shell.command(spec.command);
-    cmd.current_dir(spec.working_dir)
-        // A case that could read the signing key could sign a forged run.
-        .env_remove(crate::report::seal::KEY_ENV)
-        .env_remove(crate::report::seal::PASSWORD_ENV)
-        .envs(spec.env)
-        .env(TOKEN_VAR, &token)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // Without a guardian, the parent-death signal is the fallback.
-    sys::prepare(
-        &mut cmd,
-        CONTAINED.get().is_none_or(|c| c.guardian.is_none()),
-    );
-
     let start = Instant::now();
-    let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
-    let mut child = {
-        let mut live = live();
-        let child = cmd.spawn().map_err(cannot_start)?;
-        live.insert(child.id(), token.clone());
-        child
-    };
+    let Started {
+        mut child,
+        _container,
+        mut watch,
+    } = spawn(spec, &token)?;
     let pid = child.id();
-    let started = sys::confine(&mut child).and_then(|c| Ok((c, sys::Watch::new(&mut child)?)));
-    let (_container, mut watch) = match started {
-        Ok(w) => w,
-        Err(e) => {
-            sys::kill_case(pid, Signal::Kill);
-            let _ = child.wait();
-            live().remove(&pid);
-            return Err(cannot_start(e));
-        }
-    };
     let mut sinks = Sinks {
         sinks: [stdout, stderr],
         failure: None,
@@ -291,6 +263,55 @@ pub fn run(
         left_behind,
         duration: start.elapsed(),
     })
+}
+
+/// A case's main process, contained and watched.
+struct Started {
+    child: std::process::Child,
+    _container: sys::Container,
+    watch: sys::Watch,
+}
+
+/// Start `spec`'s command with `token` in its environment, in a container
+/// of its own, known to the sweep before it can fork.
+fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
+    let mut cmd = spec.shell.command(spec.command);
+    cmd.current_dir(spec.working_dir)
+        // A case that could read the signing key could sign a forged run.
+        .env_remove(crate::report::seal::KEY_ENV)
+        .env_remove(crate::report::seal::PASSWORD_ENV)
+        .envs(spec.env)
+        .env(TOKEN_VAR, token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Without a guardian, the parent-death signal is the fallback.
+    sys::prepare(
+        &mut cmd,
+        CONTAINED.get().is_none_or(|c| c.guardian.is_none()),
+    );
+    let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
+    let mut child = {
+        let mut live = live();
+        let child = cmd.spawn().map_err(cannot_start)?;
+        live.insert(child.id(), token.to_string());
+        child
+    };
+    let pid = child.id();
+    let contained = sys::confine(&mut child).and_then(|c| Ok((c, sys::Watch::new(&mut child)?)));
+    match contained {
+        Ok((container, watch)) => Ok(Started {
+            child,
+            _container: container,
+            watch,
+        }),
+        Err(e) => {
+            sys::kill_case(pid, Signal::Kill);
+            let _ = child.wait();
+            live().remove(&pid);
+            Err(cannot_start(e))
+        }
+    }
 }
 
 /// What the wait loop learned.
