@@ -574,9 +574,13 @@ impl std::fmt::Display for FinalStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             FinalStatus::Success => f.write_str("SUCCESS"),
-            // Golden projects are what the tool guards: name them when any failed.
-            FinalStatus::Partial { golden_failed, .. } if golden_failed > 0 => {
-                write!(f, "PARTIAL ({golden_failed} golden project(s) failed)")
+            // Name golden projects only when they are all that failed, so
+            // a failed verify case beside them is never left out of N.
+            FinalStatus::Partial {
+                failed,
+                golden_failed,
+            } if golden_failed == failed => {
+                write!(f, "PARTIAL ({failed} golden project(s) failed)")
             }
             FinalStatus::Partial { failed, .. } => write!(f, "PARTIAL ({failed} case(s) failed)"),
             FinalStatus::Failure | FinalStatus::NoCases => f.write_str("FAILURE"),
@@ -603,8 +607,10 @@ mod tests {
         assert_eq!(FinalStatus::Success.to_string(), "SUCCESS");
         assert_eq!(FinalStatus::Failure.to_string(), "FAILURE");
         assert_eq!(partial(3, 0).to_string(), "PARTIAL (3 case(s) failed)");
+        // A failed verify case beside failed golden projects: all are counted.
+        assert_eq!(partial(3, 2).to_string(), "PARTIAL (3 case(s) failed)");
         assert_eq!(
-            partial(3, 2).to_string(),
+            partial(2, 2).to_string(),
             "PARTIAL (2 golden project(s) failed)"
         );
         assert_eq!(

@@ -449,7 +449,7 @@ fn report_md(p: &Project) -> String {
 }
 
 #[test]
-fn final_status_names_failed_golden_projects_first() {
+fn final_status_counts_a_failed_verify_case_beside_a_failed_golden_project() {
     let p = Project::new(
         r#"
 [[golden]]
@@ -460,6 +460,39 @@ command = "exit 1"
 [[verify]]
 name = "v-bad"
 command = "exit 1"
+
+[[verify]]
+name = "v-good"
+command = "true"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // SPEC 4: the golden form only when every failed case is a golden
+    // project; otherwise N counts every failed case.
+    assert_eq!(p.summary()["final_status"], "PARTIAL (2 case(s) failed)");
+    let md = report_md(&p);
+    assert!(md.contains("PARTIAL (2 case(s) failed)"), "{md}");
+    assert!(!md.contains("golden project(s) failed"), "{md}");
+    assert!(!md.contains("No issues observed"), "{md}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("PARTIAL (2 case(s) failed)"), "{stderr}");
+}
+
+#[test]
+fn final_status_names_golden_projects_when_only_they_failed() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "g-bad"
+path = "golden/p"
+command = "exit 1"
+
+[[golden]]
+name = "g-good"
+path = "golden/p"
+command = "true"
 
 [[verify]]
 name = "v-good"

@@ -166,7 +166,7 @@ fn shards_merge_into_one_run(kind: &str, order: [usize; 3]) {
     assert_eq!(o.status.code(), Some(1), "a case failed: {}", text(&o));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
-        stderr.contains("PARTIAL (1 golden project(s) failed)"),
+        stderr.contains("PARTIAL (2 case(s) failed)"),
         "{}",
         text(&o)
     );

@@ -237,6 +237,10 @@ mod tests {
                 failed: 12,
                 golden_failed: 10,
             },
+            FinalStatus::Partial {
+                failed: 10,
+                golden_failed: 10,
+            },
         ] {
             assert!(re.is_match(&status.to_string()), "{status}");
         }

@@ -313,7 +313,7 @@ fn summary_counts_and_round_trip() {
     let (_dir, record, written) = write_hostile();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&written.summary).unwrap()).unwrap();
-    assert_eq!(v["final_status"], "PARTIAL (1 golden project(s) failed)");
+    assert_eq!(v["final_status"], "PARTIAL (2 case(s) failed)");
     assert_eq!(v["counts"]["total"], 4);
     assert_eq!(v["counts"]["failed"], 1);
     assert_eq!(v["counts"]["errors"], 1);

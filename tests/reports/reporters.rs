@@ -291,7 +291,7 @@ fn github_appends_report_to_step_summary() {
         "{text}"
     );
     assert!(text.contains("| Step | Command | Exit Code | Status | Hash | Artifacts |"));
-    assert!(text.contains("**Final status:** PARTIAL (1 golden project(s) failed)"));
+    assert!(text.contains("**Final status:** PARTIAL (2 case(s) failed)"));
     assert!(text.ends_with("_Total duration: 5.43s_\n"));
 }
 
