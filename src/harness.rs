@@ -154,21 +154,28 @@ fn nextest_run_id() -> Option<String> {
         .filter(|_| std::env::var_os("NEXTEST").is_some())
 }
 
-/// Tell the run which trials libtest will not run (filtered out, ignored);
-/// returns how many it will.
-fn select(run: &Run<'static>, args: &Arguments, trials: &[Trial]) -> usize {
-    let mut selected = 0;
+/// Tell the run which trials libtest will not run (filtered out, ignored
+/// when `skip_ignored`); returns how many it will and how many of the
+/// others were left out only because they are ignored.
+fn select(
+    run: &Run<'static>,
+    args: &Arguments,
+    trials: &[Trial],
+    skip_ignored: bool,
+) -> (usize, usize) {
+    let (mut selected, mut ignored) = (0, 0);
     for (pos, trial) in trials.iter().enumerate() {
+        let why = run.cases()[pos].ignored.as_deref();
         if args.is_filtered_out(trial) {
             run.skip(pos, crate::runner::run::FILTERED_OUT);
-        } else if args.is_ignored(trial) {
-            let why = run.cases()[pos].ignored.as_deref().unwrap_or("not ignored");
+        } else if let Some(why) = why.filter(|_| skip_ignored) {
             run.skip(pos, &format!("ignored: {why}"));
+            ignored += 1;
         } else {
             selected += 1;
         }
     }
-    selected
+    (selected, ignored)
 }
 
 /// Start the run of the declared cases (libtest runs them as trials).
@@ -227,8 +234,10 @@ pub fn run(mut args: Arguments) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let trials = trials(&run);
-    let selected = select(&run, &args, &trials);
+    // Without `--ignored` / `--include-ignored` an ignored case does not run.
+    let skip_ignored = !args.ignored && !args.include_ignored;
+    let trials = trials(&run, skip_ignored && !args.list);
+    let (selected, ignored) = select(&run, &args, &trials, skip_ignored);
     // One run per out dir (a nextest run's processes share it), and no
     // earlier verdict left once this run has started; a run that selects
     // nothing touches nothing (`cargo test some_unit_test` passes its
@@ -264,10 +273,18 @@ pub fn run(mut args: Arguments) -> i32 {
     if selected == 0 {
         // libtest semantics: a filter that matches nothing is not a failure
         // (`cargo test some_unit_test` passes its filter to every test
-        // binary, this one included). Nothing ran, so the reports of the
-        // last run that did are left as they are.
+        // binary, this one included), nor is a run whose selected cases
+        // are all ignored. Nothing ran, so the reports of the last run that
+        // did are left as they are.
+        let why = if ignored > 0 {
+            format!(
+                "the {ignored} selected case(s) are all ignored (run them with `-- --ignored`, or `-- --include-ignored` beside the others)"
+            )
+        } else {
+            "no case selected by the filters".to_string()
+        };
         eprintln!(
-            "cargo-golden: no case selected by the filters; the reports in {} were left untouched",
+            "cargo-golden: {why}; the reports in {} were left untouched",
             crate::layout::display_relative(&record.out_dir)
         );
         return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
@@ -341,17 +358,29 @@ fn conclude(
 }
 
 /// One libtest trial per declared case; each runs its case through `run`,
-/// so `--test-threads` trials share its gate and its record.
-fn trials(run: &Arc<Run<'static>>) -> Vec<Trial> {
+/// so `--test-threads` trials share its gate and its record. With
+/// `say_why`, an ignored case is a trial that reports itself ignored with
+/// its reason (libtest-mimic prints no reason for a trial flagged
+/// ignored); the flag is kept otherwise, so `--ignored`, `--include-ignored`
+/// and `--list --ignored` select by it.
+fn trials(run: &Arc<Run<'static>>, say_why: bool) -> Vec<Trial> {
     run.cases()
         .iter()
         .enumerate()
-        .map(|(pos, case)| {
-            let run = Arc::clone(run);
-            Trial::test(case.name.clone(), move || {
-                run.run_case(pos, describe_failure)
-            })
-            .with_ignored_flag(case.ignored.is_some())
+        .map(|(pos, case)| match case.ignored.as_deref() {
+            Some(why) if say_why => {
+                let why = why.to_string();
+                Trial::ignorable_test(case.name.clone(), move || {
+                    Ok(libtest_mimic::Completion::ignored_with(why))
+                })
+            }
+            _ => {
+                let run = Arc::clone(run);
+                Trial::test(case.name.clone(), move || {
+                    run.run_case(pos, describe_failure)
+                })
+                .with_ignored_flag(case.ignored.is_some())
+            }
         })
         .collect()
 }

@@ -207,6 +207,55 @@ fn ignored_cases_are_skipped_with_their_reason_unless_asked_for() {
 }
 
 #[test]
+fn a_run_whose_selected_cases_are_all_ignored_ran_nothing_and_exits_5() {
+    let p = Project::new(
+        "[[verify]]\nname = \"db migrate\"\ncommand = \"echo ran-db\"\nignored = \"needs a database\"\n[[verify]]\nname = \"fast\"\ncommand = \"echo ran-fast\"\n",
+    );
+    // An earlier green run: its verdict must not stay in the out dir.
+    assert_eq!(p.run(&["fast"]).status.code(), Some(0));
+    let o = p.run(&["db"]);
+    let err = stderr_of(&o);
+    assert_eq!(o.status.code(), Some(5), "{err}");
+    assert!(
+        err.contains("the 1 selected case(s) are all ignored (`db migrate`: needs a database)"),
+        "names the cases and why: {err}"
+    );
+    assert!(
+        err.contains("--ignored") && err.contains("--include-ignored"),
+        "says how to run them: {err}"
+    );
+    assert!(err.contains("Final status FAILURE"), "{err}");
+    let summary = p.summary();
+    assert_eq!(summary["final_status"], "FAILURE");
+    assert_eq!(summary["counts"]["passed"], 0);
+    assert!(
+        summary["empty_selection"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("all ignored"),
+        "{summary}"
+    );
+    assert!(!p.case_dir("001-db_migrate").join("stdout.log").exists());
+
+    // `--no-cases` governs it like any empty selection.
+    let o = p.run(&["db", "--no-cases", "warn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).contains("warning: no case ran: the 1 selected case(s) are all ignored"));
+
+    // `--ignored` with no ignored case selected ran nothing too.
+    let o = p.run(&["fast", "--ignored"]);
+    let err = stderr_of(&o);
+    assert_eq!(o.status.code(), Some(5), "{err}");
+    assert!(err.contains("none of the 1 selected case(s) is"), "{err}");
+
+    // Asked for, the ignored case runs and the run is green again.
+    let o = p.run(&["db", "--ignored"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert_eq!(p.summary()["final_status"], "SUCCESS");
+    assert!(p.case_dir("001-db_migrate").join("stdout.log").exists());
+}
+
+#[test]
 fn a_profile_overrides_harness_settings() {
     let p = Project::new(
         "[harness]\nworking_dir = \".\"\n[profile.ci]\nworking_dir = \"tools\"\n[[verify]]\nname = \"where\"\ncommand = \"test -f run.sh\"\n",

@@ -666,3 +666,140 @@ fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
         .collect();
     assert_eq!(names, vec!["holds"], "the refused run's cases got in");
 }
+
+const IGNORING: &str = r#"
+[harness]
+name = "ignoring"
+
+[[verify]]
+name = "needs db"
+command = "echo ran-db"
+ignored = "needs a database"
+
+[[verify]]
+name = "fast"
+command = "echo ran-fast"
+"#;
+
+fn summary_at(out_dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// `(result, reason)` of each case of a summary, by name.
+fn results(summary: &serde_json::Value) -> Vec<(String, String, String)> {
+    summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (s("name"), s("result"), s("reason"))
+        })
+        .collect()
+}
+
+/// The `<skipped>` message of the JUnit testcase `name`, if it has one.
+fn junit_skipped(out_dir: &Path, name: &str) -> Option<String> {
+    let xml = std::fs::read_to_string(out_dir.join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let case = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some(name))
+        .unwrap_or_else(|| panic!("no testcase {name}: {xml}"));
+    case.children()
+        .find(|n| n.has_tag_name("skipped"))
+        .map(|n| n.attribute("message").unwrap_or_default().to_string())
+}
+
+#[test]
+fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = harness_crate(tmp.path(), "ignoring", IGNORING);
+    let out_dir = scratch_target().join("golden");
+    let row = |name: &str, result: &str, reason: &str| {
+        (name.to_string(), result.to_string(), reason.to_string())
+    };
+
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("test needs db ... ignored (needs a database)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        stdout.contains("1 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out"),
+        "{}",
+        text(&o)
+    );
+    // The reports agree with libtest: skipped, with the reason.
+    let summary = summary_at(&out_dir);
+    assert_eq!(
+        results(&summary),
+        vec![
+            row("needs db", "SKIPPED", "ignored: needs a database"),
+            row("fast", "PASSED", ""),
+        ]
+    );
+    assert_eq!(summary["counts"]["skipped"], 1, "{summary}");
+    let skipped = junit_skipped(&out_dir, "needs db").expect("a <skipped> element");
+    assert!(skipped.contains("needs a database"), "{skipped}");
+    assert_eq!(junit_skipped(&out_dir, "fast"), None);
+
+    let o = cargo(&dir, &["test", "--test", "golden", "--", "--ignored"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("test needs db ... ok"), "{}", text(&o));
+    assert!(
+        stdout.contains("1 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out"),
+        "{}",
+        text(&o)
+    );
+    let summary = summary_at(&out_dir);
+    assert_eq!(results(&summary)[0], row("needs db", "PASSED", ""));
+    assert_eq!(results(&summary)[1].1, "SKIPPED", "{summary}");
+    assert_eq!(junit_skipped(&out_dir, "needs db"), None);
+    let run_dir = out_dir
+        .join("artifacts")
+        .join(summary["run_id"].as_str().unwrap());
+    let log = std::fs::read_to_string(run_dir.join("execution/001-needs_db/stdout.log")).unwrap();
+    assert_eq!(log, "ran-db\n");
+
+    let o = cargo(
+        &dir,
+        &["test", "--test", "golden", "--", "--include-ignored"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"),
+        "{}",
+        text(&o)
+    );
+    let summary = summary_at(&out_dir);
+    assert_eq!(
+        results(&summary),
+        vec![row("needs db", "PASSED", ""), row("fast", "PASSED", "")]
+    );
+
+    // libtest semantics: selecting only ignored cases passes (exit 0) and
+    // says so; nothing ran, so the last reports stay as they were.
+    let before = std::fs::read(out_dir.join("summary.json")).unwrap();
+    let o = cargo(&dir, &["test", "--test", "golden", "--", "needs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("0 passed; 0 failed; 1 ignored; 0 measured; 1 filtered out"),
+        "{}",
+        text(&o)
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("the 1 selected case(s) are all ignored") && stderr.contains("--ignored"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read(out_dir.join("summary.json")).unwrap(), before);
+}

@@ -85,6 +85,17 @@ pub enum Ignored {
     Include,
 }
 
+impl Ignored {
+    /// Whether a case runs whose `ignored` is set (`marked`) or not.
+    pub fn runs(self, marked: bool) -> bool {
+        match self {
+            Ignored::Skip => !marked,
+            Ignored::Only => marked,
+            Ignored::Include => true,
+        }
+    }
+}
+
 /// The name of the machine the run is on, as JUnit's `hostname` shows it;
 /// empty when the OS does not say.
 pub fn hostname() -> String {

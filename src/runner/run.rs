@@ -376,23 +376,36 @@ impl<'h> Run<'h> {
     }
 }
 
-/// Set when neither the filters nor the partition leave a case to run.
+/// Set when the filters, the partition or the cases' `ignored` marks
+/// leave no case to run.
 fn empty_selection(
     harness: &Harness,
     cases: &[&CaseDef],
     opts: &RunOptions,
 ) -> Option<EmptySelection> {
-    if cases.iter().any(|c| opts.filter.matches(&c.name)) {
-        return None;
-    }
-    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-    Some(EmptySelection {
-        reason: why_nothing(
+    let selected: Vec<(&str, Option<&str>)> = cases
+        .iter()
+        .filter(|c| opts.filter.matches(&c.name))
+        .map(|c| (c.name.as_str(), c.ignored.as_deref()))
+        .collect();
+    let reason = if selected.is_empty() {
+        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        why_nothing(
             harness.cases.len(),
             opts.partition.as_ref(),
             &names,
             &opts.filter,
-        ),
+        )
+    } else if selected
+        .iter()
+        .any(|(_, why)| opts.ignored.runs(why.is_some()))
+    {
+        return None;
+    } else {
+        super::select::why_all_ignored(opts.ignored, &selected)
+    };
+    Some(EmptySelection {
+        reason,
         policy: opts.no_cases,
     })
 }

@@ -87,6 +87,32 @@ pub fn why_nothing(
     }
 }
 
+/// Why a run whose filters selected `selected` (name, `ignored` reason)
+/// runs none of them: every one is ignored (`Ignored::Skip`), or, under
+/// `--ignored` (`Ignored::Only`), none is.
+pub fn why_all_ignored(ignored: super::Ignored, selected: &[(&str, Option<&str>)]) -> String {
+    let n = selected.len();
+    if ignored == super::Ignored::Only {
+        return format!(
+            "no case ran: --ignored runs only the cases marked `ignored`, and none of the {n} selected case(s) is; drop --ignored, or use --include-ignored to run both"
+        );
+    }
+    // A few names are enough to recognise the cases; the reports list all.
+    const SHOWN: usize = 3;
+    let mut listed: Vec<String> = selected
+        .iter()
+        .take(SHOWN)
+        .map(|(name, why)| format!("`{name}`: {}", why.unwrap_or_default()))
+        .collect();
+    if n > SHOWN {
+        listed.push(format!("{} more", n - SHOWN));
+    }
+    format!(
+        "no case ran: the {n} selected case(s) are all ignored ({}); run them with --ignored, or with --include-ignored beside the others",
+        listed.join("; ")
+    )
+}
+
 /// The name most like `pattern`, when one is close enough to be a typo.
 fn closest<'a>(pattern: &str, names: &[&'a str]) -> Option<&'a str> {
     names
@@ -229,6 +255,27 @@ mod tests {
         let p = Partition::Count { k: 3, n: 3 };
         assert!(why_nothing(2, Some(&p), &[], &Filter::default()).contains("partition count:3/3"));
         assert!(why_nothing(0, None, &[], &Filter::default()).contains("declares no case"));
+    }
+
+    #[test]
+    fn an_all_ignored_selection_says_how_to_run_it() {
+        use crate::runner::Ignored;
+        let four: Vec<(&str, Option<&str>)> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| (*n, Some("slow")))
+            .collect();
+        let why = why_all_ignored(Ignored::Skip, &four);
+        assert!(
+            why.contains("the 4 selected case(s) are all ignored"),
+            "{why}"
+        );
+        assert!(
+            why.contains("`a`: slow; `b`: slow; `c`: slow; 1 more"),
+            "{why}"
+        );
+        assert!(why.contains("--ignored") && why.contains("--include-ignored"));
+        let why = why_all_ignored(Ignored::Only, &[("e", None)]);
+        assert!(why.contains("none of the 1 selected case(s) is"), "{why}");
     }
 
     #[test]
