@@ -666,9 +666,11 @@ fn numbers_out_of_range_are_config_errors_with_positions() {
     }
 }
 
-// 10. Smaller: a failing sink still kills and reaps, an unwritable step
-//     summary is reported, JUnit text keeps CR-only lines and every byte
-//     after an escape.
+// 10. Smaller: a failing sink still kills and reaps (a main process out of
+//     its group too), removes the copy and reports a change to the project;
+//     a project that cannot be re-read is an ERROR naming the entry; an
+//     unwritable step summary is reported, JUnit text keeps CR-only lines
+//     and every byte after an escape.
 
 #[test]
 fn a_failing_output_write_still_kills_the_case() {
@@ -704,6 +706,136 @@ env = {{ {MARK} = "{mark}" }}
         "{ev}"
     );
     no_survivors(&mark);
+}
+
+/// Run the binary with files limited to 2 MB and SIGXFSZ ignored, so that
+/// writing a log fails with EFBIG part way; temporary copies go to `tmp`.
+fn run_with_small_files(p: &Project, tmp: &Path) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 4096; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["--config", "harness.toml", "--out", "out"])
+        .current_dir(p.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap()
+}
+
+fn issue_types(ev: &serde_json::Value) -> Vec<String> {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_case_cut_short_by_a_failing_write_leaves_nothing_behind_and_loses_nothing() {
+    let mark = unique("sink-iso");
+    let p = Project::new(&format!(
+        r#"
+[[golden]]
+name = "copied"
+path = "golden/p"
+isolation = "copy"
+command = "sleep 1018 & head -c 50000000 /dev/zero; wait"
+env = {{ {MARK} = "{mark}" }}
+
+[[golden]]
+name = "checked"
+path = "golden/p"
+command = "echo changed >> config.yaml; head -c 50000000 /dev/zero >&2"
+env = {{ {MARK} = "{mark}" }}
+
+[[verify]]
+name = "left its group"
+command = "exec perl -e 'setpgrp(0, getpgrp(getppid())) or die; print qq(x) x 50000000; sleep 30'"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let tmp = p.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let o = run_with_small_files(&p, &tmp);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    for slug in ["001-copied", "002-checked", "003-left_its_group"] {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["result"], "ERROR", "{slug}: {ev}");
+        assert!(
+            ev["issues"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("writing the command's output failed"),
+            "{slug}: {ev}"
+        );
+    }
+    no_survivors(&mark);
+    // The temporary copy went with the error.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    // The change the command made before its write failed is reported.
+    let ev = p.evidence("002-checked");
+    assert_eq!(
+        issue_types(&ev),
+        ["EXECUTION_ERROR", "GOLDEN_MODIFIED"],
+        "{ev}"
+    );
+    assert!(
+        ev["issues"][1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.yaml"),
+        "{ev}"
+    );
+    // The evidence covers what the logs hold, so it verifies.
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(p.out())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn a_project_that_cannot_be_re_read_after_the_run_is_an_error_naming_the_entry() {
+    let mark = unique("reread");
+    // The command nests directories past PATH_MAX, through relative
+    // names: the check after the run cannot name the deepest (root too).
+    let p = Project::new(&format!(
+        r#"
+[[golden]]
+name = "nests"
+path = "golden/p"
+command = "sleep 1019 & perl -e 'for (1..20) {{ mkdir(q(d) x 250) or die; chdir(q(d) x 250) or die }}'; echo nested"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-nests");
+    assert_eq!(ev["result"], "ERROR", "{ev}");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cannot re-read the golden project"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&"d".repeat(250)),
+        "names the entry: {message}"
+    );
+    assert!(!ev["evidence_hash"].is_null(), "the command ran: {ev}");
+    no_survivors(&mark);
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(p.out())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 
 #[test]

@@ -53,7 +53,20 @@ pub struct Verdict {
 pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>) -> Verdict {
     let j = Judging::new(name, kind, obs);
     if let Some(reason) = obs.not_run_reason {
-        return j.not_run(reason);
+        // A command that ran part way may have changed the project before
+        // the case failed to finish: that is said too.
+        let modified = obs.golden_modified.map(|files| {
+            let message = format!("Golden project modified by the run: {files}");
+            j.issue(
+                IssueType::GoldenModified,
+                ExecutionStatus::Skipped,
+                &message,
+                "",
+            )
+        });
+        let mut v = j.not_run(reason);
+        v.issues.extend(modified);
+        return v;
     }
     let status = j.status();
     let default_output = j.default_output(status);
@@ -666,6 +679,26 @@ mod tests {
         assert_eq!(
             v.issues[0].evidence,
             "Status: SKIPPED | Exit code: none | Output: (no output)"
+        );
+    }
+
+    #[test]
+    fn a_case_that_could_not_finish_still_names_a_modified_project() {
+        let none = StreamFindings::default();
+        let obs = Observed {
+            not_run_reason: Some("writing the command's output failed"),
+            golden_modified: Some("changed: config.yaml (content)"),
+            ..observed(None, &none, &none)
+        };
+        let v = judge("g", CaseKind::Golden, &Expected::Success, &obs);
+        assert_eq!(v.result, CaseResult::Error);
+        assert_eq!(
+            types(&v),
+            [IssueType::ExecutionError, IssueType::GoldenModified]
+        );
+        assert_eq!(
+            v.issues[1].message,
+            "Golden project modified by the run: changed: config.yaml (content)"
         );
     }
 

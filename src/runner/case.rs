@@ -159,7 +159,13 @@ impl<'h> Engine<'h> {
         let stderr_log = self.out_dir.join(&artifacts.stderr);
         rec.artifacts = Some(artifacts);
 
-        let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec);
+        // Set when the command ran and changed the project, but the case
+        // could not be finished.
+        let mut changed = None;
+        let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec, &mut changed);
+        if let Some(c) = &mut changed {
+            self.redactor.mask_in_place(c);
+        }
         // Output is masked as it streams; what else reaches the verdict is
         // masked here, before the judge quotes it.
         let (ran, not_run) = match outcome {
@@ -172,6 +178,10 @@ impl<'h> Engine<'h> {
             Err(e) => {
                 let mut reason = crate::exit::error_chain(&e);
                 self.redactor.mask_in_place(&mut reason);
+                if rec.evidence_hash.is_none() {
+                    let command = dir.join(Artifacts::COMMAND);
+                    rec.evidence_hash = partial_evidence(&command, &stdout_log, &stderr_log);
+                }
                 (None, Some(reason))
             }
         };
@@ -187,7 +197,10 @@ impl<'h> Engine<'h> {
                 interrupted: ran.as_ref().is_some_and(|r| r.interrupted),
                 stdout: ran.as_ref().map_or(&empty, |r| &r.stdout),
                 stderr: ran.as_ref().map_or(&empty, |r| &r.stderr),
-                golden_modified: ran.as_ref().and_then(|r| r.changes.as_deref()),
+                golden_modified: ran
+                    .as_ref()
+                    .and_then(|r| r.changes.as_deref())
+                    .or(changed.as_deref()),
                 not_run_reason: not_run.as_deref(),
             },
         );
@@ -232,6 +245,7 @@ impl<'h> Engine<'h> {
         stdout_log: &Path,
         stderr_log: &Path,
         rec: &mut CaseRecord,
+        changed: &mut Option<String>,
     ) -> Result<Executed, CaseError> {
         let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
         self.write_command(dir, &def.command, rec)?;
@@ -271,32 +285,58 @@ impl<'h> Engine<'h> {
         rec.working_dir = isolated.working_dir.clone();
 
         let ran = self.run_command(def, &isolated, files, stderr_log, deadline, rec);
-        let mut executed = ran.inspect_err(|_| finish(rec))?;
-        if let (Some(path), Some(before)) = (&def.path, &isolated.before) {
-            match isolation::fingerprint(path, &isolated.exclude, &budget) {
-                Ok(after) => {
-                    let c = before.diff(&after);
-                    executed.changes = (!c.is_empty()).then(|| c.describe());
-                }
-                Err(IsolationError::Stopped(stop)) => {
-                    rec.warnings.push(stopped_warning(
-                        stop,
-                        def,
-                        "while checking the project for changes",
-                    ));
-                    executed.timed_out |= stop == Stop::TimedOut;
-                    executed.interrupted |= stop == Stop::Interrupted;
-                }
-                Err(source) => {
-                    return Err(CaseError::RereadGolden {
-                        path: path.clone(),
-                        source,
-                    });
-                }
+        // Checked whatever became of the run: a change the command made is
+        // not lost because its output could not be kept.
+        let after = self.check_after(def, &isolated, &budget, rec);
+        finish(rec);
+        let mut executed = match ran {
+            Ok(x) => x,
+            Err(e) => {
+                *changed = after.ok().and_then(|a| a.changes);
+                return Err(e);
+            }
+        };
+        let after = after?;
+        executed.changes = after.changes;
+        executed.timed_out |= after.stop == Some(Stop::TimedOut);
+        executed.interrupted |= after.stop == Some(Stop::Interrupted);
+        Ok(executed)
+    }
+
+    /// Compare the project with its fingerprint from before the run
+    /// (`isolation = "check"`). A walk the budget stopped is a warning.
+    fn check_after(
+        &self,
+        def: &CaseDef,
+        isolated: &Isolated,
+        budget: isolation::Budget<'_>,
+        rec: &mut CaseRecord,
+    ) -> Result<AfterCheck, CaseError> {
+        let mut after = AfterCheck::default();
+        let (Some(path), Some(before)) = (&def.path, &isolated.before) else {
+            return Ok(after);
+        };
+        match isolation::fingerprint(path, &isolated.exclude, budget) {
+            Ok(now) => {
+                let c = before.diff(&now);
+                after.changes = (!c.is_empty()).then(|| c.describe());
+            }
+            Err(IsolationError::Stopped(stop)) => {
+                rec.warnings.push(stopped_warning(
+                    stop,
+                    def,
+                    "while checking the project for changes",
+                ));
+                after.stop = Some(stop);
+            }
+            Err(source) => {
+                return Err(CaseError::RereadGolden {
+                    path: path.clone(),
+                    source,
+                });
             }
         }
-        finish(rec);
-        Ok(executed)
+        Ok(after)
     }
 
     /// Run the command, capturing both streams, and record what it did.
@@ -479,6 +519,18 @@ fn prepare_artifacts(
     Ok((touch(stdout_log)?, touch(stderr_log)?))
 }
 
+/// The evidence hash of a case whose command wrote output but that could
+/// not be finished (its log could not be written to the end, say): the
+/// artifacts as stored, so the evidence never claims less than the logs
+/// hold. None when the logs are empty (the command never ran).
+fn partial_evidence(command: &Path, stdout: &Path, stderr: &Path) -> Option<String> {
+    let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    if len(stdout) == 0 && len(stderr) == 0 {
+        return None;
+    }
+    crate::hash::evidence_hash_of_files(command, stdout, stderr, None).ok()
+}
+
 /// Where the case runs in the copy: `working_dir` moved from the project to
 /// the copy when it lies inside the project, however it is spelled (`..`
 /// is folded when the declarations are read; symlinks are resolved here).
@@ -502,6 +554,15 @@ fn stopped_warning(stop: Stop, def: &CaseDef, when: &str) -> String {
         ),
         Stop::Interrupted => format!("interrupted {when}"),
     }
+}
+
+/// What the check after the run found.
+#[derive(Default)]
+struct AfterCheck {
+    /// The project's changes, described.
+    changes: Option<String>,
+    /// The walk was stopped before it ended.
+    stop: Option<Stop>,
 }
 
 /// Where and how a case runs once its golden project is isolated.
