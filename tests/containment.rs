@@ -428,6 +428,130 @@ timeout = "5s"
     assert_eq!(ev["result"], "PASSED", "{ev}");
 }
 
+/// A directory whose absolute path is `len` bytes long, below `base`.
+fn dir_of_length(base: &Path, len: usize) -> std::path::PathBuf {
+    let mut dir = base.to_path_buf();
+    while dir.as_os_str().len() < len {
+        let room = len - dir.as_os_str().len() - 1;
+        dir.push("p".repeat(room.clamp(1, 200)));
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(dir.as_os_str().len(), len);
+    dir
+}
+
+/// `mkdir NAME` run in `dir`: a relative name, so the new directory may
+/// lie past PATH_MAX, where nothing can open it by its full path.
+fn mkdir_in(dir: &Path, name: &str) {
+    let st = Command::new("mkdir")
+        .arg(name)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// Run the binary in `dir` on its harness.toml, into the out dir `out`.
+fn run_in(dir: &Path, out: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["--config", "harness.toml", "--out", out])
+        .current_dir(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn only_evidence(dir: &Path, out: &str) -> serde_json::Value {
+    let runs = dir.join(out).join("artifacts");
+    let run = std::fs::read_dir(runs).unwrap().next().unwrap().unwrap();
+    let ev = run.path().join("execution/001-here/evidence.json");
+    serde_json::from_slice(&std::fs::read(ev).unwrap()).unwrap()
+}
+
+#[test]
+fn ignored_directories_and_the_out_dir_are_never_opened_even_by_root() {
+    // The project's own path is 3900 bytes long; a directory with a
+    // 255-byte name inside it lies past PATH_MAX (4096), so opening it by
+    // its full path fails with ENAMETOOLONG whoever we are (chmod 000
+    // would not stop root). Entering such a directory is therefore an
+    // error, and a run that passes never opened it.
+    let long = "c".repeat(255);
+    let project = |isolation: &str, ignore: &str| {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir_of_length(tmp.path(), 3900);
+        std::fs::write(
+            dir.join("harness.toml"),
+            format!(
+                "[[golden]]\nname = \"here\"\npath = \".\"\ncommand = \"echo ran\"\nisolation = \"{isolation}\"\nignore = [{ignore}]\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.join("data.csv"), "a,b\n").unwrap();
+        // The out dir holds one too, from an earlier run's point of view.
+        std::fs::create_dir(dir.join("out")).unwrap();
+        mkdir_in(&dir.join("out"), &long);
+        (tmp, dir)
+    };
+
+    // The controls: a directory that is neither ignored nor the out dir
+    // is entered, and entering it fails naming it. Without them the passes
+    // below would prove nothing.
+    let (_tmp, dir) = project("check", "");
+    mkdir_in(&dir, &long);
+    let o = run_in(&dir, "out");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = only_evidence(&dir, "out");
+    assert_eq!(ev["result"], "ERROR", "{ev}");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cannot read the golden project"),
+        "{message}"
+    );
+    assert!(message.contains(&long), "names the entry: {message}");
+    let (_tmp, dir) = project("check", "");
+    let o = run_in(&dir, "other-out");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = only_evidence(&dir, "other-out");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("out/{long}")), "{message}");
+
+    // Ignored under `check`: neither it nor the out dir is opened.
+    let (_tmp, dir) = project("check", &format!("\"{long}/**\""));
+    mkdir_in(&dir, &long);
+    let o = run_in(&dir, "out");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(only_evidence(&dir, "out")["result"], "PASSED");
+
+    // `copy` copies the project (ignore is about what may change, so an
+    // ignored directory is copied too) but never the out dir.
+    let (_tmp, dir) = project("copy", "");
+    let o = run_in(&dir, "out");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let ev = only_evidence(&dir, "out");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    assert_eq!(ev["stdout"], "ran\n", "{ev}");
+    assert!(
+        !ev["working_dir"]
+            .as_str()
+            .unwrap()
+            .starts_with(dir.to_str().unwrap()),
+        "ran in the copy: {ev}"
+    );
+    // Its control: the same directory outside the out dir is copied, and
+    // copying it fails naming it.
+    let (_tmp, dir) = project("copy", "");
+    let o = run_in(&dir, "other-out");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = only_evidence(&dir, "other-out");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cannot copy the golden project"),
+        "{message}"
+    );
+    assert!(message.contains(&format!("out/{long}")), "{message}");
+}
+
 #[test]
 fn a_project_too_big_to_fingerprint_in_time_is_aborted() {
     let p = Project::new(
