@@ -952,6 +952,10 @@ env = {{ {MARK} = "{mark}" }}
         message.contains(&"d".repeat(250)),
         "names the entry: {message}"
     );
+    assert!(
+        !message.contains("IO error for operation"),
+        "names it once: {message}"
+    );
     assert!(!ev["evidence_hash"].is_null(), "the command ran: {ev}");
     no_survivors(&mark);
     let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))

@@ -242,10 +242,11 @@ pub fn fingerprint(
 
 fn walk_error(e: walkdir::Error) -> IsolationError {
     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
-    IsolationError::Io {
-        path,
-        source: e.into(),
-    }
+    // The OS error alone: walkdir's own text repeats the path the error
+    // already names.
+    let shown = e.to_string();
+    let source = e.into_io_error().unwrap_or_else(|| io::Error::other(shown));
+    IsolationError::Io { path, source }
 }
 
 fn record(
