@@ -102,6 +102,13 @@ impl<'h> Engine<'h> {
     /// Run one case, with its retries; the record of the last attempt,
     /// earlier failed attempts attached.
     pub fn run_case(&self, def: &CaseDef) -> CaseRecord {
+        self.run_case_ticking(def, &|| ())
+    }
+
+    /// [`Engine::run_case`], calling `tick` at least every 50 ms while the
+    /// case runs (isolation work included), on the calling thread: how a
+    /// scheduler notices a slow case without a thread of its own per case.
+    pub fn run_case_ticking(&self, def: &CaseDef, tick: &dyn Fn()) -> CaseRecord {
         // Retries are bounded when read; saturating keeps this loop sound
         // for any library caller.
         let attempts = self.retries.unwrap_or(def.retries).saturating_add(1);
@@ -109,7 +116,7 @@ impl<'h> Engine<'h> {
         let mut n = 0;
         loop {
             n += 1;
-            let mut rec = self.attempt(def, n);
+            let mut rec = self.attempt(def, n, tick);
             let again = rec.result == CaseResult::Failed
                 && n < attempts
                 && !self.interrupt.as_ref().is_some_and(|i| i.requested());
@@ -149,7 +156,7 @@ impl<'h> Engine<'h> {
         }
     }
 
-    fn attempt(&self, def: &CaseDef, n: u32) -> CaseRecord {
+    fn attempt(&self, def: &CaseDef, n: u32, tick: &dyn Fn()) -> CaseRecord {
         let rel = execution_dir(&self.run_id, def.index, &def.name, n);
         let dir = self.out_dir.join(&rel);
         let mut rec = self.skipped_record(def, "");
@@ -162,7 +169,14 @@ impl<'h> Engine<'h> {
         // Set when the command ran and changed the project, but the case
         // could not be finished.
         let mut changed = None;
-        let outcome = self.execute(def, &dir, &stdout_log, &stderr_log, &mut rec, &mut changed);
+        let outcome = self.execute(
+            def,
+            &dir,
+            (&stdout_log, &stderr_log),
+            &mut rec,
+            &mut changed,
+            tick,
+        );
         if let Some(c) = &mut changed {
             self.redactor.mask_in_place(c);
         }
@@ -242,10 +256,10 @@ impl<'h> Engine<'h> {
         &self,
         def: &CaseDef,
         dir: &Path,
-        stdout_log: &Path,
-        stderr_log: &Path,
+        (stdout_log, stderr_log): (&Path, &Path),
         rec: &mut CaseRecord,
         changed: &mut Option<String>,
+        tick: &dyn Fn(),
     ) -> Result<Executed, CaseError> {
         let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
         self.write_command(dir, &def.command, rec)?;
@@ -257,6 +271,7 @@ impl<'h> Engine<'h> {
         let deadline = clock.checked_add(def.timeout).unwrap_or(clock);
         let interrupt = self.interrupt.clone();
         let budget = move || {
+            tick();
             if Instant::now() >= deadline {
                 Some(Stop::TimedOut)
             } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
@@ -284,7 +299,7 @@ impl<'h> Engine<'h> {
         }
         rec.working_dir = isolated.working_dir.clone();
 
-        let ran = self.run_command(def, &isolated, files, stderr_log, deadline, rec);
+        let ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Checked whatever became of the run: a change the command made is
         // not lost because its output could not be kept.
         let after = self.check_after(def, &isolated, &budget, rec);
@@ -346,7 +361,7 @@ impl<'h> Engine<'h> {
         isolated: &Isolated,
         files: (std::fs::File, std::fs::File),
         stderr_log: &Path,
-        deadline: Instant,
+        (deadline, tick): (Instant, &dyn Fn()),
         rec: &mut CaseRecord,
     ) -> Result<Executed, CaseError> {
         let patterns = self.patterns_for(def)?.for_expected(&def.expected);
@@ -375,6 +390,7 @@ impl<'h> Engine<'h> {
             shell: &self.harness.shell,
             kill_grace: self.harness.kill_grace,
             leak_wait: self.harness.leak_wait,
+            tick,
         };
         let outcome = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref())?;
 

@@ -48,7 +48,7 @@ pub trait Sink {
 }
 
 /// What to run and its limits.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Spec<'a> {
     /// Passed to the shell.
     pub command: &'a str,
@@ -65,6 +65,8 @@ pub struct Spec<'a> {
     pub kill_grace: Duration,
     /// How long pipes may stay open after the main process exited.
     pub leak_wait: Duration,
+    /// Called at least every 50 ms while the command runs.
+    pub tick: &'a dyn Fn(),
 }
 
 /// How a run ended.
@@ -336,6 +338,7 @@ fn pump(
     let mut leak_deadline: Option<Instant> = None;
     let mut kill_at: Option<Instant> = None;
     loop {
+        (spec.tick)();
         let now = Instant::now();
         if !st.timed_out && !st.interrupted {
             if now >= spec.deadline {
