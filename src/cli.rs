@@ -499,22 +499,15 @@ fn print_stdout(text: &str) {
 /// Show `e` with its causes; every error the command line prints goes
 /// through here.
 fn print_error(e: &(dyn std::error::Error + 'static)) {
-    if is_diagnostics(e) {
-        eprintln!("{}", exit::error_chain(e));
-    } else {
-        eprintln!("error: {}", exit::error_chain(e));
-    }
+    exit::print_error(e, is_diagnostics(e));
 }
 
 /// Config diagnostics: each line already says `file:line:col: error:`.
-pub(crate) fn is_diagnostics(e: &(dyn std::error::Error + 'static)) -> bool {
+fn is_diagnostics(e: &(dyn std::error::Error + 'static)) -> bool {
     matches!(
         e.downcast_ref::<CliError>(),
         Some(CliError::Config(ConfigError::Invalid(_)))
-    ) || matches!(
-        e.downcast_ref::<ConfigError>(),
-        Some(ConfigError::Invalid(_))
-    )
+    ) || ConfigError::is_diagnostics(e)
 }
 
 fn usage_error(e: &(dyn std::error::Error + 'static)) -> i32 {
@@ -707,7 +700,7 @@ fn conclude_run(
     let finished = crate::report::finish(record, &h.display_file(), fanout, signer);
     match &finished.problem {
         Some(problem) => print_error(problem),
-        None => retain(record, h.keep_runs),
+        None => crate::report::retain(record, h.keep_runs),
     }
     if let Some(note) = finished.removed_note() {
         eprintln!("error: {note}");
@@ -718,17 +711,6 @@ fn conclude_run(
         exit::FAILED
     } else {
         finished.exit_code
-    }
-}
-
-/// Apply `keep_runs` once the run's reports are written and agree: a run
-/// whose reports failed keeps every earlier run's evidence.
-pub(crate) fn retain(record: &crate::model::RunRecord, keep: usize) {
-    if let Err(e) = crate::layout::prune_runs(&record.out_dir, keep, &record.run_id) {
-        eprintln!(
-            "warning: cannot remove old runs (keep_runs = {keep}): {}",
-            exit::error_chain(&e)
-        );
     }
 }
 

@@ -119,6 +119,17 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// Print an error to stderr, the one way every front door does:
+/// `error: outer: cause`, or, for configuration diagnostics (each line
+/// already says `file:line:col: error:`), the lines as they are.
+pub(crate) fn print_error(e: &(dyn std::error::Error + 'static), diagnostics: bool) {
+    if diagnostics {
+        eprintln!("{}", error_chain(e));
+    } else {
+        eprintln!("error: {}", error_chain(e));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -110,11 +110,7 @@ fn take_out_dir(
 }
 
 fn print_error(e: &(dyn std::error::Error + 'static)) {
-    if crate::cli::is_diagnostics(e) {
-        eprintln!("{}", crate::exit::error_chain(e));
-    } else {
-        eprintln!("error: {}", crate::exit::error_chain(e));
-    }
+    crate::exit::print_error(e, crate::config::ConfigError::is_diagnostics(e));
 }
 
 /// What a harness run needs before its first case: the declarations, the
@@ -332,7 +328,7 @@ fn conclude(
         setup.signer.as_ref(),
     );
     if finished.problem.is_none() {
-        crate::cli::retain(record, harness.keep_runs);
+        crate::report::retain(record, harness.keep_runs);
     }
     crate::runner::release();
     if let Some(problem) = &finished.problem {

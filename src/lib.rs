@@ -17,7 +17,9 @@
 pub mod ansi;
 pub mod baseline;
 pub mod classify;
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod config;
 pub mod events;

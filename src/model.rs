@@ -31,19 +31,8 @@ impl CaseKind {
 
 /// Which JUnit family `junit.xml` is written in: both carry the same
 /// results and counts, and differ in where per-case facts go.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum JunitFlavour {
     /// `file` and `line` on each `<testcase>`, per-case `<properties>`: what
@@ -430,19 +419,8 @@ impl Counts {
 
 /// What a run makes of selecting no case at all (`--no-cases`, SPEC
 /// section 8): a typo in a filter must never look green.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum NoCases {
     /// Succeed quietly.

@@ -461,15 +461,16 @@ fn add_dev_dependency(
     Ok(true)
 }
 
+/// The harness needs only the library: without the `cli` feature the test
+/// build leaves out what only the `cargo golden` command line uses.
 fn dependency_value(dep: &Dependency) -> Value {
+    let mut inline = InlineTable::new();
     match dep {
-        Dependency::Version(v) => v.as_str().into(),
-        Dependency::Path(p) => {
-            let mut inline = InlineTable::new();
-            inline.insert("path", p.to_string_lossy().as_ref().into());
-            inline.into()
-        }
-    }
+        Dependency::Version(v) => inline.insert("version", v.as_str().into()),
+        Dependency::Path(p) => inline.insert("path", p.to_string_lossy().as_ref().into()),
+    };
+    inline.insert("default-features", false.into());
+    inline.into()
 }
 
 /// The root of the git repository holding `dir`, if it is in one.
@@ -701,7 +702,9 @@ mod tests {
             Ok(true)
         );
         assert!(!d.contains_key("dev-dependencies"));
-        assert_eq!(d["dev_dependencies"][CRATE_NAME].as_str(), Some(VERSION));
+        let dep = &d["dev_dependencies"][CRATE_NAME];
+        assert_eq!(dep["version"].as_str(), Some(VERSION));
+        assert_eq!(dep["default-features"].as_bool(), Some(false));
 
         let mut d = doc("dev-dependencies = 3\n");
         assert!(add_dev_dependency(&mut d, &Dependency::default(), false).is_err());

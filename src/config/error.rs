@@ -77,6 +77,15 @@ impl ConfigError {
         }])
     }
 
+    /// Whether `e` is a list of diagnostics, each line of which already
+    /// says `file:line:col: error:`.
+    pub(crate) fn is_diagnostics(e: &(dyn std::error::Error + 'static)) -> bool {
+        matches!(
+            e.downcast_ref::<ConfigError>(),
+            Some(ConfigError::Invalid(_))
+        )
+    }
+
     /// The diagnostics (empty for read errors).
     pub fn diagnostics(&self) -> &[Diagnostic] {
         match self {

@@ -15,12 +15,14 @@
 pub mod baseline;
 pub mod github;
 mod integrity;
+#[cfg(feature = "cli")]
 pub mod json_messages;
 mod junit;
 mod markdown;
 pub mod markup;
 pub mod seal;
 mod summary;
+#[cfg(feature = "cli")]
 pub mod terminal;
 
 use std::fmt::Write as _;
@@ -389,6 +391,17 @@ impl Finished {
                 self.removed.join(", ")
             )
         })
+    }
+}
+
+/// Apply `keep_runs` once the run's reports are written and agree: a run
+/// whose reports failed keeps every earlier run's evidence.
+pub(crate) fn retain(record: &RunRecord, keep: usize) {
+    if let Err(e) = crate::layout::prune_runs(&record.out_dir, keep, &record.run_id) {
+        eprintln!(
+            "warning: cannot remove old runs (keep_runs = {keep}): {}",
+            crate::exit::error_chain(&e)
+        );
     }
 }
 
