@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use super::compare::{Class, Comparison};
+use super::compare::{CaseComparison, Class, Comparison};
 use super::file::{
     BASELINE_SCHEMA_VERSION, BaselineEntry, BaselineError, BaselineFile, round_seconds,
 };
@@ -94,36 +94,7 @@ pub fn bless(
         })
         .unwrap_or_default();
     for c in &comparison.cases {
-        match (c.class, &c.now) {
-            (Class::Missing, _) => {
-                entries.remove(&c.name);
-                report.removed.push(c.name.clone());
-            }
-            (_, None) => report.not_run.push(c.name.clone()),
-            (_, Some(now)) => {
-                let entry = BaselineEntry {
-                    name: c.name.clone(),
-                    kind: c.kind,
-                    result: now.result,
-                    signature: now.signature.clone(),
-                    duration_seconds: round_seconds(now.duration_seconds),
-                };
-                if now.result == CaseResult::Error {
-                    report
-                        .errors
-                        .push((c.name.clone(), now.signature.clone().unwrap_or_default()));
-                }
-                match entries.insert(c.name.clone(), entry.clone()) {
-                    None => report.added.push((c.name.clone(), describe(&entry))),
-                    Some(was) if was.result != entry.result || was.signature != entry.signature => {
-                        report
-                            .changed
-                            .push((c.name.clone(), describe(&was), describe(&entry)))
-                    }
-                    Some(_) => report.unchanged += 1,
-                }
-            }
-        }
+        record_case(c, &mut entries, &mut report);
     }
     let file = BaselineFile {
         schema_version: BASELINE_SCHEMA_VERSION.to_string(),
@@ -133,6 +104,44 @@ pub fn bless(
     file.save(&harness.baseline_file())?;
     report.written = true;
     Ok(report)
+}
+
+/// One case of the comparison into the new entries, noted in `report`.
+fn record_case(
+    c: &CaseComparison,
+    entries: &mut HashMap<String, BaselineEntry>,
+    report: &mut BlessReport,
+) {
+    match (c.class, &c.now) {
+        (Class::Missing, _) => {
+            entries.remove(&c.name);
+            report.removed.push(c.name.clone());
+        }
+        (_, None) => report.not_run.push(c.name.clone()),
+        (_, Some(now)) => {
+            let entry = BaselineEntry {
+                name: c.name.clone(),
+                kind: c.kind,
+                result: now.result,
+                signature: now.signature.clone(),
+                duration_seconds: round_seconds(now.duration_seconds),
+            };
+            if now.result == CaseResult::Error {
+                report
+                    .errors
+                    .push((c.name.clone(), now.signature.clone().unwrap_or_default()));
+            }
+            match entries.insert(c.name.clone(), entry.clone()) {
+                None => report.added.push((c.name.clone(), describe(&entry))),
+                Some(was) if was.result != entry.result || was.signature != entry.signature => {
+                    report
+                        .changed
+                        .push((c.name.clone(), describe(&was), describe(&entry)))
+                }
+                Some(_) => report.unchanged += 1,
+            }
+        }
+    }
 }
 
 /// The entries in declaration order, then those of cases no longer

@@ -208,16 +208,44 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         .map(|(rel, _)| Conflict::File(PathBuf::from(rel)))
         .collect();
 
+    let manifest_changes =
+        complete_manifest(&mut doc, dir, options, &mut conflicts).map_err(&shape_error)?;
+    if !conflicts.is_empty() && !options.force {
+        return Err(InitError::WouldOverwrite(conflicts));
+    }
+
+    let mut report = InitReport {
+        manifest_changes,
+        ..InitReport::default()
+    };
+    // The files come before Cargo.toml: a `[[test]]` entry whose file is
+    // missing would break every cargo command in the package.
+    write_files(dir, &files, &mut report)?;
+    if !report.manifest_changes.is_empty() {
+        write_file(&manifest_path, &doc.to_string())?;
+    }
+    Ok(report)
+}
+
+/// Add the dev-dependency and the test target to the manifest (in memory);
+/// returns the changes made, and adds a conflicting test target to
+/// `conflicts`.
+fn complete_manifest(
+    doc: &mut DocumentMut,
+    dir: &Path,
+    options: &InitOptions,
+    conflicts: &mut Vec<Conflict>,
+) -> Result<Vec<String>, String> {
     let mut manifest_changes = Vec::new();
     let dependency = match &options.dependency {
         // Relative to the package, so the checkout can move with it.
         Dependency::Path(p) => Dependency::Path(relative_path(dir, p).unwrap_or_else(|| p.clone())),
         d => d.clone(),
     };
-    if add_dev_dependency(&mut doc, &dependency, options.force).map_err(&shape_error)? {
+    if add_dev_dependency(doc, &dependency, options.force)? {
         manifest_changes.push(format!("added dev-dependency `{CRATE_NAME}`"));
     }
-    match add_test_target(&mut doc, options.force).map_err(&shape_error)? {
+    match add_test_target(doc, options.force)? {
         TargetEdit::Present => {}
         TargetEdit::Added => manifest_changes.push(format!(
             "added `[[test]] name = \"{TEST_TARGET}\"`, harness = false"
@@ -231,18 +259,16 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
             }
         }
     }
+    Ok(manifest_changes)
+}
 
-    if !conflicts.is_empty() && !options.force {
-        return Err(InitError::WouldOverwrite(conflicts));
-    }
-
-    let mut report = InitReport {
-        manifest_changes,
-        ..InitReport::default()
-    };
-    // The files come before Cargo.toml: a `[[test]]` entry whose file is
-    // missing would break every cargo command in the package.
-    for (rel, contents) in &files {
+/// Write `files` under `dir`, noting each as created or overwritten.
+fn write_files(
+    dir: &Path,
+    files: &[(&str, String)],
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    for (rel, contents) in files {
         let path = dir.join(rel);
         let existed = path.symlink_metadata().is_ok();
         write_file(&path, contents)?;
@@ -252,11 +278,7 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
             report.created.push(PathBuf::from(rel));
         }
     }
-    make_executable(&dir.join(EXAMPLE_SCRIPT))?;
-    if !report.manifest_changes.is_empty() {
-        write_file(&manifest_path, &doc.to_string())?;
-    }
-    Ok(report)
+    make_executable(&dir.join(EXAMPLE_SCRIPT))
 }
 
 fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {

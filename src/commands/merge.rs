@@ -691,6 +691,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     shards.sort_by_key(|s| s.partition.map(|p| p.shard().0));
 
     let run_id = crate::layout::new_run_id();
+    let cases = copy_cases(&shards, &out, &run_id)?;
+    let first = &shards[0];
+    let mut record = merged_record(&shards, run_id, out, cases);
+    record.baseline = crate::baseline::compare::merge(
+        shards.iter().map(|s| s.record.baseline.as_ref()),
+        &record.cases,
+    );
+    Ok(Merged {
+        record,
+        harness_display: first.harness_display.clone(),
+        partitions: shards.iter().filter_map(|s| s.partition).collect(),
+    })
+}
+
+/// Every shard's cases in declaration order, their evidence copied into
+/// run `run_id` under `out`; on failure the partly copied run is removed.
+fn copy_cases(shards: &[Shard], out: &Path, run_id: &str) -> Result<Vec<CaseRecord>, MergeError> {
     let mut cases: Vec<(&Path, CaseRecord)> = shards
         .iter()
         .flat_map(|s| {
@@ -703,14 +720,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     cases.sort_by_key(|(_, c)| c.index);
     let copied = cases
         .iter_mut()
-        .try_for_each(|(from, case)| copy_case(case, from, &out, &run_id));
+        .try_for_each(|(from, case)| copy_case(case, from, out, run_id));
     if let Err(e) = copied {
         // Half a run's evidence would fail every later verify-evidence of
         // the out dir.
-        let _ = std::fs::remove_dir_all(out.join("artifacts").join(&run_id));
+        let _ = std::fs::remove_dir_all(out.join("artifacts").join(run_id));
         return Err(e);
     }
+    Ok(cases.into_iter().map(|(_, c)| c).collect())
+}
 
+/// The run record of the merged run (its baseline comparison aside).
+fn merged_record(
+    shards: &[Shard],
+    run_id: String,
+    out: PathBuf,
+    cases: Vec<CaseRecord>,
+) -> RunRecord {
     let first = &shards[0];
     let mut warnings: Vec<String> = Vec::new();
     for w in shards.iter().flat_map(|s| &s.record.warnings) {
@@ -725,7 +751,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
             hosts.push(h);
         }
     }
-    let record = RunRecord {
+    RunRecord {
         run_id,
         hostname: hosts.join(", "),
         junit: first.record.junit,
@@ -747,7 +773,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
             .map(|s| s.record.duration)
             .max()
             .unwrap_or(Duration::ZERO),
-        cases: cases.into_iter().map(|(_, c)| c).collect(),
+        cases,
         // The merged record holds every declared case, like an unsharded
         // run, so it records no partition; and can itself be merged again
         // (one unpartitioned dir) or compared with an unsharded run.
@@ -757,17 +783,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
         warnings,
         empty_selection: None,
         baseline: None,
-    };
-    let mut record = record;
-    record.baseline = crate::baseline::compare::merge(
-        shards.iter().map(|s| s.record.baseline.as_ref()),
-        &record.cases,
-    );
-    Ok(Merged {
-        record,
-        harness_display: first.harness_display.clone(),
-        partitions: shards.iter().filter_map(|s| s.partition).collect(),
-    })
+    }
 }
 
 /// Copy the evidence of every attempt of `case` from the out dir `from`

@@ -587,22 +587,41 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     let Some(top) = cx.table(root, "the harness file", &keys_of("")) else {
         return Err(ConfigError::Invalid(cx.diags));
     };
+    settings(&mut cx, &top, h);
+    let mut cases = Cases::default();
+    for (ordinal, (kind, list_key, node)) in case_tables(&mut cx, &top).into_iter().enumerate() {
+        let what = format!("[[{list_key}]] #{}", ordinal + 1);
+        if let Some(t) = cx.table(node, &what, &keys_of(list_key)) {
+            cases.check(&mut cx, h, Declared { kind, what, node }, &t);
+        }
+    }
+    if cx.diags.is_empty() {
+        Ok(())
+    } else {
+        cx.diags.sort_by_key(|d| d.pos);
+        Err(ConfigError::Invalid(cx.diags))
+    }
+}
 
+/// The tables that are not cases: `[harness]`, the selected `[profile]`,
+/// `[patterns]` and `[redactions]`.
+fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut Harness) {
     let mut require_golden_pos = None;
     if let Some((_, node)) = top.get("harness")
         && let Some(t) = cx.table(node, "[harness]", &keys_of("harness"))
     {
-        harness_settings(&mut cx, &t, h, &mut require_golden_pos);
+        harness_settings(cx, &t, h, &mut require_golden_pos);
     }
     if let Some(name) = h.profile.clone() {
         profile(
-            &mut cx,
+            cx,
             top.get("profile").map(|(_, n)| *n),
             &name,
             h,
             &mut require_golden_pos,
         );
     }
+    h.require_golden_at = require_golden_pos;
 
     if let Some((_, node)) = top.get("patterns")
         && let Some(p) = cx.patterns(node, "[patterns]", "patterns.")
@@ -619,9 +638,11 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
     if let Some((_, node)) = top.get("redactions") {
         h.redactions = cx.redactions(node);
     }
+}
 
-    // Gather every case table with its kind, then order them by where they
-    // were written: `[[golden]]` and `[[verify]]` may interleave.
+/// Every case table with its kind and list, in the order they were
+/// written: `[[golden]]` and `[[verify]]` may interleave.
+fn case_tables<'n>(cx: &mut Ctx<'_>, top: &Table<'n>) -> Vec<(CaseKind, &'static str, &'n Node)> {
     let mut raw: Vec<(CaseKind, &'static str, &Node)> = Vec::new();
     for (list_key, kind) in [
         ("golden", CaseKind::Golden),
@@ -644,48 +665,37 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
         }
     }
     raw.sort_by_key(|(_, _, n)| n.offset);
+    raw
+}
 
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut snapshot_files = baseline::SnapshotFiles::default();
-    for (ordinal, (kind, list_key, node)) in raw.into_iter().enumerate() {
-        let ordinal = ordinal + 1;
-        let what = format!("[[{list_key}]] #{ordinal}");
-        let Some(t) = cx.table(node, &what, &keys_of(list_key)) else {
-            continue;
-        };
-        let name = match t.get("name") {
-            Some((_, v)) => cx.string(v, "name").and_then(|s| {
-                if s.trim().is_empty() {
-                    cx.err(
-                        v.pos,
-                        format!("empty name in {what}"),
-                        Some("give every case a unique, non-empty name".into()),
-                    );
-                    None
-                } else {
-                    Some(s)
-                }
-            }),
-            None => {
-                cx.err(
-                    node.pos,
-                    format!("{what} has no `name`"),
-                    Some("add `name = \"…\"`".into()),
-                );
-                None
-            }
-        };
-        if let (Some(n), Some((_, v))) = (&name, t.get("name")) {
-            if let Some(first_line) = seen.get(n) {
-                cx.err(
-                    v.pos,
-                    format!("duplicate case name `{n}` (first declared on line {first_line})"),
-                    Some("case names must be unique across [[golden]] and [[verify]]".into()),
-                );
-            } else {
-                seen.insert(n.clone(), node.pos.line);
-            }
-        }
+/// One case table: its kind, how diagnostics name it, its node.
+struct Declared<'n> {
+    kind: CaseKind,
+    what: String,
+    node: &'n Node,
+}
+
+/// What the checks of one case need from the ones before it.
+#[derive(Default)]
+struct Cases {
+    /// Line of the first declaration of each name.
+    seen: HashMap<String, usize>,
+    snapshot_files: baseline::SnapshotFiles,
+}
+
+/// The keys only one kind of case has.
+struct KindFields {
+    path: Option<PathBuf>,
+    command: Option<String>,
+    working_dir: Option<PathBuf>,
+    isolation: Isolation,
+    ignore: Vec<String>,
+}
+
+impl Cases {
+    /// Check one case table; a case without errors joins `h.cases`.
+    fn check(&mut self, cx: &mut Ctx<'_>, h: &mut Harness, d: Declared<'_>, t: &Table<'_>) {
+        let name = self.name(cx, &d, t);
         let description = t
             .get("description")
             .and_then(|(_, v)| cx.string(v, "description"));
@@ -717,152 +727,220 @@ pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigErro
             .unwrap_or(false);
         let patterns = t
             .get("patterns")
-            .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {what}"), "patterns."));
-        let snapshot = match (t.get("snapshot"), &name) {
-            (Some((_, v)), Some(n)) => {
-                let streams = cx.snapshot_streams(v);
-                snapshot_files.claim(&mut cx, n, streams, v.pos);
-                streams
-            }
-            (Some((_, v)), None) => cx.snapshot_streams(v),
-            (None, _) => super::SnapshotStreams::default(),
-        };
-        let explicit_wd = t
-            .get("working_dir")
-            .and_then(|(_, v)| cx.expanded(v, "working_dir"))
-            .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)))
-            .or_else(|| h.working_dir.clone());
+            .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {}", d.what), "patterns."));
+        let snapshot = self.snapshot(cx, t, name.as_deref());
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
-
-        let (path, command, working_dir, isolation, ignore) = match kind {
-            CaseKind::Golden => {
-                let path = match t.get("path") {
-                    Some((_, v)) => cx
-                        .expanded(v, "path")
-                        .map(|p| crate::layout::absolute_from(&h.base_dir, Path::new(&p))),
-                    None => {
-                        cx.err(
-                            node.pos,
-                            format!("golden project {what} has no `path`"),
-                            Some(
-                                "add `path = \"golden/<project>\"` (relative to the harness file)"
-                                    .into(),
-                            ),
-                        );
-                        None
-                    }
-                };
-                let command = match t.get("command") {
-                    Some((_, v)) => cx
-                        .string(v, "command")
-                        .map(|c| with_root(&c, &h.base_dir, &h.shell)),
-                    None => match &h.runner {
-                        Some(r) => Some(r.clone()),
-                        None => {
-                            cx.err(
-                                node.pos,
-                                format!(
-                                    "golden project `{}` has no `command` and there is no `[harness] runner`",
-                                    name.as_deref().unwrap_or("?")
-                                ),
-                                Some("add `command = \"…\"` to the project, or `runner = \"… {path}\"` to [harness]".into()),
-                            );
-                            None
-                        }
-                    },
-                };
-                let isolation = match t.get("isolation") {
-                    Some((_, v)) => {
-                        match cx.string(v, "isolation").as_deref() {
-                            Some("check") => Isolation::Check,
-                            Some("copy") => Isolation::Copy,
-                            Some(other) => {
-                                cx.err(v.pos, format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""), None);
-                                Isolation::Check
-                            }
-                            None => Isolation::Check,
-                        }
-                    }
-                    None => Isolation::Check,
-                };
-                let ignore: Vec<String> = t
-                    .get("ignore")
-                    .map(|(_, v)| cx.strings(v, "ignore"))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|(g, pos)| match globset::Glob::new(g) {
-                        Ok(_) => true,
-                        Err(e) => {
-                            cx.err(*pos, format!("invalid glob `{g}` in `ignore`: {e}"), None);
-                            false
-                        }
-                    })
-                    .map(|(g, _)| g)
-                    .collect();
-                let wd = path.as_ref().map(|p| {
-                    explicit_wd
-                        .clone()
-                        .unwrap_or_else(|| super::default_working_dir(p))
-                });
-                (path, command, wd, isolation, ignore)
-            }
-            CaseKind::Verify => {
-                let command = match t.get("command") {
-                    Some((_, v)) => cx
-                        .string(v, "command")
-                        .map(|c| with_root(&c, &h.base_dir, &h.shell)),
-                    None => {
-                        cx.err(
-                            node.pos,
-                            format!("verify command {what} has no `command`"),
-                            Some("add `command = \"…\"`".into()),
-                        );
-                        None
-                    }
-                };
-                let wd = explicit_wd.clone().unwrap_or_else(|| h.base_dir.clone());
-                (None, command, Some(wd), Isolation::Check, Vec::new())
-            }
+        let fields = match d.kind {
+            CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
+            CaseKind::Verify => verify_fields(cx, h, &d, t),
         };
 
-        if let (Some(name), Some(command), Some(working_dir), Some(expected)) =
-            (name, command, working_dir, expected)
-        {
-            let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
-            let command_template = command;
-            let command = substitute(&h.shell, &command_template, &p, &working_dir, &name);
-            h.cases.push(CaseDef {
-                command_template,
-                index: h.cases.len(),
-                name,
-                kind,
-                line: node.pos.line,
-                description,
-                path,
-                command,
-                working_dir,
-                expected,
-                timeout,
-                env,
-                isolation,
-                ignore,
-                retries,
-                exclusive,
-                slow,
-                ignored,
-                patterns,
-                snapshot,
-            });
-        }
+        let (Some(name), Some(command), Some(working_dir), Some(expected)) =
+            (name, fields.command, fields.working_dir, expected)
+        else {
+            return;
+        };
+        let path = fields.path;
+        let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
+        let command_template = command;
+        let command = substitute(&h.shell, &command_template, &p, &working_dir, &name);
+        h.cases.push(CaseDef {
+            command_template,
+            index: h.cases.len(),
+            name,
+            kind: d.kind,
+            line: d.node.pos.line,
+            description,
+            path,
+            command,
+            working_dir,
+            expected,
+            timeout,
+            env,
+            isolation: fields.isolation,
+            ignore: fields.ignore,
+            retries,
+            exclusive,
+            slow,
+            ignored,
+            patterns,
+            snapshot,
+        });
     }
 
-    h.require_golden_at = require_golden_pos;
+    /// The streams snapshotted; each file is claimed by one case only.
+    fn snapshot(
+        &mut self,
+        cx: &mut Ctx<'_>,
+        t: &Table<'_>,
+        name: Option<&str>,
+    ) -> super::SnapshotStreams {
+        let Some((_, v)) = t.get("snapshot") else {
+            return super::SnapshotStreams::default();
+        };
+        let streams = cx.snapshot_streams(v);
+        if let Some(n) = name {
+            self.snapshot_files.claim(cx, n, streams, v.pos);
+        }
+        streams
+    }
 
-    if cx.diags.is_empty() {
-        Ok(())
-    } else {
-        cx.diags.sort_by_key(|d| d.pos);
-        Err(ConfigError::Invalid(cx.diags))
+    /// The case's name: present, not blank, and not declared before.
+    fn name(&mut self, cx: &mut Ctx<'_>, d: &Declared<'_>, t: &Table<'_>) -> Option<String> {
+        let what = &d.what;
+        let Some((_, v)) = t.get("name") else {
+            cx.err(
+                d.node.pos,
+                format!("{what} has no `name`"),
+                Some("add `name = \"…\"`".into()),
+            );
+            return None;
+        };
+        let name = cx.string(v, "name")?;
+        if name.trim().is_empty() {
+            cx.err(
+                v.pos,
+                format!("empty name in {what}"),
+                Some("give every case a unique, non-empty name".into()),
+            );
+            return None;
+        }
+        if let Some(first_line) = self.seen.get(&name) {
+            cx.err(
+                v.pos,
+                format!("duplicate case name `{name}` (first declared on line {first_line})"),
+                Some("case names must be unique across [[golden]] and [[verify]]".into()),
+            );
+        } else {
+            self.seen.insert(name.clone(), d.node.pos.line);
+        }
+        Some(name)
+    }
+}
+
+/// `working_dir` of the case, else of `[harness]`.
+fn explicit_working_dir(cx: &mut Ctx<'_>, h: &Harness, t: &Table<'_>) -> Option<PathBuf> {
+    t.get("working_dir")
+        .and_then(|(_, v)| cx.expanded(v, "working_dir"))
+        .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)))
+        .or_else(|| h.working_dir.clone())
+}
+
+/// A golden project: `path`, a command or the harness runner, isolation
+/// and ignore globs.
+fn golden_fields(
+    cx: &mut Ctx<'_>,
+    h: &Harness,
+    d: &Declared<'_>,
+    t: &Table<'_>,
+    name: Option<&str>,
+) -> KindFields {
+    let explicit_wd = explicit_working_dir(cx, h, t);
+    let path = match t.get("path") {
+        Some((_, v)) => cx
+            .expanded(v, "path")
+            .map(|p| crate::layout::absolute_from(&h.base_dir, Path::new(&p))),
+        None => {
+            cx.err(
+                d.node.pos,
+                format!("golden project {} has no `path`", d.what),
+                Some("add `path = \"golden/<project>\"` (relative to the harness file)".into()),
+            );
+            None
+        }
+    };
+    let command = match t.get("command") {
+        Some((_, v)) => cx
+            .string(v, "command")
+            .map(|c| with_root(&c, &h.base_dir, &h.shell)),
+        None => match &h.runner {
+            Some(r) => Some(r.clone()),
+            None => {
+                cx.err(
+                    d.node.pos,
+                    format!(
+                        "golden project `{}` has no `command` and there is no `[harness] runner`",
+                        name.unwrap_or("?")
+                    ),
+                    Some("add `command = \"…\"` to the project, or `runner = \"… {path}\"` to [harness]".into()),
+                );
+                None
+            }
+        },
+    };
+    let working_dir = path.as_ref().map(|p| {
+        explicit_wd
+            .clone()
+            .unwrap_or_else(|| super::default_working_dir(p))
+    });
+    KindFields {
+        path,
+        command,
+        working_dir,
+        isolation: isolation(cx, t),
+        ignore: ignore_globs(cx, t),
+    }
+}
+
+fn isolation(cx: &mut Ctx<'_>, t: &Table<'_>) -> Isolation {
+    let Some((_, v)) = t.get("isolation") else {
+        return Isolation::Check;
+    };
+    match cx.string(v, "isolation").as_deref() {
+        Some("check") => Isolation::Check,
+        Some("copy") => Isolation::Copy,
+        Some(other) => {
+            cx.err(
+                v.pos,
+                format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""),
+                None,
+            );
+            Isolation::Check
+        }
+        None => Isolation::Check,
+    }
+}
+
+/// The `ignore` globs that compile; each one that does not is an error.
+fn ignore_globs(cx: &mut Ctx<'_>, t: &Table<'_>) -> Vec<String> {
+    t.get("ignore")
+        .map(|(_, v)| cx.strings(v, "ignore"))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(g, pos)| match globset::Glob::new(g) {
+            Ok(_) => true,
+            Err(e) => {
+                cx.err(*pos, format!("invalid glob `{g}` in `ignore`: {e}"), None);
+                false
+            }
+        })
+        .map(|(g, _)| g)
+        .collect()
+}
+
+/// A verify command: a `command`, run in the working dir or beside the
+/// harness file.
+fn verify_fields(cx: &mut Ctx<'_>, h: &Harness, d: &Declared<'_>, t: &Table<'_>) -> KindFields {
+    let explicit_wd = explicit_working_dir(cx, h, t);
+    let command = match t.get("command") {
+        Some((_, v)) => cx
+            .string(v, "command")
+            .map(|c| with_root(&c, &h.base_dir, &h.shell)),
+        None => {
+            cx.err(
+                d.node.pos,
+                format!("verify command {} has no `command`", d.what),
+                Some("add `command = \"…\"`".into()),
+            );
+            None
+        }
+    };
+    KindFields {
+        path: None,
+        command,
+        working_dir: Some(explicit_wd.unwrap_or_else(|| h.base_dir.clone())),
+        isolation: Isolation::Check,
+        ignore: Vec::new(),
     }
 }
 

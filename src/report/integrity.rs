@@ -16,7 +16,7 @@ use super::markdown::{
 };
 use super::{NO_ISSUES_PHRASE, Written, observed};
 use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
-use crate::wire::summary::Summary;
+use crate::wire::summary::{Summary, SummaryCase};
 
 /// The exit code the record calls for (see [`crate::exit::for_record`]).
 pub fn expected_exit_code(record: &RunRecord) -> i32 {
@@ -421,7 +421,46 @@ fn markdown(
         .unwrap_or("(missing)");
     compare(found, path, "counts line", counts_text(counts), counts_line);
 
-    let results = table_rows(&lines, RESULTS_HEADING);
+    results_table(path, record, counts, &lines, found);
+
+    let evidence = table_rows(&lines, EVIDENCE_HEADING);
+    compare(
+        found,
+        path,
+        "execution evidence rows",
+        counts.total,
+        evidence.len(),
+    );
+
+    let issue_items = section(&lines, ISSUES_HEADING)
+        .iter()
+        .filter(|l| l.starts_with(ISSUE_ITEM_PREFIX))
+        .count();
+    compare(
+        found,
+        path,
+        "issue items",
+        record.issues().count(),
+        issue_items,
+    );
+
+    if counts.passed != counts.total && text.contains(NO_ISSUES_PHRASE) {
+        found.push(Disagreement::FalseAllClear {
+            path: path.to_path_buf(),
+        });
+    }
+    Some(text)
+}
+
+/// The results table of report.md: a row per case, each with its result.
+fn results_table(
+    path: &Path,
+    record: &RunRecord,
+    counts: &Counts,
+    lines: &[&str],
+    found: &mut Vec<Disagreement>,
+) {
+    let results = table_rows(lines, RESULTS_HEADING);
     compare(
         found,
         path,
@@ -454,34 +493,6 @@ fn markdown(
             got,
         );
     }
-
-    let evidence = table_rows(&lines, EVIDENCE_HEADING);
-    compare(
-        found,
-        path,
-        "execution evidence rows",
-        counts.total,
-        evidence.len(),
-    );
-
-    let issue_items = section(&lines, ISSUES_HEADING)
-        .iter()
-        .filter(|l| l.starts_with(ISSUE_ITEM_PREFIX))
-        .count();
-    compare(
-        found,
-        path,
-        "issue items",
-        record.issues().count(),
-        issue_items,
-    );
-
-    if counts.passed != counts.total && text.contains(NO_ISSUES_PHRASE) {
-        found.push(Disagreement::FalseAllClear {
-            path: path.to_path_buf(),
-        });
-    }
-    Some(text)
 }
 
 /// The lines after `heading` up to the next heading of the same level.
@@ -557,38 +568,7 @@ fn summary(
         );
     }
     for (c, case) in summary.cases.iter().zip(&record.cases) {
-        case_field(
-            found,
-            path,
-            case,
-            "result",
-            case.result.as_str(),
-            c.result.as_str(),
-        );
-        case_field(
-            found,
-            path,
-            case,
-            "execution_status",
-            case.execution_status.as_str(),
-            c.execution_status.as_str(),
-        );
-        case_field(
-            found,
-            path,
-            case,
-            "exit_code",
-            json_of(case.exit_code),
-            json_of(c.exit_code),
-        );
-        case_field(
-            found,
-            path,
-            case,
-            "evidence_hash",
-            json_of(case.evidence_hash.as_deref()),
-            json_of(c.evidence_hash.as_deref()),
-        );
+        summary_case(found, path, case, c);
     }
     let failures = summary
         .cases
@@ -603,6 +583,42 @@ fn summary(
         failures,
     );
     Some(summary.baseline)
+}
+
+/// One case of summary.json against the run record.
+fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c: &SummaryCase) {
+    case_field(
+        found,
+        path,
+        case,
+        "result",
+        case.result.as_str(),
+        c.result.as_str(),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "execution_status",
+        case.execution_status.as_str(),
+        c.execution_status.as_str(),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "exit_code",
+        json_of(case.exit_code),
+        json_of(c.exit_code),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "evidence_hash",
+        json_of(case.evidence_hash.as_deref()),
+        json_of(c.evidence_hash.as_deref()),
+    );
 }
 
 fn observations(path: &Path, record: &RunRecord, found: &mut Vec<Disagreement>) {

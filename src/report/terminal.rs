@@ -372,6 +372,15 @@ impl<W: Write> TerminalReporter<W> {
     }
 
     fn summary(&self, record: &RunRecord, exit_code: i32) -> String {
+        let mut s = self.summary_counts(record);
+        self.failure_lines(record, &mut s);
+        self.notes(record, &mut s);
+        self.closing_lines(record, exit_code, &mut s);
+        s
+    }
+
+    /// The filtered-out line and the count line.
+    fn summary_counts(&self, record: &RunRecord) -> String {
         let c = record.counts();
         let mut s = String::new();
         if self.filtered_out > 0 {
@@ -399,6 +408,11 @@ impl<W: Write> TerminalReporter<W> {
             self.paint(CYAN, &format!("{:>12}", "Summary")),
             seconds(record.duration)
         ));
+        s
+    }
+
+    /// Each failed case, with its output when it is shown at the end.
+    fn failure_lines(&self, record: &RunRecord, s: &mut String) {
         for case in record.cases.iter().filter(|c| c.result.is_failure()) {
             s.push_str(&format!(
                 "{} {} {}: {}\n",
@@ -411,6 +425,10 @@ impl<W: Write> TerminalReporter<W> {
                 s.push_str(&self.case_output(case));
             }
         }
+    }
+
+    /// The baseline comparison, warnings, an interrupt, an empty selection.
+    fn notes(&self, record: &RunRecord, s: &mut String) {
         if let Some(c) = &record.baseline {
             for (i, l) in super::baseline::terminal_lines(c, BASELINE_LINES)
                 .iter()
@@ -453,6 +471,10 @@ impl<W: Write> TerminalReporter<W> {
                 one_line(e.reason.strip_prefix("no case ran: ").unwrap_or(&e.reason)),
             ));
         }
+    }
+
+    /// Final status, exit code and where the reports are.
+    fn closing_lines(&self, record: &RunRecord, exit_code: i32, s: &mut String) {
         let status = record.final_status();
         let style = if status == FinalStatus::Success {
             GREEN
@@ -484,7 +506,6 @@ impl<W: Write> TerminalReporter<W> {
                 shown(path)
             ));
         }
-        s
     }
 }
 
@@ -516,6 +537,43 @@ fn tail(path: &Path, n: usize) -> (Vec<String>, usize) {
     )
 }
 
+impl<W: Write> TerminalReporter<W> {
+    /// The bar lists the case as running from now on.
+    fn case_started(&self, index: usize, label: &str) {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(index, (label.to_string(), Instant::now()));
+        if let Some(bar) = &self.progress {
+            bar.tick();
+        }
+    }
+
+    /// The case's line (and output, when shown as it ends); a case the
+    /// name filters left out is only counted.
+    fn case_finished(&mut self, case: &CaseRecord) -> io::Result<()> {
+        if case.result == CaseResult::Skipped && case.reason.as_deref() == Some(FILTERED_OUT) {
+            self.filtered_out += 1;
+            if let Some(bar) = &self.progress {
+                bar.inc(1);
+            }
+            return Ok(());
+        }
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&case.index);
+        let mut line = self.case_line(case);
+        if self.output_when(case).immediate() {
+            line.push_str(&self.case_output(case));
+        }
+        if let Some(bar) = &self.progress {
+            bar.inc(1);
+        }
+        self.emit(&line)
+    }
+}
+
 impl<W: Write> Reporter for TerminalReporter<W> {
     fn name(&self) -> &'static str {
         "terminal"
@@ -540,19 +598,7 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 self.emit(&line)
             }
             Event::CaseStarted { index, name, kind } => {
-                self.running
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(
-                        *index,
-                        (
-                            format!("{} {}", kind.as_str(), one_line(name)),
-                            Instant::now(),
-                        ),
-                    );
-                if let Some(bar) = &self.progress {
-                    bar.tick();
-                }
+                self.case_started(*index, &format!("{} {}", kind.as_str(), one_line(name)));
                 Ok(())
             }
             Event::CaseSlow {
@@ -570,29 +616,7 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 );
                 self.emit(&line)
             }
-            Event::CaseFinished { case } => {
-                if case.result == CaseResult::Skipped
-                    && case.reason.as_deref() == Some(FILTERED_OUT)
-                {
-                    self.filtered_out += 1;
-                    if let Some(bar) = &self.progress {
-                        bar.inc(1);
-                    }
-                    return Ok(());
-                }
-                self.running
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&case.index);
-                let mut line = self.case_line(case);
-                if self.output_when(case).immediate() {
-                    line.push_str(&self.case_output(case));
-                }
-                if let Some(bar) = &self.progress {
-                    bar.inc(1);
-                }
-                self.emit(&line)
-            }
+            Event::CaseFinished { case } => self.case_finished(case),
             Event::Warning { message } => {
                 let line = format!(
                     "{} {}\n",
