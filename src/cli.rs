@@ -157,7 +157,7 @@ impl FormatArg {
 
 /// Output format of the streaming messages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum MessageFormat {
+pub(crate) enum MessageFormat {
     /// Lines for people.
     #[default]
     Human,

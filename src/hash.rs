@@ -7,7 +7,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 /// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -97,7 +97,7 @@ pub fn evidence_hash(
 
 /// The evidence hash over a case's artifact files (`command.txt`,
 /// `stdout.log`, `stderr.log`), streamed: outputs can be gigabytes.
-pub fn evidence_hash_of_files(
+pub(crate) fn evidence_hash_of_files(
     command: &Path,
     stdout: &Path,
     stderr: &Path,
@@ -120,7 +120,7 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
 }
 
 /// Feed a file's bytes into `h` without holding it in memory.
-pub fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
+pub(crate) fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
     let mut f = File::open(path)?;
     let mut buf = vec![0u8; 256 * 1024];
     loop {

@@ -1,25 +1,35 @@
 //! cargo-golden: golden projects and verify commands as test cases that
 //! never report a false green.
 //!
+//! Most users need one function: [`harness::main`], the body of
+//! `tests/golden.rs` (a `harness = false` test target), which runs the
+//! cases declared in `harness.toml` under `cargo test` or `cargo nextest
+//! run`. For that, depend on this crate with `default-features = false`:
+//! the `cli` feature (on by default) builds the `cargo golden` command line
+//! and its subcommands, which the harness does not need.
+//!
 //! Layers, each depending only on those before it: declarations
 //! ([`config`]) → output classification ([`classify`]) → the process side
-//! ([`runner`]) → the event stream ([`events`]) → reporters ([`report`]) →
-//! subcommands that are not a run ([`commands`]) and the command line
-//! ([`cli`]). Baselines and snapshots ([`baseline`]) compare a finished
-//! run with what was approved before its reports are written. The record
-//! model ([`model`]), the artifact layout ([`layout`]), escape-sequence
-//! removal ([`ansi`]), the shell commands run in ([`shell`]), secret masking
-//! ([`redact`]), the out dir's lock and stale-report rule ([`outdir`]) and the
-//! wire formats ([`wire`]) are shared by all of them. Two front doors use one
-//! engine: the `cargo golden` command line and the libtest-mimic harness
-//! ([`harness`]).
+//! ([`runner`], whose [`runner::Run`] is the one engine of both front
+//! doors) → the event stream ([`events`]) → reporters ([`report`]) → the
+//! subcommands that are not a run and the command line (the `cli`
+//! feature). Baselines and snapshots ([`baseline`]) compare a finished run
+//! with what was approved before its reports are written. The record model
+//! ([`model`]), the artifact layout ([`layout`]), the shell commands run in
+//! ([`shell`]), secret masking ([`redact`]), evidence hashes ([`hash`]),
+//! exit codes ([`exit`]) and the wire formats ([`wire`]) are shared by all
+//! of them.
 
+#[doc(hidden)]
 pub mod ansi;
 pub mod baseline;
 pub mod classify;
 #[cfg(feature = "cli")]
 pub mod cli;
+/// The subcommands that are not a run; not a library API (exposed for the
+/// crate's own tests).
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod commands;
 pub mod config;
 pub mod events;
@@ -28,7 +38,7 @@ pub mod harness;
 pub mod hash;
 pub mod layout;
 pub mod model;
-pub mod outdir;
+pub(crate) mod outdir;
 pub mod redact;
 pub mod report;
 pub mod runner;

@@ -17,15 +17,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The lock file's name in the out dir.
-pub const LOCK_FILE: &str = ".lock";
+pub(crate) const LOCK_FILE: &str = ".lock";
 /// Who holds the lock, on one line. A file of its own: Windows locks are
 /// mandatory, so the lock file itself cannot be read by the run it turns
 /// away.
-pub const HOLDER_FILE: &str = ".lock.holder";
+pub(crate) const HOLDER_FILE: &str = ".lock.holder";
 
 /// How a process holds the out dir.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// A run that writes reports: alone.
     Exclusive,
     /// One process of a nextest run: with the others of its kind.
@@ -34,7 +34,7 @@ pub enum Access {
 
 /// The out dir could not be taken.
 #[derive(Debug, thiserror::Error)]
-pub enum OutDirError {
+pub(crate) enum OutDirError {
     /// Another run holds it.
     #[error(
         "the out dir {} is in use by another run{}\n  help: wait for it to finish, or pass another `--out DIR`",
@@ -61,7 +61,7 @@ pub enum OutDirError {
 /// The lock of an out dir; released when dropped (or when the process
 /// ends, however it ends).
 #[derive(Debug)]
-pub struct RunLock {
+pub(crate) struct RunLock {
     _file: File,
     /// The holder file this run wrote (exclusive access only).
     holder: Option<PathBuf>,
@@ -77,7 +77,7 @@ impl Drop for RunLock {
 }
 
 /// Lock `out_dir` (created if missing) for a run.
-pub fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
+pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
     let io_at = |path: &Path| {
         let path = path.to_path_buf();
         move |source| OutDirError::Io { path, source }
@@ -144,7 +144,7 @@ fn holder(path: &Path) -> Option<String> {
 /// Remove the reports of the previous run from `out_dir`. Something else
 /// in a report's place (a directory) holds no verdict and is left for the
 /// report's write to fail on, naming it.
-pub fn clear_reports(out_dir: &Path) -> Result<(), OutDirError> {
+pub(crate) fn clear_reports(out_dir: &Path) -> Result<(), OutDirError> {
     for path in crate::report::Written::in_dir(out_dir).paths() {
         match std::fs::remove_file(path) {
             Ok(()) => {}
@@ -163,7 +163,7 @@ pub fn clear_reports(out_dir: &Path) -> Result<(), OutDirError> {
 
 /// Start a run that writes reports into `out_dir`: lock it, then clear the
 /// previous run's reports.
-pub fn begin(out_dir: &Path) -> Result<RunLock, OutDirError> {
+pub(crate) fn begin(out_dir: &Path) -> Result<RunLock, OutDirError> {
     let lock = lock(out_dir, Access::Exclusive)?;
     clear_reports(out_dir)?;
     Ok(lock)

@@ -53,7 +53,7 @@ fn describe(e: &BaselineEntry) -> String {
 }
 
 /// Rewrite the baseline of `harness` from `record` (see the module docs).
-pub fn bless(
+pub(crate) fn bless(
     harness: &Harness,
     record: &RunRecord,
     old: Option<&BaselineFile>,

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{CaseKind, CaseResult};
 
 /// Version of the baseline format, bumped on incompatible change.
-pub const BASELINE_SCHEMA_VERSION: &str = "1.0.0";
+pub(crate) const BASELINE_SCHEMA_VERSION: &str = "1.0.0";
 
 /// The whole file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -188,7 +188,7 @@ impl BaselineFile {
 }
 
 /// Seconds rounded to hundredths, as the file stores them.
-pub fn round_seconds(secs: f64) -> f64 {
+pub(crate) fn round_seconds(secs: f64) -> f64 {
     (secs * 100.0).round() / 100.0
 }
 

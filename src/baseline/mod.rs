@@ -1,25 +1,27 @@
 //! Baselines and snapshots (SPEC section 15): not only "it still runs" but
 //! "it still does the same thing".
 //!
-//! - [`snapshot`]: a case's output, redacted ([`redactions`]), compared
-//!   with `snapshots/<name>.stdout|.stderr` beside the harness file, with
-//!   trycmd's `[..]` and `...` wildcards ([`wildcard`]);
-//! - [`mod@file`]: `golden-baseline.json`, the approved verdicts, written only
-//!   by a bless;
+//! - snapshots ([`Snapshots`], [`SnapshotCheck`]): a case's output,
+//!   redacted ([`Redactor`]), compared with
+//!   `snapshots/<name>.stdout|.stderr` beside the harness file, with
+//!   trycmd's `[..]` and `...` wildcards;
+//! - the baseline file ([`BaselineFile`]): `golden-baseline.json`, the
+//!   approved verdicts, written only by a bless;
 //! - [`compare`]: every run compared with it, case by case, and the rule
 //!   of `gate = "baseline"`;
-//! - [`bless`]: `--bless` rewrites the selected cases' entries from a run.
+//! - bless ([`BlessReport`]): `--bless` rewrites the selected cases' entries
+//!   from a run.
 //!
 //! Both front doors call [`conclude`] once the cases have run and before
 //! the reports are written, so the comparison is part of the one record
 //! every report is rendered from. Raw verdicts are never changed by it.
 
-pub mod bless;
+pub(crate) mod bless;
 pub mod compare;
-pub mod file;
-pub mod redactions;
-pub mod snapshot;
-pub mod wildcard;
+pub(crate) mod file;
+pub(crate) mod redactions;
+pub(crate) mod snapshot;
+pub(crate) mod wildcard;
 
 use std::collections::HashSet;
 
@@ -27,7 +29,7 @@ pub use bless::BlessReport;
 pub use compare::{CaseComparison, Class, ClassCounts, Comparison, Verdict};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::Redactor;
-pub use snapshot::{SnapshotCheck, Snapshots};
+pub use snapshot::{Outcome, SnapshotCheck, Snapshots, Stream};
 
 use crate::config::{Gate, Harness};
 use crate::model::{CaseRecord, CaseResult, RunRecord};

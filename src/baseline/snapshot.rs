@@ -27,7 +27,7 @@ use crate::config::{CaseDef, Harness, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
-pub const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
+pub(crate) const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
 /// Lines of a unified diff kept in the records and reports.
 const MAX_DIFF_LINES: usize = 200;
 /// Bytes of a unified diff kept in the records and reports.
@@ -352,7 +352,7 @@ fn read_output(path: &Path) -> Result<String, (Outcome, String)> {
 /// The unified diff from `expected` (the snapshot) to `actual`, wildcard
 /// matches folded away, cut to a bounded size; with the numbers of lines
 /// added and removed.
-pub fn unified_diff(
+pub(crate) fn unified_diff(
     file: &str,
     stream: Stream,
     expected: &str,

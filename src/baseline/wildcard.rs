@@ -65,7 +65,7 @@ fn split_end(line: &str) -> (&str, bool) {
 /// Glob matching over lines (a `...` line is the star): on a dead end the
 /// last `...` takes one more line and matching resumes, which is complete
 /// because every other pattern line matches exactly one output line.
-pub fn matches(pattern: &str, actual: &str) -> bool {
+pub(crate) fn matches(pattern: &str, actual: &str) -> bool {
     if pattern == actual {
         return true;
     }
@@ -95,7 +95,7 @@ pub fn matches(pattern: &str, actual: &str) -> bool {
 /// pattern line accepts become that pattern line, lines a `...` absorbs
 /// become that `...` line, everything else is kept. Equal to `pattern`
 /// exactly when [`matches()`] holds for the common greedy reading.
-pub fn normalize(pattern: &str, actual: &str) -> String {
+pub(crate) fn normalize(pattern: &str, actual: &str) -> String {
     let p = lines(pattern);
     let a = lines(actual);
     let mut out = String::with_capacity(actual.len());

@@ -37,7 +37,7 @@ impl LineDfa {
     /// Unicode word boundaries (`\b`, `\B`, `\<`, `\>`) are matched as ASCII
     /// ones: a DFA cannot look across a multi-byte character. Elsewhere the
     /// patterns mean what they mean to the `regex` crate.
-    pub fn new(patterns: &[&str]) -> Result<LineDfa, BuildError> {
+    pub(super) fn new(patterns: &[&str]) -> Result<LineDfa, BuildError> {
         assert!(patterns.len() <= 64, "pattern sets fit in a u64");
         let mut parser = regex_syntax::ParserBuilder::new();
         // As `regex::bytes`: patterns may match bytes that are not UTF-8.
@@ -73,7 +73,7 @@ impl LineDfa {
     }
 
     /// A walk over lines, with its own cache of DFA states.
-    pub fn walk(&self) -> Walk {
+    pub(super) fn walk(&self) -> Walk {
         let mut cache = self.dfa.create_cache();
         let sid = self.start(&mut cache, None);
         Walk {
@@ -103,7 +103,7 @@ pub(super) struct Walk {
 
 impl Walk {
     /// Back to the start of a line.
-    pub fn restart(&mut self, dfa: &LineDfa) {
+    pub(super) fn restart(&mut self, dfa: &LineDfa) {
         self.sid = dfa.start(&mut self.cache, None);
         self.gave_up = self.sid.is_none();
     }
@@ -111,14 +111,14 @@ impl Walk {
     /// Whether the DFA gave up on this line (it cannot with the default
     /// cache settings, which never give up; callers still decide what a
     /// line nobody could match means).
-    pub fn gave_up(&self) -> bool {
+    pub(super) fn gave_up(&self) -> bool {
         self.gave_up
     }
 
     /// Feed the next bytes of the line. `on_match(i, end)` is called for
     /// each pattern `i` not yet in `matched` whose match ends at
     /// `bytes[..end]`; the walk stops early once `matched` covers `wanted`.
-    pub fn feed(
+    pub(super) fn feed(
         &mut self,
         dfa: &LineDfa,
         bytes: &[u8],
@@ -159,7 +159,7 @@ impl Walk {
     }
 
     /// The line ended: resolve `$` and word boundaries at its end.
-    pub fn finish(&mut self, dfa: &LineDfa, matched: &mut u64, on_match: impl FnMut(usize)) {
+    pub(super) fn finish(&mut self, dfa: &LineDfa, matched: &mut u64, on_match: impl FnMut(usize)) {
         let Some(sid) = self.sid else {
             return;
         };

@@ -25,18 +25,18 @@ use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::report::{ReportError, SUMMARY_FILE, SummaryFile, headline, markup::inline};
 
 /// File name of the markdown comparison.
-pub const DIFF_MARKDOWN: &str = "diff.md";
+pub(crate) const DIFF_MARKDOWN: &str = "diff.md";
 /// File name of the JSON comparison.
-pub const DIFF_JSON: &str = "diff.json";
+pub(crate) const DIFF_JSON: &str = "diff.json";
 /// Longest `diff.md`, in bytes: under GitHub's 65,536-character limit on a
 /// pull-request comment, with room for a heading a workflow adds.
-pub const MAX_MARKDOWN: usize = 60_000;
+pub(crate) const MAX_MARKDOWN: usize = 60_000;
 /// Failures of the new run listed in `diff.md`.
 const MAX_FAILURES: usize = 50;
 
 /// What [`diff`] found and wrote.
 #[derive(Clone, Debug)]
-pub struct Diff {
+pub(crate) struct Diff {
     /// The comparison.
     pub comparison: Comparison,
     /// `diff.md`'s text.
@@ -49,7 +49,7 @@ pub struct Diff {
 
 /// Why there is no diff.
 #[derive(Debug, thiserror::Error)]
-pub enum DiffError {
+pub(crate) enum DiffError {
     /// A summary could not be read.
     #[error("cannot compare")]
     Read(#[from] ReportError),
@@ -81,7 +81,7 @@ struct Side<'a> {
 
 /// Compare the runs in `base` and `new` (out dirs, or their summary.json
 /// files) and write `diff.md` and `diff.json` into `out`.
-pub fn diff(base: &Path, new: &Path, out: &Path) -> Result<Diff, DiffError> {
+pub(crate) fn diff(base: &Path, new: &Path, out: &Path) -> Result<Diff, DiffError> {
     let base_s = crate::report::read_summary_file(&summary_path(base))?;
     let new_s = crate::report::read_summary_file(&summary_path(new))?;
     let comparison = compare_runs(&base_s.record, &new_s.record, &summary_path(base));
@@ -131,7 +131,7 @@ fn summary_path(p: &Path) -> PathBuf {
 }
 
 /// The comparison of `new` with `base` as its baseline.
-pub fn compare_runs(base: &RunRecord, new: &RunRecord, base_file: &Path) -> Comparison {
+pub(crate) fn compare_runs(base: &RunRecord, new: &RunRecord, base_file: &Path) -> Comparison {
     let base_verdicts = verdicts(base);
     let baseline = BaselineFile {
         schema_version: crate::baseline::file::BASELINE_SCHEMA_VERSION.to_string(),

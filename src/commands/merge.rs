@@ -38,7 +38,7 @@ const LIST_LIMIT: usize = 10;
 
 /// One shard's out dir, read back from its `summary.json`.
 #[derive(Clone, Debug)]
-pub struct Shard {
+pub(crate) struct Shard {
     /// The out dir as given.
     pub dir: PathBuf,
     /// The run its `summary.json` records (`out_dir` made absolute).
@@ -51,7 +51,7 @@ pub struct Shard {
 
 /// The merged run, its reports not yet written (see [`merge`]).
 #[derive(Clone, Debug)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// One record holding every case, in declaration order.
     pub record: RunRecord,
     /// How the reports name the harness file (as the shards named it).
@@ -63,7 +63,7 @@ pub struct Merged {
 
 /// Why shards cannot be merged. Found before anything is written.
 #[derive(Debug, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// No directory was given.
     #[error("no shard dir given")]
     NoShards,
@@ -291,7 +291,7 @@ pub enum Refusal {
 
 /// Which harness file a shard ran, as its `summary.json` records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShardHarness {
+pub(crate) struct ShardHarness {
     /// The shard dir.
     pub dir: PathBuf,
     /// The harness file (absolute, on the machine that ran the shard).
@@ -328,7 +328,7 @@ impl fmt::Display for ShardHarness {
 
 /// A merge failed.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     /// The shards cannot be merged; nothing was written.
     #[error(transparent)]
     Refused(#[from] Refusal),
@@ -366,7 +366,7 @@ pub enum MergeError {
 impl MergeError {
     /// Whether the merge was refused before anything was written (a usage
     /// error), rather than failing while writing.
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         matches!(self, MergeError::Refused(_))
     }
 }
@@ -412,7 +412,7 @@ fn verified_record(dir: &Path) -> Result<RunRecord, Refusal> {
 }
 
 /// Read the `summary.json` of the out dir `dir`.
-pub fn read_shard(dir: &Path) -> Result<Shard, Refusal> {
+pub(crate) fn read_shard(dir: &Path) -> Result<Shard, Refusal> {
     let path = dir.join(SUMMARY_FILE);
     if !path.is_file() {
         return Err(Refusal::NoSummary {
@@ -448,7 +448,7 @@ pub fn read_shard(dir: &Path) -> Result<Shard, Refusal> {
 /// Check that `shards` can be merged: same harness file, one complete set
 /// of partitions (or a single run of every case), every declared case held
 /// exactly once, and the evidence files of every case that ran present.
-pub fn check_shards(shards: &[Shard]) -> Result<(), Refusal> {
+pub(crate) fn check_shards(shards: &[Shard]) -> Result<(), Refusal> {
     let Some(first) = shards.first() else {
         return Err(Refusal::NoShards);
     };
@@ -672,7 +672,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 ///
 /// A refusal writes nothing. When copying fails, the partly copied run dir
 /// is removed again.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
     let mut shards = dirs
         .iter()
         .map(|d| read_shard(d))

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// One ad-hoc golden project.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AdhocGolden {
+pub(crate) struct AdhocGolden {
     /// Case name: given, or the path's file stem.
     pub name: String,
     /// The path as written.
@@ -14,7 +14,7 @@ pub struct AdhocGolden {
 /// Why an ad-hoc entry was rejected.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("--golden entry `{entry}`: {reason}")]
-pub struct AdhocError {
+pub(crate) struct AdhocError {
     /// The entry as written.
     pub entry: String,
     /// What is wrong with it.
@@ -30,7 +30,7 @@ fn is_drive_path(s: &str) -> bool {
 }
 
 /// Parse a comma-separated list of `name:path` or bare paths.
-pub fn parse(list: &str) -> Result<Vec<AdhocGolden>, AdhocError> {
+pub(crate) fn parse(list: &str) -> Result<Vec<AdhocGolden>, AdhocError> {
     let mut out = Vec::new();
     for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let err = |reason: &str| AdhocError {

@@ -4,7 +4,8 @@
 //! checked into the validated types below. Every error of a file is
 //! collected and reported together, each with file:line:col.
 
-pub mod adhoc;
+#[cfg(feature = "cli")]
+pub(crate) mod adhoc;
 mod error;
 pub mod tree;
 mod validate;
@@ -14,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use error::{ConfigError, Diagnostic};
-pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS, substitute};
+pub(crate) use validate::substitute;
+pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
 
 use crate::model::{CaseKind, JunitFlavour};
 use crate::shell::Shell;
@@ -447,7 +449,8 @@ impl Harness {
     }
 
     /// Append ad-hoc golden projects after the declared cases.
-    pub fn add_adhoc(&mut self, entries: &[adhoc::AdhocGolden]) -> Result<(), ConfigError> {
+    #[cfg(feature = "cli")]
+    pub(crate) fn add_adhoc(&mut self, entries: &[adhoc::AdhocGolden]) -> Result<(), ConfigError> {
         let mut diags = Vec::new();
         for e in entries {
             if self.cases.iter().any(|c| c.name == e.name) {
@@ -505,7 +508,7 @@ impl Harness {
 
 /// A golden project's default working dir: the path if it is a directory,
 /// else its parent.
-pub fn default_working_dir(path: &Path) -> PathBuf {
+pub(crate) fn default_working_dir(path: &Path) -> PathBuf {
     if path.is_file() {
         path.parent()
             .map_or_else(|| path.to_path_buf(), Path::to_path_buf)

@@ -416,7 +416,13 @@ fn suggest<'a>(got: &str, allowed: &[&'a str]) -> Option<&'a str> {
 }
 
 /// Replace `{path}`, `{dir}` and `{name}`, quoted for `shell`.
-pub fn substitute(shell: &Shell, command: &str, path: &Path, dir: &Path, name: &str) -> String {
+pub(crate) fn substitute(
+    shell: &Shell,
+    command: &str,
+    path: &Path,
+    dir: &Path,
+    name: &str,
+) -> String {
     command
         .replace("{path}", &shell.quote(&path.to_string_lossy()))
         .replace("{dir}", &shell.quote(&dir.to_string_lossy()))
@@ -543,7 +549,7 @@ fn with_root(command: &str, root: &Path, shell: &Shell) -> String {
 /// `${VAR}` and `${VAR:-default}` replaced from the environment, `$$` as
 /// a literal `$`; any other `$` is kept. The name of an unset variable
 /// without a default is the error.
-pub fn expand_vars(s: &str, get: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+pub(super) fn expand_vars(s: &str, get: impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('$') {
@@ -579,7 +585,7 @@ pub fn expand_vars(s: &str, get: impl Fn(&str) -> Option<String>) -> Result<Stri
 }
 
 /// Check `root` into `h`, reporting every problem.
-pub fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigError> {
+pub(super) fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigError> {
     let mut cx = Ctx {
         file,
         diags: Vec::new(),

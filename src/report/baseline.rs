@@ -16,17 +16,17 @@ use crate::config::Gate;
 use crate::model::RunRecord;
 
 /// Heading of the comparison section.
-pub const BASELINE_HEADING: &str = "## Compared with baseline";
+pub(crate) const BASELINE_HEADING: &str = "## Compared with baseline";
 /// Prefix of the line with the counts per class.
-pub const BASELINE_COUNTS_PREFIX: &str = "**Baseline:** ";
+pub(crate) const BASELINE_COUNTS_PREFIX: &str = "**Baseline:** ";
 /// Heading of the snapshot diffs section.
-pub const OUTPUT_CHANGES_HEADING: &str = "## Output changes";
+pub(crate) const OUTPUT_CHANGES_HEADING: &str = "## Output changes";
 /// Rows of the comparison table at most: the cases that need attention
 /// come first, and summary.json lists every case.
-pub const MAX_ROWS: usize = 500;
+pub(crate) const MAX_ROWS: usize = 500;
 
 /// The comparison section, heading included.
-pub fn section(out: &mut String, c: &Comparison) {
+pub(crate) fn section(out: &mut String, c: &Comparison) {
     let _ = writeln!(out, "{BASELINE_HEADING}\n");
     let gate = match c.gate {
         Gate::Baseline => "gate: baseline (the exit code follows this comparison)",
@@ -175,7 +175,8 @@ pub(super) fn suite_properties(c: &Comparison) -> Vec<(String, String)> {
 
 /// Lines for the terminal summary: the counts, then each case that fails
 /// the gate or was fixed, at most `limit` of them.
-pub fn terminal_lines(c: &Comparison, limit: usize) -> Vec<String> {
+#[cfg(feature = "cli")]
+pub(crate) fn terminal_lines(c: &Comparison, limit: usize) -> Vec<String> {
     let mut lines = Vec::new();
     if !c.found && c.gate == Gate::Results {
         lines.push(format!(

@@ -30,17 +30,17 @@ use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 /// strictly below it.
 pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 /// Error annotations GitHub shows per step.
-pub const MAX_ERROR_ANNOTATIONS: usize = 10;
+pub(crate) const MAX_ERROR_ANNOTATIONS: usize = 10;
 
 /// Escape the data (message) part of a workflow command.
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escape a property value (`file=`, `title=`) of a workflow command.
-pub fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -403,7 +403,7 @@ fn shortened_note(report: &str) -> String {
 /// `md` if it fits in `budget` bytes, else its longest prefix of whole
 /// lines that fits together with a note pointing at the full report. The
 /// note alone is dropped too when even it does not fit.
-pub fn shorten(md: &str, budget: usize, report: &str) -> String {
+pub(crate) fn shorten(md: &str, budget: usize, report: &str) -> String {
     if md.len() <= budget {
         return md.to_string();
     }

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 /// `text` made safe for a table cell or an inline run of markdown:
 /// markup characters are escaped, line breaks become `<br>`,
 /// other control characters are dropped (ANSI escapes with them).
-pub fn inline(text: &str) -> String {
+pub(crate) fn inline(text: &str) -> String {
     let text = crate::ansi::strip_str(text);
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.chars().peekable();
@@ -72,7 +72,7 @@ fn guard_phrase(s: &str) -> String {
 /// A link destination: characters outside a conservative set are
 /// percent-encoded so spaces, parentheses or `|` cannot end the link or
 /// the cell.
-pub fn link_target(path: &str) -> String {
+pub(crate) fn link_target(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
@@ -85,13 +85,13 @@ pub fn link_target(path: &str) -> String {
 }
 
 /// A markdown link whose text is user text.
-pub fn link(text: &str, target: &str) -> String {
+pub(crate) fn link(text: &str, target: &str) -> String {
     format!("[{}]({})", inline(text), link_target(target))
 }
 
 /// Column alignment in a [`Table`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     /// Left-aligned (text).
     Left,
     /// Right-aligned (numbers).
@@ -101,7 +101,7 @@ pub enum Align {
 /// A GFM table. Cells are given already rendered (see [`inline`]); the
 /// table only guarantees the row shape.
 #[derive(Clone, Debug)]
-pub struct Table {
+pub(crate) struct Table {
     header: Vec<String>,
     align: Vec<Align>,
     rows: Vec<Vec<String>>,
@@ -109,7 +109,7 @@ pub struct Table {
 
 impl Table {
     /// A table with these column headings and alignments.
-    pub fn new(columns: &[(&str, Align)]) -> Table {
+    pub(crate) fn new(columns: &[(&str, Align)]) -> Table {
         Table {
             header: columns.iter().map(|(h, _)| (*h).to_string()).collect(),
             align: columns.iter().map(|(_, a)| *a).collect(),
@@ -122,14 +122,14 @@ impl Table {
     /// # Panics
     /// When the row does not have one cell per column: a programming
     /// error that would break the table for every reader.
-    pub fn row(&mut self, cells: Vec<String>) -> &mut Table {
+    pub(crate) fn row(&mut self, cells: Vec<String>) -> &mut Table {
         assert_eq!(cells.len(), self.header.len(), "table row shape");
         self.rows.push(cells);
         self
     }
 
     /// The table as markdown, ending with a newline.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         push_row(&mut out, &self.header);
         let seps: Vec<String> = self

@@ -1,8 +1,8 @@
 //! Reports of a run: per-case `evidence.json`, and the file reports
 //! `junit.xml`, `report.md`, `summary.json` and `observations.jsonl`, all
 //! rendered from one [`RunRecord`] so they cannot disagree; plus the
-//! streaming reporters ([`terminal`], [`json_messages`], [`github`]) that
-//! consume the event stream.
+//! streaming reporters that consume the event stream: [`github`], and with
+//! the `cli` feature `terminal` and `json_messages`.
 //!
 //! Every file is replaced atomically (written to a temporary file in the
 //! same directory, then renamed), so a reader never sees half a report and
@@ -12,14 +12,14 @@
 //! record and the exit code: the last line of defence against a report that
 //! says something different from what happened.
 
-pub mod baseline;
+pub(crate) mod baseline;
 pub mod github;
 mod integrity;
 #[cfg(feature = "cli")]
 pub mod json_messages;
 mod junit;
 mod markdown;
-pub mod markup;
+pub(crate) mod markup;
 pub mod seal;
 mod summary;
 #[cfg(feature = "cli")]
@@ -49,7 +49,7 @@ pub const OBSERVATIONS_FILE: &str = "observations.jsonl";
 pub const REPORT_FILES: [&str; 4] = [JUNIT_FILE, MARKDOWN_FILE, SUMMARY_FILE, OBSERVATIONS_FILE];
 
 /// The phrase a report may only contain when every case passed.
-pub const NO_ISSUES_PHRASE: &str = "No issues observed";
+pub(crate) const NO_ISSUES_PHRASE: &str = "No issues observed";
 
 /// Paths of the reports [`write_all`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,7 +194,7 @@ pub fn write_all(record: &RunRecord, harness_display: &str) -> Result<Written, R
 }
 
 /// Whether a case gets an observation record: it ran and left evidence.
-pub fn observed(case: &CaseRecord) -> bool {
+pub(crate) fn observed(case: &CaseRecord) -> bool {
     case.ran() && case.result != crate::model::CaseResult::Skipped
 }
 
@@ -207,7 +207,7 @@ fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
 
 /// Replace `path` with `bytes`: a temporary file in the same directory
 /// (same file system, so the rename is atomic) renamed over the target.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -231,19 +231,19 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Bytes as text, invalid UTF-8 replaced by U+FFFD.
-pub fn lossy(bytes: &[u8]) -> String {
+pub(crate) fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Lines of output kept in an excerpt (failure text, annotation groups).
-pub const EXCERPT_LINES: usize = 20;
+pub(crate) const EXCERPT_LINES: usize = 20;
 /// Characters of output kept in an excerpt.
-pub const EXCERPT_CHARS: usize = 4000;
+pub(crate) const EXCERPT_CHARS: usize = 4000;
 
 /// The last [`EXCERPT_LINES`] lines (at most [`EXCERPT_CHARS`] characters)
 /// of stdout and of stderr, each under a heading; empty when both are.
 /// Failures usually explain themselves at the end of the output.
-pub fn output_excerpt(case: &CaseRecord) -> String {
+pub(crate) fn output_excerpt(case: &CaseRecord) -> String {
     let mut out = String::new();
     for (label, bytes) in [("stdout", &case.stdout), ("stderr", &case.stderr)] {
         if bytes.is_empty() {
@@ -265,7 +265,7 @@ pub fn output_excerpt(case: &CaseRecord) -> String {
 
 /// The last `lines` lines of `text`, cut further to its last `max_chars`
 /// characters (at a char boundary).
-pub fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
+pub(crate) fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
     let trimmed = text.strip_suffix('\n').unwrap_or(text);
     let mut start = 0;
     let mut seen = 0;
@@ -289,7 +289,7 @@ pub fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
 /// `s` on one line: ANSI escapes are dropped, line breaks and other
 /// control characters become spaces, runs of spaces collapse. For attribute values and titles that
 /// consumers show on a single line.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in crate::ansi::strip_str(s).chars() {
         let ch = if ch.is_control() { ' ' } else { ch };
@@ -306,7 +306,7 @@ pub fn one_line(s: &str) -> String {
 
 /// The one-line headline of a failed or errored case: its first issue's
 /// message, else the reason it could not run.
-pub fn headline(case: &CaseRecord) -> String {
+pub(crate) fn headline(case: &CaseRecord) -> String {
     let raw = case
         .issues
         .first()
@@ -326,7 +326,7 @@ pub fn headline(case: &CaseRecord) -> String {
 }
 
 /// `config_validation` or `execution`.
-pub fn stage_str(stage: Stage) -> &'static str {
+pub(crate) fn stage_str(stage: Stage) -> &'static str {
     match stage {
         Stage::ConfigValidation => "config_validation",
         Stage::Execution => "execution",
@@ -334,7 +334,7 @@ pub fn stage_str(stage: Stage) -> &'static str {
 }
 
 /// `HIGH` or `MEDIUM`.
-pub fn severity_str(severity: Severity) -> &'static str {
+pub(crate) fn severity_str(severity: Severity) -> &'static str {
     match severity {
         Severity::High => "HIGH",
         Severity::Medium => "MEDIUM",
@@ -344,7 +344,7 @@ pub fn severity_str(severity: Severity) -> &'static str {
 /// The status to show beside a case: its execution status, or
 /// `NO_EVIDENCE` for a case that could not run (its execution status says
 /// nothing then).
-pub fn status_label(case: &CaseRecord) -> &'static str {
+pub(crate) fn status_label(case: &CaseRecord) -> &'static str {
     if case.ran() || case.result == crate::model::CaseResult::Skipped {
         case.execution_status.as_str()
     } else {
@@ -353,7 +353,7 @@ pub fn status_label(case: &CaseRecord) -> &'static str {
 }
 
 /// Seconds with two decimals, as every human-facing report shows them.
-pub fn seconds(d: std::time::Duration) -> String {
+pub(crate) fn seconds(d: std::time::Duration) -> String {
     format!("{:.2}s", d.as_secs_f64())
 }
 

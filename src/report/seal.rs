@@ -151,7 +151,7 @@ impl Signer {
 /// the report copies, then every attempt's artifact files, in declaration
 /// order. Files that were never created (a case that could not start) are
 /// left out.
-pub fn sealed_files(record: &RunRecord) -> Vec<String> {
+pub(crate) fn sealed_files(record: &RunRecord) -> Vec<String> {
     let prefix = format!("{}/", run_dir(&record.run_id));
     let dir = record.out_dir.join(run_dir(&record.run_id));
     let mut files: Vec<String> = super::REPORT_FILES.iter().map(|f| f.to_string()).collect();

@@ -10,11 +10,11 @@ use crate::layout::Artifacts;
 use crate::model::{CaseResult, EvidenceStatus, ExecutionStatus, IssueType};
 use crate::runner::capture::TRUNCATION_MARKER;
 use crate::wire::decode_output;
-pub use crate::wire::evidence::Evidence;
+pub(crate) use crate::wire::evidence::Evidence;
 
 /// Read an `evidence.json`: a plain file (never through a symlink) that
 /// parses.
-pub fn read(path: &Path) -> Result<Evidence, String> {
+pub(crate) fn read(path: &Path) -> Result<Evidence, String> {
     plain_file(path)?;
     let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
     let ev: Evidence =
@@ -31,7 +31,7 @@ pub fn read(path: &Path) -> Result<Evidence, String> {
 }
 
 /// `Ok` when `path` is a regular file and not a symlink.
-pub fn plain_file(path: &Path) -> Result<(), String> {
+pub(crate) fn plain_file(path: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err("is a symlink".to_string()),
         Ok(m) if m.is_file() => Ok(()),
@@ -44,7 +44,7 @@ pub fn plain_file(path: &Path) -> Result<(), String> {
 /// `rel` (a recorded artifact path, relative to the out dir) as a path
 /// inside the run dir `run_dir` of run `run_id`; an error when it is
 /// absolute, climbs out, or lies outside this run's directory.
-pub fn inside_run(run_dir: &Path, run_id: &str, rel: &str) -> Result<PathBuf, String> {
+pub(crate) fn inside_run(run_dir: &Path, run_id: &str, rel: &str) -> Result<PathBuf, String> {
     let prefix = format!("{}/", crate::layout::run_dir(run_id));
     let inside = rel.strip_prefix(&prefix).filter(|r| plain_relative(r));
     match inside {
@@ -56,7 +56,7 @@ pub fn inside_run(run_dir: &Path, run_id: &str, rel: &str) -> Result<PathBuf, St
 }
 
 /// A relative path of plain names only: joined to a dir, it stays inside.
-pub fn plain_relative(path: &str) -> bool {
+pub(crate) fn plain_relative(path: &str) -> bool {
     let path = Path::new(path);
     !path.as_os_str().is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)))
 }
@@ -65,7 +65,7 @@ pub fn plain_relative(path: &str) -> bool {
 /// (already read as `ev`) in run `run_id`, whose dir is `run_dir`: unsafe
 /// artifact paths, files that are missing or symlinks, a hash that does
 /// not recompute, a verdict that does not follow.
-pub fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> {
+pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(a) = &ev.artifacts else {
         problems.push("records no artifact paths".to_string());
@@ -172,7 +172,7 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
 /// execution status and the expected outcome (a `specific_error` regex is
 /// matched against the logs again), and issues exactly for failures.
 /// Output patterns are not re-applied: they live in the harness file.
-pub fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
+pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
     let mut p = Vec::new();
     let ran = ev.status != EvidenceStatus::NoEvidence;
     let status = match ev.exit_code {

@@ -7,7 +7,7 @@
 //! - Every case of `summary.json` has its evidence: `evidence.json` and
 //!   the files its hash covers, at plain paths inside the run dir; the hash
 //!   recomputes; the recorded verdict follows from the recorded exit code,
-//!   ending, findings and expected outcome ([`evidence::rejudge`]).
+//!   ending, findings and expected outcome (`evidence::rejudge`).
 //! - The reports (`summary.json`, `junit.xml`, `report.md`,
 //!   `observations.jsonl`) agree with the evidence: the run record is
 //!   rebuilt from `summary.json` with every verdict taken from the evidence,
@@ -16,7 +16,7 @@
 //!
 //! Any finding names the case (when there is one) and the file.
 
-pub mod evidence;
+pub(crate) mod evidence;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -130,7 +130,7 @@ impl fmt::Display for RunReport {
 
 /// A minisign public key: the path of a `.pub` file, or the key itself
 /// (the base64 line, as `minisign -P` takes it).
-pub fn read_public_key(arg: &str) -> Result<minisign::PublicKey, String> {
+pub(crate) fn read_public_key(arg: &str) -> Result<minisign::PublicKey, String> {
     let path = Path::new(arg);
     if path.is_file() {
         let text = std::fs::read_to_string(path)
@@ -340,7 +340,7 @@ fn check_attempt(
 
 /// Replace the verdict of `case` by what its evidence says: the evidence,
 /// not a summary, decides (`merge` does the same).
-pub fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
+pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.exit_code = ev.exit_code;
     case.signal = ev.exit_code.and_then(crate::model::shell_signal);
     case.status = ev.status;
