@@ -73,7 +73,8 @@ pub enum Outcome {
     Changed,
     /// There is no snapshot file.
     Missing,
-    /// The output is over [`SNAPSHOT_LIMIT`]: not compared, not blessed.
+    /// The output is over the snapshot limit (8 MiB per stream): not
+    /// compared, not blessed.
     TooLarge,
     /// The snapshot file or the output log could not be read.
     Unreadable,
