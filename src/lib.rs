@@ -20,6 +20,8 @@
 //! exit codes ([`exit`]) and the wire formats ([`wire`]) are shared by all
 //! of them.
 
+/// Escape-sequence removal; not a library API (exposed for the crate's own
+/// tests).
 #[doc(hidden)]
 pub mod ansi;
 pub mod baseline;
