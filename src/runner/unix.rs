@@ -372,12 +372,17 @@ pub fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
                 .find_map(|var| var.strip_prefix(prefix.as_bytes()))
                 .map(|v| String::from_utf8_lossy(v).into_owned())
         });
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let mut command: String = String::from_utf8_lossy(&cmdline)
-        .split('\0')
-        .filter(|a| !a.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let zombie = stat.state == 'Z' || stat.state == 'X';
+    let mut command = command_line(pid);
+    // A process in the middle of an `exec` shows an empty command line for
+    // a moment: look again briefly before naming it by its short name.
+    for _ in 0..20 {
+        if !command.is_empty() || zombie {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        command = command_line(pid);
+    }
     if command.is_empty() {
         command = std::fs::read_to_string(format!("/proc/{pid}/comm"))
             .map(|c| format!("[{}]", c.trim()))
@@ -385,10 +390,22 @@ pub fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
     }
     Some(ProcInfo {
         pid,
-        zombie: stat.state == 'Z' || stat.state == 'X',
+        zombie,
         token,
         command,
     })
+}
+
+/// `/proc/<pid>/cmdline` with its arguments joined by spaces; empty for a
+/// zombie or a process in the middle of an `exec`.
+#[cfg(target_os = "linux")]
+fn command_line(pid: u32) -> String {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    String::from_utf8_lossy(&cmdline)
+        .split('\0')
+        .filter(|a| !a.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What `pid` is; nothing is known of processes off Linux.
