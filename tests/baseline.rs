@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Project, text};
+use common::{Project, text, verify_evidence};
 use serde_json::Value;
 
 fn read(p: impl AsRef<Path>) -> String {
@@ -116,11 +116,7 @@ fn output_gaining_a_line_fails_with_a_diff_naming_it_everywhere() {
     );
     assert!(junit_failure(&p, "report").contains(added));
     // The evidence holds up: the snapshot issue accounts for the FAILED.
-    let v = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .arg("verify-evidence")
-        .arg(p.out())
-        .output()
-        .unwrap();
+    let v = verify_evidence(&p.out());
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     // The snapshot itself is untouched by an ordinary run.
     assert_eq!(

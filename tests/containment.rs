@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Project, signal, survivors_with_env, text, unique};
+use common::{Project, signal, survivors_with_env, text, unique, verify_evidence};
 
 const MARK: &str = "CG_TEST_MARK";
 
@@ -916,11 +916,7 @@ env = {{ {MARK} = "{mark}" }}
         "{ev}"
     );
     // The evidence covers what the logs hold, so it verifies.
-    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .arg("verify-evidence")
-        .arg(p.out())
-        .output()
-        .unwrap();
+    let o = verify_evidence(&p.out());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 
@@ -958,11 +954,7 @@ env = {{ {MARK} = "{mark}" }}
     );
     assert!(!ev["evidence_hash"].is_null(), "the command ran: {ev}");
     no_survivors(&mark);
-    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .arg("verify-evidence")
-        .arg(p.out())
-        .output()
-        .unwrap();
+    let o = verify_evidence(&p.out());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
 

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Project, text};
+use common::{Project, text, verify_evidence};
 
 /// Secret through a case's `env`; also written into a command.
 const API_TOKEN: &str = "ghp_supersecret123";
@@ -284,11 +284,7 @@ fn no_secret_reaches_an_artifact_a_report_or_a_log() {
     );
 
     // The evidence hashes are over the stored (masked) bytes.
-    let v = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .arg("verify-evidence")
-        .arg(p.out())
-        .output()
-        .unwrap();
+    let v = verify_evidence(&p.out());
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     assert!(
         String::from_utf8_lossy(&v.stdout)

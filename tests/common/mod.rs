@@ -164,6 +164,16 @@ pub fn processes_matching(marker: &str) -> Vec<String> {
         .collect()
 }
 
+/// `cargo golden verify-evidence DIR` through the real binary.
+pub fn verify_evidence(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap()
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
