@@ -79,13 +79,6 @@ impl Excerpt {
     }
 }
 
-/// Truncate an in-memory output the same way the streaming excerpt does.
-pub fn truncate(data: &[u8], limit: usize) -> Vec<u8> {
-    let mut e = Excerpt::new(limit);
-    e.push(data);
-    e.finish()
-}
-
 /// One stream's capture.
 pub struct Capture {
     /// `None` when there is no secret to mask.
@@ -99,7 +92,6 @@ struct Store {
     excerpt: Excerpt,
     classifier: StreamClassifier,
     evidence: Option<EvidenceHasher>,
-    bytes: u64,
     /// Also copy each chunk to the tool's stderr (`--no-capture`).
     live: bool,
 }
@@ -115,7 +107,6 @@ impl Store {
         }
         self.excerpt.push(chunk);
         self.classifier.feed(chunk);
-        self.bytes += chunk.len() as u64;
         if self.live {
             // A closed terminal must not fail the case: the log has it all.
             let mut e = io::stderr().lock();
@@ -133,8 +124,6 @@ pub struct Captured {
     pub findings: StreamFindings,
     /// Evidence hasher state, when this stream fed it.
     pub evidence: Option<EvidenceHasher>,
-    /// Bytes stored (after masking).
-    pub bytes: u64,
     /// The excerpt holds the whole stream (it was not truncated).
     pub complete: bool,
     /// Secret values masked.
@@ -158,7 +147,6 @@ impl Capture {
                 excerpt: Excerpt::new(truncate),
                 classifier,
                 evidence,
-                bytes: 0,
                 live: false,
             },
         }
@@ -187,7 +175,6 @@ impl Capture {
             excerpt: store.excerpt.finish(),
             findings: store.classifier.finish(),
             evidence: store.evidence,
-            bytes: store.bytes,
             redactions,
         })
     }
@@ -223,6 +210,13 @@ pub fn evidence_finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Truncate an in-memory output the way the streaming excerpt does.
+    fn truncate(data: &[u8], limit: usize) -> Vec<u8> {
+        let mut e = Excerpt::new(limit);
+        e.push(data);
+        e.finish()
+    }
 
     #[test]
     fn excerpt_is_deterministic_across_chunkings() {

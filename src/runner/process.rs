@@ -86,8 +86,6 @@ pub struct Outcome {
     /// (`pid N (command)`): background jobs and processes that escaped
     /// its group. Empty where inherited processes cannot be found.
     pub left_behind: Vec<String>,
-    /// Wall clock from spawn to reap.
-    pub duration: Duration,
 }
 
 /// The command could not be started.
@@ -215,7 +213,6 @@ pub fn run(
         return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
     }
     let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
-    let start = Instant::now();
     let Started {
         mut child,
         _container,
@@ -263,7 +260,6 @@ pub fn run(
         interrupted: st.interrupted,
         leaked: st.leaked,
         left_behind,
-        duration: start.elapsed(),
     })
 }
 
