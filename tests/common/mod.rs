@@ -112,23 +112,10 @@ impl Project {
 /// there is one (no dependency on procps), else asks `ps`.
 #[cfg(unix)]
 pub fn processes_matching(marker: &str) -> Vec<String> {
-    let all: Vec<String> = match std::fs::read_dir("/proc") {
-        Ok(entries) => entries
-            .flatten()
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .bytes()
-                    .all(|b| b.is_ascii_digit())
-            })
-            .filter_map(|e| {
-                // A zombie has an empty command line: it is gone for our purposes.
-                let raw = std::fs::read(e.path().join("cmdline")).ok()?;
-                let line: Vec<u8> = raw.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
-                Some(String::from_utf8_lossy(&line).trim().to_string())
-            })
-            .collect(),
-        Err(_) => {
+    let all: Vec<String> = match proc_dirs() {
+        // A zombie has an empty command line: it is gone for our purposes.
+        Some(dirs) => dirs.filter_map(|d| command_line(&d)).collect(),
+        None => {
             let out = Command::new("ps")
                 .args(["-axo", "command"])
                 .output()
@@ -188,32 +175,36 @@ pub fn text(o: &Output) -> String {
 /// only that case's processes carry it.
 pub fn processes_with_env(var: &str, value: &str) -> Vec<String> {
     let needle = format!("{var}={value}");
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let Some(dirs) = proc_dirs() else {
         return Vec::new();
     };
-    entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        })
-        .filter_map(|e| {
-            let env = std::fs::read(e.path().join("environ")).ok()?;
-            if !env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
-                return None;
-            }
-            // A zombie's environment reads empty, so what is left is alive.
-            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
-            let line: Vec<u8> = cmd.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
-            Some(format!(
-                "{} {}",
-                e.file_name().to_string_lossy(),
-                String::from_utf8_lossy(&line).trim()
-            ))
-        })
-        .collect()
+    dirs.filter_map(|d| {
+        let env = std::fs::read(d.join("environ")).ok()?;
+        if !env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
+            return None;
+        }
+        // A zombie's environment reads empty, so what is left is alive.
+        let pid = d.file_name()?.to_string_lossy().into_owned();
+        Some(format!("{pid} {}", command_line(&d)?))
+    })
+    .collect()
+}
+
+/// `/proc/<pid>` of every process, where there is a `/proc`.
+fn proc_dirs() -> Option<impl Iterator<Item = PathBuf>> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    Some(entries.flatten().map(|e| e.path()).filter(|p| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+    }))
+}
+
+/// The command line in a `/proc/<pid>` directory, arguments joined by
+/// spaces.
+fn command_line(dir: &Path) -> Option<String> {
+    let raw = std::fs::read(dir.join("cmdline")).ok()?;
+    let line: Vec<u8> = raw.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
+    Some(String::from_utf8_lossy(&line).trim().to_string())
 }
 
 /// Wait (at most 15 s) until no live process carries `var=value`; the
