@@ -691,26 +691,14 @@ fn conclude_run(
         selects: &selects,
         look_for_missing: true,
     };
-    let blessed = crate::baseline::conclude(h, record, baseline, &selection, a.bless);
-    match &blessed {
-        Ok(Some(report)) => eprint!("{report}"),
-        Ok(None) => {}
-        Err(e) => print_error(e),
-    }
-    let finished = crate::report::finish(record, &h.display_file(), fanout, signer);
-    match &finished.problem {
-        Some(problem) => print_error(problem),
-        None => crate::report::retain(record, h.keep_runs),
-    }
-    if let Some(note) = finished.removed_note() {
-        eprintln!("error: {note}");
-    }
+    let concluded =
+        crate::report::conclude(h, record, fanout, baseline, (&selection, a.bless), signer);
     // The reports still say what ran; a bless that could not write its
     // baseline must not exit 0.
-    if blessed.is_err() && finished.exit_code == exit::SUCCESS {
+    if concluded.bless_failed && concluded.exit_code == exit::SUCCESS {
         exit::FAILED
     } else {
-        finished.exit_code
+        concluded.exit_code
     }
 }
 
@@ -723,12 +711,7 @@ fn finish(
     signer: Option<&Signer>,
 ) -> i32 {
     let finished = crate::report::finish(record, harness_display, fanout, signer);
-    if let Some(problem) = &finished.problem {
-        print_error(problem);
-    }
-    if let Some(note) = finished.removed_note() {
-        eprintln!("error: {note}");
-    }
+    finished.tell();
     finished.exit_code
 }
 

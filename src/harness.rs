@@ -309,42 +309,23 @@ fn conclude(
         selects: &selects,
         look_for_missing: true,
     };
-    let blessed = crate::baseline::conclude(
+    let concluded = crate::report::conclude(
         harness,
         record,
-        setup.baseline.as_ref(),
-        &selection,
-        setup.bless,
-    );
-    match &blessed {
-        Ok(Some(report)) => eprint!("{report}"),
-        Ok(None) => {}
-        Err(e) => print_error(e),
-    }
-    let finished = crate::report::finish(
-        record,
-        &harness.display_file(),
         fanout,
+        setup.baseline.as_ref(),
+        (&selection, setup.bless),
         setup.signer.as_ref(),
     );
-    if finished.problem.is_none() {
-        crate::report::retain(record, harness.keep_runs);
-    }
     crate::runner::release();
-    if let Some(problem) = &finished.problem {
-        print_error(problem);
-    }
-    if let Some(note) = finished.removed_note() {
-        eprintln!("error: {note}");
-    }
     eprintln!(
         "cargo-golden: reports in {}",
         crate::layout::display_relative(&record.out_dir)
     );
-    if blessed.is_err() {
+    if concluded.bless_failed {
         return crate::exit::LIBTEST_FAILED;
     }
-    let code = crate::exit::for_libtest_record(record, trials_failed, finished.exit_code);
+    let code = crate::exit::for_libtest_record(record, trials_failed, concluded.exit_code);
     if trials_failed && code == crate::exit::SUCCESS {
         eprintln!(
             "cargo-golden: gate = \"baseline\": every failing case is a known failure of the baseline"

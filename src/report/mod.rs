@@ -392,6 +392,54 @@ impl Finished {
             )
         })
     }
+
+    /// Say on stderr what went wrong with the reports, if anything.
+    pub fn tell(&self) {
+        if let Some(problem) = &self.problem {
+            crate::exit::print_error(problem, false);
+        }
+        if let Some(note) = self.removed_note() {
+            eprintln!("error: {note}");
+        }
+    }
+}
+
+/// How [`conclude`] ended a run.
+#[derive(Debug)]
+pub(crate) struct Concluded {
+    /// From [`finish`]: the code the reports and the record call for.
+    pub exit_code: i32,
+    /// A bless was asked for and could not write what it blessed.
+    pub bless_failed: bool,
+}
+
+/// End a finished run the way both front doors do: compare it with its
+/// baseline (blessing it when `bless`), write and check the reports, apply
+/// `keep_runs` once they agree, and say on stderr what went wrong. What
+/// exit code follows is left to each front door.
+pub(crate) fn conclude(
+    harness: &crate::config::Harness,
+    record: &mut RunRecord,
+    fanout: &mut crate::events::Fanout,
+    baseline: Option<&crate::baseline::BaselineFile>,
+    (selection, bless): (&crate::baseline::Selection<'_>, bool),
+    signer: Option<&seal::Signer>,
+) -> Concluded {
+    let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless);
+    match &blessed {
+        Ok(Some(report)) => eprint!("{report}"),
+        Ok(None) => {}
+        Err(e) => crate::exit::print_error(e, false),
+    }
+    let finished = finish(record, &harness.display_file(), fanout, signer);
+    if finished.problem.is_none() {
+        retain(record, harness.keep_runs);
+    }
+    finished.tell();
+    Concluded {
+        exit_code: finished.exit_code,
+        bless_failed: blessed.is_err(),
+    }
 }
 
 /// Apply `keep_runs` once the run's reports are written and agree: a run
