@@ -579,8 +579,11 @@ pub fn open_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
 }
-/// Bytes read from a pipe at once.
+/// Bytes read from a pipe at once, at most.
 const CHUNK: usize = 256 * 1024;
+/// The read buffer's first size: it grows to [`CHUNK`] once a read fills
+/// it, so a case with little output does not pay for zeroing the full size.
+const FIRST_CHUNK: usize = 16 * 1024;
 
 /// A running child's output pipes (0 = stdout, 1 = stderr) and its exit,
 /// watched by one thread with `poll(2)`: the run can end at any moment
@@ -604,7 +607,7 @@ impl Watch {
             pipes: [Some(File::from(out)), Some(File::from(err))],
             exit: Some(exit_notifier(child.id())?),
             pid: child.id(),
-            buf: vec![0; CHUNK],
+            buf: vec![0; FIRST_CHUNK],
         })
     }
 
@@ -651,7 +654,12 @@ impl Watch {
         };
         match pipe.read(&mut self.buf) {
             Ok(0) => self.pipes[i] = None,
-            Ok(n) => on(i, &self.buf[..n]),
+            Ok(n) => {
+                on(i, &self.buf[..n]);
+                if n == self.buf.len() && n < CHUNK {
+                    self.buf.resize(CHUNK, 0);
+                }
+            }
             Err(e)
                 if matches!(
                     e.kind(),
