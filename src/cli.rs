@@ -540,8 +540,8 @@ enum CliError {
     Schema(#[source] serde_json::Error),
     #[error(transparent)]
     SigningKey(#[from] crate::report::seal::KeyError),
-    #[error("{0}")]
-    PublicKey(String),
+    #[error(transparent)]
+    PublicKey(crate::commands::verify::SignatureError),
     #[error("verify-evidence without DIR checks the latest run of the default out dir; pass DIR")]
     NoDefaultOutDir(#[source] Box<CliError>),
     #[error(transparent)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cargo_golden::commands::init::{
-    Conflict, Dependency, InitError, InitOptions, InitReport, init,
+    Conflict, Dependency, InitError, InitOptions, InitReport, ShapeProblem, init,
 };
 use cargo_golden::config::Harness;
 use cargo_golden::model::CaseKind;
@@ -382,6 +382,36 @@ fn not_a_cargo_package() {
     assert!(matches!(err, InitError::NotACargoProject(_)), "{err:?}");
     assert!(err.to_string().contains("no Cargo.toml"), "{err}");
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_manifest_init_cannot_edit_is_left_as_it_was_and_named_with_why() {
+    let (_tmp, dir) = cargo_new("--lib");
+    let manifest = dir.join("Cargo.toml");
+    // A top-level `test` key that is not `[[test]]` entries.
+    let before = format!("test = \"not an array\"\n{}", read(&manifest));
+    std::fs::write(&manifest, &before).unwrap();
+    let err = init(&dir, &options(true)).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            InitError::ManifestShape {
+                problem: ShapeProblem::TestNotArray,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let chain = cargo_golden::exit::error_chain(&err);
+    assert_eq!(
+        chain,
+        format!(
+            "cannot edit {}: `test` is not an array of tables",
+            manifest.display()
+        )
+    );
+    assert_eq!(read(&manifest), before);
+    assert!(!dir.join("harness.toml").exists());
 }
 
 #[test]

@@ -112,6 +112,23 @@ impl fmt::Display for Conflict {
     }
 }
 
+/// What in `Cargo.toml` is in the way of the edit.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeProblem {
+    /// No `[package]` table (and no `[workspace]` either).
+    #[error("there is no [package] table")]
+    NoPackage,
+    /// `[package]` without a `name`.
+    #[error("[package] has no `name`")]
+    NoPackageName,
+    /// `test` is there, but not as `[[test]]` entries.
+    #[error("`test` is not an array of tables")]
+    TestNotArray,
+    /// A dependency table is something else.
+    #[error("`{0}` is not a table")]
+    NotATable(String),
+}
+
 /// Why init did nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
@@ -140,12 +157,13 @@ pub enum InitError {
         source: toml_edit::TomlError,
     },
     /// `Cargo.toml` has a shape init cannot complete.
-    #[error("cannot edit {}: {message}", path.display())]
+    #[error("cannot edit {}", path.display())]
     ManifestShape {
         /// The manifest.
         path: PathBuf,
         /// What is in the way.
-        message: String,
+        #[source]
+        problem: ShapeProblem,
     },
     /// A file could not be read.
     #[error("cannot read {}", path.display())]
@@ -175,9 +193,9 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         return Err(InitError::NotACargoProject(dir.to_path_buf()));
     }
     let mut doc = read_manifest(&manifest_path)?;
-    let shape_error = |message: String| InitError::ManifestShape {
+    let shape_error = |problem: ShapeProblem| InitError::ManifestShape {
         path: manifest_path.clone(),
-        message,
+        problem,
     };
     let package_name = package_name(&doc, &manifest_path)?;
 
@@ -235,7 +253,7 @@ fn complete_manifest(
     dir: &Path,
     options: &InitOptions,
     conflicts: &mut Vec<Conflict>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ShapeProblem> {
     let mut manifest_changes = Vec::new();
     let dependency = match &options.dependency {
         // Relative to the package, so the checkout can move with it.
@@ -294,20 +312,20 @@ fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {
 
 /// `[package] name`; a virtual workspace manifest has none.
 fn package_name(doc: &DocumentMut, manifest_path: &Path) -> Result<String, InitError> {
-    let shape_error = |message: &str| InitError::ManifestShape {
+    let shape_error = |problem| InitError::ManifestShape {
         path: manifest_path.to_path_buf(),
-        message: message.to_string(),
+        problem,
     };
     match doc.get("package") {
         Some(package) => Ok(package
             .get("name")
             .and_then(Item::as_str)
-            .ok_or_else(|| shape_error("[package] has no `name`"))?
+            .ok_or_else(|| shape_error(ShapeProblem::NoPackageName))?
             .to_string()),
         None if doc.contains_key("workspace") => {
             Err(InitError::VirtualManifest(manifest_path.to_path_buf()))
         }
-        None => Err(shape_error("there is no [package] table")),
+        None => Err(shape_error(ShapeProblem::NoPackage)),
     }
 }
 
@@ -350,7 +368,7 @@ enum TargetEdit {
 
 /// Make sure `[[test]] name = "golden"` runs `tests/golden.rs` without
 /// libtest. Both TOML spellings of the array are kept as they are.
-fn add_test_target(doc: &mut DocumentMut, force: bool) -> Result<TargetEdit, String> {
+fn add_test_target(doc: &mut DocumentMut, force: bool) -> Result<TargetEdit, ShapeProblem> {
     if !doc.contains_key("test") {
         let mut list = ArrayOfTables::new();
         list.push(new_test_target());
@@ -379,7 +397,7 @@ fn add_test_target(doc: &mut DocumentMut, force: bool) -> Result<TargetEdit, Str
                 .map(|t| t as &mut dyn TableLike)
                 .collect()
         }
-        _ => return Err("`test` is not an array of tables".into()),
+        _ => return Err(ShapeProblem::TestNotArray),
     };
     entries.retain(|t| is_golden_target(&**t));
     if entries.iter().all(|t| is_ours(&**t)) {
@@ -435,7 +453,7 @@ fn add_dev_dependency(
     doc: &mut DocumentMut,
     dep: &Dependency,
     force: bool,
-) -> Result<bool, String> {
+) -> Result<bool, ShapeProblem> {
     const TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "dev_dependencies"];
     for name in TABLES {
         match doc.get_mut(name) {
@@ -456,7 +474,7 @@ fn add_dev_dependency(
                 }
                 Some(t) if t.contains_key(CRATE_NAME) => return Ok(false),
                 Some(_) => {}
-                None => return Err(format!("`{name}` is not a table")),
+                None => return Err(ShapeProblem::NotATable(name.to_string())),
             },
         }
     }

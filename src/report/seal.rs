@@ -36,23 +36,44 @@ pub enum SealError {
         source: io::Error,
     },
     /// The signature could not be made.
-    #[error("cannot sign {}: {message}", path.display())]
+    #[error("cannot sign {}", path.display())]
     Sign {
         /// The checksum file.
         path: PathBuf,
         /// What minisign said.
-        message: String,
+        #[source]
+        source: minisign::PError,
     },
 }
 
 /// A signing key could not be loaded.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot use the signing key {origin}: {message}")]
+#[error("cannot use the signing key {origin}")]
 pub struct KeyError {
     /// Where the key came from (`--sign-key FILE` or the variable).
     pub origin: String,
     /// What is wrong.
-    pub message: String,
+    #[source]
+    pub problem: KeyProblem,
+}
+
+/// What is wrong with a signing key.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyProblem {
+    /// The key file could not be read.
+    #[error("cannot be read")]
+    Read(#[source] io::Error),
+    /// No base64 line where the key should be.
+    #[error("not a minisign secret key (no base64 key line)")]
+    NoKeyLine(#[source] base64::DecodeError),
+    /// Encrypted, and no password given.
+    #[error(
+        "the key is encrypted: put its password in ${PASSWORD_ENV}, or use a key made with `minisign -G -W`"
+    )]
+    NoPassword,
+    /// minisign refused the key (or its password).
+    #[error("not a usable minisign secret key")]
+    Key(#[source] minisign::PError),
 }
 
 /// A minisign secret key, ready to sign.
@@ -78,7 +99,7 @@ impl Signer {
                 let origin = format!("--sign-key {}", path.display());
                 let text = std::fs::read_to_string(path).map_err(|e| KeyError {
                     origin: origin.clone(),
-                    message: e.to_string(),
+                    problem: KeyProblem::Read(e),
                 })?;
                 (origin, text)
             }
@@ -91,7 +112,7 @@ impl Signer {
                     let origin = format!("${KEY_ENV} ({path})");
                     let text = std::fs::read_to_string(&path).map_err(|e| KeyError {
                         origin: origin.clone(),
-                        message: e.to_string(),
+                        problem: KeyProblem::Read(e),
                     })?;
                     (origin, text)
                 }
@@ -100,11 +121,11 @@ impl Signer {
         };
         Signer::parse(&text, std::env::var(PASSWORD_ENV).ok())
             .map(Some)
-            .map_err(|message| KeyError { origin, message })
+            .map_err(|problem| KeyError { origin, problem })
     }
 
     /// A key from the text of a minisign secret key file.
-    pub fn parse(text: &str, password: Option<String>) -> Result<Signer, String> {
+    pub fn parse(text: &str, password: Option<String>) -> Result<Signer, KeyProblem> {
         use base64::Engine as _;
         let line = text
             .lines()
@@ -113,28 +134,26 @@ impl Signer {
             .unwrap_or("");
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(line)
-            .map_err(|_| "not a minisign secret key (no base64 key line)".to_string())?;
+            .map_err(KeyProblem::NoKeyLine)?;
         let key = if bytes.get(2..4) == Some(&[0, 0]) {
             // Unencrypted. `minisign -G -W` (0.11) writes these with a zero
             // checksum, which the crate's loader refuses; the key itself is
             // checked instead when signing (against its own public half).
-            minisign::SecretKey::from_bytes(&bytes).map_err(|e| e.to_string())?
+            minisign::SecretKey::from_bytes(&bytes).map_err(KeyProblem::Key)?
         } else {
             let Some(password) = password else {
-                return Err(format!(
-                    "the key is encrypted: put its password in ${PASSWORD_ENV}, or use a key made with `minisign -G -W`"
-                ));
+                return Err(KeyProblem::NoPassword);
             };
             minisign::SecretKeyBox::from_string(text)
                 .and_then(|b| b.into_secret_key(Some(password)))
-                .map_err(|e| e.to_string())?
+                .map_err(KeyProblem::Key)?
         };
-        let public = minisign::PublicKey::from_secret_key(&key).map_err(|e| e.to_string())?;
+        let public = minisign::PublicKey::from_secret_key(&key).map_err(KeyProblem::Key)?;
         Ok(Signer { key, public })
     }
 
     /// The minisign signature of `data`, as `minisign -S` writes it.
-    pub fn sign(&self, data: &[u8], run_id: &str) -> Result<String, String> {
+    pub fn sign(&self, data: &[u8], run_id: &str) -> Result<String, minisign::PError> {
         let trusted = format!(
             "timestamp:{} file:{SUMS_FILE} run:{run_id}",
             jiff::Timestamp::now().as_second()
@@ -143,7 +162,6 @@ impl Signer {
         // damaged key fails here, not at the verifier.
         minisign::sign(Some(&self.public), &self.key, data, Some(&trusted), None)
             .map(|b| b.into_string())
-            .map_err(|e| e.to_string())
     }
 }
 
@@ -206,9 +224,9 @@ pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, Seal
         Some(signer) => {
             let sig = signer
                 .sign(sums.as_bytes(), &record.run_id)
-                .map_err(|message| SealError::Sign {
+                .map_err(|source| SealError::Sign {
                     path: sums_path.clone(),
-                    message,
+                    source,
                 })?;
             super::atomic_write(&sig_path, sig.as_bytes()).map_err(io_err(&sig_path))?;
         }
@@ -231,4 +249,27 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
         return Ok(());
     }
     std::fs::copy(from, to).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_that_cannot_be_used_says_why_once() {
+        let e = KeyError {
+            origin: "in $CARGO_GOLDEN_SIGNING_KEY".into(),
+            problem: Signer::parse("untrusted comment: x\n!!not base64!!\n", None).unwrap_err(),
+        };
+        let chain = crate::exit::error_chain(&e);
+        let head = "cannot use the signing key in $CARGO_GOLDEN_SIGNING_KEY: \
+                    not a minisign secret key (no base64 key line): ";
+        assert!(chain.starts_with(head), "{chain}");
+        assert!(!chain[head.len()..].contains("base64 key line"), "{chain}");
+
+        // Bytes 2..4 not zero: an encrypted key, and no password to open it.
+        let encrypted = Signer::parse("RWRTY3J5cHQ=", None).unwrap_err();
+        assert!(matches!(encrypted, KeyProblem::NoPassword), "{encrypted:?}");
+        assert!(encrypted.to_string().contains(PASSWORD_ENV));
+    }
 }

@@ -12,46 +12,90 @@ use crate::runner::capture::TRUNCATION_MARKER;
 use crate::wire::decode_output;
 pub(crate) use crate::wire::evidence::Evidence;
 
+/// Why a file of the run, or a case's evidence, cannot be taken as it
+/// stands. Shown after the file's name, the cause chain appended.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EvidenceError {
+    #[error("is a symlink")]
+    Symlink,
+    #[error("is not a regular file")]
+    NotRegular,
+    #[error("is missing")]
+    Missing,
+    #[error("cannot be read")]
+    Unreadable(#[source] std::io::Error),
+    #[error("is not valid evidence")]
+    Invalid(#[source] serde_json::Error),
+    #[error("has schema_version {0:?}; this cargo-golden reads 1.x.y")]
+    SchemaVersion(String),
+    #[error("records the artifact path {rel:?}, which is not a plain path inside {prefix}")]
+    OutsideRun { rel: String, prefix: String },
+    #[error("expected outcome {expected:?} is not a valid regex")]
+    ExpectedRegex {
+        expected: String,
+        #[source]
+        source: regex::Error,
+    },
+    #[error("records no valid expected outcome ({0:?}): the result cannot be re-judged")]
+    NoExpected(String),
+    #[error("the line classifier cannot be built")]
+    Classifier(#[source] crate::classify::PatternError),
+    #[error("{}", path.display())]
+    Log {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl EvidenceError {
+    /// The message a finding shows: this error and its causes.
+    pub(crate) fn message(&self) -> String {
+        crate::exit::error_chain(self)
+    }
+}
+
 /// Read an `evidence.json`: a plain file (never through a symlink) that
 /// parses.
-pub(crate) fn read(path: &Path) -> Result<Evidence, String> {
+pub(crate) fn read(path: &Path) -> Result<Evidence, EvidenceError> {
     plain_file(path)?;
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
-    let ev: Evidence =
-        serde_json::from_slice(&bytes).map_err(|e| format!("is not valid evidence: {e}"))?;
+    let bytes = std::fs::read(path).map_err(EvidenceError::Unreadable)?;
+    let ev: Evidence = serde_json::from_slice(&bytes).map_err(EvidenceError::Invalid)?;
     // A later minor version only adds fields; another major may mean
     // something else by the same names.
     if !crate::wire::is_schema_version(&ev.schema_version) {
-        return Err(format!(
-            "has schema_version {:?}; this cargo-golden reads 1.x.y",
-            ev.schema_version
-        ));
+        return Err(EvidenceError::SchemaVersion(ev.schema_version));
     }
     Ok(ev)
 }
 
 /// `Ok` when `path` is a regular file and not a symlink.
-pub(crate) fn plain_file(path: &Path) -> Result<(), String> {
+pub(crate) fn plain_file(path: &Path) -> Result<(), EvidenceError> {
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err("is a symlink".to_string()),
+        Ok(m) if m.file_type().is_symlink() => Err(EvidenceError::Symlink),
         Ok(m) if m.is_file() => Ok(()),
-        Ok(_) => Err("is not a regular file".to_string()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("is missing".to_string()),
-        Err(e) => Err(format!("cannot be read: {e}")),
+        Ok(_) => Err(EvidenceError::NotRegular),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(EvidenceError::Missing),
+        Err(e) => Err(EvidenceError::Unreadable(e)),
     }
 }
 
 /// `rel` (a recorded artifact path, relative to the out dir) as a path
 /// inside the run dir `run_dir` of run `run_id`; an error when it is
 /// absolute, climbs out, or lies outside this run's directory.
-pub(crate) fn inside_run(run_dir: &Path, run_id: &str, rel: &str) -> Result<PathBuf, String> {
+pub(crate) fn inside_run(
+    run_dir: &Path,
+    run_id: &str,
+    rel: &str,
+) -> Result<PathBuf, EvidenceError> {
     let prefix = format!("{}/", crate::layout::run_dir(run_id));
     let inside = rel.strip_prefix(&prefix).filter(|r| plain_relative(r));
     match inside {
         Some(r) => Ok(run_dir.join(r)),
-        None => Err(format!(
-            "records the artifact path {rel:?}, which is not a plain path inside {prefix}"
-        )),
+        None => Err(EvidenceError::OutsideRun {
+            rel: rel.to_string(),
+            prefix,
+        }),
     }
 }
 
@@ -79,11 +123,11 @@ pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> 
     ] {
         match inside_run(run_dir, run_id, rel) {
             Ok(p) => files.push((name, p)),
-            Err(e) => problems.push(e),
+            Err(e) => problems.push(e.message()),
         }
     }
     if let Err(e) = inside_run(run_dir, run_id, &a.evidence) {
-        problems.push(e);
+        problems.push(e.message());
     }
     if files.len() < 3 {
         return problems;
@@ -110,7 +154,7 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
     let mut broken = false;
     for (name, p) in files {
         if let Err(e) = plain_file(p) {
-            problems.push(format!("{name} {e} ({})", p.display()));
+            problems.push(format!("{name} {} ({})", e.message(), p.display()));
             broken = true;
         }
     }
@@ -212,7 +256,7 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
     match result_rule(ev, logs) {
         Ok(Some(problem)) => p.push(problem),
         Ok(None) => {}
-        Err(e) => p.push(e),
+        Err(e) => p.push(e.message()),
     }
     p.extend(issue_rule(ev));
     p
@@ -244,7 +288,7 @@ fn execution_rule(ev: &Evidence) -> Option<String> {
 
 /// The result a ran case must have, from its execution status and
 /// expected outcome; `Err` when the expected outcome cannot be read.
-fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, String> {
+fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, EvidenceError> {
     let expected = ev.expected.as_deref().unwrap_or("");
     let golden_modified = ev
         .issues
@@ -263,8 +307,10 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
             output_changed.then(|| "its output does not match its snapshot".to_string())
         }
     } else if let Some(re) = expected.strip_prefix("specific_error:") {
-        let re = regex::bytes::Regex::new(re)
-            .map_err(|e| format!("expected outcome {expected:?} is not a valid regex: {e}"))?;
+        let re = regex::bytes::Regex::new(re).map_err(|source| EvidenceError::ExpectedRegex {
+            expected: expected.to_string(),
+            source,
+        })?;
         if x == ExecutionStatus::Success {
             Some("the case succeeded, but an error was expected".to_string())
         } else if ev.timed_out || ev.interrupted {
@@ -287,9 +333,7 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
             None
         }
     } else {
-        return Err(format!(
-            "records no valid expected outcome ({expected:?}): the result cannot be re-judged"
-        ));
+        return Err(EvidenceError::NoExpected(expected.to_string()));
     };
     Ok(match (ev.result, why_not) {
         (CaseResult::Passed, Some(why)) => Some(format!(
@@ -309,23 +353,25 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, St
 
 /// Whether `re` matches a line of either log, judged as the engine judges
 /// lines (the same classifier, no other pattern).
-fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, String> {
+fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, EvidenceError> {
     use std::io::Read;
     let none = PatternConfig {
         builtin: false,
         ..PatternConfig::default()
     };
     let patterns = Patterns::new(&none)
-        .map_err(|e| e.to_string())?
+        .map_err(EvidenceError::Classifier)?
         .with_specific_error(Some(re));
     for log in [logs.0, logs.1] {
         let mut c = patterns.classifier();
-        let mut f = std::fs::File::open(log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let unreadable = |source| EvidenceError::Log {
+            path: log.to_path_buf(),
+            source,
+        };
+        let mut f = std::fs::File::open(log).map_err(unreadable)?;
         let mut buf = vec![0u8; 256 * 1024];
         loop {
-            let n = f
-                .read(&mut buf)
-                .map_err(|e| format!("{}: {e}", log.display()))?;
+            let n = f.read(&mut buf).map_err(unreadable)?;
             if n == 0 {
                 break;
             }
@@ -368,5 +414,32 @@ fn issue_rule(ev: &Evidence) -> Option<String> {
             ev.issues.len()
         )),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_reason_a_file_is_refused_is_said_once_with_its_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("evidence.json");
+        assert_eq!(read(&missing).unwrap_err().message(), "is missing");
+        assert_eq!(
+            plain_file(dir.path()).unwrap_err().message(),
+            "is not a regular file"
+        );
+        std::fs::write(&missing, "{not json").unwrap();
+        let message = read(&missing).unwrap_err().message();
+        let cause = serde_json::from_str::<serde_json::Value>("{not json")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, format!("is not valid evidence: {cause}"));
+        let outside = inside_run(dir.path(), "r1", "artifacts/r1/../x").unwrap_err();
+        assert!(
+            matches!(&outside, EvidenceError::OutsideRun { rel, .. } if rel == "artifacts/r1/../x"),
+            "{outside:?}"
+        );
     }
 }

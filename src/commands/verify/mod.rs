@@ -128,24 +128,44 @@ impl fmt::Display for RunReport {
     }
 }
 
+/// Why a public key, or a run's signature with it, cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SignatureError {
+    #[error("cannot read the public key {0}")]
+    KeyFile(String, #[source] io::Error),
+    #[error("{0} is not a minisign public key")]
+    NotKeyFile(String, #[source] minisign::PError),
+    #[error("{0:?} is neither a public key file nor a minisign public key")]
+    NotKey(String, #[source] minisign::PError),
+    #[error(transparent)]
+    File(#[from] evidence::EvidenceError),
+    #[error("cannot be read")]
+    Unreadable(#[source] io::Error),
+    #[error("is not a minisign signature")]
+    NotSignature(#[source] minisign::PError),
+    #[error("{SUMS_FILE} is unreadable")]
+    SumsUnreadable,
+    #[error("the signature does not match")]
+    Mismatch(#[source] minisign::PError),
+}
+
 /// A minisign public key: the path of a `.pub` file, or the key itself
 /// (the base64 line, as `minisign -P` takes it).
-pub(crate) fn read_public_key(arg: &str) -> Result<minisign::PublicKey, String> {
+pub(crate) fn read_public_key(arg: &str) -> Result<minisign::PublicKey, SignatureError> {
     let path = Path::new(arg);
     if path.is_file() {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the public key {arg}: {e}"))?;
+            .map_err(|e| SignatureError::KeyFile(arg.to_string(), e))?;
         let line = text
             .lines()
             .map(str::trim)
             .find(|l| !l.is_empty() && !l.starts_with("untrusted comment:"))
             .unwrap_or("");
         minisign::PublicKey::from_base64(line)
-            .map_err(|e| format!("{arg} is not a minisign public key: {e}"))
+            .map_err(|e| SignatureError::NotKeyFile(arg.to_string(), e))
     } else {
-        minisign::PublicKey::from_base64(arg.trim()).map_err(|e| {
-            format!("{arg:?} is neither a public key file nor a minisign public key: {e}")
-        })
+        minisign::PublicKey::from_base64(arg.trim())
+            .map_err(|e| SignatureError::NotKey(arg.to_string(), e))
     }
 }
 
@@ -252,7 +272,7 @@ fn run_record(run_dir: &Path, run_id: &str, report: &mut RunReport) -> Option<Ru
         report.findings.push(Finding {
             case: None,
             file: SUMMARY_FILE.into(),
-            message: e,
+            message: e.message(),
         });
         return None;
     }
@@ -313,12 +333,12 @@ fn check_attempt(
     };
     let path = match evidence::inside_run(run_dir, run_id, &a.evidence) {
         Ok(p) => p,
-        Err(e) => return finding(SUMMARY_FILE, e),
+        Err(e) => return finding(SUMMARY_FILE, e.message()),
     };
     let rel = relative(run_dir, &path);
     let ev = match evidence::read(&path) {
         Ok(ev) => ev,
-        Err(e) => return finding(&rel, format!("evidence.json {e}")),
+        Err(e) => return finding(&rel, format!("evidence.json {}", e.message())),
     };
     for problem in evidence::check(run_dir, run_id, &ev) {
         finding(&rel, problem);
@@ -452,11 +472,11 @@ fn check_sums(
     };
     let path = run_dir.join(SUMS_FILE);
     let bytes = match evidence::plain_file(&path)
-        .and_then(|()| std::fs::read(&path).map_err(|e| format!("cannot be read: {e}")))
+        .and_then(|()| std::fs::read(&path).map_err(evidence::EvidenceError::Unreadable))
     {
         Ok(b) => b,
         Err(e) => {
-            finding(SUMS_FILE, e);
+            finding(SUMS_FILE, e.message());
             return None;
         }
     };
@@ -515,21 +535,25 @@ fn check_signature(
         };
     };
     let result = evidence::plain_file(&path)
-        .and_then(|()| std::fs::read_to_string(&path).map_err(|e| e.to_string()))
-        .and_then(|text| minisign::SignatureBox::from_string(&text).map_err(|e| e.to_string()))
+        .map_err(SignatureError::from)
+        .and_then(|()| std::fs::read_to_string(&path).map_err(SignatureError::Unreadable))
+        .and_then(|text| {
+            minisign::SignatureBox::from_string(&text).map_err(SignatureError::NotSignature)
+        })
         .and_then(|sig| {
-            let data = sums.ok_or_else(|| format!("{SUMS_FILE} is unreadable"))?;
+            let data = sums.ok_or(SignatureError::SumsUnreadable)?;
             minisign::verify(pk, &sig, io::Cursor::new(data), true, false, false)
-                .map_err(|e| e.to_string())
+                .map_err(SignatureError::Mismatch)
         });
     match result {
         Ok(()) => SignatureCheck::Valid,
-        Err(message) => {
+        Err(e) => {
             report.findings.push(Finding {
                 case: None,
                 file: SIGNATURE_FILE.into(),
                 message: format!(
-                    "does not verify {SUMS_FILE} with the given public key: {message}"
+                    "does not verify {SUMS_FILE} with the given public key: {}",
+                    crate::exit::error_chain(&e)
                 ),
             });
             SignatureCheck::Invalid
@@ -618,5 +642,20 @@ fn check_out_dir_copies(
                 f
             })
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_public_key_names_the_argument_and_the_cause_once() {
+        let e = read_public_key("not-a-key").unwrap_err();
+        let chain = crate::exit::error_chain(&e);
+        let prefix = "\"not-a-key\" is neither a public key file nor a minisign public key: ";
+        assert!(chain.starts_with(prefix), "{chain}");
+        let cause = &chain[prefix.len()..];
+        assert!(!cause.is_empty() && !cause.contains("neither"), "{chain}");
     }
 }
