@@ -826,7 +826,7 @@ env = {{ {MARK} = "{mark}" }}
         ev["issues"][0]["message"]
             .as_str()
             .unwrap()
-            .contains("writing the command's output failed"),
+            .starts_with("Could not finish: writing the command's output failed"),
         "{ev}"
     );
     no_survivors(&mark);
@@ -893,7 +893,7 @@ env = {{ {MARK} = "{mark}" }}
             ev["issues"][0]["message"]
                 .as_str()
                 .unwrap()
-                .contains("writing the command's output failed"),
+                .starts_with("Could not finish: writing the command's output failed"),
             "{slug}: {ev}"
         );
     }

@@ -32,6 +32,9 @@ pub struct Observed<'a> {
     pub golden_modified: Option<&'a str>,
     /// Why the case could not run, if it could not.
     pub not_run_reason: Option<&'a str>,
+    /// With a `not_run_reason`: the command had started, so the case could
+    /// not finish rather than not run.
+    pub started: bool,
 }
 
 /// How a case is judged.
@@ -64,7 +67,7 @@ pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>
                 "",
             )
         });
-        let mut v = j.not_run(reason);
+        let mut v = j.not_run(reason, obs.started);
         v.issues.extend(modified);
         return v;
     }
@@ -209,9 +212,13 @@ impl<'a> Judging<'a> {
         }
     }
 
-    fn not_run(self, reason: &str) -> Verdict {
+    fn not_run(self, reason: &str, started: bool) -> Verdict {
         let status = ExecutionStatus::Skipped;
-        let message = format!("Could not run: {reason}");
+        let message = if started {
+            format!("Could not finish: {reason}")
+        } else {
+            format!("Could not run: {reason}")
+        };
         Verdict {
             status: EvidenceStatus::NoEvidence,
             execution_status: status,
@@ -403,6 +410,7 @@ mod tests {
             stderr,
             golden_modified: None,
             not_run_reason: None,
+            started: false,
         }
     }
 
@@ -687,6 +695,7 @@ mod tests {
         let none = StreamFindings::default();
         let obs = Observed {
             not_run_reason: Some("writing the command's output failed"),
+            started: true,
             golden_modified: Some("changed: config.yaml (content)"),
             ..observed(None, &none, &none)
         };
@@ -695,6 +704,11 @@ mod tests {
         assert_eq!(
             types(&v),
             [IssueType::ExecutionError, IssueType::GoldenModified]
+        );
+        // It ran: "could not run" would say the project was never touched.
+        assert_eq!(
+            v.issues[0].message,
+            "Could not finish: writing the command's output failed"
         );
         assert_eq!(
             v.issues[1].message,

@@ -514,6 +514,7 @@ mod tests {
             stderr,
             golden_modified: None,
             not_run_reason: None,
+            started: false,
         };
         judge("case", CaseKind::Verify, expected, &obs)
     }
@@ -1126,6 +1127,7 @@ mod tests {
                 stderr: &err,
                 golden_modified: modified,
                 not_run_reason: not_run,
+                started: exit_code.is_some(),
             };
             let kind = if golden { CaseKind::Golden } else { CaseKind::Verify };
             let v = judge("c", kind, &expected, &obs);

@@ -182,6 +182,7 @@ impl<'h> Engine<'h> {
         }
         // Output is masked as it streams; what else reaches the verdict is
         // masked here, before the judge quotes it.
+        let mut started = false;
         let (ran, not_run) = match outcome {
             Ok(mut x) => {
                 if let Some(c) = &mut x.changes {
@@ -190,6 +191,7 @@ impl<'h> Engine<'h> {
                 (Some(x), None)
             }
             Err(e) => {
+                started = e.after_start();
                 let mut reason = crate::exit::error_chain(&e);
                 self.redactor.mask_in_place(&mut reason);
                 if rec.evidence_hash.is_none() {
@@ -216,6 +218,7 @@ impl<'h> Engine<'h> {
                     .and_then(|r| r.changes.as_deref())
                     .or(changed.as_deref()),
                 not_run_reason: not_run.as_deref(),
+                started,
             },
         );
         rec.execution_status = verdict.execution_status;
@@ -726,6 +729,18 @@ pub enum CaseError {
 }
 
 impl CaseError {
+    /// The command had started when this went wrong: the case could not
+    /// finish, rather than not run.
+    fn after_start(&self) -> bool {
+        matches!(
+            self,
+            CaseError::Spawn(process::SpawnError::Io(_) | process::SpawnError::Sink(_))
+                | CaseError::WriteLogs { .. }
+                | CaseError::HashStderr { .. }
+                | CaseError::RereadGolden { .. }
+        )
+    }
+
     fn read_golden(path: &Path, e: IsolationError) -> CaseError {
         match e {
             IsolationError::Stopped(stop) => CaseError::Stopped(stop),
