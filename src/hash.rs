@@ -122,13 +122,19 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
 /// The most of a file read at once when hashing it.
 const READ_CHUNK: usize = 256 * 1024;
 
+/// A buffer to read a file of `len` bytes through: the file's size, at
+/// least one byte and at most `max`. Most files read to check or hash
+/// evidence are a few bytes, and zeroing a full-size buffer for each cost
+/// more than reading them.
+pub(crate) fn read_buffer(len: u64, max: usize) -> Vec<u8> {
+    vec![0u8; usize::try_from(len).unwrap_or(max).clamp(1, max)]
+}
+
 /// Feed a file's bytes into `h` without holding it in memory.
 pub(crate) fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
     let mut f = File::open(path)?;
-    // Sized to the file: most evidence files are a few bytes, and zeroing
-    // a full-size buffer for each cost more than hashing them.
     let len = f.metadata().map_or(READ_CHUNK as u64, |m| m.len());
-    let mut buf = vec![0u8; (len as usize).clamp(1, READ_CHUNK)];
+    let mut buf = read_buffer(len, READ_CHUNK);
     loop {
         let n = match f.read(&mut buf) {
             Ok(0) => return Ok(()),

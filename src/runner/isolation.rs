@@ -298,11 +298,12 @@ const CHUNK: usize = 1 << 20;
 /// a regular file any more (it is then recorded by kind and mode only).
 fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, IsolationError> {
     let mut f = sys::open_nonblocking(path).map_err(io_at(path))?;
-    if !f.metadata().map_err(io_at(path))?.is_file() {
+    let meta = f.metadata().map_err(io_at(path))?;
+    if !meta.is_file() {
         return Ok(None);
     }
     let mut h = Sha256::new();
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = crate::hash::read_buffer(meta.len(), CHUNK);
     loop {
         if let Some(stop) = budget() {
             return Err(IsolationError::Stopped(stop));

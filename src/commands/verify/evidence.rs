@@ -369,7 +369,8 @@ fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, Ev
             source,
         };
         let mut f = std::fs::File::open(log).map_err(unreadable)?;
-        let mut buf = vec![0u8; 256 * 1024];
+        let len = f.metadata().map_err(unreadable)?.len();
+        let mut buf = crate::hash::read_buffer(len, 256 * 1024);
         loop {
             let n = f.read(&mut buf).map_err(unreadable)?;
             if n == 0 {
