@@ -182,7 +182,7 @@ impl<'h> Engine<'h> {
         }
         // Output is masked as it streams; what else reaches the verdict is
         // masked here, before the judge quotes it.
-        let mut started = false;
+        let started = outcome.as_ref().err().is_some_and(CaseError::after_start);
         let (ran, not_run) = match outcome {
             Ok(mut x) => {
                 if let Some(c) = &mut x.changes {
@@ -191,7 +191,6 @@ impl<'h> Engine<'h> {
                 (Some(x), None)
             }
             Err(e) => {
-                started = e.after_start();
                 let mut reason = crate::exit::error_chain(&e);
                 self.redactor.mask_in_place(&mut reason);
                 if rec.evidence_hash.is_none() {

@@ -58,8 +58,7 @@ impl EvidenceError {
 /// Read an `evidence.json`: a plain file (never through a symlink) that
 /// parses.
 pub(crate) fn read(path: &Path) -> Result<Evidence, EvidenceError> {
-    plain_file(path)?;
-    let bytes = std::fs::read(path).map_err(EvidenceError::Unreadable)?;
+    let bytes = read_plain(path)?;
     let ev: Evidence = serde_json::from_slice(&bytes).map_err(EvidenceError::Invalid)?;
     // A later minor version only adds fields; another major may mean
     // something else by the same names.
@@ -67,6 +66,12 @@ pub(crate) fn read(path: &Path) -> Result<Evidence, EvidenceError> {
         return Err(EvidenceError::SchemaVersion(ev.schema_version));
     }
     Ok(ev)
+}
+
+/// The bytes of `path`, a regular file read without following a symlink.
+pub(crate) fn read_plain(path: &Path) -> Result<Vec<u8>, EvidenceError> {
+    plain_file(path)?;
+    std::fs::read(path).map_err(EvidenceError::Unreadable)
 }
 
 /// `Ok` when `path` is a regular file and not a symlink.

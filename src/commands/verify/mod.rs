@@ -139,8 +139,6 @@ pub(crate) enum SignatureError {
     NotKey(String, #[source] minisign::PError),
     #[error(transparent)]
     File(#[from] evidence::EvidenceError),
-    #[error("cannot be read")]
-    Unreadable(#[source] io::Error),
     #[error("is not a minisign signature")]
     NotSignature(#[source] minisign::PError),
     #[error("{SUMS_FILE} is unreadable")]
@@ -471,9 +469,7 @@ fn check_sums(
         })
     };
     let path = run_dir.join(SUMS_FILE);
-    let bytes = match evidence::plain_file(&path)
-        .and_then(|()| std::fs::read(&path).map_err(evidence::EvidenceError::Unreadable))
-    {
+    let bytes = match evidence::read_plain(&path) {
         Ok(b) => b,
         Err(e) => {
             finding(SUMS_FILE, e.message());
@@ -535,8 +531,8 @@ fn check_signature(
         };
     };
     let result = evidence::plain_file(&path)
+        .and_then(|()| std::fs::read_to_string(&path).map_err(evidence::EvidenceError::Unreadable))
         .map_err(SignatureError::from)
-        .and_then(|()| std::fs::read_to_string(&path).map_err(SignatureError::Unreadable))
         .and_then(|text| {
             minisign::SignatureBox::from_string(&text).map_err(SignatureError::NotSignature)
         })
