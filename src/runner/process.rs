@@ -417,8 +417,15 @@ pub fn sweep_all() -> Vec<String> {
 /// Kill every case process now, inherited ones included (a second
 /// interrupt: the harness is about to exit).
 pub fn kill_all() {
-    for &pid in live().keys() {
+    let cases: Vec<u32> = live().keys().copied().collect();
+    for &pid in &cases {
         sys::kill_case(pid, Signal::Kill);
+    }
+    // SIGKILL takes effect when a process next runs: wait for each main
+    // process to be gone, so that what it leaves has come back to us and
+    // the sweep reaps it before the harness exits, not after.
+    for &pid in &cases {
+        sys::wait_exited(pid, REAP_LIMIT);
     }
     sweep(|_, _| true);
 }

@@ -8,7 +8,8 @@
 //! The interface `windows.rs` implements too: [`prepare`], [`confine`],
 //! [`kill_case`], [`kill_process`], [`Watch`], [`exit_code`],
 //! [`exit_signal`], [`signal_name`], [`on_interrupt`], [`become_subreaper`],
-//! [`children`], [`descendants`], [`inspect`], [`reap`], [`Guardian`],
+//! [`children`], [`descendants`], [`inspect`], [`reap`], [`wait_exited`],
+//! [`Guardian`],
 //! [`file_kind`], [`mode`], [`make_fifo`], [`symlink`] and
 //! [`open_nonblocking`].
 
@@ -101,24 +102,46 @@ impl Signal {
     }
 }
 
+/// Whether `pid` has exited, looked at without reaping it; `block` waits
+/// until it has. A pid that is no longer our child (reaped already)
+/// counts as exited.
+fn exited_no_reap(pid: u32, block: bool) -> bool {
+    let flags = libc::WEXITED | libc::WNOWAIT | if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: siginfo is plain data, zero-initialised; with WNOHANG a
+        // child that has not exited leaves si_pid 0.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        if r != 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return true;
+        }
+        // SAFETY: waitid succeeded, so info is a valid siginfo.
+        return unsafe { info.si_pid() } != 0;
+    }
+}
+
 /// Block until `pid` has exited, without reaping it: the pid (and so the
 /// group id) stays reserved until the caller reaps, so a later group kill
 /// can never reach an unrelated process.
 fn wait_exit_no_reap(pid: u32) {
+    exited_no_reap(pid, true);
+}
+
+/// Wait up to `limit` for `pid`, a child, to have exited, without reaping
+/// it. Whether it has (or is no longer a child of ours: reaped already).
+pub fn wait_exited(pid: u32, limit: Duration) -> bool {
+    let start = std::time::Instant::now();
     loop {
-        // SAFETY: siginfo is plain data, zero-initialised.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        if r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return;
+        if exited_no_reap(pid, false) {
+            return true;
         }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
