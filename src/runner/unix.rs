@@ -133,16 +133,7 @@ fn wait_exit_no_reap(pid: u32) {
 /// Wait up to `limit` for `pid`, a child, to have exited, without reaping
 /// it. Whether it has (or is no longer a child of ours: reaped already).
 pub fn wait_exited(pid: u32, limit: Duration) -> bool {
-    let start = std::time::Instant::now();
-    loop {
-        if exited_no_reap(pid, false) {
-            return true;
-        }
-        if start.elapsed() >= limit {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    poll_until(limit, || exited_no_reap(pid, false))
 }
 
 /// A descriptor that becomes readable when `pid` exits, without reaping
@@ -439,19 +430,27 @@ pub fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
 
 /// Reap the child `pid`, waiting at most `limit` for it to exit. True
 /// when it was reaped (or is not our child any more).
-pub fn reap(pid: u32, limit: std::time::Duration) -> bool {
-    let start = std::time::Instant::now();
-    loop {
+pub fn reap(pid: u32, limit: Duration) -> bool {
+    poll_until(limit, || {
         let mut status = 0;
         // SAFETY: waitpid on a specific pid with a valid status pointer.
         let r = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) };
-        if r != 0 {
+        r != 0
+    })
+}
+
+/// Ask `done` every 2 ms until it says yes or `limit` has passed (it is
+/// asked at least once). Whether it said yes.
+fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if done() {
             return true;
         }
         if start.elapsed() >= limit {
             return false;
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
