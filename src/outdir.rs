@@ -15,6 +15,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The lock file's name in the out dir.
 pub(crate) const LOCK_FILE: &str = ".lock";
@@ -65,10 +66,64 @@ pub(crate) struct RunLock {
     _file: File,
     /// The holder file this run wrote (exclusive access only).
     holder: Option<PathBuf>,
+    /// The lock file, while this run is known to [`lost`].
+    held: Option<PathBuf>,
+}
+
+/// The lock files held by this process's runs, with the identity of the
+/// file each lock is on: a lock holds a file, not a path, so a case that
+/// removes the out dir (`cargo clean`) frees the path for a second run
+/// without this run knowing. [`lost`] compares the two at the end.
+static HELD: Mutex<Vec<(PathBuf, Option<FileId>)>> = Mutex::new(Vec::new());
+
+fn held() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Option<FileId>)>> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What identifies a file, whatever its path: device and inode on Unix.
+/// Windows has no stable identity in `std`; there the path is checked
+/// to still exist.
+#[cfg(unix)]
+type FileId = (u64, u64);
+#[cfg(not(unix))]
+type FileId = ();
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<FileId> {
+    Some(())
+}
+
+/// How this run's hold on `out_dir` was lost while it ran, if it was:
+/// the lock file removed (the out dir deleted by a case) or replaced
+/// (and so possibly taken by another run). None when the out dir is not
+/// held by a run of this process.
+pub(crate) fn lost(out_dir: &Path) -> Option<String> {
+    let path = out_dir.join(LOCK_FILE);
+    let expected = held().iter().find(|(p, _)| *p == path)?.1;
+    match std::fs::symlink_metadata(&path) {
+        Err(_) => Some(format!(
+            "the out dir's lock file {} was removed while the run held it (was the out dir deleted, e.g. by `cargo clean`?)",
+            path.display()
+        )),
+        Ok(meta) if file_id(&meta) != expected => Some(format!(
+            "the out dir's lock file {} was replaced while the run held it: another run may have taken the out dir",
+            path.display()
+        )),
+        Ok(_) => None,
+    }
 }
 
 impl Drop for RunLock {
     fn drop(&mut self) {
+        if let Some(path) = &self.held {
+            held().retain(|(p, _)| p != path);
+        }
         if let Some(path) = &self.holder {
             // The holder's line would name a run that is over.
             let _ = std::fs::remove_file(path);
@@ -121,9 +176,16 @@ pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirErro
             holder = Some(holder_path);
         }
     }
+    let mut held_path = None;
+    if access == Access::Exclusive {
+        let id = file.metadata().ok().as_ref().and_then(file_id);
+        held().push((path.clone(), id));
+        held_path = Some(path);
+    }
     Ok(RunLock {
         _file: file,
         holder,
+        held: held_path,
     })
 }
 

@@ -1010,3 +1010,92 @@ command = "printf 'a\\rb\\n\\033\\177xy\\n'"
     assert!(out.contains("a\nb"), "{out:?}");
     assert!(out.contains("xy"), "{out:?}");
 }
+
+// A case that removes the out dir (`cargo clean`, `rm -rf target`) or
+// another case's evidence: the run notices and exits non-zero naming what
+// was lost, and writes no report that its evidence no longer backs.
+
+#[test]
+fn a_case_that_removes_the_out_dir_fails_the_run_naming_what_was_lost() {
+    let p = Project::new(
+        r#"
+[harness]
+name = "cleaner"
+
+[[verify]]
+name = "first"
+command = "echo one"
+
+[[verify]]
+name = "cargo clean"
+command = "rm -rf out"
+
+[[verify]]
+name = "third"
+command = "echo three"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("evidence was lost while it ran"), "{t}");
+    assert!(t.contains(".lock was removed while the run held it"), "{t}");
+    assert!(t.contains("001-first/stdout.log"), "{t}");
+    assert!(!p.out().join("report.md").exists(), "{t}");
+    assert!(!p.out().join("summary.json").exists(), "{t}");
+}
+
+#[test]
+fn a_case_that_removes_another_cases_log_fails_the_run_naming_it() {
+    let p = Project::new(
+        r#"
+[harness]
+name = "forger"
+
+[[verify]]
+name = "first"
+command = "echo one"
+
+[[verify]]
+name = "second"
+command = "rm out/artifacts/*/execution/001-first/stdout.log"
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("1 artifact file(s) removed while the run ran")
+            && t.contains("001-first/stdout.log"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_second_run_started_after_the_out_dir_was_removed_is_noticed() {
+    let p = Project::new("");
+    p.write(
+        "inner.toml",
+        "[harness]\nname = \"inner\"\n[[verify]]\nname = \"inner case\"\ncommand = \"true\"\n",
+    );
+    let bin = env!("CARGO_BIN_EXE_cargo-golden");
+    // The case deletes the out dir, then a second run takes it.
+    std::fs::write(
+        p.path().join("harness.toml"),
+        format!(
+            "[harness]\nname = \"outer\"\n[[verify]]\nname = \"steals\"\ncommand = \"rm -rf out && '{bin}' run --config inner.toml --out out >/dev/null 2>&1; echo inner exit $?\"\n"
+        ),
+    )
+    .unwrap();
+    let o = p.run(&[]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(4), "{t}");
+    assert!(
+        t.contains(".lock was replaced while the run held it"),
+        "{t}"
+    );
+    // The reports in the out dir are the second run's, untouched.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p.out().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["suite_name"], "inner", "{summary}");
+}

@@ -369,6 +369,13 @@ pub enum FinishError {
     /// The run dir could not be sealed (`SHA256SUMS`, its signature).
     #[error(transparent)]
     Seal(#[from] seal::SealError),
+    /// Evidence the run wrote, or its hold on the out dir, was lost while
+    /// it ran: no report is written for it.
+    #[error(
+        "integrity violation: the run's evidence was lost while it ran, so no report was written:\n  - {}\n  help: a case must not delete the out dir (`cargo clean`, `rm -rf target` delete the default `<target dir>/golden`); set `[harness] out_dir` or `--out` outside what the cases remove",
+        .0.join("\n  - ")
+    )]
+    Lost(Vec<String>),
 }
 
 /// The end of a run, once its reports are written and checked.
@@ -464,14 +471,19 @@ pub fn finish(
     signer: Option<&seal::Signer>,
 ) -> Finished {
     use crate::exit::{self, Reports};
-    let checked = write_all(record, harness_display)
-        .map_err(FinishError::from)
-        .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from))
-        .and_then(|()| {
-            seal::seal(record, signer)
-                .map(|_| ())
-                .map_err(FinishError::from)
-        });
+    let lost = lost_evidence(record);
+    let checked = (if lost.is_empty() {
+        Ok(())
+    } else {
+        Err(FinishError::Lost(lost))
+    })
+    .and_then(|()| write_all(record, harness_display).map_err(FinishError::from))
+    .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from))
+    .and_then(|()| {
+        seal::seal(record, signer)
+            .map(|_| ())
+            .map_err(FinishError::from)
+    });
     // Half a set of reports is no verdict: none is left rather than some
     // that might say SUCCESS for a run that exits non-zero.
     let removed = match &checked {
@@ -481,7 +493,7 @@ pub fn finish(
     let reports = match &checked {
         Ok(()) => Reports::Consistent,
         Err(FinishError::Write(_) | FinishError::Seal(_)) => Reports::NotWritten,
-        Err(FinishError::Integrity(_)) => Reports::Disagree,
+        Err(FinishError::Integrity(_) | FinishError::Lost(_)) => Reports::Disagree,
     };
     let exit_code = exit::for_run(record, reports);
     fanout.emit(&crate::events::Event::RunFinished { record, exit_code });
@@ -490,6 +502,56 @@ pub fn finish(
         problem: checked.err(),
         removed,
     }
+}
+
+/// What of the run's hold on its out dir and of the evidence its cases
+/// wrote is gone now (a case that deleted the out dir, or another case's
+/// logs): each entry one line, at most a few files named.
+fn lost_evidence(record: &RunRecord) -> Vec<String> {
+    const MAX_NAMED: usize = 10;
+    let mut lost: Vec<String> = crate::outdir::lost(&record.out_dir).into_iter().collect();
+    let mut missing = Vec::new();
+    let attempts = record
+        .cases
+        .iter()
+        .flat_map(|c| c.previous_attempts.iter().chain(std::iter::once(c)));
+    for case in attempts {
+        let Some(a) = &case.artifacts else { continue };
+        // A case whose evidence.json could not be written says so itself.
+        let evidence_written = !case
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("could not write evidence.json"));
+        let mut files = Vec::new();
+        if evidence_written {
+            files.push(&a.evidence);
+        }
+        if case.exit_code.is_some() {
+            files.extend([&a.command, &a.stdout, &a.stderr]);
+        }
+        missing.extend(
+            files
+                .into_iter()
+                .filter(|f| std::fs::symlink_metadata(record.out_dir.join(f)).is_err())
+                .cloned(),
+        );
+    }
+    if !missing.is_empty() {
+        let n = missing.len();
+        let mut named = missing
+            .iter()
+            .take(MAX_NAMED)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if n > MAX_NAMED {
+            named.push_str(&format!(" and {} more", n - MAX_NAMED));
+        }
+        lost.push(format!(
+            "{n} artifact file(s) removed while the run ran: {named}"
+        ));
+    }
+    lost
 }
 
 /// Remove whatever reports `out_dir` holds; returns the names removed.
