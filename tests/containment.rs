@@ -1099,3 +1099,71 @@ fn a_second_run_started_after_the_out_dir_was_removed_is_noticed() {
         serde_json::from_slice(&std::fs::read(p.out().join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["suite_name"], "inner", "{summary}");
 }
+
+// A case sees what a plain shell would give it: the same signal mask,
+// ignored signals, file descriptors beyond 0-2, limits, umask, stdin and
+// session. What differs is chosen and documented: its own process group,
+// the case token, the signing key variables removed.
+
+const PROBE: &str = r#"grep -E '^(SigBlk|SigIgn)' /proc/self/status
+echo "fds: $(ls /proc/self/fd | sort -n | tr '\n' ' ')"
+for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && echo "fd $n -> $(readlink "$f" | sed 's/:\[.*//')"; done
+echo "limits: $(ulimit -a | tr -s ' ' | tr '\n' ';')"
+echo "umask: $(umask)"
+echo "stdin: $(readlink /proc/self/fd/0)"
+echo "session: $(ps -o sid= -p $$)"
+"#;
+
+#[test]
+fn a_case_sees_what_a_plain_shell_would_give_it() {
+    let p = Project::new(
+        "[harness]\nname = \"probe\"\n[[verify]]\nname = \"probe\"\ncommand = \"sh probe.sh\"\n",
+    );
+    p.write("probe.sh", PROBE);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let case = std::fs::read_to_string(p.run_dir().join("execution/001-probe/stdout.log")).unwrap();
+
+    // The same probe from a plain shell, started from this process the way
+    // a terminal-less shell starts a command (fork and exec, signals as a
+    // shell leaves them).
+    let mut plain = Command::new("sh");
+    plain
+        .args(["-c", "sh probe.sh"])
+        .current_dir(p.path())
+        .stdin(Stdio::null());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        plain.pre_exec(|| {
+            // A shell never has glibc's internal signals ignored; this
+            // test binary may (its own parent may have spawned it with
+            // posix_spawn).
+            // glibc's `signal` refuses them: the system call itself.
+            let zero = [0u64; 4];
+            for sig in [32, 33] {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    sig,
+                    zero.as_ptr(),
+                    std::ptr::null_mut::<u64>(),
+                    8usize,
+                );
+            }
+            Ok(())
+        });
+    }
+    let plain = plain.output().unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    // The harness was started with its output on pipes, the plain shell
+    // too: compare line by line, session aside (the harness is in this
+    // test's session, like the plain shell).
+    for (a, b) in case.lines().zip(plain.lines()) {
+        assert_eq!(a, b, "case:\n{case}\nplain shell:\n{plain}");
+    }
+    assert_eq!(
+        case.lines().count(),
+        plain.lines().count(),
+        "case:\n{case}\nplain shell:\n{plain}"
+    );
+}
