@@ -1167,3 +1167,51 @@ fn a_case_sees_what_a_plain_shell_would_give_it() {
         "case:\n{case}\nplain shell:\n{plain}"
     );
 }
+
+// A case runs as the same user as the harness, so it can signal the
+// guardian: the harness notices, says so on that case, and gives later
+// cases the parent-death signal instead.
+
+#[test]
+fn a_case_that_kills_the_guardian_is_named_and_later_cases_fall_back() {
+    let p = Project::new(
+        r#"
+[harness]
+name = "hostile"
+
+[[verify]]
+name = "kills the guardian"
+command = "for p in $(cat /proc/$PPID/task/*/children); do if tr '\\0' ' ' < /proc/$p/cmdline | grep -q cargo-golden-guardia[n]; then kill -9 $p && echo killed $p; fi; done"
+
+[[verify]]
+name = "after"
+command = "exec python3 -c 'import ctypes; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(\"pdeathsig\", s.value)'"
+"#,
+    );
+    let o = p
+        .cmd(&[])
+        .env_remove("CARGO_GOLDEN_GUARDIAN")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let exec = p.run_dir().join("execution");
+    let first = std::fs::read_to_string(exec.join("001-kills_the_guardian/stdout.log")).unwrap();
+    assert!(
+        first.starts_with("killed "),
+        "the case found the guardian: {first}"
+    );
+    let ev: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(exec.join("001-kills_the_guardian/evidence.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        warnings(&ev).contains("guardian process was killed while this case ran"),
+        "{ev}"
+    );
+    let after = std::fs::read_to_string(exec.join("002-after/stdout.log")).unwrap();
+    assert_eq!(
+        after.trim(),
+        "pdeathsig 9",
+        "the next case dies with the harness"
+    );
+}

@@ -449,6 +449,11 @@ impl<'h> Engine<'h> {
                 humantime::format_duration(self.harness.leak_wait)
             ));
         }
+        if outcome.guardian_lost {
+            rec.warnings.push(
+                "the harness's guardian process was killed while this case ran (a case runs as the same user and can signal it): a harness killed outright can no longer take the cases' descendants with it; later cases get a parent-death signal instead".to_string(),
+            );
+        }
         if !outcome.left_behind.is_empty() {
             rec.warnings.push(format!(
                 "processes left running were killed when the case ended (background jobs, or escaped from its process group): {}",

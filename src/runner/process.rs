@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,10 @@ pub struct Outcome {
     /// (`pid N (command)`): background jobs and processes that escaped
     /// its group. Empty where inherited processes cannot be found.
     pub left_behind: Vec<String>,
+    /// The run's guardian died while the case ran: the case (or something
+    /// else of this user's) killed it. Later cases fall back to the
+    /// parent-death signal.
+    pub guardian_lost: bool,
 }
 
 /// The command could not be started.
@@ -137,8 +141,29 @@ static GUARDIAN: Mutex<Option<sys::Guardian>> = Mutex::new(None);
 struct Contained {
     /// Orphaned descendants come back to this process.
     subreaper: bool,
-    /// The guardian's pid: a child that is never swept.
-    guardian: Option<u32>,
+}
+
+/// The guardian's pid while it lives (0: none): a child that is never
+/// swept. Cleared once it is found dead, so a process that later gets its
+/// pid is swept like any other.
+static GUARDIAN_PID: AtomicU32 = AtomicU32::new(0);
+
+/// Whether a guardian watches the run now.
+fn guarded() -> bool {
+    GUARDIAN_PID.load(Ordering::Relaxed) != 0
+}
+
+/// The guardian was running and has died since: reaped, forgotten, and
+/// said once. A case can kill it (it runs as the same user); what follows
+/// is that later cases get the parent-death signal instead.
+fn guardian_lost() -> bool {
+    let mut g = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner());
+    if !g.as_mut().is_some_and(sys::Guardian::exited) {
+        return false;
+    }
+    *g = None;
+    GUARDIAN_PID.store(0, Ordering::Relaxed);
+    true
 }
 
 fn live() -> MutexGuard<'static, BTreeMap<u32, String>> {
@@ -168,12 +193,10 @@ pub fn contain() {
         let guardian = wanted
             .then(|| sys::Guardian::start(TOKEN_VAR, prefix()).ok())
             .flatten();
-        let pid = guardian.as_ref().map(sys::Guardian::pid);
+        let pid = guardian.as_ref().map_or(0, sys::Guardian::pid);
         *GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()) = guardian;
-        Contained {
-            subreaper,
-            guardian: pid,
-        }
+        GUARDIAN_PID.store(pid, Ordering::Relaxed);
+        Contained { subreaper }
     });
 }
 
@@ -260,6 +283,7 @@ pub fn run(
         interrupted: st.interrupted,
         leaked: st.leaked,
         left_behind,
+        guardian_lost: guardian_lost(),
     })
 }
 
@@ -284,10 +308,7 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // Without a guardian, the parent-death signal is the fallback.
-    sys::prepare(
-        &mut cmd,
-        CONTAINED.get().is_none_or(|c| c.guardian.is_none()),
-    );
+    sys::prepare(&mut cmd, !guarded());
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
     let mut child = {
         let mut live = live();
@@ -437,16 +458,16 @@ pub fn kill_all() {
 /// process's own children come back to us only once it is gone. Returns
 /// every process killed, as it was when first seen.
 fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<ProcInfo> {
-    let Some(contained) = CONTAINED.get().filter(|c| c.subreaper) else {
+    if !CONTAINED.get().is_some_and(|c| c.subreaper) {
         return Vec::new();
-    };
+    }
     let live = live();
     let mut killed: Vec<ProcInfo> = Vec::new();
     let mut seen = HashSet::new();
     for _round in 0..64 {
         let mut roots = Vec::new();
         for pid in sys::children() {
-            if live.contains_key(&pid) || Some(pid) == contained.guardian {
+            if live.contains_key(&pid) || pid == GUARDIAN_PID.load(Ordering::Relaxed) {
                 continue;
             }
             let Some(info) = sys::inspect(pid, TOKEN_VAR) else {

@@ -576,6 +576,12 @@ impl Guardian {
         self.child.id()
     }
 
+    /// It has died (and is reaped now): something killed it, since it
+    /// leaves only when released.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     /// The harness ends cleanly: tell the guardian to leave, and reap it.
     pub fn release(mut self) {
         use std::io::Write;
