@@ -91,9 +91,14 @@ enum Command {
         #[arg(long, value_enum, value_name = "FLAVOUR")]
         junit: Option<JunitFlavour>,
         /// Sign the merged run's SHA256SUMS with this minisign secret key
-        /// (default: $CARGO_GOLDEN_SIGNING_KEY).
+        /// (default: $CARGO_GOLDEN_SIGNING_KEY). Every shard must then be
+        /// signed by it, unless --public-key names the shards' key.
         #[arg(long, value_name = "FILE")]
         sign_key: Option<PathBuf>,
+        /// Merge only shards whose SHA256SUMS.minisig verifies with this
+        /// minisign public key (a `.pub` file, or the key itself).
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<String>,
     },
     /// Remove every run directory under <out dir>/artifacts and the last
     /// run's reports.
@@ -332,7 +337,14 @@ pub fn main() -> i32 {
             out,
             junit,
             sign_key,
-        }) => merge(&dirs, &out, junit, sign_key.as_deref()),
+            public_key,
+        }) => merge(
+            &dirs,
+            &out,
+            junit,
+            sign_key.as_deref(),
+            public_key.as_deref(),
+        ),
         Some(Command::Diff { base, new, out }) => diff(&base, &new, out.as_deref()),
         Some(Command::Schema { format }) => schema(format.format()),
         Some(Command::Clean {
@@ -830,10 +842,18 @@ fn merge(
     out: &Path,
     junit: Option<JunitFlavour>,
     sign_key: Option<&Path>,
+    public_key: Option<&str>,
 ) -> i32 {
     let signer = match Signer::load(sign_key) {
         Ok(s) => s,
         Err(e) => return usage_error(&CliError::from(e)),
+    };
+    // The merged run is signed only over shards whose signature checked
+    // out: with a signing key and no --public-key, its own public half.
+    let shard_key = match public_key.map(crate::commands::verify::read_public_key) {
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => return usage_error(&CliError::PublicKey(e)),
+        None => signer.as_ref().map(|s| s.public_key().clone()),
     };
     // An existing out dir is locked before anything is read; a new one
     // once the merge has created it.
@@ -845,7 +865,7 @@ fn merge(
             Err(e) => return usage_error(&CliError::from(e)),
         }
     }
-    let mut merged = match crate::commands::merge::merge(dirs, out) {
+    let mut merged = match crate::commands::merge::merge(dirs, out, shard_key.as_ref()) {
         Ok(m) => m,
         Err(e) if e.is_refusal() => return usage_error(&CliError::MergeRefused(e)),
         Err(e) => {
@@ -861,6 +881,13 @@ fn merge(
     if let Err(e) = crate::outdir::clear_reports(out) {
         print_error(&e);
         return exit::FAILED;
+    }
+    for dir in &merged.unchecked_signatures {
+        eprintln!(
+            "warning: {}: its {} was not checked and is not carried into the merged run (pass --public-key to check it, --sign-key to sign the merged run)",
+            dir.display(),
+            crate::layout::SIGNATURE_FILE
+        );
     }
     if let Some(flavour) = junit {
         merged.record.junit = flavour;

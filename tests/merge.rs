@@ -100,12 +100,18 @@ fn shard(p: &Project, out: &str, partition: &str) {
 /// `cargo-golden merge <dirs> --out <out>` in the project dir, with the
 /// dirs given relative to it, as a CI job would.
 fn merge(p: &Project, dirs: &[&str], out: &str) -> Output {
+    merge_with(p, dirs, out, &[])
+}
+
+/// [`merge`] with more arguments.
+fn merge_with(p: &Project, dirs: &[&str], out: &str, args: &[&str]) -> Output {
     bin()
         .current_dir(p.path())
         .arg("merge")
         .args(dirs)
         .arg("--out")
         .arg(out)
+        .args(args)
         .output()
         .unwrap()
 }
@@ -425,7 +431,11 @@ command = "exit 1"
 }
 
 fn assert_refused(p: &Project, dirs: &[&str], needles: &[&str]) {
-    let o = merge(p, dirs, "merged");
+    assert_refused_with(p, dirs, &[], needles);
+}
+
+fn assert_refused_with(p: &Project, dirs: &[&str], args: &[&str], needles: &[&str]) {
+    let o = merge_with(p, dirs, "merged", args);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let stderr = String::from_utf8_lossy(&o.stderr);
     for needle in needles {
@@ -526,6 +536,104 @@ fn a_shard_whose_evidence_files_are_gone_is_refused() {
         &["shard-1", "shard-2"],
         &["shard-2", "workspace builds", "is missing"],
     );
+}
+
+/// A passwordless minisign key pair made by the crate (the `minisign`
+/// tool may be absent): the public key's base64 line and the secret key's
+/// file.
+fn crate_keypair(p: &Project, name: &str) -> (String, String) {
+    let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+    let secret = p.write(
+        &format!("keys/{name}.key"),
+        &kp.sk.to_box(None).unwrap().into_string(),
+    );
+    (kp.pk.to_base64(), secret.to_str().unwrap().to_string())
+}
+
+/// Run shard `partition` into `<p>/<out>`, signed with `secret` when given.
+fn signed_shard(p: &Project, out: &str, partition: &str, secret: Option<&str>) {
+    let mut args = vec!["--partition", partition];
+    args.extend(secret.iter().flat_map(|k| ["--sign-key", *k]));
+    let o = run_into(p, "harness.toml", out, &args);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+}
+
+#[test]
+fn a_merge_with_a_key_takes_only_shards_signed_by_it() {
+    let p = project(HARNESS);
+    let (public, secret) = crate_keypair(&p, "ci");
+    let (_, other) = crate_keypair(&p, "other");
+    signed_shard(&p, "signed-1", "count:1/2", Some(&secret));
+    signed_shard(&p, "signed-2", "count:2/2", Some(&secret));
+    signed_shard(&p, "unsigned-2", "count:2/2", None);
+    signed_shard(&p, "other-2", "count:2/2", Some(&other));
+    signed_shard(&p, "forged-2", "count:2/2", Some(&secret));
+    // Consistent checksums in another order: every file still matches, the
+    // signature does not.
+    let run = p.path().join("forged-2/artifacts");
+    let run = std::fs::read_dir(run)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let sums = std::fs::read_to_string(run.join("SHA256SUMS")).unwrap();
+    let mut lines: Vec<&str> = sums.lines().collect();
+    lines.reverse();
+    std::fs::write(run.join("SHA256SUMS"), lines.join("\n") + "\n").unwrap();
+
+    for key in [
+        ["--sign-key", secret.as_str()],
+        ["--public-key", public.as_str()],
+    ] {
+        assert_refused_with(
+            &p,
+            &["signed-1", "unsigned-2"],
+            &key,
+            &["unsigned-2: its SHA256SUMS.minisig", "is missing"],
+        );
+        assert_refused_with(
+            &p,
+            &["signed-1", "other-2"],
+            &key,
+            &["other-2: its SHA256SUMS.minisig", "does not verify"],
+        );
+        assert_refused_with(
+            &p,
+            &["signed-1", "forged-2"],
+            &key,
+            &["forged-2: its SHA256SUMS.minisig", "does not match"],
+        );
+    }
+
+    let o = merge_with(
+        &p,
+        &["signed-1", "signed-2"],
+        "merged",
+        &["--sign-key", &secret],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = bin()
+        .arg("verify-evidence")
+        .arg(p.path().join("merged"))
+        .args(["--public-key", &public])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("signature    valid"), "{}", text(&o));
+
+    // Without a key the shards' signatures cannot come along: said, not
+    // dropped silently.
+    let o = merge(&p, &["signed-1", "unsigned-2"], "merged-unsigned");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("warning: signed-1: its SHA256SUMS.minisig was not checked"),
+        "{}",
+        text(&o)
+    );
+    assert!(!stderr.contains("unsigned-2: its"), "{}", text(&o));
 }
 
 /// Observation lines of `dir` by case name.

@@ -27,7 +27,8 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use crate::layout::Artifacts;
+use crate::commands::verify::SignatureCheck;
+use crate::layout::{Artifacts, SIGNATURE_FILE};
 use crate::model::{CaseRecord, RunRecord};
 use crate::report::{self, ReportError, SUMMARY_FILE};
 use crate::runner::select::Partition;
@@ -59,6 +60,9 @@ pub(crate) struct Merged {
     /// The partitions merged, in shard order; empty when one run of every
     /// case was copied.
     pub partitions: Vec<Partition>,
+    /// Shards that carry a signature no key was given to check: the merged
+    /// run cannot carry it forward (its `SHA256SUMS` is new).
+    pub unchecked_signatures: Vec<PathBuf>,
 }
 
 /// Why shards cannot be merged. Found before anything is written.
@@ -281,6 +285,19 @@ pub(crate) enum Refusal {
         /// What `verify-evidence` found (the first few, then a count).
         findings: Vec<String>,
     },
+    /// A key was given and a shard's signature does not verify with it
+    /// (or it has none): its evidence may be forged, and the merged run
+    /// would be signed over it.
+    #[error(
+        "{}: its {SIGNATURE_FILE} {why}; with a key (--public-key, or --sign-key's public half) only shards signed by that key are merged",
+        dir.display()
+    )]
+    Signature {
+        /// The shard.
+        dir: PathBuf,
+        /// What the check found.
+        why: String,
+    },
     /// `--out` is one of the shards: its summary would be overwritten.
     #[error("--out {} is one of the shard dirs; merge into another directory", out.display())]
     OutIsShard {
@@ -384,16 +401,31 @@ fn listed<T: fmt::Display>(items: &[T], more: usize) -> String {
     s
 }
 
-/// Verify the shard in the out dir `dir` as `verify-evidence` does, and
-/// return its run record with every verdict taken from the evidence: a
-/// shard's summary is never trusted.
-fn verified_record(dir: &Path) -> Result<RunRecord, Refusal> {
+/// Verify the shard in the out dir `dir` as `verify-evidence` does (with
+/// `key`, its signature too), and return its run record with every
+/// verdict taken from the evidence (a shard's summary is never trusted)
+/// and whether it carries a signature that was not checked.
+fn verified_record(
+    dir: &Path,
+    key: Option<&minisign::PublicKey>,
+) -> Result<(RunRecord, bool), Refusal> {
     let unverified = |findings: Vec<String>| Refusal::Unverified {
         dir: dir.to_path_buf(),
         findings,
     };
-    let report = crate::commands::verify::verify_run(dir, None)
+    let report = crate::commands::verify::verify_run(dir, key)
         .map_err(|e| unverified(vec![e.to_string()]))?;
+    if key.is_some() && report.signature != SignatureCheck::Valid {
+        let why = report
+            .findings
+            .iter()
+            .find(|f| f.file == SIGNATURE_FILE)
+            .map_or_else(|| "does not verify".to_string(), |f| f.message.clone());
+        return Err(Refusal::Signature {
+            dir: dir.to_path_buf(),
+            why,
+        });
+    }
     if !report.is_ok() {
         let mut findings: Vec<String> = report
             .findings
@@ -406,8 +438,10 @@ fn verified_record(dir: &Path) -> Result<RunRecord, Refusal> {
         }
         return Err(unverified(findings));
     }
+    let unchecked = report.signature == SignatureCheck::NotChecked;
     report
         .record
+        .map(|r| (r, unchecked))
         .ok_or_else(|| unverified(vec!["its summary.json cannot be read".into()]))
 }
 
@@ -670,17 +704,28 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// the caller (`report::write_all`, then `report::check_integrity`), as
 /// after a run.
 ///
+/// With `key`, every shard must carry a signature that verifies with it.
+///
 /// A refusal writes nothing. When copying fails, the partly copied run dir
 /// is removed again.
-pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> {
+pub(crate) fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    key: Option<&minisign::PublicKey>,
+) -> Result<Merged, MergeError> {
     let mut shards = dirs
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
     check_shards(&shards)?;
+    let mut unchecked_signatures = Vec::new();
     for shard in &mut shards {
         // Verdicts, counts and the final status come from the evidence.
-        shard.record.cases = verified_record(&shard.dir)?.cases;
+        let (record, unchecked) = verified_record(&shard.dir, key)?;
+        shard.record.cases = record.cases;
+        if unchecked {
+            unchecked_signatures.push(shard.dir.clone());
+        }
     }
     let out = crate::layout::absolute(out);
     if shards.iter().any(|s| same_dir(&out, &s.record.out_dir)) {
@@ -702,6 +747,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, MergeError> 
         record,
         harness_display: first.harness_display.clone(),
         partitions: shards.iter().filter_map(|s| s.partition).collect(),
+        unchecked_signatures,
     })
 }
 

@@ -152,6 +152,11 @@ impl Signer {
         Ok(Signer { key, public })
     }
 
+    /// The public half of the key.
+    pub fn public_key(&self) -> &minisign::PublicKey {
+        &self.public
+    }
+
     /// The minisign signature of `data`, as `minisign -S` writes it.
     pub fn sign(&self, data: &[u8], run_id: &str) -> Result<String, minisign::PError> {
         let trusted = format!(
