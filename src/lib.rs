@@ -45,4 +45,5 @@ pub mod redact;
 pub mod report;
 pub mod runner;
 pub mod shell;
+pub mod userfile;
 pub mod wire;

@@ -324,3 +324,78 @@ fn a_failing_reporter_is_named_once_and_the_run_goes_on() {
     );
     assert_eq!(p.summary()["counts"]["passed"], 3, "the run went on");
 }
+
+/// Run `cmd`; kill it and fail when it has not ended after 30 s (a read
+/// that blocks on a FIFO, or one of an endless device).
+#[cfg(unix)]
+fn output_within_30s(cmd: &mut Command) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn special_and_oversized_files_are_refused_not_read() {
+    let p = Project::new(INTERLEAVED);
+    let fifo = p.path().join("fifo.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+
+    let o = output_within_30s(bin().args(["golden", "validate", "/dev/zero"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("/dev/zero: is not a regular file"),
+        "{}",
+        text(&o)
+    );
+
+    let o = output_within_30s(bin().args(["golden", "--config"]).arg(&fifo));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("fifo.toml: is not a regular file"),
+        "{}",
+        text(&o)
+    );
+
+    let o = output_within_30s(
+        bin()
+            .args(["golden", "--config"])
+            .arg(p.path().join("harness.toml"))
+            .arg("--sign-key")
+            .arg(&fifo),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is not a regular file"),
+        "{}",
+        text(&o)
+    );
+
+    // A sparse file: 17 MiB long, nothing written.
+    let big = p.path().join("big.toml");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
+    let o = output_within_30s(bin().args(["golden", "--config"]).arg(&big));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("big.toml: is larger than 16 MiB"),
+        "{}",
+        text(&o)
+    );
+}

@@ -102,7 +102,7 @@ const HELP: &str = "golden-baseline.json is written by `cargo golden --bless`; f
 impl BaselineFile {
     /// Read the baseline at `path`; `None` when there is no such file.
     pub fn load(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
-        let text = match std::fs::read(path) {
+        let text = match crate::userfile::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {

@@ -266,7 +266,7 @@ impl<'h> Snapshots<'h> {
             }
         };
         let path = self.root.join(&check.file);
-        let expected = match std::fs::read(&path) {
+        let expected = match crate::userfile::read(&path) {
             Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) if self.bless => {

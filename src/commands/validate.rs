@@ -152,6 +152,10 @@ impl Validator {
     }
 }
 
+/// The most `validate` reads of a file: a large run's observations or
+/// summary are far over the limit of a harness file.
+pub const LIMIT: u64 = 256 << 20;
+
 /// Check `path` as `format`. An empty result means the file is valid.
 pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> {
     let validator = Validator::new(format);
@@ -163,14 +167,14 @@ pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> 
         message,
     };
     if !format.is_lines() {
-        let text = std::fs::read(path)?;
+        let text = crate::userfile::read_limited(path, LIMIT)?;
         return Ok(validator
             .check_text(&text)
             .into_iter()
             .map(|v| violation(None, v))
             .collect());
     }
-    let text = std::fs::read(path)?;
+    let text = crate::userfile::read_limited(path, LIMIT)?;
     let mut out = Vec::new();
     let mut unparsable = false;
     // The newline that ends the last line starts no line of its own.

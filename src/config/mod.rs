@@ -348,7 +348,7 @@ impl Harness {
         profile: Option<&str>,
     ) -> Result<Harness, ConfigError> {
         let path = crate::layout::absolute(path);
-        let bytes = std::fs::read(&path).map_err(|e| ConfigError::Read {
+        let bytes = crate::userfile::read(&path).map_err(|e| ConfigError::Read {
             path: path.clone(),
             source: e,
         })?;

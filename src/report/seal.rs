@@ -97,7 +97,7 @@ impl Signer {
         let (origin, text) = match flag {
             Some(path) => {
                 let origin = format!("--sign-key {}", path.display());
-                let text = std::fs::read_to_string(path).map_err(|e| KeyError {
+                let text = crate::userfile::read_to_string(path).map_err(|e| KeyError {
                     origin: origin.clone(),
                     problem: KeyProblem::Read(e),
                 })?;
@@ -110,9 +110,11 @@ impl Signer {
                 }
                 Ok(path) => {
                     let origin = format!("${KEY_ENV} ({path})");
-                    let text = std::fs::read_to_string(&path).map_err(|e| KeyError {
-                        origin: origin.clone(),
-                        problem: KeyProblem::Read(e),
+                    let text = crate::userfile::read_to_string(Path::new(&path)).map_err(|e| {
+                        KeyError {
+                            origin: origin.clone(),
+                            problem: KeyProblem::Read(e),
+                        }
                     })?;
                     (origin, text)
                 }

@@ -152,7 +152,7 @@ pub(crate) enum SignatureError {
 pub(crate) fn read_public_key(arg: &str) -> Result<minisign::PublicKey, SignatureError> {
     let path = Path::new(arg);
     if path.is_file() {
-        let text = std::fs::read_to_string(path)
+        let text = crate::userfile::read_to_string(path)
             .map_err(|e| SignatureError::KeyFile(arg.to_string(), e))?;
         let line = text
             .lines()
