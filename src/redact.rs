@@ -6,9 +6,11 @@
 //! case's `env`) is named in `[harness] redact_env`, or its name contains
 //! one of [`DEFAULT_WORDS`] and the value is at least [`MIN_DEFAULT_LEN`]
 //! bytes long. The runner masks each output stream with a [`Masker`]
-//! before a byte is written, hashed or classified, so every artifact and
-//! report built from the output is masked too; command text and messages
-//! go through [`Redactor::mask_str`].
+//! before a byte is written, hashed or shown, so every artifact and report
+//! built from the output is masked too; command text and messages go
+//! through [`Redactor::mask_str`]. The classifier alone sees the output
+//! unmasked (in memory), so masking never changes a verdict; the lines
+//! its findings quote are masked.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -306,6 +308,11 @@ impl Redactor {
     /// Whether there is nothing to mask.
     pub fn is_empty(&self) -> bool {
         self.inner.finder.is_none()
+    }
+
+    /// The length of the longest value, in bytes (0 without any).
+    pub fn longest(&self) -> usize {
+        self.inner.max_len
     }
 
     /// The secret values (for registering them with a log masker).

@@ -380,3 +380,79 @@ fn live_output_and_log_tails_are_masked() {
         assert!(leaks("output", &all).is_empty(), "{args:?}: {}", text(&o));
     }
 }
+
+/// A line matching each built-in pattern, with the execution status it
+/// brings about.
+const PATTERN_LINES: [(&str, &str); 11] = [
+    ("1 validation error for ProjectConfig", "VALIDATION_FAILED"),
+    ("Input should be a valid string", "VALIDATION_FAILED"),
+    ("pydantic.ValidationError: bad", "VALIDATION_FAILED"),
+    ("Invalid config: no sink", "VALIDATION_FAILED"),
+    ("Pipeline failed at step 2", "RUNTIME_FAILED"),
+    ("org.apache.SparkException: lost", "RUNTIME_FAILED"),
+    ("Status: FAILURE", "RUNTIME_FAILED"),
+    ("Job aborted due to stage failure", "RUNTIME_FAILED"),
+    ("Timeout waiting for executor", "ABORTED"),
+    ("Interrupted by user", "ABORTED"),
+    ("worker got SIGTERM", "ABORTED"),
+];
+
+#[test]
+fn masking_never_changes_a_verdict() {
+    use cargo_golden::classify::{BUILTIN_ABORT, BUILTIN_RUNTIME, BUILTIN_VALIDATION};
+    // Every built-in pattern has its line, and each case's secret is one
+    // character inside the text its pattern matches: masked before
+    // classification, no pattern would match.
+    let mut toml = String::from("[harness]\nredact_env = [\"PIN\"]\n");
+    let mut pins = Vec::new();
+    for pattern in BUILTIN_VALIDATION
+        .iter()
+        .chain(BUILTIN_RUNTIME)
+        .chain(BUILTIN_ABORT)
+    {
+        let re = regex::Regex::new(pattern).unwrap();
+        let (i, m) = PATTERN_LINES
+            .iter()
+            .enumerate()
+            .find_map(|(i, (line, _))| re.find(line).map(|m| (i, m)))
+            .unwrap_or_else(|| panic!("no line for the built-in pattern {pattern:?}"));
+        let pin = m.as_str()[m.len() / 2..]
+            .chars()
+            .find(|c| c.is_alphanumeric())
+            .unwrap();
+        let line = PATTERN_LINES[i].0;
+        pins.push((i, pin));
+        toml.push_str(&format!(
+            "\n[[verify]]\nname = \"p{i}\"\ncommand = \"echo '{line}'\"\nenv = {{ PIN = \"{pin}\" }}\n"
+        ));
+    }
+    toml.push_str(
+        "\n[[verify]]\nname = \"expected\"\ncommand = \"echo 'Status: FAILURE' >&2; exit 3\"\nexpected = \"specific_error:Status: FAILURE\"\nenv = { PIN = \"U\" }\n",
+    );
+    let p = Project::new(&toml);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    let summary = p.summary();
+    let cases = summary["cases"].as_array().unwrap();
+    for (n, &(i, pin)) in pins.iter().enumerate() {
+        let (line, status) = PATTERN_LINES[i];
+        let case = &cases[n];
+        assert_eq!(case["name"], format!("p{i}").as_str());
+        assert_eq!(case["result"], "FAILED", "{line:?} with PIN={pin}: {case}");
+        assert_eq!(case["execution_status"], status, "{line:?}: {case}");
+        let log = read(&p.case_dir(&format!("{:03}-p{i}", n + 1)).join("stdout.log"));
+        let shown = log.replace("[REDACTED:PIN]", "");
+        assert!(!shown.contains(pin), "{line:?}: {log:?} keeps {pin:?}");
+        assert!(log.contains("[REDACTED:PIN]"), "{log:?}");
+    }
+    let expected = cases.iter().find(|c| c["name"] == "expected").unwrap();
+    assert_eq!(expected["result"], "PASSED", "{expected}");
+    let log = read(
+        &p.case_dir(&format!("{:03}-expected", pins.len() + 1))
+            .join("stderr.log"),
+    );
+    assert!(!log.replace("[REDACTED:PIN]", "").contains('U'), "{log:?}");
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

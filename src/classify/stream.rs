@@ -14,6 +14,7 @@ use super::{
     strip_cr, tail_snippet,
 };
 use crate::ansi::Stripper;
+use crate::redact::Redactor;
 
 /// Bytes before a match kept for the finding of a long line.
 const TAIL: usize = 4 * MAX_FINDING_CHARS;
@@ -43,6 +44,10 @@ pub struct StreamClassifier {
     every_line: bool,
     pydantic: pydantic::Extractor,
     findings: StreamFindings,
+    /// Secrets masked in what a finding quotes: the stream is classified
+    /// as the command wrote it, so masking cannot change a verdict, and
+    /// only the quotes it keeps are masked.
+    redactor: Option<Redactor>,
 }
 
 /// A long line being fed through the DFAs.
@@ -98,9 +103,28 @@ impl StreamClassifier {
             every_line: false,
             pydantic: pydantic::Extractor::new(),
             findings: StreamFindings::default(),
+            redactor: None,
         };
         c.refresh_quick();
         c
+    }
+
+    /// Mask the values of `redactor` in every line a finding quotes. Feed
+    /// the stream unmasked: what is judged is what the command wrote.
+    pub fn masking(mut self, redactor: &Redactor) -> StreamClassifier {
+        self.redactor = (!redactor.is_empty()).then(|| redactor.clone());
+        self
+    }
+
+    /// The finding for `line`, matched at byte `at`, masked.
+    fn quote(&self, line: &[u8], at: usize) -> String {
+        match &self.redactor {
+            None => snippet(line, at),
+            Some(r) => {
+                let at = r.mask_bytes(&line[..at]).0.len();
+                snippet(&r.mask_bytes(line).0, at)
+            }
+        }
     }
 
     /// Classify the next bytes of the stream.
@@ -299,7 +323,7 @@ impl StreamClassifier {
         // Checked on the bytes first: the first line is almost always found
         // at once, and empty lines should not cost a conversion.
         if self.findings.first_line.is_none() && !line.trim_ascii().is_empty() {
-            let text = snippet(line, line.len() - line.trim_ascii_start().len());
+            let text = self.quote(line, line.len() - line.trim_ascii_start().len());
             if !text.is_empty() {
                 self.findings.first_line = Some(text);
             }
@@ -330,7 +354,8 @@ impl StreamClassifier {
         };
         if !hits.is_empty() && !allowed() {
             for (cat, at) in hits {
-                *self.findings.slot(cat) = Some(snippet(line, at));
+                let quote = self.quote(line, at);
+                *self.findings.slot(cat) = Some(quote);
                 self.close(cat);
             }
         }
@@ -407,11 +432,12 @@ impl StreamClassifier {
                 let wanted = wanted_patterns(&d.cats, self.open);
                 let (tail, fed, cats) = (&long.tail, long.fed, &mut long.cats);
                 let excerpts = &mut long.excerpts;
+                let redactor = self.redactor.as_ref();
                 walk.feed(&d.dfa, bytes, &mut long.matched[g], wanted, |p, end| {
                     let cat = d.cats[p];
                     *cats |= bit(cat);
                     if FAILURE_CATS.contains(&cat) {
-                        excerpts[cat] = Some(excerpt(tail, &bytes[..end], fed));
+                        excerpts[cat] = Some(excerpt(redactor, tail, &bytes[..end], fed));
                     }
                 });
             }
@@ -422,7 +448,12 @@ impl StreamClassifier {
                 && let Some(end) = find_hint(re, &long.tail, bytes, long.fed)
             {
                 long.cats |= bit(cat);
-                long.excerpts[cat] = Some(excerpt(&long.tail, &bytes[..end], long.fed));
+                long.excerpts[cat] = Some(excerpt(
+                    self.redactor.as_ref(),
+                    &long.tail,
+                    &bytes[..end],
+                    long.fed,
+                ));
             }
         }
         long.fed += bytes.len();
@@ -465,6 +496,7 @@ impl StreamClassifier {
             return;
         };
         let cut = long.fed > long.tail.len();
+        let redactor = self.redactor.as_ref();
         for (g, (walk, d)) in self.walks.iter_mut().zip(dfas).enumerate() {
             if !long.active[g] {
                 continue;
@@ -474,7 +506,7 @@ impl StreamClassifier {
                 let cat = d.cats[p];
                 *cats |= bit(cat);
                 if FAILURE_CATS.contains(&cat) {
-                    excerpts[cat] = Some(tail_snippet(tail, cut));
+                    excerpts[cat] = Some(masked_tail(redactor, tail, cut));
                 }
             });
             if walk.gave_up() {
@@ -528,11 +560,27 @@ fn wanted_patterns(cats: &[usize], open: u8) -> u64 {
 /// The text of a long line's finding: the bytes up to the end of the
 /// match, `head` being the last of them and `tail` those fed before; `fed`
 /// bytes of the line came before `head`.
-fn excerpt(tail: &[u8], head: &[u8], fed: usize) -> String {
+fn excerpt(redactor: Option<&Redactor>, tail: &[u8], head: &[u8], fed: usize) -> String {
     let from_head = &head[head.len().saturating_sub(TAIL)..];
     let from_tail = &tail[tail.len().saturating_sub(TAIL - from_head.len())..];
     let text = [from_tail, from_head].concat();
-    tail_snippet(&text, fed + head.len() > text.len())
+    masked_tail(redactor, &text, fed + head.len() > text.len())
+}
+
+/// [`tail_snippet`] of `text` with the values of `redactor` masked. When
+/// the line was `cut` before `text`, a value may begin before it: the
+/// bytes such a value could still cover are left out, so no part of one
+/// is quoted.
+fn masked_tail(redactor: Option<&Redactor>, text: &[u8], cut: bool) -> String {
+    let Some(r) = redactor else {
+        return tail_snippet(text, cut);
+    };
+    let text = if cut {
+        &text[text.len().min(r.longest().saturating_sub(1))..]
+    } else {
+        text
+    };
+    tail_snippet(&r.mask_bytes(text).0, cut)
 }
 
 /// Keep the last [`TAIL`] bytes of the line in `tail`.
@@ -566,4 +614,39 @@ fn find_long_line(block: &[u8], pos: usize, hold: usize) -> Option<usize> {
         seg = (end + 1).div_ceil(half) * half;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PatternConfig;
+
+    #[test]
+    fn a_masked_value_inside_a_pattern_still_matches_and_its_quote_is_masked() {
+        let r = Redactor::new([("PIN", "o")]);
+        let builtin = PatternConfig {
+            builtin: true,
+            ..PatternConfig::default()
+        };
+        let patterns = Patterns::new(&builtin).unwrap();
+        let mut c = patterns.classifier().masking(&r);
+        c.feed(b"1 validation error for ProjectConfig\n");
+        let f = c.finish();
+        let quote = f.validation.expect("the unmasked line matches");
+        assert_eq!(
+            quote,
+            "1 validati[REDACTED:PIN]n err[REDACTED:PIN]r f[REDACTED:PIN]r Pr[REDACTED:PIN]jectC[REDACTED:PIN]nfig"
+        );
+    }
+
+    #[test]
+    fn a_cut_tail_quotes_no_part_of_a_value() {
+        let r = Redactor::new([("KEY", "secretvalue")]);
+        // The line was cut inside the value: only its end is in the tail,
+        // and as much as a value could cover is left out.
+        let quote = masked_tail(Some(&r), b"value, then Job aborted", true);
+        assert_eq!(quote, "…n Job aborted");
+        let whole = masked_tail(Some(&r), b"secretvalue, then Job aborted", false);
+        assert_eq!(whole, "[REDACTED:KEY], then Job aborted");
+    }
 }

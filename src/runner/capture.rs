@@ -1,8 +1,10 @@
-//! Output capture: each stream is masked (secret values replaced, SPEC
-//! section 14), then goes, chunk by chunk, to its log file (never
-//! truncated), a bounded excerpt for reports, the classifier and, for
-//! stdout, the running evidence hash. Nothing unmasked is written, hashed
-//! or classified. Memory stays bounded whatever the output size.
+//! Output capture: each stream goes, chunk by chunk, to the classifier as
+//! the command wrote it (in memory only: masking must never change a
+//! verdict, and the classifier masks the lines its findings quote), then,
+//! masked (secret values replaced, SPEC section 14), to its log file (never
+//! truncated), a bounded excerpt for reports and, for stdout, the running
+//! evidence hash. Nothing unmasked is written, hashed or shown. Memory
+//! stays bounded whatever the output size.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -83,6 +85,8 @@ impl Excerpt {
 pub struct Capture {
     /// `None` when there is no secret to mask.
     masker: Option<Masker>,
+    /// Fed the unmasked bytes.
+    classifier: StreamClassifier,
     store: Store,
 }
 
@@ -90,7 +94,6 @@ pub struct Capture {
 struct Store {
     file: File,
     excerpt: Excerpt,
-    classifier: StreamClassifier,
     evidence: Option<EvidenceHasher>,
     /// Also copy each chunk to the tool's stderr (`--no-capture`).
     live: bool,
@@ -106,7 +109,6 @@ impl Store {
             h.update(chunk);
         }
         self.excerpt.push(chunk);
-        self.classifier.feed(chunk);
         if self.live {
             // A closed terminal must not fail the case: the log has it all.
             let mut e = io::stderr().lock();
@@ -142,10 +144,10 @@ impl Capture {
     ) -> Capture {
         Capture {
             masker: (!redactor.is_empty()).then(|| redactor.masker()),
+            classifier: classifier.masking(redactor),
             store: Store {
                 file,
                 excerpt: Excerpt::new(truncate),
-                classifier,
                 evidence,
                 live: false,
             },
@@ -173,7 +175,7 @@ impl Capture {
         Ok(Captured {
             complete,
             excerpt: store.excerpt.finish(),
-            findings: store.classifier.finish(),
+            findings: self.classifier.finish(),
             evidence: store.evidence,
             redactions,
         })
@@ -182,6 +184,7 @@ impl Capture {
 
 impl Sink for Capture {
     fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.classifier.feed(chunk);
         match &mut self.masker {
             Some(m) => self.store.take(m.push(chunk)),
             None => self.store.take(chunk),
