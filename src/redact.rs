@@ -341,6 +341,22 @@ impl Redactor {
         (Cow::Owned(out), count)
     }
 
+    /// The names of the secret values in `bytes`, each once, in name order.
+    pub fn names_in(&self, bytes: &[u8]) -> Vec<&str> {
+        let Some(finder) = &self.inner.finder else {
+            return Vec::new();
+        };
+        let mut found = vec![false; self.inner.secrets.len()];
+        finder.each(bytes, usize::MAX, |_, _, pattern| found[pattern] = true);
+        self.inner
+            .secrets
+            .iter()
+            .zip(found)
+            .filter(|(_, f)| *f)
+            .map(|((name, _), _)| name.as_str())
+            .collect()
+    }
+
     /// `text` with every secret value replaced, and how many were.
     pub fn mask_str<'t>(&self, text: &'t str) -> (Cow<'t, str>, u64) {
         match self.mask_bytes(text.as_bytes()) {

@@ -106,8 +106,13 @@ fn spellings(s: &str) -> Vec<String> {
 
 /// Every secret spelling found in `bytes`, described with `what`.
 fn leaks(what: &str, bytes: &[u8]) -> Vec<String> {
+    leaks_of(&SECRETS, what, bytes)
+}
+
+/// Every spelling of a value of `secrets` found in `bytes`.
+fn leaks_of(secrets: &[(&str, &str)], what: &str, bytes: &[u8]) -> Vec<String> {
     let mut found = Vec::new();
-    for (name, value) in SECRETS {
+    for &(name, value) in secrets {
         for spelling in spellings(value) {
             if memchr::memmem::find(bytes, spelling.as_bytes()).is_some() {
                 found.push(format!("{name} as {spelling:?} in {what}"));
@@ -126,6 +131,15 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A run of `p` as GitHub Actions runs it, its step summary in `step_summary`.
+fn in_github_actions(p: &Project, args: &[&str], step_summary: &Path) -> std::process::Command {
+    let mut c = p.cmd(args);
+    c.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_WORKSPACE", p.path())
+        .env("GITHUB_STEP_SUMMARY", step_summary);
+    c
+}
+
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -134,14 +148,10 @@ fn read(p: &Path) -> String {
 fn no_secret_reaches_an_artifact_a_report_or_a_log() {
     let p = Project::new(&harness());
     let step_summary = p.path().join("step-summary.md");
-    let o = p
-        .cmd(&["--skip", "skipped"])
+    let o = in_github_actions(&p, &["--skip", "skipped"], &step_summary)
         .env("DEPLOY_PASSWORD", PARENT_PASSWORD)
         .env("AWS_ROLE_SESSION", AWS_SESSION)
         .env("MY_TOKEN_COUNT", TOKEN_COUNT)
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_WORKSPACE", p.path())
-        .env("GITHUB_STEP_SUMMARY", &step_summary)
         .output()
         .unwrap();
     // Only the pydantic case fails.
@@ -455,4 +465,86 @@ fn masking_never_changes_a_verdict() {
     assert!(!log.replace("[REDACTED:PIN]", "").contains('U'), "{log:?}");
     let o = verify_evidence(&p.out());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn a_secret_in_a_snapshot_never_leaks_through_its_diff() {
+    const PIN: &str = "pin-4711-zebra";
+    let case = |redact: &str, extra: &str| {
+        format!(
+            "[harness]\nredact_env = [{redact}]\n\n[[verify]]\nname = \"pin\"\ncommand = \"echo start; echo pin=$DEPLOY_PIN; echo end{extra}\"\nsnapshot = [\"stdout\"]\nenv = {{ DEPLOY_PIN = \"{PIN}\" }}\n"
+        )
+    };
+    // Blessed before DEPLOY_PIN was a secret: the snapshot holds its value.
+    let p = Project::new(&case("", ""));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = p.path().join("snapshots/pin.stdout");
+    assert!(read(&snapshot).contains(PIN));
+    // That run's own artifacts hold the value too: not what is checked.
+    std::fs::remove_dir_all(p.out()).unwrap();
+
+    // Now it is one, and the output changed next to the line holding it.
+    std::fs::write(
+        p.path().join("harness.toml"),
+        case("\"DEPLOY_PIN\"", "; echo more"),
+    )
+    .unwrap();
+    let step_summary = p.path().join("step-summary.md");
+    let o = in_github_actions(&p, &[], &step_summary).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("OUTPUT_CHANGED"), "{}", text(&o));
+    assert!(stderr.contains("+more"), "{}", text(&o));
+
+    let secrets = [("DEPLOY_PIN", PIN)];
+    let mut found = Vec::new();
+    for f in files_under(&p.out()) {
+        found.extend(leaks_of(
+            &secrets,
+            &f.display().to_string(),
+            &std::fs::read(&f).unwrap(),
+        ));
+    }
+    found.extend(leaks_of(
+        &secrets,
+        "the step summary",
+        &std::fs::read(&step_summary).unwrap(),
+    ));
+    found.extend(leaks_of(&secrets, "the terminal (stderr)", &o.stderr));
+    // Past the `::add-mask::` line that registers it with GitHub.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.starts_with(&format!("::add-mask::{PIN}\n")),
+        "{stdout}"
+    );
+    let rest: Vec<&str> = stdout.lines().skip(1).collect();
+    found.extend(leaks_of(
+        &secrets,
+        "GitHub output after the masks",
+        rest.join("\n").as_bytes(),
+    ));
+    assert!(found.is_empty(), "leaked: {found:#?}");
+
+    // The diff is of the masked texts: the line holding the value is
+    // unchanged, and the case says the snapshot needs blessing again.
+    let case = &p.summary()["cases"][0];
+    let diff = case["snapshots"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains(" pin=[REDACTED:DEPLOY_PIN]"), "{diff}");
+    assert!(!diff.contains("-pin="), "{diff}");
+    let warning = "snapshots/pin.stdout contains the value of DEPLOY_PIN: re-bless";
+    assert!(
+        case["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(warning)),
+        "{case}"
+    );
+    assert!(stderr.contains(warning), "{}", text(&o));
+
+    // Blessing again stores the masked output.
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!read(&snapshot).contains(PIN), "{}", read(&snapshot));
 }

@@ -171,6 +171,9 @@ pub struct Snapshots<'h> {
     redactions: &'h [Redaction],
     run_id: String,
     bless: bool,
+    /// The run's secret values: masked in a snapshot's text before it is
+    /// compared or shown (the output is masked already).
+    secrets: crate::redact::Redactor,
 }
 
 impl<'h> Snapshots<'h> {
@@ -181,7 +184,16 @@ impl<'h> Snapshots<'h> {
             redactions: &harness.redactions,
             run_id: run_id.to_string(),
             bless: false,
+            secrets: crate::redact::Redactor::none(),
         }
+    }
+
+    /// Mask the values of `secrets` in every snapshot text: a snapshot
+    /// blessed before its variable was a secret holds the value, and its
+    /// diff would show it.
+    pub fn masking(mut self, secrets: crate::redact::Redactor) -> Snapshots<'h> {
+        self.secrets = secrets;
+        self
     }
 
     /// Write snapshots from the output instead of comparing.
@@ -218,7 +230,14 @@ impl<'h> Snapshots<'h> {
             let check = match (rec.ran(), log) {
                 (true, Some(log)) => {
                     let output = read_output(&out_dir.join(&log));
-                    let check = self.check(stream, file, output, &redactor);
+                    let (check, secrets) = self.check(stream, file, output, &redactor);
+                    if !secrets.is_empty() {
+                        rec.warnings.push(format!(
+                            "{} contains the value of {}: re-bless it (`cargo golden --bless`) so it holds the masked output",
+                            check.file,
+                            secrets.join(", ")
+                        ));
+                    }
                     if let Some((t, message)) = check.issue(&log) {
                         push_issue(rec, t, &message, check.diff.as_deref());
                     }
@@ -239,13 +258,15 @@ impl<'h> Snapshots<'h> {
         }
     }
 
+    /// The check of one stream, and the names of the secret values its
+    /// snapshot file holds.
     fn check(
         &self,
         stream: Stream,
         file: String,
         output: Result<String, (Outcome, String)>,
         redactor: &Redactor<'_>,
-    ) -> SnapshotCheck {
+    ) -> (SnapshotCheck, Vec<&str>) {
         let mut check = SnapshotCheck {
             stream,
             file,
@@ -262,7 +283,7 @@ impl<'h> Snapshots<'h> {
                     outcome
                 };
                 check.detail = Some(detail);
-                return check;
+                return (check, Vec::new());
             }
         };
         let path = self.root.join(&check.file);
@@ -272,17 +293,28 @@ impl<'h> Snapshots<'h> {
             Err(e) if self.bless => {
                 check.outcome = Outcome::NotWritten;
                 check.detail = Some(format!("cannot read it: {e}"));
-                return check;
+                return (check, Vec::new());
             }
             Err(e) => {
                 check.outcome = Outcome::Unreadable;
                 check.detail = Some(format!("cannot read it: {e}"));
-                return check;
+                return (check, Vec::new());
             }
         };
         if self.bless {
-            return bless(check, &path, expected.as_deref(), &actual);
+            // Compared unmasked: a snapshot holding a value is rewritten.
+            return (
+                bless(check, &path, expected.as_deref(), &actual),
+                Vec::new(),
+            );
         }
+        let secrets = expected
+            .as_deref()
+            .map_or_else(Vec::new, |e| self.secrets.names_in(e.as_bytes()));
+        let expected = expected.map(|e| match self.secrets.mask_str(&e).0 {
+            std::borrow::Cow::Owned(masked) => masked,
+            std::borrow::Cow::Borrowed(_) => e,
+        });
         match expected {
             None => check.outcome = Outcome::Missing,
             Some(expected) if wildcard::matches(&expected, &actual) => {}
@@ -293,7 +325,7 @@ impl<'h> Snapshots<'h> {
                 check.detail = Some(format!("{added} line(s) added, {removed} removed"));
             }
         }
-        check
+        (check, secrets)
     }
 }
 

@@ -52,13 +52,14 @@ impl<'h> Engine<'h> {
             source,
         })?;
         let run_id = run_id.unwrap_or_else(new_run_id);
+        let redactor = harness.redactor();
         Ok(Engine {
             harness,
             patterns,
-            redactor: harness.redactor(),
             case_patterns,
             out_dir: out_dir.to_path_buf(),
-            snapshots: crate::baseline::Snapshots::new(harness, &run_id),
+            snapshots: crate::baseline::Snapshots::new(harness, &run_id).masking(redactor.clone()),
+            redactor,
             run_id,
             retries: None,
             live: false,
