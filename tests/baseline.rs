@@ -217,6 +217,33 @@ fn wildcards_match_text_and_lines_and_a_real_change_still_shows() {
 }
 
 #[test]
+fn bless_records_wildcard_text_in_the_output_literally() {
+    let toml = |fill: &str, dots: &str| {
+        format!(
+            "[[verify]]\nname = \"literal\"\ncommand = \"echo 'rows [{fill}]'; echo '{dots}'; echo '[[...]]'; echo end\"\nsnapshot = [\"stdout\"]\n"
+        )
+    };
+    let p = Project::new(&toml("..", "..."));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        read(p.path().join("snapshots/literal.stdout")),
+        "rows [[..]]\n[[...]]\n[[[[...]]]]\nend\n"
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // Unescaped, `[..]` would take any text and `...` any lines.
+    for (fill, dots) in [("x", "..."), ("..", "one'; echo 'two"), ("..", "")] {
+        p.write("harness.toml", &toml(fill, dots));
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(1), "{fill:?} {dots:?}: {}", text(&o));
+        let summary = p.summary();
+        assert_eq!(issue_types(&summary, "literal"), ["OUTPUT_CHANGED"]);
+    }
+}
+
+#[test]
 fn bless_rewrites_exactly_the_selected_snapshots_and_records_errors() {
     let p = Project::new(
         "[[verify]]\nname = \"alpha\"\ncommand = \"echo alpha v2\"\nsnapshot = [\"stdout\"]\n\

@@ -4,9 +4,10 @@
 //! the case name, see [`crate::layout::snapshot_stem`]). A mismatch is an
 //! `OUTPUT_CHANGED` issue carrying a unified diff, a missing file a
 //! `SNAPSHOT_MISSING` issue; either fails the case. Under `--bless` the
-//! redacted output is written instead (a snapshot whose wildcards already
+//! redacted output is written instead, escaped so that it matches only
+//! itself ([`wildcard::escape`]); a snapshot whose wildcards already
 //! accept the output is left as it is, so hand-written `[..]` and `...`
-//! survive).
+//! survive.
 //!
 //! The output is read back from `stdout.log` / `stderr.log` after the case,
 //! up to [`SNAPSHOT_LIMIT`] bytes per stream: a larger output is not
@@ -346,7 +347,9 @@ fn bless(
     let written = path
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| crate::report::atomic_write(path, actual.as_bytes()));
+        // Escaped: output holding `[..]` or a `...` line is recorded as
+        // that text, not as wildcards that would accept anything there.
+        .and_then(|()| crate::report::atomic_write(path, wildcard::escape(actual).as_bytes()));
     if let Err(e) = written {
         check.outcome = Outcome::NotWritten;
         check.detail = Some(format!("cannot write it: {e}"));

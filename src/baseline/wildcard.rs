@@ -2,12 +2,22 @@
 //! text within that line (none included), and a line that is exactly `...`
 //! matches any number of lines (none included).
 //!
+//! Escapes, so that output holding that text can be recorded literally:
+//! `[[..]]` stands for the text `[..]` (read before `[..]` at each
+//! position, left to right), and a line that is exactly `...` wrapped in
+//! n >= 1 pairs of `[[` / `]]` (`[[...]]`, `[[[[...]]]]`) stands for that
+//! line wrapped in n - 1 pairs. [`escape`] writes any text so that it
+//! matches only itself; bless records output through it, so only
+//! wildcards a person wrote match anything.
+//!
 //! [`matches()`] decides; [`normalize`] rewrites the actual output so that
 //! every line a pattern line accepts reads as that pattern line, which
 //! leaves a diff against the snapshot showing only what really differs.
 
 /// Text within a line.
 const ANY_TEXT: &str = "[..]";
+/// The text `[..]`, escaped.
+const LITERAL_ANY_TEXT: &str = "[[..]]";
 /// A line standing for any number of lines.
 const ANY_LINES: &str = "...";
 /// Line comparisons [`normalize`] may spend looking for where a pattern and
@@ -26,6 +36,52 @@ fn is_any_lines(line: &str) -> bool {
     split_end(line).0 == ANY_LINES
 }
 
+/// How many pairs of `[[` / `]]` wrap `...` to make `line` (a line without
+/// its terminator); `None` when it is not such a line.
+fn any_lines_depth(line: &str) -> Option<usize> {
+    let mut inner = line;
+    let mut n = 0;
+    while inner != ANY_LINES {
+        inner = inner.strip_prefix("[[")?.strip_suffix("]]")?;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// `text` with `depth` pairs of `[[` / `]]` around it.
+fn wrapped(text: &str, depth: usize) -> String {
+    format!("{}{text}{}", "[[".repeat(depth), "]]".repeat(depth))
+}
+
+/// The literal pieces of the pattern line `p` (without its terminator),
+/// which its `[..]` wildcards separate: one piece when there is none.
+fn literal_pieces(p: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    if let Some(n) = any_lines_depth(p).filter(|&n| n > 0) {
+        return vec![wrapped(ANY_LINES, n - 1).into()];
+    }
+    if !p.contains(ANY_TEXT) {
+        return vec![p.into()];
+    }
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    let mut rest = p;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(LITERAL_ANY_TEXT) {
+            piece.push_str(ANY_TEXT);
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(ANY_TEXT) {
+            pieces.push(std::mem::take(&mut piece).into());
+            rest = after;
+        } else {
+            let ch = rest.chars().next().expect("not empty");
+            piece.push(ch);
+            rest = &rest[ch.len_utf8()..];
+        }
+    }
+    pieces.push(piece.into());
+    pieces
+}
+
 /// Whether the output line `actual` is what the pattern line `pattern`
 /// allows. Both end in `\n` or neither does.
 fn line_matches(pattern: &str, actual: &str) -> bool {
@@ -34,23 +90,43 @@ fn line_matches(pattern: &str, actual: &str) -> bool {
     if p_end != a_end {
         return false;
     }
-    if !p.contains(ANY_TEXT) {
-        return p == a;
+    let parts = literal_pieces(p);
+    if parts.len() == 1 {
+        return parts[0] == a;
     }
-    let parts: Vec<&str> = p.split(ANY_TEXT).collect();
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    let Some(mut rest) = a.strip_prefix(first) else {
+    let (first, last) = (&parts[0], &parts[parts.len() - 1]);
+    let Some(mut rest) = a.strip_prefix(first.as_ref()) else {
         return false;
     };
     // Leftmost matches of the literal pieces in between are always safe:
     // taking one later could only leave less room for the rest.
     for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
+        match rest.find(mid.as_ref()) {
             Some(i) => rest = &rest[i + mid.len()..],
             None => return false,
         }
     }
-    rest.ends_with(last)
+    rest.ends_with(last.as_ref())
+}
+
+/// `text` written as a snapshot that matches exactly `text`: every `[..]`
+/// becomes `[[..]]`, and a line that is `...` (in any number of `[[` /
+/// `]]` pairs) gets one pair more.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in lines(text) {
+        let (body, end) = line
+            .strip_suffix("\r\n")
+            .map(|b| (b, "\r\n"))
+            .or_else(|| line.strip_suffix('\n').map(|b| (b, "\n")))
+            .unwrap_or((line, ""));
+        match any_lines_depth(body) {
+            Some(n) => out.push_str(&wrapped(ANY_LINES, n + 1)),
+            None => out.push_str(&body.replace(ANY_TEXT, LITERAL_ANY_TEXT)),
+        }
+        out.push_str(end);
+    }
+    out
 }
 
 fn split_end(line: &str) -> (&str, bool) {
@@ -66,7 +142,7 @@ fn split_end(line: &str) -> (&str, bool) {
 /// last `...` takes one more line and matching resumes, which is complete
 /// because every other pattern line matches exactly one output line.
 pub(crate) fn matches(pattern: &str, actual: &str) -> bool {
-    if pattern == actual {
+    if pattern == actual && !pattern.contains("[[") {
         return true;
     }
     let p = lines(pattern);
@@ -256,5 +332,77 @@ mod tests {
         // A changed line in the middle; the lines after it line up again.
         assert_eq!(normalize("a\nb\nc\n", "a\nB\nc\n"), "a\nB\nc\n");
         assert_eq!(normalize("a\nb\nc\n", "a\nc\n"), "a\nc\n");
+    }
+}
+
+#[cfg(test)]
+mod escapes {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn escaped_wildcards_read_as_text() {
+        assert!(matches("a [[..]] b\n", "a [..] b\n"));
+        assert!(!matches("a [[..]] b\n", "a x b\n"));
+        assert!(!matches("a [[..]] b\n", "a [[..]] b\n"));
+        // `[[..]]` is read first, left to right.
+        assert!(matches("[[[..]]]\n", "[[..]]\n"));
+        assert!(!matches("[[[..]]]\n", "[x]\n"));
+        assert!(matches("[[...]]\n", "...\n"));
+        assert!(!matches("a\n[[...]]\nz\n", "a\nb\nz\n"));
+        assert!(matches("[[[[...]]]]\n", "[[...]]\n"));
+        // Hand-written wildcards still work beside escapes.
+        assert!(matches(
+            "[[..]] took [..] ms\n...\n",
+            "[..] took 5 ms\nmore\n"
+        ));
+    }
+
+    #[test]
+    fn escape_wraps_each_wildcard_once_more() {
+        assert_eq!(
+            escape("[..]\n...\n[[...]]\n"),
+            "[[..]]\n[[...]]\n[[[[...]]]]\n"
+        );
+        assert_eq!(escape("[[..]]"), "[[[..]]]");
+        assert_eq!(escape(" ...\nplain\r\n"), " ...\nplain\r\n");
+    }
+
+    /// Text made mostly of the characters the wildcards are made of.
+    fn tricky() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("[".to_string()),
+                Just("]".to_string()),
+                Just(".".to_string()),
+                Just("\n".to_string()),
+                Just("[..]".to_string()),
+                Just("[[..]]".to_string()),
+                Just("...\n".to_string()),
+                Just("[[...]]\n".to_string()),
+                "[a-c ]{0,3}",
+            ],
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_text_matches_itself(x in tricky()) {
+            prop_assert!(matches(&escape(&x), &x), "escape: {:?}", escape(&x));
+        }
+
+        #[test]
+        fn escaped_text_matches_nothing_else(x in tricky(), y in tricky()) {
+            prop_assert_eq!(matches(&escape(&x), &y), x == y, "escape: {:?}", escape(&x));
+        }
+
+        #[test]
+        fn escaped_text_rejects_its_wildcards_filled_in(x in tricky(), fill in "[a-c]{0,2}") {
+            // What the unescaped text would have let through.
+            let y = x.replace("[..]", &fill).replace("...\n", "");
+            prop_assert_eq!(matches(&escape(&x), &y), x == y);
+        }
     }
 }
