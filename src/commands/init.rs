@@ -300,7 +300,7 @@ fn write_files(
 }
 
 fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InitError::Read {
+    let text = crate::userfile::read_to_string(path).map_err(|source| InitError::Read {
         path: path.to_path_buf(),
         source,
     })?;
