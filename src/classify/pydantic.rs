@@ -57,6 +57,9 @@ enum Expect {
 pub(super) struct Extractor {
     state: State,
     errors: Vec<ValidationError>,
+    /// Masks a message before it is clipped, so a clip cannot leave part
+    /// of a secret value that masking afterwards would miss.
+    redactor: Option<crate::redact::Redactor>,
 }
 
 impl Extractor {
@@ -64,7 +67,13 @@ impl Extractor {
         Extractor {
             state: State::Idle,
             errors: Vec::new(),
+            redactor: None,
         }
+    }
+
+    /// Mask the values of `redactor` in the messages kept.
+    pub(super) fn masking(&mut self, redactor: &crate::redact::Redactor) {
+        self.redactor = Some(redactor.clone());
     }
 
     /// Inside a block, every line matters, not only those a pre-check flags.
@@ -140,9 +149,13 @@ impl Extractor {
         if let Some(field) = field_of_message {
             let (message, complete) = strip_error_suffix(trimmed);
             if self.errors.len() < MAX_ERRORS {
+                let mut message = one_line(message);
+                if let Some(r) = &self.redactor {
+                    r.mask_in_place(&mut message);
+                }
                 self.errors.push(ValidationError {
                     field,
-                    message: clip(&one_line(message), MAX_FINDING_CHARS),
+                    message: clip(&message, MAX_FINDING_CHARS),
                 });
             }
             *remaining -= 1;

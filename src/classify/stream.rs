@@ -113,6 +113,9 @@ impl StreamClassifier {
     /// the stream unmasked: what is judged is what the command wrote.
     pub fn masking(mut self, redactor: &Redactor) -> StreamClassifier {
         self.redactor = (!redactor.is_empty()).then(|| redactor.clone());
+        if let Some(r) = &self.redactor {
+            self.pydantic.masking(r);
+        }
         self
     }
 
@@ -621,22 +624,41 @@ mod tests {
     use super::*;
     use crate::config::PatternConfig;
 
-    #[test]
-    fn a_masked_value_inside_a_pattern_still_matches_and_its_quote_is_masked() {
-        let r = Redactor::new([("PIN", "o")]);
+    /// The findings of the built-in patterns in `out`, masking `r`.
+    fn classify_masked(r: &Redactor, out: &[u8]) -> StreamFindings {
         let builtin = PatternConfig {
             builtin: true,
             ..PatternConfig::default()
         };
-        let patterns = Patterns::new(&builtin).unwrap();
-        let mut c = patterns.classifier().masking(&r);
-        c.feed(b"1 validation error for ProjectConfig\n");
-        let f = c.finish();
+        let mut c = Patterns::new(&builtin).unwrap().classifier().masking(r);
+        c.feed(out);
+        c.finish()
+    }
+
+    #[test]
+    fn a_masked_value_inside_a_pattern_still_matches_and_its_quote_is_masked() {
+        let r = Redactor::new([("PIN", "o")]);
+        let f = classify_masked(&r, b"1 validation error for ProjectConfig\n");
         let quote = f.validation.expect("the unmasked line matches");
         assert_eq!(
             quote,
             "1 validati[REDACTED:PIN]n err[REDACTED:PIN]r f[REDACTED:PIN]r Pr[REDACTED:PIN]jectC[REDACTED:PIN]nfig"
         );
+    }
+
+    #[test]
+    fn a_clipped_validation_message_keeps_no_part_of_a_value() {
+        let secret = "topsecretvalue1234";
+        let r = Redactor::new([("KEY", secret)]);
+        // Clipped at 500 characters, the value would be cut after `topsecret`.
+        let out = format!(
+            "1 validation error for Model\nfield\n  {}{secret} tail [type=value_error]\n",
+            "x".repeat(490)
+        );
+        let f = classify_masked(&r, out.as_bytes());
+        let message = &f.validation_errors[0].message;
+        assert!(!message.contains("topsecret"), "{message}");
+        assert!(message.contains("x[REDACTED"), "{message}");
     }
 
     #[test]
