@@ -369,15 +369,7 @@ command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; 
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let ev = p.evidence("001-subtle");
-    let issue = ev["issues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["type"] == "GOLDEN_MODIFIED")
-        .unwrap_or_else(|| panic!("no GOLDEN_MODIFIED: {ev}"))["message"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let issue = issue_message(&ev, "GOLDEN_MODIFIED");
     for part in [
         "f (mode 644 → 0)",
         "run.sh (mode 644 → 755)",
@@ -388,6 +380,52 @@ command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; 
     ] {
         assert!(issue.contains(part), "{part:?} not in: {issue}");
     }
+}
+
+fn issue_message(ev: &serde_json::Value, issue_type: &str) -> String {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == issue_type)
+        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_retry_never_washes_out_a_modified_project() {
+    // The first attempt creates .cache and fails; a second attempt would
+    // find it and pass.
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "caches"
+path = "golden/p"
+command = "test -d .cache && exit 0; mkdir .cache; exit 1"
+retries = 1
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-caches");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    assert_eq!(ev["flaky"], false, "{ev}");
+    assert!(
+        issue_message(&ev, "GOLDEN_MODIFIED").contains(".cache/"),
+        "{ev}"
+    );
+    // No second attempt ran: the first one's change is never retried away.
+    assert!(
+        ev["previous_attempts"]
+            .as_array()
+            .is_none_or(|a| a.is_empty()),
+        "{ev}"
+    );
+    let status = p.summary()["final_status"].as_str().unwrap().to_string();
+    assert!(!status.starts_with("SUCCESS"), "{status}");
 }
 
 /// A file that takes far longer than any test timeout to hash: 64 GiB of

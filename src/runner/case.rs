@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -114,11 +115,21 @@ impl<'h> Engine<'h> {
         // for any library caller.
         let attempts = self.retries.unwrap_or(def.retries).saturating_add(1);
         let mut earlier = Vec::new();
+        // Every attempt is checked against the project as it was before
+        // the first: a change an attempt made is never the new normal.
+        let mut first = None;
         let mut n = 0;
         loop {
             n += 1;
-            let mut rec = self.attempt(def, n, tick);
+            let mut rec = self.attempt(def, n, &mut first, tick);
+            // A golden modification is never flaky: it stays in the project
+            // whatever a later attempt does.
+            let modified = rec
+                .issues
+                .iter()
+                .any(|i| i.issue_type == crate::model::IssueType::GoldenModified);
             let again = rec.result == CaseResult::Failed
+                && !modified
                 && n < attempts
                 && !self.interrupt.as_ref().is_some_and(|i| i.requested());
             if rec.result == CaseResult::Passed && !earlier.is_empty() {
@@ -157,7 +168,13 @@ impl<'h> Engine<'h> {
         }
     }
 
-    fn attempt(&self, def: &CaseDef, n: u32, tick: &dyn Fn()) -> CaseRecord {
+    fn attempt(
+        &self,
+        def: &CaseDef,
+        n: u32,
+        first: &mut Option<Rc<isolation::Fingerprint>>,
+        tick: &dyn Fn(),
+    ) -> CaseRecord {
         let rel = execution_dir(&self.run_id, def.index, &def.name, n);
         let dir = self.out_dir.join(&rel);
         let mut rec = self.skipped_record(def, "");
@@ -175,7 +192,7 @@ impl<'h> Engine<'h> {
             &dir,
             (&stdout_log, &stderr_log),
             &mut rec,
-            &mut changed,
+            (first, &mut changed),
             tick,
         );
         if let Some(c) = &mut changed {
@@ -261,7 +278,7 @@ impl<'h> Engine<'h> {
         dir: &Path,
         (stdout_log, stderr_log): (&Path, &Path),
         rec: &mut CaseRecord,
-        changed: &mut Option<String>,
+        (first, changed): (&mut Option<Rc<isolation::Fingerprint>>, &mut Option<String>),
         tick: &dyn Fn(),
     ) -> Result<Executed, CaseError> {
         let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
@@ -287,7 +304,7 @@ impl<'h> Engine<'h> {
             rec.duration = clock.elapsed();
             rec.finished_at = Some(jiff::Timestamp::now());
         };
-        let isolated = match self.isolate(def, &budget, rec) {
+        let isolated = match self.isolate(def, &budget, first, rec) {
             Ok(i) => i,
             Err(CaseError::Stopped(stop)) => {
                 finish(rec);
@@ -464,11 +481,13 @@ impl<'h> Engine<'h> {
     }
 
     /// Fingerprint the golden project (`check`) or copy it (`copy`), and
-    /// say where and what to run.
+    /// say where and what to run. The fingerprint of the first attempt,
+    /// kept in `first`, is the one every later attempt is checked against.
     fn isolate(
         &self,
         def: &CaseDef,
         budget: isolation::Budget<'_>,
+        first: &mut Option<Rc<isolation::Fingerprint>>,
         rec: &mut CaseRecord,
     ) -> Result<Isolated, CaseError> {
         let mut iso = Isolated {
@@ -487,8 +506,14 @@ impl<'h> Engine<'h> {
         match def.isolation {
             Isolation::Check => {
                 iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
-                let fp = isolation::fingerprint(path, &iso.exclude, budget)
-                    .map_err(|e| CaseError::read_golden(path, e))?;
+                let fp = match first {
+                    Some(fp) => Rc::clone(fp),
+                    None => {
+                        let fp = isolation::fingerprint(path, &iso.exclude, budget)
+                            .map_err(|e| CaseError::read_golden(path, e))?;
+                        Rc::clone(first.insert(Rc::new(fp)))
+                    }
+                };
                 if !fp.unreadable.is_empty() {
                     rec.warnings.push(format!(
                         "isolation check: cannot read {} (permission denied): only kind and mode are compared",
@@ -594,7 +619,7 @@ struct Isolated {
     command: String,
     working_dir: PathBuf,
     /// The project's fingerprint before the run (`isolation = "check"`).
-    before: Option<isolation::Fingerprint>,
+    before: Option<Rc<isolation::Fingerprint>>,
     /// What the fingerprints leave out.
     exclude: Exclude,
     /// The temporary copy (`isolation = "copy"`), removed on drop.
