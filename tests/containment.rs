@@ -428,6 +428,37 @@ retries = 1
     assert!(!status.starts_with("SUCCESS"), "{status}");
 }
 
+#[cfg(unix)]
+#[test]
+fn check_tells_apart_names_that_are_not_utf8_and_shows_them_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "bytes"
+path = "golden/p"
+command = "rm \"$(printf 'x\\376')\""
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    // Same content: a lossy key would see one entry, before and after.
+    for b in [0xfe, 0xff] {
+        let name = [b'x', b];
+        let file = p
+            .path()
+            .join("golden/p")
+            .join(std::ffi::OsStr::from_bytes(&name));
+        std::fs::write(file, "same").unwrap();
+    }
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-bytes");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let message = issue_message(&ev, "GOLDEN_MODIFIED");
+    assert!(message.contains(r"removed: x\xfe"), "{message}");
+    assert!(!message.contains(r"x\xff"), "{message}");
+}
+
 /// A file that takes far longer than any test timeout to hash: 64 GiB of
 /// holes, which costs no disk.
 fn sparse(path: &Path) {

@@ -13,6 +13,7 @@
 //! stop on an interrupt.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -152,6 +153,43 @@ fn slashed(rel: &Path) -> String {
     rel.to_string_lossy().replace('\\', "/")
 }
 
+/// How a change names an entry: `/`-separated, every byte that is not
+/// UTF-8 shown as `\xNN` (two names never print alike, as a lossy
+/// conversion would make `x\xfe` and `x\xff`). `\` itself is `\\`.
+pub fn shown(rel: &Path) -> String {
+    let mut out = String::new();
+    for (i, part) in rel.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        escape_into(part, &mut out);
+    }
+    out
+}
+
+#[cfg(unix)]
+fn escape_into(name: &OsStr, out: &mut String) {
+    use std::os::unix::ffi::OsStrExt;
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+}
+
+#[cfg(windows)]
+fn escape_into(name: &OsStr, out: &mut String) {
+    use std::os::windows::ffi::OsStrExt;
+    for c in char::decode_utf16(name.encode_wide()) {
+        match c {
+            Ok('\\') => out.push_str("\\\\"),
+            Ok(c) => out.push(c),
+            Err(e) => out.push_str(&format!("\\u{{{:04x}}}", e.unpaired_surrogate())),
+        }
+    }
+}
+
 /// One entry of a fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Entry {
@@ -162,10 +200,11 @@ struct Entry {
     digest: Option<[u8; 32]>,
 }
 
-/// Every entry below a root, by sorted relative path.
+/// Every entry below a root, by relative path as the file system spells
+/// it (bytes, not a lossy string: names that are not UTF-8 stay apart).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Fingerprint {
-    entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<PathBuf, Entry>,
     /// Files whose content could not be read (named in a warning).
     pub unreadable: Vec<String>,
 }
@@ -215,7 +254,7 @@ pub fn fingerprint(
     };
     let meta = std::fs::metadata(root).map_err(io_at(root))?;
     if !meta.is_dir() {
-        record(&mut fp, root, String::new(), &meta, budget)?;
+        record(&mut fp, root, PathBuf::new(), &meta, budget)?;
         return Ok(fp);
     }
     let walk = walkdir::WalkDir::new(root)
@@ -235,7 +274,7 @@ pub fn fingerprint(
             continue;
         }
         let meta = entry.metadata().map_err(walk_error)?;
-        record(&mut fp, entry.path(), slashed(rel), &meta, budget)?;
+        record(&mut fp, entry.path(), rel.to_path_buf(), &meta, budget)?;
     }
     Ok(fp)
 }
@@ -252,7 +291,7 @@ fn walk_error(e: walkdir::Error) -> IsolationError {
 fn record(
     fp: &mut Fingerprint,
     path: &Path,
-    rel: String,
+    rel: PathBuf,
     meta: &std::fs::Metadata,
     budget: Budget<'_>,
 ) -> Result<(), IsolationError> {
@@ -264,10 +303,10 @@ fn record(
             Err(IsolationError::Io { source, .. })
                 if source.kind() == io::ErrorKind::PermissionDenied =>
             {
-                fp.unreadable.push(if rel.is_empty() {
+                fp.unreadable.push(if rel.as_os_str().is_empty() {
                     path.display().to_string()
                 } else {
-                    rel.clone()
+                    shown(&rel)
                 });
                 None
             }
@@ -275,7 +314,7 @@ fn record(
         },
         FileKind::Symlink => {
             let target = std::fs::read_link(path).map_err(io_at(path))?;
-            Some(Sha256::digest(target.to_string_lossy().as_bytes()).into())
+            Some(Sha256::digest(target.as_os_str().as_encoded_bytes()).into())
         }
         _ => None,
     };
@@ -319,13 +358,13 @@ fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, Isolat
 impl Fingerprint {
     /// What changed from `self` to `after`.
     pub fn diff(&self, after: &Fingerprint) -> Changes {
-        let name = |k: &str, e: &Entry| {
-            if k.is_empty() {
+        let name = |k: &Path, e: &Entry| {
+            if k.as_os_str().is_empty() {
                 "(the project file)".to_string()
             } else if e.kind == FileKind::Dir {
-                format!("{k}/")
+                format!("{}/", shown(k))
             } else {
-                k.to_string()
+                shown(k)
             }
         };
         let mut c = Changes::default();
