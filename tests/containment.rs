@@ -279,6 +279,97 @@ isolation = "copy"
     }
 }
 
+#[test]
+fn copy_repoints_a_link_into_the_project_at_the_copy() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "through"
+path = "golden/p"
+command = "echo x > out; echo y > sub/link/in.txt; cat out"
+isolation = "copy"
+"#,
+    );
+    let data = p.write("golden/p/data.csv", "a,b\n");
+    let inner = p.write("golden/p/dir/in.txt", "1\n");
+    let root = p.path().join("golden/p");
+    std::os::unix::fs::symlink(&data, root.join("out")).unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(root.join("dir"), root.join("sub/link")).unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "a,b\n");
+    assert_eq!(std::fs::read_to_string(&inner).unwrap(), "1\n");
+    let ev = p.evidence("001-through");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    // The copy's own data.csv got the write.
+    assert_eq!(ev["stdout"], "x\n", "{ev}");
+}
+
+#[test]
+fn copy_copies_a_linked_file_outside_and_refuses_a_linked_dir_outside() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "file"
+path = "golden/p"
+command = "echo x > shared.txt"
+isolation = "copy"
+
+[[golden]]
+name = "dir"
+path = "golden/q"
+command = "echo x > shared/f.txt"
+isolation = "copy"
+"#,
+    );
+    let shared = p.write("elsewhere/shared.txt", "kept\n");
+    let outside = p.path().join("elsewhere");
+    p.write("golden/p/config.yaml", "x: 1\n");
+    p.write("golden/q/config.yaml", "x: 1\n");
+    std::os::unix::fs::symlink(&shared, p.path().join("golden/p/shared.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside, p.path().join("golden/q/shared")).unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "kept\n");
+    assert!(!outside.join("f.txt").exists(), "written through the link");
+    let ev = p.evidence("001-file");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    assert!(
+        warnings(&ev).contains("symlink shared.txt points outside the project"),
+        "{ev}"
+    );
+    let ev = p.evidence("002-dir");
+    assert_eq!(ev["result"], "ERROR", "{ev}");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    for part in [
+        "symlink shared points to the directory",
+        &*outside.to_string_lossy(),
+        "isolation = \"check\"",
+    ] {
+        assert!(message.contains(part), "{part:?} not in: {message}");
+    }
+}
+
+#[test]
+fn copy_fails_a_case_that_changes_the_original_by_its_absolute_path() {
+    let p = Project::new("");
+    let data = p.write("golden/p/data.csv", "a,b\n");
+    p.write(
+        "harness.toml",
+        &format!(
+            "[[golden]]\nname = \"absolute\"\npath = \"golden/p\"\nisolation = \"copy\"\ncommand = \"echo x >> '{}'\"\n",
+            data.display()
+        ),
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-absolute");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let message = issue_message(&ev, "GOLDEN_MODIFIED");
+    assert!(message.contains("data.csv (content)"), "{message}");
+}
+
 // 5. `copy` never blocks on special files and is removed even on a second
 //    Ctrl-C.
 

@@ -338,8 +338,9 @@ impl<'h> Engine<'h> {
         Ok(executed)
     }
 
-    /// Compare the project with its fingerprint from before the run
-    /// (`isolation = "check"`). A walk the budget stopped is a warning.
+    /// Compare the project (under `copy`, the original) with its
+    /// fingerprint from before the run. A walk the budget stopped is a
+    /// warning.
     fn check_after(
         &self,
         def: &CaseDef,
@@ -480,8 +481,8 @@ impl<'h> Engine<'h> {
         }
     }
 
-    /// Fingerprint the golden project (`check`) or copy it (`copy`), and
-    /// say where and what to run. The fingerprint of the first attempt,
+    /// Fingerprint the golden project, copy it too under `copy`, and say
+    /// where and what to run. The fingerprint of the first attempt,
     /// kept in `first`, is the one every later attempt is checked against.
     fn isolate(
         &self,
@@ -503,30 +504,30 @@ impl<'h> Engine<'h> {
         if !path.exists() {
             return Err(CaseError::GoldenMissing { path: path.clone() });
         }
-        match def.isolation {
-            Isolation::Check => {
-                iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
-                let fp = match first {
-                    Some(fp) => Rc::clone(fp),
-                    None => {
-                        let fp = isolation::fingerprint(path, &iso.exclude, budget)
-                            .map_err(|e| CaseError::read_golden(path, e))?;
-                        Rc::clone(first.insert(Rc::new(fp)))
-                    }
-                };
-                if !fp.unreadable.is_empty() {
-                    rec.warnings.push(format!(
-                        "isolation check: cannot read {} (permission denied): only kind and mode are compared",
-                        process::name_list(&fp.unreadable)
-                    ));
-                }
-                iso.before = Some(fp);
+        // The original is fingerprinted under `copy` too: a command that
+        // reaches it by an absolute path is seen (SPEC section 12).
+        iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
+        let fp = match first {
+            Some(fp) => Rc::clone(fp),
+            None => {
+                let fp = isolation::fingerprint(path, &iso.exclude, budget)
+                    .map_err(|e| CaseError::read_golden(path, e))?;
+                Rc::clone(first.insert(Rc::new(fp)))
             }
+        };
+        if !fp.unreadable.is_empty() {
+            rec.warnings.push(format!(
+                "isolation check: cannot read {} (permission denied): only kind and mode are compared",
+                process::name_list(&fp.unreadable)
+            ));
+        }
+        iso.before = Some(fp);
+        match def.isolation {
+            Isolation::Check => {}
             Isolation::Copy => {
                 let copy = CopyDir::new(self.interrupt.clone())
                     .map_err(|source| CaseError::TempCopy { source })?;
-                let exclude = Exclude::new(path, &[], Some(&self.out_dir));
-                let copied = isolation::copy_into(path, copy.path(), &exclude, budget)
+                let copied = isolation::copy_into(path, copy.path(), &iso.exclude, budget)
                     .map_err(|e| CaseError::copy_golden(path, e))?;
                 for note in &copied.notes {
                     rec.warnings.push(format!("isolation copy: {note}"));
@@ -618,7 +619,8 @@ struct AfterCheck {
 struct Isolated {
     command: String,
     working_dir: PathBuf,
-    /// The project's fingerprint before the run (`isolation = "check"`).
+    /// The project's fingerprint before the run (under `copy`, of the
+    /// original).
     before: Option<Rc<isolation::Fingerprint>>,
     /// What the fingerprints leave out.
     exclude: Exclude,

@@ -71,6 +71,19 @@ pub enum IsolationError {
     /// Stopped by the budget.
     #[error("stopped: {0:?}")]
     Stopped(Stop),
+    /// A symlink of the project leads to a directory outside it, which a
+    /// copy can neither follow (it would write there) nor copy whole.
+    #[error(
+        "symlink {} points to the directory {} outside the project: use isolation = \"check\", or make the link point inside the project",
+        shown(link),
+        target.display()
+    )]
+    LinkOutside {
+        /// The link, relative to the project.
+        link: PathBuf,
+        /// Its target, as written.
+        target: PathBuf,
+    },
     /// An entry could not be read or written.
     #[error("{}", path.display())]
     Io {
@@ -410,13 +423,22 @@ fn what_changed(old: &Entry, new: &Entry) -> String {
 pub struct Copied {
     /// The copy of the project.
     pub path: PathBuf,
-    /// Special files recreated or left out, one note each.
+    /// Special files recreated or left out, links to files outside the
+    /// project copied as files: one note each.
     pub notes: Vec<String>,
 }
 
 /// Copy `src` (file or directory) into the fresh directory `dest_parent`,
 /// keeping its name. FIFOs are recreated empty, sockets and devices left
 /// out (each with a note); no special file is ever opened.
+///
+/// Symlinks never lead back into the original: one that resolves inside
+/// the project is pointed (relatively) at the same place in the copy; one
+/// that resolves outside it to a file is copied as a file (with a note),
+/// to a directory is refused ([`IsolationError::LinkOutside`]), and a
+/// dangling one is kept as it is. A relative link of plain names only is
+/// kept: it resolves in the copy as in the original, through entries that
+/// are themselves handled here.
 pub fn copy_into(
     src: &Path,
     dest_parent: &Path,
@@ -427,12 +449,19 @@ pub fn copy_into(
         .file_name()
         .map_or_else(|| "project".into(), |n| n.to_os_string());
     let dest = dest_parent.join(name);
-    let mut notes = Vec::new();
+    let mut copier = Copier {
+        root: Root::new(src),
+        notes: Vec::new(),
+        budget,
+    };
     let meta = std::fs::metadata(src).map_err(io_at(src))?;
     if !meta.is_dir() {
         let shown = Path::new(dest.file_name().unwrap_or_default());
-        copy_entry(src, &dest, shown, &meta, &mut notes, budget)?;
-        return Ok(Copied { path: dest, notes });
+        copier.entry(src, &dest, shown, &meta)?;
+        return Ok(Copied {
+            path: dest,
+            notes: copier.notes,
+        });
     }
     let walk = walkdir::WalkDir::new(src)
         .follow_links(false)
@@ -449,42 +478,155 @@ pub fn copy_into(
         let entry = entry.map_err(walk_error)?;
         let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());
         let meta = entry.metadata().map_err(walk_error)?;
-        copy_entry(
-            entry.path(),
-            &dest.join(rel),
-            rel,
-            &meta,
-            &mut notes,
-            budget,
-        )?;
+        copier.entry(entry.path(), &dest.join(rel), rel, &meta)?;
     }
-    Ok(Copied { path: dest, notes })
+    Ok(Copied {
+        path: dest,
+        notes: copier.notes,
+    })
 }
 
-fn copy_entry(
-    from: &Path,
-    to: &Path,
-    shown: &Path,
-    meta: &std::fs::Metadata,
-    notes: &mut Vec<String>,
-    budget: Budget<'_>,
-) -> Result<(), IsolationError> {
-    match sys::file_kind(meta.file_type()) {
-        // Parents come first in the walk; never recreate a removed parent.
-        FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
-        FileKind::Symlink => {
-            let target = std::fs::read_link(from).map_err(io_at(from))?;
-            sys::symlink(&target, to).map_err(io_at(to))
+/// The project's root, as given (made absolute) and as the file system
+/// resolves it: a link target is inside when it lies below either.
+struct Root {
+    lexical: PathBuf,
+    canonical: PathBuf,
+}
+
+impl Root {
+    fn new(src: &Path) -> Root {
+        let lexical =
+            std::path::absolute(src).map_or_else(|_| src.to_path_buf(), |p| normalize(&p));
+        let canonical = src.canonicalize().unwrap_or_else(|_| lexical.clone());
+        Root { lexical, canonical }
+    }
+
+    /// `target` relative to the root, when it lies inside.
+    fn relative<'t>(&self, target: &'t Path) -> Option<&'t Path> {
+        target
+            .strip_prefix(&self.canonical)
+            .or_else(|_| target.strip_prefix(&self.lexical))
+            .ok()
+    }
+}
+
+/// `path` with `.` and `..` folded, as written (no link followed).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            other => out.push(other),
         }
-        FileKind::File => copy_file(from, to, meta, budget),
-        FileKind::Fifo => {
-            sys::make_fifo(to, sys::mode(meta)).map_err(io_at(to))?;
-            notes.push(format!("FIFO {} recreated empty", shown.display()));
-            Ok(())
+    }
+    out
+}
+
+/// Where the link at `link` with target `target` leads: the file system's
+/// answer when the target exists, else its nearest existing ancestor
+/// resolved and the rest taken as written.
+fn resolve(link: &Path, target: &Path) -> PathBuf {
+    let joined = link.parent().unwrap_or(Path::new("")).join(target);
+    if let Ok(c) = joined.canonicalize() {
+        return c;
+    }
+    let lexical = normalize(&std::path::absolute(&joined).unwrap_or(joined));
+    let mut base = lexical.clone();
+    let mut rest = Vec::new();
+    while let Some(name) = base.file_name().map(OsStr::to_os_string) {
+        base.pop();
+        rest.push(name);
+        if let Ok(mut c) = base.canonicalize() {
+            c.extend(rest.iter().rev());
+            return c;
         }
-        other => {
-            notes.push(format!("{} {} left out", other.name(), shown.display()));
-            Ok(())
+    }
+    lexical
+}
+
+/// A relative target of plain names only (`a/b`, `./a`).
+fn descends(target: &Path) -> bool {
+    use std::path::Component;
+    target
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// One copy's state: where the original lies, what to tell, when to stop.
+struct Copier<'b> {
+    root: Root,
+    notes: Vec<String>,
+    budget: Budget<'b>,
+}
+
+impl Copier<'_> {
+    fn entry(
+        &mut self,
+        from: &Path,
+        to: &Path,
+        shown: &Path,
+        meta: &std::fs::Metadata,
+    ) -> Result<(), IsolationError> {
+        match sys::file_kind(meta.file_type()) {
+            // Parents come first in the walk; never recreate a removed parent.
+            FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
+            FileKind::Symlink => self.link(from, to, shown),
+            FileKind::File => copy_file(from, to, meta, self.budget),
+            FileKind::Fifo => {
+                sys::make_fifo(to, sys::mode(meta)).map_err(io_at(to))?;
+                self.notes
+                    .push(format!("FIFO {} recreated empty", self::shown(shown)));
+                Ok(())
+            }
+            other => {
+                self.notes
+                    .push(format!("{} {} left out", other.name(), self::shown(shown)));
+                Ok(())
+            }
+        }
+    }
+
+    /// Recreate the symlink `from` at `to` so that it never leads into the
+    /// original (see [`copy_into`]).
+    fn link(&mut self, from: &Path, to: &Path, rel: &Path) -> Result<(), IsolationError> {
+        let target = std::fs::read_link(from).map_err(io_at(from))?;
+        if target.is_relative() && descends(&target) {
+            return sys::symlink(&target, to).map_err(io_at(to));
+        }
+        let resolved = resolve(from, &target);
+        if let Some(inside) = self.root.relative(&resolved) {
+            // As many `..` as the link lies deep, then down to the target.
+            let depth = rel.parent().map_or(0, |p| p.components().count());
+            let mut relative: PathBuf = std::iter::repeat_n("..", depth).collect();
+            relative.push(inside);
+            if relative.as_os_str().is_empty() {
+                relative.push(".");
+            }
+            return sys::symlink(&relative, to).map_err(io_at(to));
+        }
+        match std::fs::metadata(&resolved) {
+            Ok(m) if m.is_dir() => Err(IsolationError::LinkOutside {
+                link: rel.to_path_buf(),
+                target,
+            }),
+            Ok(m) if m.is_file() => {
+                copy_file(&resolved, to, &m, self.budget)?;
+                self.notes.push(format!(
+                    "symlink {} points outside the project ({}): copied as a file",
+                    shown(rel),
+                    target.display()
+                ));
+                Ok(())
+            }
+            // Dangling, or a special file: nothing of the original is
+            // reached through it.
+            _ => sys::symlink(&target, to).map_err(io_at(to)),
         }
     }
 }
