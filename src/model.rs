@@ -165,6 +165,9 @@ pub enum IssueType {
     DataError,
     /// Could not run (NO_EVIDENCE).
     ExecutionError,
+    /// The command ran but the case could not be finished: its output
+    /// could not be kept, its project not re-read (RUNTIME_FAILED, ERROR).
+    EvidenceIncomplete,
     /// The golden project changed during the run.
     GoldenModified,
     /// A specific error was expected but the case succeeded.
@@ -188,6 +191,7 @@ impl IssueType {
             IssueType::Performance => "PERFORMANCE",
             IssueType::DataError => "DATA_ERROR",
             IssueType::ExecutionError => "EXECUTION_ERROR",
+            IssueType::EvidenceIncomplete => "EVIDENCE_INCOMPLETE",
             IssueType::GoldenModified => "GOLDEN_MODIFIED",
             IssueType::UnexpectedSuccess => "UNEXPECTED_SUCCESS",
             IssueType::UnexpectedError => "UNEXPECTED_ERROR",

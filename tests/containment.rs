@@ -1065,7 +1065,7 @@ env = {{ {MARK} = "{mark}" }}
     let ev = p.evidence("002-checked");
     assert_eq!(
         issue_types(&ev),
-        ["EXECUTION_ERROR", "GOLDEN_MODIFIED"],
+        ["EVIDENCE_INCOMPLETE", "GOLDEN_MODIFIED"],
         "{ev}"
     );
     assert!(
@@ -1075,9 +1075,21 @@ env = {{ {MARK} = "{mark}" }}
             .contains("config.yaml"),
         "{ev}"
     );
+    // It ran: not "not run", though the write failed before its exit code
+    // was known.
+    for slug in ["001-copied", "002-checked", "003-left_its_group"] {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["execution_status"], "RUNTIME_FAILED", "{slug}: {ev}");
+        assert_eq!(ev["status"], "NO_EVIDENCE", "{slug}: {ev}");
+    }
     // The evidence covers what the logs hold, so it verifies.
     let o = verify_evidence(&p.out());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("did not run"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -1113,7 +1125,74 @@ env = {{ {MARK} = "{mark}" }}
         "names it once: {message}"
     );
     assert!(!ev["evidence_hash"].is_null(), "the command ran: {ev}");
+    // It ran to exit code 0 and could not be finished: not "not run".
+    assert_eq!(ev["issues"][0]["type"], "EVIDENCE_INCOMPLETE", "{ev}");
+    assert!(message.starts_with("Could not finish: "), "{message}");
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED", "{ev}");
+    assert_eq!(ev["status"], "SUCCESS", "{ev}");
+    assert_eq!(ev["exit_code"], 0, "{ev}");
     no_survivors(&mark);
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(said.contains("verified     nests (ERROR"), "{said}");
+    assert!(!said.contains("did not run"), "{said}");
+    // verify-evidence still re-judges it: each forgery is a finding.
+    let path = p.case_dir("001-nests").join("evidence.json");
+    let original = std::fs::read(&path).unwrap();
+    type Forgery = (&'static str, fn(&mut serde_json::Value));
+    let forgeries: [Forgery; 3] = [
+        (
+            "result is PASSED, but execution status RUNTIME_FAILED fails `success`",
+            |v| {
+                v["result"] = "PASSED".into();
+                v["issues"] = serde_json::Value::Array(Vec::new());
+            },
+        ),
+        (
+            "result is FAILED, but a case that ran and could not be finished is ERROR",
+            |v| v["result"] = "FAILED".into(),
+        ),
+        (
+            "status is NO_EVIDENCE, but the exit code 0 calls for SUCCESS",
+            |v| v["status"] = "NO_EVIDENCE".into(),
+        ),
+    ];
+    for (finding, forge) in forgeries {
+        let mut v: serde_json::Value = serde_json::from_slice(&original).unwrap();
+        forge(&mut v);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        let o = verify_evidence(&p.out());
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains(finding),
+            "{finding}\n{}",
+            text(&o)
+        );
+    }
+}
+
+#[test]
+fn a_project_the_command_removed_is_modified_not_unreadable() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "removes"
+path = "golden/p"
+command = "cd .. && rm -rf p && echo gone"
+"#,
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-removes");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    assert_eq!(issue_types(&ev), ["GOLDEN_MODIFIED"], "{ev}");
+    assert!(
+        issue_message(&ev, "GOLDEN_MODIFIED").contains("the golden project was removed"),
+        "{ev}"
+    );
     let o = verify_evidence(&p.out());
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }

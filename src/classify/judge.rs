@@ -58,16 +58,11 @@ pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>
     if let Some(reason) = obs.not_run_reason {
         // A command that ran part way may have changed the project before
         // the case failed to finish: that is said too.
+        let mut v = j.not_run(reason, obs.started);
         let modified = obs.golden_modified.map(|files| {
             let message = format!("Golden project modified by the run: {files}");
-            j.issue(
-                IssueType::GoldenModified,
-                ExecutionStatus::Skipped,
-                &message,
-                "",
-            )
+            j.issue(IssueType::GoldenModified, v.execution_status, &message, "")
         });
-        let mut v = j.not_run(reason, obs.started);
         v.issues.extend(modified);
         return v;
     }
@@ -212,19 +207,36 @@ impl<'a> Judging<'a> {
         }
     }
 
-    fn not_run(self, reason: &str, started: bool) -> Verdict {
-        let status = ExecutionStatus::Skipped;
-        let message = if started {
-            format!("Could not finish: {reason}")
+    /// The verdict of a case that could not run, or that ran and could not
+    /// be finished (`started`): the latter is RUNTIME_FAILED with its
+    /// evidence status from its exit code, since it did run.
+    fn not_run(&self, reason: &str, started: bool) -> Verdict {
+        let (status, evidence, issue_type, message) = if started {
+            let evidence = match self.obs.exit_code {
+                Some(0) => EvidenceStatus::Success,
+                Some(_) => EvidenceStatus::Failure,
+                None => EvidenceStatus::NoEvidence,
+            };
+            (
+                ExecutionStatus::RuntimeFailed,
+                evidence,
+                IssueType::EvidenceIncomplete,
+                format!("Could not finish: {reason}"),
+            )
         } else {
-            format!("Could not run: {reason}")
+            (
+                ExecutionStatus::Skipped,
+                EvidenceStatus::NoEvidence,
+                IssueType::ExecutionError,
+                format!("Could not run: {reason}"),
+            )
         };
         Verdict {
-            status: EvidenceStatus::NoEvidence,
+            status: evidence,
             execution_status: status,
             result: CaseResult::Error,
-            issues: vec![self.issue(IssueType::ExecutionError, status, &message, "")],
-            validation_errors: self.validation_errors,
+            issues: vec![self.issue(issue_type, status, &message, "")],
+            validation_errors: self.validation_errors.clone(),
         }
     }
 
@@ -701,9 +713,11 @@ mod tests {
         };
         let v = judge("g", CaseKind::Golden, &Expected::Success, &obs);
         assert_eq!(v.result, CaseResult::Error);
+        assert_eq!(v.execution_status, ExecutionStatus::RuntimeFailed);
+        assert_eq!(v.status, EvidenceStatus::NoEvidence);
         assert_eq!(
             types(&v),
-            [IssueType::ExecutionError, IssueType::GoldenModified]
+            [IssueType::EvidenceIncomplete, IssueType::GoldenModified]
         );
         // It ran: "could not run" would say the project was never touched.
         assert_eq!(

@@ -3,6 +3,7 @@
 //! is masked here (SPEC section 14), so no report has to.
 
 use std::collections::HashMap;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -213,7 +214,8 @@ impl<'h> Engine<'h> {
                 self.redactor.mask_in_place(&mut reason);
                 if rec.evidence_hash.is_none() {
                     let command = dir.join(Artifacts::COMMAND);
-                    rec.evidence_hash = partial_evidence(&command, &stdout_log, &stderr_log);
+                    rec.evidence_hash =
+                        partial_evidence(&command, &stdout_log, &stderr_log, rec.exit_code);
                 }
                 (None, Some(reason))
             }
@@ -365,6 +367,14 @@ impl<'h> Engine<'h> {
                 ));
                 after.stop = Some(stop);
             }
+            // A project the command removed is a modification, not a
+            // project that cannot be read.
+            Err(_)
+                if std::fs::symlink_metadata(path)
+                    .is_err_and(|e| e.kind() == ErrorKind::NotFound) =>
+            {
+                after.changes = Some("the golden project was removed".to_string());
+            }
             Err(source) => {
                 return Err(CaseError::RereadGolden {
                     path: path.clone(),
@@ -414,12 +424,14 @@ impl<'h> Engine<'h> {
             tick,
         };
         let outcome = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref())?;
+        // Known before the logs are finished: a case whose last write
+        // fails still ran to this exit code.
+        rec.exit_code = Some(outcome.exit_code);
+        rec.signal = outcome.signal;
 
         let write_logs = |source| CaseError::WriteLogs { source };
         let out = out.finish().map_err(write_logs)?;
         let err = err.finish().map_err(write_logs)?;
-        rec.exit_code = Some(outcome.exit_code);
-        rec.signal = outcome.signal;
         if let Some(h) = out.evidence {
             rec.evidence_hash = Some(
                 capture::evidence_finish(h, &err, stderr_log, rec.exit_code)
@@ -572,13 +584,19 @@ fn prepare_artifacts(
 /// The evidence hash of a case whose command wrote output but that could
 /// not be finished (its log could not be written to the end, say): the
 /// artifacts as stored, so the evidence never claims less than the logs
-/// hold. None when the logs are empty (the command never ran).
-fn partial_evidence(command: &Path, stdout: &Path, stderr: &Path) -> Option<String> {
+/// hold, with the exit code when it is known. None when there is neither
+/// an exit code nor output (the command never ran).
+fn partial_evidence(
+    command: &Path,
+    stdout: &Path,
+    stderr: &Path,
+    exit_code: Option<i32>,
+) -> Option<String> {
     let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    if len(stdout) == 0 && len(stderr) == 0 {
+    if exit_code.is_none() && len(stdout) == 0 && len(stderr) == 0 {
         return None;
     }
-    crate::hash::evidence_hash_of_files(command, stdout, stderr, None).ok()
+    crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code).ok()
 }
 
 /// Where the case runs in the copy: `working_dir` moved from the project to

@@ -215,6 +215,19 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
     }
 }
 
+/// Whether the command of this evidence's case ran: it has an exit code
+/// and status, or it ran and could not be finished.
+pub(crate) fn ran(ev: &Evidence) -> bool {
+    ev.status != EvidenceStatus::NoEvidence || incomplete(ev)
+}
+
+/// The case ran and could not be finished (an `EVIDENCE_INCOMPLETE` issue).
+fn incomplete(ev: &Evidence) -> bool {
+    ev.issues
+        .iter()
+        .any(|i| i.issue_type == IssueType::EvidenceIncomplete)
+}
+
 /// The verdict the evidence records must follow from what it records
 /// (SPEC section 4): the evidence status from the exit code, the execution
 /// status from the exit code and the ending, the result from the
@@ -222,6 +235,9 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
 /// matched against the logs again), and issues exactly for failures.
 /// Output patterns are not re-applied: they live in the harness file.
 pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
+    if incomplete(ev) {
+        return rejudge_incomplete(ev);
+    }
     let mut p = Vec::new();
     let ran = ev.status != EvidenceStatus::NoEvidence;
     let status = match ev.exit_code {
@@ -237,9 +253,8 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
             status.as_str()
         ));
     }
-    // The reverse (a hash with NO_EVIDENCE) is legitimate: a command that
-    // ran but whose case could not be finished (its golden project became
-    // unreadable) is an ERROR with evidence; that hash is checked too.
+    // The reverse (a hash with NO_EVIDENCE) is not refused: the hash is
+    // recomputed from the logs like any other.
     if ran && ev.evidence_hash.is_none() {
         p.push(format!(
             "evidence_hash is null, but the case ran (status {})",
@@ -264,6 +279,46 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         Err(e) => p.push(e.message()),
     }
     p.extend(issue_rule(ev));
+    p
+}
+
+/// A case that ran and could not be finished (SPEC section 4): ERROR,
+/// RUNTIME_FAILED, its status from its exit code (NO_EVIDENCE only
+/// without one), and an evidence hash whenever it has an exit code.
+fn rejudge_incomplete(ev: &Evidence) -> Vec<String> {
+    let mut p = Vec::new();
+    let status = match ev.exit_code {
+        None => EvidenceStatus::NoEvidence,
+        Some(0) => EvidenceStatus::Success,
+        Some(_) => EvidenceStatus::Failure,
+    };
+    if ev.status != status {
+        p.push(format!(
+            "status is {}, but the exit code {} calls for {}",
+            ev.status.as_str(),
+            shown(ev.exit_code),
+            status.as_str()
+        ));
+    }
+    if ev.exit_code.is_some() && ev.evidence_hash.is_none() {
+        p.push(format!(
+            "evidence_hash is null, but the case ran to exit code {}",
+            shown(ev.exit_code)
+        ));
+    }
+    if ev.execution_status != ExecutionStatus::RuntimeFailed {
+        p.push(format!(
+            "execution_status is {}, but a case that ran and could not be finished is RUNTIME_FAILED",
+            ev.execution_status.as_str()
+        ));
+    }
+    if ev.result != CaseResult::Error {
+        p.push(format!(
+            "result is {}, but a case that ran and could not be finished is ERROR",
+            ev.result.as_str()
+        ));
+    }
+    p.extend(snapshot_rule(ev));
     p
 }
 

@@ -347,11 +347,14 @@ fn check_attempt(
     if ev.artifacts.as_ref() != Some(&a) {
         finding(SUMMARY_FILE, format!("artifact paths differ from {rel}"));
     }
-    match ev.status {
-        crate::model::EvidenceStatus::NoEvidence => report.without_evidence.push(name.to_string()),
-        _ => report
+    // A case that ran but could not be finished is no "did not run", even
+    // without an exit code.
+    if evidence::ran(&ev) {
+        report
             .verified
-            .push((name.to_string(), ev.result.as_str().to_string())),
+            .push((name.to_string(), ev.result.as_str().to_string()));
+    } else {
+        report.without_evidence.push(name.to_string());
     }
     take_verdict(attempt, ev);
 }
