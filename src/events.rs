@@ -51,6 +51,13 @@ pub enum Event<'a> {
         /// The message.
         message: &'a str,
     },
+    /// A run-level note for the person at the terminal: something the run
+    /// did not do, said once (not a warning: no report or annotation
+    /// carries it).
+    Note {
+        /// The message.
+        message: &'a str,
+    },
     /// The run is over: every case is in the record, the reports are
     /// written and checked.
     RunFinished {

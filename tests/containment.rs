@@ -550,6 +550,121 @@ command = "rm \"$(printf 'x\\376')\""
     assert!(!message.contains(r"x\xff"), "{message}");
 }
 
+/// `git ARGS` in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", text(&o));
+}
+
+fn has_git() -> bool {
+    let found = Command::new("git").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipped: git is not installed");
+    }
+    found
+}
+
+#[test]
+fn a_golden_project_left_dirty_does_not_run_until_committed_or_allowed() {
+    if !has_git() {
+        return;
+    }
+    let harness = |extra: &str| {
+        format!(
+            "[[golden]]\nname = \"kept\"\npath = \"golden/p\"\ncommand = \"true\"\nignore = [\"cache/**\"]\n{extra}"
+        )
+    };
+    let p = Project::new(&harness(""));
+    p.write("golden/p/config.yaml", "x: 1\n");
+    p.write("golden/p/.gitignore", "*.log\n");
+    git(p.path(), &["init", "-q"]);
+    git(p.path(), &["config", "user.email", "test@example.com"]);
+    git(p.path(), &["config", "user.name", "Test"]);
+    // A project not committed yet has no committed version to differ
+    // from: it runs, and the run says it was not checked.
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(said.contains("has nothing committed yet"), "{said}");
+    git(p.path(), &["add", "golden"]);
+    git(p.path(), &["commit", "-q", "-m", "golden project"]);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!said.contains("not checked for uncommitted"), "{said}");
+
+    // A stray file fails the next run before it runs; what .gitignore and
+    // `ignore` leave out does not.
+    p.write("golden/p/stray.txt", "left behind\n");
+    p.write("golden/p/build.log", "ignored by git\n");
+    p.write("golden/p/cache/x", "ignored by the case\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-kept");
+    assert_eq!(ev["result"], "ERROR", "{ev}");
+    assert_eq!(ev["status"], "NO_EVIDENCE", "{ev}");
+    assert_eq!(ev["execution_status"], "SKIPPED", "{ev}");
+    assert_eq!(issue_types(&ev), ["GOLDEN_MODIFIED"], "{ev}");
+    let message = issue_message(&ev, "GOLDEN_MODIFIED");
+    assert!(message.contains("stray.txt"), "{message}");
+    assert!(message.contains("allow_dirty = true"), "{message}");
+    assert!(!message.contains("build.log"), "{message}");
+    assert!(!message.contains("cache"), "{message}");
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+
+    // A modified tracked file too.
+    std::fs::remove_file(p.path().join("golden/p/stray.txt")).unwrap();
+    p.write("golden/p/config.yaml", "x: 2\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let message = issue_message(&p.evidence("001-kept"), "GOLDEN_MODIFIED");
+    assert!(message.contains("config.yaml"), "{message}");
+
+    p.write("harness.toml", &harness("allow_dirty = true\n"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    p.write(
+        "harness.toml",
+        &format!("[harness]\nallow_dirty = true\n{}", harness("")),
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn outside_git_the_dirty_check_is_skipped_and_said_once() {
+    if !has_git() {
+        return;
+    }
+    let p = Project::new(
+        "[[golden]]\nname = \"a\"\npath = \"golden/p\"\ncommand = \"true\"\n[[golden]]\nname = \"b\"\npath = \"golden/p\"\ncommand = \"true\"\n",
+    );
+    p.write("golden/p/config.yaml", "x: 1\n");
+    let inside = Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(p.path())
+        .output()
+        .unwrap();
+    if inside.status.success() {
+        eprintln!("skipped: the temporary directory lies in a git work tree");
+        return;
+    }
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(
+        said.matches("not checked for uncommitted changes").count(),
+        1,
+        "{said}"
+    );
+    assert!(said.contains("is not in a git work tree"), "{said}");
+}
+
 /// A file that takes far longer than any test timeout to hash: 64 GiB of
 /// holes, which costs no disk.
 fn sparse(path: &Path) {

@@ -143,6 +143,8 @@ fn schema_and_loader_agree() {
         "[harness]\nrunner = \"tool {path}\"\n[[golden_projects]]\nname = \"g\"\npath = \"p\"\nexpected_outcome = \"specific_error:boom\"\n",
         "[harness]\njobs = 4\nretries = 0\nkill_grace = \"500ms\"\nleak_wait = \"1s 500ms\"\n",
         "[harness]\njunit = \"strict\"\n",
+        "[harness]\nallow_dirty = true\n",
+        &format!("{golden}allow_dirty = false\n"),
         "[harness]\njunit = \"rich\"\n",
         "[patterns]\nbuiltin = false\nabort = ['Killed']\n",
         "[patterns]\nallow = ['Timeout=\\d+']\n",
@@ -207,6 +209,14 @@ fn schema_and_loader_agree() {
             format!("{golden}exclusive = \"yes\"\n"),
         ),
         (
+            "allow_dirty as a string",
+            format!("{golden}allow_dirty = \"yes\"\n"),
+        ),
+        (
+            "allow_dirty on a verify command",
+            "[[verify]]\nname = \"v\"\ncommand = \"true\"\nallow_dirty = true\n".into(),
+        ),
+        (
             "golden without name",
             "[[golden]]\npath = \"p\"\ncommand = \"x\"\n".into(),
         ),
@@ -254,6 +264,8 @@ fn schema_and_loader_agree() {
         "unknown isolation",
         "nested env",
         "exclusive as a string",
+        "allow_dirty as a string",
+        "allow_dirty on a verify command",
         "golden without name",
         "golden without path",
         "verify without command",

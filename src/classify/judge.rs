@@ -35,6 +35,9 @@ pub struct Observed<'a> {
     /// With a `not_run_reason`: the command had started, so the case could
     /// not finish rather than not run.
     pub started: bool,
+    /// The golden project's uncommitted changes, found before the run: the
+    /// case did not run.
+    pub dirty: Option<&'a str>,
 }
 
 /// How a case is judged.
@@ -55,6 +58,19 @@ pub struct Verdict {
 /// Judge a case from what was observed (SPEC section 4).
 pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>) -> Verdict {
     let j = Judging::new(name, kind, obs);
+    if let Some(files) = obs.dirty {
+        let status = ExecutionStatus::Skipped;
+        let message = format!(
+            "Golden project has uncommitted changes, so the case did not run: {files}. Commit or restore them, or set `allow_dirty = true`"
+        );
+        return Verdict {
+            status: EvidenceStatus::NoEvidence,
+            execution_status: status,
+            result: CaseResult::Error,
+            issues: vec![j.issue(IssueType::GoldenModified, status, &message, "")],
+            validation_errors: j.validation_errors,
+        };
+    }
     if let Some(reason) = obs.not_run_reason {
         // A command that ran part way may have changed the project before
         // the case failed to finish: that is said too.
@@ -423,6 +439,7 @@ mod tests {
             golden_modified: None,
             not_run_reason: None,
             started: false,
+            dirty: None,
         }
     }
 

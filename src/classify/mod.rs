@@ -515,6 +515,7 @@ mod tests {
             golden_modified: None,
             not_run_reason: None,
             started: false,
+            dirty: None,
         };
         judge("case", CaseKind::Verify, expected, &obs)
     }
@@ -1128,6 +1129,7 @@ mod tests {
                 golden_modified: modified,
                 not_run_reason: not_run,
                 started: exit_code.is_some(),
+                dirty: None,
             };
             let kind = if golden { CaseKind::Golden } else { CaseKind::Verify };
             let v = judge("c", kind, &expected, &obs);

@@ -186,6 +186,9 @@ pub struct CaseDef {
     pub isolation: Isolation,
     /// Globs (relative to the project) excluded from the modification check.
     pub ignore: Vec<String>,
+    /// Run even when the golden project has uncommitted changes in its git
+    /// work tree.
+    pub allow_dirty: bool,
     /// Extra attempts for a failed case.
     pub retries: u32,
     /// Run alone even with `--jobs N`.
@@ -223,6 +226,8 @@ pub struct Harness {
     pub require_golden: bool,
     /// Where `require_golden` was set, for its error.
     pub require_golden_at: Option<tree::Pos>,
+    /// Default `allow_dirty` of golden projects.
+    pub allow_dirty: bool,
     /// Output directory, if configured (relative paths resolved).
     pub out_dir: Option<PathBuf>,
     /// Parallel jobs.
@@ -310,6 +315,7 @@ impl Harness {
             truncate: defaults::TRUNCATE,
             require_golden: false,
             require_golden_at: None,
+            allow_dirty: false,
             out_dir: None,
             jobs: 1,
             retries: 0,
@@ -490,6 +496,7 @@ impl Harness {
                 env: BTreeMap::new(),
                 isolation: Isolation::Check,
                 ignore: Vec::new(),
+                allow_dirty: self.allow_dirty,
                 retries: self.retries,
                 exclusive: false,
                 slow: self.slow,

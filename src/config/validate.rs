@@ -465,6 +465,7 @@ fn harness_settings(
                 h.require_golden = cx.boolean(v, key).unwrap_or(false);
                 *require_golden_pos = Some(k.pos);
             }
+            "allow_dirty" => h.allow_dirty = cx.boolean(v, key).unwrap_or(h.allow_dirty),
             "out_dir" => {
                 h.out_dir = cx
                     .expanded(v, key)
@@ -696,6 +697,7 @@ struct KindFields {
     working_dir: Option<PathBuf>,
     isolation: Isolation,
     ignore: Vec<String>,
+    allow_dirty: bool,
 }
 
 impl Cases {
@@ -765,6 +767,7 @@ impl Cases {
             env,
             isolation: fields.isolation,
             ignore: fields.ignore,
+            allow_dirty: fields.allow_dirty,
             retries,
             exclusive,
             slow,
@@ -885,6 +888,10 @@ fn golden_fields(
         working_dir,
         isolation: isolation(cx, t),
         ignore: ignore_globs(cx, t),
+        allow_dirty: t
+            .get("allow_dirty")
+            .and_then(|(_, v)| cx.boolean(v, "allow_dirty"))
+            .unwrap_or(h.allow_dirty),
     }
 }
 
@@ -947,6 +954,7 @@ fn verify_fields(cx: &mut Ctx<'_>, h: &Harness, d: &Declared<'_>, t: &Table<'_>)
         working_dir: Some(explicit_wd.unwrap_or_else(|| h.base_dir.clone())),
         isolation: Isolation::Check,
         ignore: Vec::new(),
+        allow_dirty: false,
     }
 }
 

@@ -424,8 +424,12 @@ impl<W: Write> Reporter for GithubReporter<W> {
 
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
         match event {
-            // The terminal reporter beside this one shows slow cases.
-            Event::RunStarted { .. } | Event::CaseStarted { .. } | Event::CaseSlow { .. } => Ok(()),
+            // The terminal reporter beside this one shows slow cases and
+            // notes.
+            Event::RunStarted { .. }
+            | Event::CaseStarted { .. }
+            | Event::CaseSlow { .. }
+            | Event::Note { .. } => Ok(()),
             Event::CaseFinished { case } => self.case_finished(case),
             Event::Warning { message } => {
                 writeln!(

@@ -36,8 +36,8 @@ impl<W: Write> JsonMessageReporter<W> {
     }
 }
 
-/// The JSON message of one event.
-pub fn message(event: &Event<'_>) -> MessageLine {
+/// The JSON message of one event; None for a terminal-only note.
+pub fn message(event: &Event<'_>) -> Option<MessageLine> {
     let message = match event {
         Event::RunStarted {
             run_id,
@@ -85,6 +85,7 @@ pub fn message(event: &Event<'_>) -> MessageLine {
         Event::Warning { message } => Message::Warning {
             message: message.to_string(),
         },
+        Event::Note { .. } => return None,
         Event::RunFinished { record, exit_code } => {
             let written = Written::in_dir(&record.out_dir);
             let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
@@ -109,7 +110,7 @@ pub fn message(event: &Event<'_>) -> MessageLine {
             }))
         }
     };
-    message.into()
+    Some(message.into())
 }
 
 impl<W: Write> Reporter for JsonMessageReporter<W> {
@@ -118,7 +119,10 @@ impl<W: Write> Reporter for JsonMessageReporter<W> {
     }
 
     fn report(&mut self, event: &Event<'_>) -> io::Result<()> {
-        let mut line = serde_json::to_vec(&message(event)).map_err(io::Error::other)?;
+        let Some(message) = message(event) else {
+            return Ok(());
+        };
+        let mut line = serde_json::to_vec(&message).map_err(io::Error::other)?;
         line.push(b'\n');
         self.out.write_all(&line)?;
         // A consumer reads line by line as the run goes.

@@ -625,6 +625,10 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 );
                 self.emit(&line)
             }
+            Event::Note { message } => {
+                let line = format!("{:>12} {}\n", "note:", one_line(message));
+                self.emit(&line)
+            }
             Event::RunFinished { record, exit_code } => {
                 if let Some(bar) = self.progress.take() {
                     bar.finish_and_clear();

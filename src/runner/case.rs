@@ -34,6 +34,9 @@ pub struct Engine<'h> {
     pub(super) live: bool,
     interrupt: Option<Arc<Interrupt>>,
     snapshots: crate::baseline::Snapshots<'h>,
+    /// Why a golden project's uncommitted changes could not be read, the
+    /// first time it happened: said once for the run.
+    unchecked: std::sync::OnceLock<String>,
 }
 
 impl<'h> Engine<'h> {
@@ -66,6 +69,7 @@ impl<'h> Engine<'h> {
             retries: None,
             live: false,
             interrupt,
+            unchecked: std::sync::OnceLock::new(),
         })
     }
 
@@ -83,6 +87,35 @@ impl<'h> Engine<'h> {
     /// The secrets this engine masks.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// Why a golden project of this run was not checked for uncommitted
+    /// changes (the first such reason), if one was not.
+    pub fn unchecked_note(&self) -> Option<String> {
+        self.unchecked
+            .get()
+            .map(|why| format!("golden projects not checked for uncommitted changes: {why}"))
+    }
+
+    /// Refuse to run a golden project with uncommitted changes in its git
+    /// work tree (unless `allow_dirty`): a change a failed run left behind
+    /// must fail the next run too. Outside git it is noted, not refused.
+    fn refuse_dirty(&self, def: &CaseDef) -> Result<(), CaseError> {
+        let Some(path) = def.path.as_ref().filter(|p| !def.allow_dirty && p.exists()) else {
+            return Ok(());
+        };
+        let exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
+        match super::git::uncommitted(path, &exclude) {
+            Ok(files) if files.is_empty() => Ok(()),
+            Ok(files) => Err(CaseError::Dirty {
+                path: path.clone(),
+                files: process::name_list(&files),
+            }),
+            Err(why) => {
+                let _ = self.unchecked.set(crate::exit::error_chain(&why));
+                Ok(())
+            }
+        }
     }
 
     /// The record of a declared case that did not run, and why.
@@ -202,6 +235,10 @@ impl<'h> Engine<'h> {
         // Output is masked as it streams; what else reaches the verdict is
         // masked here, before the judge quotes it.
         let started = outcome.as_ref().err().is_some_and(CaseError::after_start);
+        let dirty = match &outcome {
+            Err(CaseError::Dirty { files, .. }) => Some(files.clone()),
+            _ => None,
+        };
         let (ran, not_run) = match outcome {
             Ok(mut x) => {
                 if let Some(c) = &mut x.changes {
@@ -238,6 +275,7 @@ impl<'h> Engine<'h> {
                     .or(changed.as_deref()),
                 not_run_reason: not_run.as_deref(),
                 started,
+                dirty: dirty.as_deref(),
             },
         );
         rec.execution_status = verdict.execution_status;
@@ -285,6 +323,7 @@ impl<'h> Engine<'h> {
     ) -> Result<Executed, CaseError> {
         let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
         self.write_command(dir, &def.command, rec)?;
+        self.refuse_dirty(def)?;
 
         // The timeout covers the isolation work too: a project too big to
         // fingerprint in time ends the case like a command that hangs.
@@ -709,6 +748,17 @@ pub enum CaseError {
         /// The cause.
         #[source]
         source: std::io::Error,
+    },
+    /// The golden project has uncommitted changes in its git work tree.
+    #[error(
+        "the golden project {} has uncommitted changes: {files}; commit or restore them, or set allow_dirty = true",
+        path.display()
+    )]
+    Dirty {
+        /// The project.
+        path: PathBuf,
+        /// The changed entries, a bounded list.
+        files: String,
     },
     /// The golden project's path does not exist.
     #[error("golden project path {} does not exist", path.display())]

@@ -151,6 +151,16 @@ impl Exclude {
         }
     }
 
+    /// Whether the entry at `rel` is left out, as an entry or by a
+    /// directory above it that is not entered.
+    pub fn leaves_out(&self, rel: &Path) -> bool {
+        self.skips(rel, false)
+            || rel
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .any(|a| self.skips(a, true))
+    }
+
     fn skips(&self, rel: &Path, is_dir: bool) -> bool {
         if is_dir {
             if self.out_dir.as_deref() == Some(rel) {

@@ -1,6 +1,7 @@
 //! The process side of a run: the scheduler ([`mod@run`]), one case's life
 //! ([`case`]), process spawning and reaping ([`process`]), streaming
-//! capture ([`capture`]), golden-project isolation ([`isolation`]),
+//! capture ([`capture`]), golden-project isolation ([`isolation`]) and the
+//! check for uncommitted changes before a case runs ([`git`]),
 //! interrupts ([`interrupt`]), case selection ([`select`]) and the platform
 //! code behind one small interface (`unix.rs`, `windows.rs`): put a spawned
 //! command in a container of its own (`prepare`, `confine`), kill a
@@ -14,6 +15,7 @@
 
 pub mod capture;
 pub mod case;
+pub mod git;
 pub mod interrupt;
 pub mod isolation;
 pub mod process;

@@ -131,6 +131,9 @@ pub struct Run<'h> {
     stop: AtomicBool,
     /// An interrupt cut a case short or kept one from running.
     cut_short: AtomicBool,
+    /// The note that a golden project was not checked for uncommitted
+    /// changes was emitted.
+    noted: AtomicBool,
     slots: Mutex<Vec<Option<CaseRecord>>>,
     fanout: Mutex<Fanout>,
     started_at: jiff::Timestamp,
@@ -170,6 +173,7 @@ impl<'h> Run<'h> {
             gate: Gate::default(),
             stop: AtomicBool::new(false),
             cut_short: AtomicBool::new(false),
+            noted: AtomicBool::new(false),
             slots: Mutex::new(cases.iter().map(|_| None).collect()),
             cases,
             opts,
@@ -329,6 +333,11 @@ impl<'h> Run<'h> {
     }
 
     fn record<R>(&self, pos: usize, rec: CaseRecord, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
+        if let Some(note) = self.engine.unchecked_note()
+            && !self.noted.swap(true, Ordering::SeqCst)
+        {
+            self.emit(&Event::Note { message: &note });
+        }
         self.emit(&Event::CaseFinished { case: &rec });
         let out = inspect(&rec);
         lock(&self.slots)[pos] = Some(rec);

@@ -308,6 +308,11 @@ pub struct HarnessTable {
     /// `true`: declaring no golden project is a config error.
     #[serde(default)]
     pub require_golden: bool,
+    /// `true`: a golden project with uncommitted changes in its git work
+    /// tree runs anyway. Default `false`: such a case is an ERROR
+    /// (GOLDEN_MODIFIED) naming the files, and does not run.
+    #[serde(default)]
+    pub allow_dirty: bool,
     /// Directory of reports and evidence, relative to this file. Default:
     /// `<cargo target dir>/golden`.
     #[schemars(example = &"target/golden")]
@@ -474,6 +479,9 @@ pub struct Golden {
     /// leaves out.
     #[serde(default)]
     pub ignore: Vec<Glob>,
+    /// `true`: run even when the project has uncommitted changes in its git
+    /// work tree. Default: `[harness] allow_dirty`.
+    pub allow_dirty: Option<bool>,
     /// Extra attempts when the case fails. Default: `[harness] retries`.
     pub retries: Option<Retries>,
     /// `true`: run alone, even with `jobs` > 1.

@@ -1,0 +1,191 @@
+//! Golden projects left dirty: where a project lies in a git work tree,
+//! its uncommitted changes (modified, staged, deleted and untracked files
+//! that `.gitignore` does not leave out) are read with `git status` before
+//! its case runs. A change a failed run left behind then fails the next
+//! run too, instead of becoming the new normal.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::isolation::{Exclude, shown};
+
+/// Why a project's uncommitted changes could not be read: the case runs,
+/// unchecked, and the run says so once.
+#[derive(Debug, thiserror::Error)]
+pub enum Unchecked {
+    /// No `git` to run.
+    #[error("git is not installed")]
+    NoGit(#[source] io::Error),
+    /// The project is not in a git work tree.
+    #[error("{} is not in a git work tree", path.display())]
+    NotInWorkTree {
+        /// The project.
+        path: PathBuf,
+    },
+    /// Nothing of the project is committed yet (a project just created):
+    /// there is no committed version to differ from.
+    #[error("{} has nothing committed yet", path.display())]
+    NothingCommitted {
+        /// The project.
+        path: PathBuf,
+    },
+    /// git ran and failed (an unsafe repository owner, say).
+    #[error("`git {command}` failed in {}: {message}", dir.display())]
+    Failed {
+        /// The git subcommand.
+        command: &'static str,
+        /// Where it ran.
+        dir: PathBuf,
+        /// Its first line of stderr.
+        message: String,
+    },
+}
+
+/// The entries of `project` (a directory or a file) with uncommitted
+/// changes, relative to it and shown as isolation shows names, less what
+/// `exclude` leaves out; empty when it is clean.
+pub fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<String>, Unchecked> {
+    let (dir, pathspec) = if project.is_dir() {
+        (project.to_path_buf(), PathBuf::from("."))
+    } else {
+        let parent = project.parent().unwrap_or(Path::new("."));
+        let name = project.file_name().map_or_else(PathBuf::new, PathBuf::from);
+        (parent.to_path_buf(), name)
+    };
+    let top = git(&dir, "rev-parse", &["rev-parse", "--show-toplevel"]).map_err(|e| match e {
+        Unchecked::Failed { message, .. } if message.contains("not a git repository") => {
+            Unchecked::NotInWorkTree {
+                path: project.to_path_buf(),
+            }
+        }
+        other => other,
+    })?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches(['\n', '\r']));
+    let mut args: Vec<&OsStr> = ["status", "--porcelain", "-z", "--untracked-files=all", "--"]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+    args.push(pathspec.as_os_str());
+    let listing = git(&dir, "status", &args)?;
+    let entries = entries(&listing);
+    if !entries.is_empty() && entries.iter().all(|(_, untracked)| *untracked) {
+        let ls = [
+            OsStr::new("ls-files"),
+            OsStr::new("--"),
+            pathspec.as_os_str(),
+        ];
+        if git(&dir, "ls-files", &ls)?.is_empty() {
+            return Err(Unchecked::NothingCommitted {
+                path: project.to_path_buf(),
+            });
+        }
+    }
+    let root = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_path_buf());
+    let mut files = Vec::new();
+    for (entry, _) in entries {
+        let whole = top.join(entry);
+        let rel = whole.strip_prefix(&root).unwrap_or(&whole);
+        if rel.as_os_str().is_empty() {
+            // The project is a single file.
+            files.push(shown(Path::new(project.file_name().unwrap_or_default())));
+        } else if !exclude.leaves_out(rel) {
+            files.push(shown(rel));
+        }
+    }
+    Ok(files)
+}
+
+/// The paths of `git status --porcelain -z` output, relative to the top
+/// of the work tree, each with whether it is untracked: each record is
+/// `XY path`, a rename or copy followed by its source path, which is not
+/// listed (its removal is its own record when it lies in the project).
+fn entries(listing: &[u8]) -> Vec<(PathBuf, bool)> {
+    let mut out = Vec::new();
+    let mut records = listing.split(|&b| b == 0).filter(|r| !r.is_empty());
+    while let Some(record) = records.next() {
+        let Some(path) = record.get(3..) else {
+            continue;
+        };
+        if matches!(record[0], b'R' | b'C') {
+            records.next();
+        }
+        let path = path.strip_suffix(b"/").unwrap_or(path);
+        out.push((path_of(path), record.starts_with(b"??")));
+    }
+    out
+}
+
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// `git <args>` in `dir`, its stdout when it succeeds. Optional locks are
+/// off: reading the status never rewrites the index.
+fn git<S: AsRef<OsStr>>(
+    dir: &Path,
+    command: &'static str,
+    args: &[S],
+) -> Result<Vec<u8>, Unchecked> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("LC_ALL", "C")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                Unchecked::NoGit(e)
+            } else {
+                Unchecked::Failed {
+                    command,
+                    dir: dir.to_path_buf(),
+                    message: e.to_string(),
+                }
+            }
+        })?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(Unchecked::Failed {
+            command,
+            dir: dir.to_path_buf(),
+            message: stderr.lines().next().unwrap_or("").to_string(),
+        });
+    }
+    Ok(out.stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_records_are_read_with_renames_and_spaces() {
+        let listing = b"?? a b.txt\0R  new.txt\0old.txt\0 M dir/c\0?? sub/\0";
+        let read: Vec<_> = entries(listing)
+            .into_iter()
+            .map(|(p, untracked)| (p.to_string_lossy().into_owned(), untracked))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("a b.txt", true),
+                ("new.txt", false),
+                ("dir/c", false),
+                ("sub", true)
+            ]
+            .map(|(p, u)| (p.to_string(), u))
+        );
+    }
+}
