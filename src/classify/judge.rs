@@ -748,6 +748,44 @@ mod tests {
     }
 
     #[test]
+    fn a_case_that_ran_to_an_exit_code_and_could_not_finish_keeps_its_status() {
+        let none = StreamFindings::default();
+        for (exit, status) in [
+            (Some(0), EvidenceStatus::Success),
+            (Some(2), EvidenceStatus::Failure),
+            (None, EvidenceStatus::NoEvidence),
+        ] {
+            let obs = Observed {
+                not_run_reason: Some("cannot hash stderr.log"),
+                started: true,
+                ..observed(exit, &none, &none)
+            };
+            let v = verify(&obs);
+            assert_eq!(v.status, status, "{exit:?}");
+            assert_eq!(v.execution_status, ExecutionStatus::RuntimeFailed);
+            assert_eq!(v.result, CaseResult::Error);
+            assert_eq!(types(&v), [IssueType::EvidenceIncomplete]);
+        }
+    }
+
+    #[test]
+    fn a_dirty_project_did_not_run_and_says_what_to_do() {
+        let none = StreamFindings::default();
+        let obs = Observed {
+            not_run_reason: Some("the golden project has uncommitted changes"),
+            dirty: Some("stray.txt"),
+            ..observed(None, &none, &none)
+        };
+        let v = judge("g", CaseKind::Golden, &Expected::Success, &obs);
+        assert_eq!(v.status, EvidenceStatus::NoEvidence);
+        assert_eq!(v.execution_status, ExecutionStatus::Skipped);
+        assert_eq!(v.result, CaseResult::Error);
+        assert_eq!(types(&v), [IssueType::GoldenModified]);
+        assert!(v.issues[0].message.contains("stray.txt"));
+        assert!(v.issues[0].message.contains("allow_dirty = true"));
+    }
+
+    #[test]
     fn evidence_output_is_clipped() {
         let long = "x".repeat(300);
         let out = lines(&[("runtime", &long)]);
