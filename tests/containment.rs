@@ -848,6 +848,10 @@ timeout = "1s"
     assert!(ev["exit_code"].is_null(), "{ev}");
     assert!(warnings(&ev).contains("fingerprinting"), "{ev}");
     assert!(!p.path().join("golden/p/ran").exists(), "the command ran");
+    // The evidence says how it ended, and verify-evidence agrees with it.
+    assert_eq!(ev["timed_out"], true, "{ev}");
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
 }
 
 // 7. One run per out dir.

@@ -349,6 +349,10 @@ impl<'h> Engine<'h> {
             Ok(i) => i,
             Err(CaseError::Stopped(stop)) => {
                 finish(rec);
+                // The evidence says how the case ended, as for a command
+                // that was stopped.
+                rec.timed_out = stop == Stop::TimedOut;
+                rec.interrupted = stop == Stop::Interrupted;
                 rec.warnings
                     .push(stopped_warning(stop, def, "before the command ran"));
                 return Ok(Executed::stopped(stop));

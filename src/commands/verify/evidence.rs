@@ -262,10 +262,25 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         ));
     }
     if !ran {
-        if ev.result != CaseResult::Error {
+        // Stopped by its timeout or an interrupt while its project was
+        // fingerprinted or copied: ABORTED and FAILED, like a command that
+        // was stopped. Anything else that did not run could not run.
+        let stopped = ev.timed_out || ev.interrupted;
+        let (result, why) = if stopped {
+            (
+                CaseResult::Failed,
+                "a case stopped before its command ran is FAILED",
+            )
+        } else {
+            (CaseResult::Error, "a case that could not run is ERROR")
+        };
+        if ev.result != result {
+            p.push(format!("result is {}, but {why}", ev.result.as_str()));
+        }
+        if stopped && ev.execution_status != ExecutionStatus::Aborted {
             p.push(format!(
-                "result is {}, but a case that could not run is ERROR",
-                ev.result.as_str()
+                "execution status is {}, but a case stopped by its timeout or an interrupt is ABORTED",
+                ev.execution_status.as_str()
             ));
         }
         p.extend(issue_rule(ev));
