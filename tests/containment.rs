@@ -1533,19 +1533,29 @@ fn a_case_sees_what_a_plain_shell_would_give_it() {
 
 #[test]
 fn a_case_that_kills_the_guardian_is_named_and_later_cases_fall_back() {
+    guardian_lost_to("-9");
+}
+
+#[test]
+fn a_case_that_stops_the_guardian_is_named_and_later_cases_fall_back() {
+    guardian_lost_to("-STOP");
+}
+
+fn guardian_lost_to(signal: &str) {
     let p = Project::new(
-        r#"
+        &r#"
 [harness]
 name = "hostile"
 
 [[verify]]
 name = "kills the guardian"
-command = "for p in $(cat /proc/$PPID/task/*/children); do if tr '\\0' ' ' < /proc/$p/cmdline | grep -q cargo-golden-guardia[n]; then kill -9 $p && echo killed $p; fi; done"
+command = "for p in $(cat /proc/$PPID/task/*/children); do if tr '\\0' ' ' < /proc/$p/cmdline | grep -q cargo-golden-guardia[n]; then kill SIGNAL $p && echo killed $p; fi; done"
 
 [[verify]]
 name = "after"
 command = "exec python3 -c 'import ctypes; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(\"pdeathsig\", s.value)'"
-"#,
+"#
+        .replace("SIGNAL", signal),
     );
     let o = p
         .cmd(&[])

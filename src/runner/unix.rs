@@ -399,6 +399,26 @@ struct Stat {
     ppid: u32,
 }
 
+/// A SIGKILL is pending for `pid`: sent, not yet acted on.
+#[cfg(target_os = "linux")]
+fn kill_pending(pid: u32) -> bool {
+    const SIGKILL_BIT: u64 = 1 << (libc::SIGKILL - 1);
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    text.lines()
+        .filter_map(|l| {
+            l.strip_prefix("SigPnd:")
+                .or_else(|| l.strip_prefix("ShdPnd:"))
+        })
+        .filter_map(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .any(|set| set & SIGKILL_BIT != 0)
+}
+
+/// The longest wait for a killed process to be gone.
+#[cfg(target_os = "linux")]
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
 /// `/proc/<pid>/stat`: the name may hold spaces and parentheses, so the
 /// fields are read after its last `)`.
 #[cfg(target_os = "linux")]
@@ -577,9 +597,31 @@ impl Guardian {
     }
 
     /// It has died (and is reaped now): something killed it, since it
-    /// leaves only when released.
+    /// leaves only when released. A SIGKILL sent to it but not yet acted
+    /// on (it takes effect when the process next runs) is waited for, and
+    /// a guardian that was stopped (SIGSTOP) cannot do its work: it is
+    /// ended here and counts as lost too.
     pub fn exited(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(Some(_)))
+        let child = &mut self.child;
+        let pid = child.id();
+        let mut gone = || matches!(child.try_wait(), Ok(Some(_)));
+        if gone() {
+            return true;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            if kill_pending(pid) {
+                return poll_until(REAP_WAIT, gone);
+            }
+            if stat_of(pid).is_some_and(|s| matches!(s.state, 'T' | 't')) {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return true;
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = pid;
+        false
     }
 
     /// The harness ends cleanly: tell the guardian to leave, and reap it.
