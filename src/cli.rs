@@ -724,7 +724,7 @@ fn finish(
 ) -> i32 {
     let finished = crate::report::finish(record, harness_display, fanout, signer);
     finished.tell();
-    finished.exit_code
+    finished.outcome.exit_code
 }
 
 /// The streaming reporters of a run: terminal lines or JSON messages, plus

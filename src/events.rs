@@ -6,6 +6,7 @@
 
 use std::io::Write as _;
 
+use crate::exit::RunOutcome;
 use crate::model::{CaseKind, CaseRecord, RunRecord};
 
 /// One thing that happened during a run.
@@ -63,9 +64,10 @@ pub enum Event<'a> {
     RunFinished {
         /// The whole run.
         record: &'a RunRecord,
-        /// The exit code the process ends with (see [`crate::exit`]); it
-        /// includes report failures and integrity violations.
-        exit_code: i32,
+        /// How it ended: final status, the exit code the process ends
+        /// with (report failures and integrity violations included), and
+        /// the reports it wrote. Reporters read it; none recomputes it.
+        outcome: &'a RunOutcome,
     },
 }
 

@@ -31,17 +31,61 @@ pub fn for_status(status: FinalStatus) -> i32 {
     }
 }
 
-/// The exit code a finished run's results call for, before its reports
-/// are written (see [`for_run`]): its final status; under
-/// `gate = "baseline"` (SPEC section 15) the baseline comparison instead
-/// (1 when it fails the gate, else 0), unless the run was interrupted or
-/// selected no case: those say so whatever the gate.
-pub fn for_record(record: &RunRecord) -> i32 {
-    let status = record.final_status();
-    match gated(record) {
-        Some(c) if gate_applies(status) && c.passes_gate() => SUCCESS,
-        Some(_) if gate_applies(status) => FAILED,
-        _ => for_status(status),
+/// What a finished run's results call for, computed once before its
+/// reports are written: the file reports show it, the integrity check
+/// holds them to it, and [`RunOutcome`] starts from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Results {
+    /// The final status (SPEC section 4).
+    pub status: FinalStatus,
+    /// The exit code the results alone call for: the final status's; under
+    /// `gate = "baseline"` (SPEC section 15) the baseline comparison's
+    /// instead (1 when it fails the gate, else 0), unless the run was
+    /// interrupted or selected no case: those say so whatever the gate.
+    pub exit_code: i32,
+}
+
+impl Results {
+    /// The results of `record`.
+    pub fn of(record: &RunRecord) -> Results {
+        let status = record.final_status();
+        let exit_code = match gated(record) {
+            Some(c) if gate_applies(status) && c.passes_gate() => SUCCESS,
+            Some(_) if gate_applies(status) => FAILED,
+            _ => for_status(status),
+        };
+        Results { status, exit_code }
+    }
+}
+
+/// How a run ended, once its reports are written and checked: computed
+/// once ([`RunOutcome::new`]) and carried by the run-finished event, so
+/// every reporter shows the same status, exit code and reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// What the results call for.
+    pub results: Results,
+    /// What became of the reports.
+    pub reports: Reports,
+    /// The reports this run wrote and left in place, in the order written:
+    /// none when they could not be written whole or were never written.
+    pub written: Vec<std::path::PathBuf>,
+    /// The exit code the process ends with.
+    pub exit_code: i32,
+}
+
+impl RunOutcome {
+    /// The outcome of a run whose results are `results` and whose reports
+    /// ended as `reports`: the one place where what became of the reports
+    /// changes the exit code. An integrity violation exits 4; reports that
+    /// could not be written turn a success into 1.
+    pub fn new(results: Results, reports: Reports, written: Vec<std::path::PathBuf>) -> RunOutcome {
+        RunOutcome {
+            results,
+            reports,
+            written,
+            exit_code: combine(results.exit_code, reports),
+        }
     }
 }
 
@@ -69,13 +113,6 @@ pub enum Reports {
     NotWritten,
     /// Written, but they disagree with the record or each other.
     Disagree,
-}
-
-/// The exit code a run ends with: an integrity violation exits 4; reports
-/// that could not be written turn a success into 1; otherwise the results
-/// decide ([`for_record`]).
-pub fn for_run(record: &RunRecord, reports: Reports) -> i32 {
-    combine(for_record(record), reports)
 }
 
 fn combine(results: i32, reports: Reports) -> i32 {

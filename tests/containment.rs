@@ -1404,9 +1404,9 @@ command = "echo three"
     assert!(!p.out().join("summary.json").exists(), "{t}");
 }
 
-#[test]
-fn a_case_that_removes_another_cases_log_fails_the_run_naming_it() {
-    let p = Project::new(
+/// A project whose second case removes the first case's stdout.log.
+fn forger() -> Project {
+    Project::new(
         r#"
 [harness]
 name = "forger"
@@ -1419,7 +1419,12 @@ command = "echo one"
 name = "second"
 command = "rm out/artifacts/*/execution/001-first/stdout.log"
 "#,
-    );
+    )
+}
+
+#[test]
+fn a_case_that_removes_another_cases_log_fails_the_run_naming_it() {
+    let p = forger();
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
     let t = text(&o);
@@ -1427,6 +1432,24 @@ command = "rm out/artifacts/*/execution/001-first/stdout.log"
         t.contains("1 artifact file(s) removed while the run ran")
             && t.contains("001-first/stdout.log"),
         "{t}"
+    );
+}
+
+#[test]
+fn a_run_whose_reports_were_not_written_lists_none_of_them() {
+    let p = forger();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("Exit code 4"), "{t}");
+    assert!(!p.out().join("junit.xml").exists(), "{t}");
+    let listed: Vec<&str> = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Report "))
+        .collect();
+    assert!(
+        listed.is_empty(),
+        "lists reports it did not write: {listed:?}\n{t}"
     );
 }
 

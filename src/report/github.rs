@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use super::markup::inline;
 use super::{MARKDOWN_FILE, headline, markdown, one_line, output_excerpt, status_label};
 use crate::events::{Event, Reporter};
+use crate::exit::RunOutcome;
 use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 
@@ -244,12 +245,12 @@ impl<W: Write> GithubReporter<W> {
         }
     }
 
-    fn run_finished(&mut self, record: &RunRecord, exit_code: i32) -> io::Result<()> {
+    fn run_finished(&mut self, record: &RunRecord, outcome: &RunOutcome) -> io::Result<()> {
         let report = relative_to(
             &record.out_dir.join(MARKDOWN_FILE),
             self.env.workspace.as_deref(),
         );
-        let results_call_for = crate::exit::for_record(record);
+        let (results_call_for, exit_code) = (outcome.results.exit_code, outcome.exit_code);
         if exit_code != results_call_for {
             // The results alone would not explain the step's outcome.
             let message = format!(
@@ -283,7 +284,12 @@ impl<W: Write> GithubReporter<W> {
         }
         self.out.flush()?;
         if let Some(path) = self.env.step_summary.clone() {
-            let md = markdown::render(record, &self.harness_file, markdown::Artifacts::Paths);
+            let md = markdown::render(
+                record,
+                &outcome.results,
+                &self.harness_file,
+                markdown::Artifacts::Paths,
+            );
             if let Err(e) = append_step_summary(&path, &md, &report) {
                 // The reports on disk are whole; the summary is a view of
                 // them. Say so where the job's reader looks, and on stderr.
@@ -438,7 +444,7 @@ impl<W: Write> Reporter for GithubReporter<W> {
                     escape_data(message)
                 )
             }
-            Event::RunFinished { record, exit_code } => self.run_finished(record, *exit_code),
+            Event::RunFinished { record, outcome } => self.run_finished(record, outcome),
         }
     }
 }

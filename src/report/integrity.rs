@@ -15,12 +15,13 @@ use super::markdown::{
     RESULTS_HEADING, counts_text,
 };
 use super::{NO_ISSUES_PHRASE, Written, observed};
+use crate::exit::Results;
 use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
 use crate::wire::summary::{Summary, SummaryCase};
 
-/// The exit code the record calls for (see [`crate::exit::for_record`]).
+/// The exit code the record calls for (see [`Results`]).
 pub fn expected_exit_code(record: &RunRecord) -> i32 {
-    crate::exit::for_record(record)
+    Results::of(record).exit_code
 }
 
 /// One thing the reports, the record or the exit code disagree on.
@@ -135,11 +136,20 @@ impl fmt::Display for IntegrityError {
 /// `record` and the exit code the run is about to use. Every disagreement
 /// is collected, not just the first.
 pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), IntegrityError> {
+    check(record, &Results::of(record), exit_code)
+}
+
+/// [`check_integrity`] with the results already computed.
+pub(super) fn check(
+    record: &RunRecord,
+    results: &Results,
+    exit_code: i32,
+) -> Result<(), IntegrityError> {
     let counts = record.counts();
     let files = Written::in_dir(&record.out_dir);
     let mut found = Vec::new();
 
-    let expected = expected_exit_code(record);
+    let expected = results.exit_code;
     if exit_code != expected {
         found.push(Disagreement::ExitCode {
             expected,
@@ -156,15 +166,15 @@ pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), Integri
     }
 
     junit(&files.junit, record, &counts, &mut found);
-    let md = markdown(&files.markdown, record, &counts, &mut found);
-    let compared = summary(&files.summary, record, &counts, &mut found);
+    let md = markdown(&files.markdown, record, results, &counts, &mut found);
+    let compared = summary(&files.summary, record, results, &counts, &mut found);
     observations(&files.observations, record, &mut found);
     super::baseline::check(
         &files,
         md.as_deref(),
         compared.as_ref().map(Option::as_ref),
         record,
-        exit_code,
+        (results, exit_code),
         &mut found,
     );
 
@@ -403,6 +413,7 @@ fn case_field(
 fn markdown(
     path: &Path,
     record: &RunRecord,
+    results: &Results,
     counts: &Counts,
     found: &mut Vec<Disagreement>,
 ) -> Option<String> {
@@ -413,7 +424,7 @@ fn markdown(
         .iter()
         .find_map(|l| l.strip_prefix(FINAL_STATUS_PREFIX))
         .unwrap_or("(missing)");
-    compare(found, path, "final status", record.final_status(), status);
+    compare(found, path, "final status", results.status, status);
 
     let counts_line = lines
         .iter()
@@ -527,6 +538,7 @@ fn table_rows(lines: &[&str], heading: &str) -> Vec<Vec<String>> {
 fn summary(
     path: &Path,
     record: &RunRecord,
+    results: &Results,
     counts: &Counts,
     found: &mut Vec<Disagreement>,
 ) -> Option<Option<crate::baseline::Comparison>> {
@@ -545,7 +557,7 @@ fn summary(
         found,
         path,
         "final_status",
-        record.final_status(),
+        results.status,
         summary.final_status,
     );
     compare(

@@ -86,16 +86,16 @@ pub fn message(event: &Event<'_>) -> Option<MessageLine> {
             message: message.to_string(),
         },
         Event::Note { .. } => return None,
-        Event::RunFinished { record, exit_code } => {
+        Event::RunFinished { record, outcome } => {
             let written = Written::in_dir(&record.out_dir);
             let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
             Message::RunFinished(Box::new(RunFinished {
                 run_id: record.run_id.clone(),
-                final_status: record.final_status().to_string(),
+                final_status: outcome.results.status.to_string(),
                 counts: record.counts(),
                 duration_seconds: record.duration.as_secs_f64(),
                 interrupted: record.interrupted,
-                exit_code: *exit_code,
+                exit_code: outcome.exit_code,
                 reports: ReportPaths {
                     junit: path(&written.junit),
                     markdown: path(&written.markdown),

@@ -31,7 +31,11 @@ use crate::model::{CaseRecord, CaseResult, JunitFlavour, RunRecord};
 const STRICT_TESTSUITES_ATTRIBUTES: [&str; 5] = ["name", "time", "tests", "failures", "errors"];
 
 /// The JUnit document of `record`, in `record.junit`'s family.
-pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String, SerializeError> {
+pub(super) fn render(
+    record: &RunRecord,
+    results: &crate::exit::Results,
+    harness_display: &str,
+) -> Result<String, SerializeError> {
     let flavour = record.junit;
     let mut suite = TestSuite::new(attr(&record.suite_name));
     suite.set_time(record.duration);
@@ -39,10 +43,7 @@ pub(super) fn render(record: &RunRecord, harness_display: &str) -> Result<String
         suite.set_timestamp(t.fixed_offset());
     }
     suite.add_property(Property::new("run_id", attr(&record.run_id)));
-    suite.add_property(Property::new(
-        "final_status",
-        record.final_status().to_string(),
-    ));
+    suite.add_property(Property::new("final_status", results.status.to_string()));
     suite.add_property(Property::new(
         "harness_sha256",
         attr(&record.harness_sha256),

@@ -29,6 +29,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
+use crate::exit::{Reports, Results, RunOutcome};
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
 use crate::wire::evidence::Evidence;
 use crate::wire::observation::Observation;
@@ -163,22 +164,32 @@ pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
 /// The first file that cannot be written stops the others and is named in
 /// the error.
 pub fn write_all(record: &RunRecord, harness_display: &str) -> Result<Written, ReportError> {
+    write_reports(record, &Results::of(record), harness_display)
+}
+
+/// [`write_all`] with the results already computed.
+fn write_reports(
+    record: &RunRecord,
+    results: &Results,
+    harness_display: &str,
+) -> Result<Written, ReportError> {
     let written = Written::in_dir(&record.out_dir);
     std::fs::create_dir_all(&record.out_dir).map_err(|source| ReportError::Write {
         path: record.out_dir.clone(),
         source,
     })?;
 
-    let xml = junit::render(record, harness_display).map_err(|source| ReportError::Junit {
-        path: written.junit.clone(),
-        source,
-    })?;
+    let xml =
+        junit::render(record, results, harness_display).map_err(|source| ReportError::Junit {
+            path: written.junit.clone(),
+            source,
+        })?;
     write_report(&written.junit, xml.as_bytes())?;
 
-    let md = markdown::render(record, harness_display, markdown::Artifacts::Links);
+    let md = markdown::render(record, results, harness_display, markdown::Artifacts::Links);
     write_report(&written.markdown, md.as_bytes())?;
 
-    let summary = summary::render(record, harness_display);
+    let summary = summary::render(record, results, harness_display);
     write_report(&written.summary, summary.as_bytes())?;
 
     let mut jsonl = String::new();
@@ -381,8 +392,8 @@ pub enum FinishError {
 /// The end of a run, once its reports are written and checked.
 #[derive(Debug)]
 pub struct Finished {
-    /// The exit code the process ends with.
-    pub exit_code: i32,
+    /// How the run ended, as the run-finished event carried it.
+    pub outcome: RunOutcome,
     /// What went wrong with the reports, for the caller to show.
     pub problem: Option<FinishError>,
     /// Reports removed because the set could not be written whole.
@@ -444,7 +455,7 @@ pub(crate) fn conclude(
     }
     finished.tell();
     Concluded {
-        exit_code: finished.exit_code,
+        exit_code: finished.outcome.exit_code,
         bless_failed: blessed.is_err(),
     }
 }
@@ -461,24 +472,33 @@ pub(crate) fn retain(record: &RunRecord, keep: usize) {
 }
 
 /// Write every report, check their integrity, seal the run dir
-/// (`SHA256SUMS`, signed when there is a `signer`), compute the exit code
-/// (SPEC section 8), then emit `RunFinished` with it: every reporter sees
-/// the code the process really ends with.
+/// (`SHA256SUMS`, signed when there is a `signer`), conclude the run's
+/// [`RunOutcome`] (SPEC section 8), then emit `RunFinished` with it: every
+/// reporter sees the code the process really ends with and the reports
+/// that are really there.
+///
+/// The results are concluded once, before the reports are written (they
+/// show them, and the integrity check holds them to them); what became of
+/// the reports then adjusts only the exit code, in [`RunOutcome::new`].
 pub fn finish(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
     signer: Option<&seal::Signer>,
 ) -> Finished {
-    use crate::exit::{self, Reports};
+    let results = Results::of(record);
     let lost = lost_evidence(record);
+    let mut written = Vec::new();
     let checked = (if lost.is_empty() {
         Ok(())
     } else {
         Err(FinishError::Lost(lost))
     })
-    .and_then(|()| write_all(record, harness_display).map_err(FinishError::from))
-    .and_then(|_| check_integrity(record, exit::for_record(record)).map_err(FinishError::from))
+    .and_then(|()| write_reports(record, &results, harness_display).map_err(FinishError::from))
+    .and_then(|w| {
+        written = w.paths().iter().map(|p| p.to_path_buf()).collect();
+        integrity::check(record, &results, results.exit_code).map_err(FinishError::from)
+    })
     .and_then(|()| {
         seal::seal(record, signer)
             .map(|_| ())
@@ -495,10 +515,13 @@ pub fn finish(
         Err(FinishError::Write(_) | FinishError::Seal(_)) => Reports::NotWritten,
         Err(FinishError::Integrity(_) | FinishError::Lost(_)) => Reports::Disagree,
     };
-    let exit_code = exit::for_run(record, reports);
-    fanout.emit(&crate::events::Event::RunFinished { record, exit_code });
+    let outcome = RunOutcome::new(results, reports, written);
+    fanout.emit(&crate::events::Event::RunFinished {
+        record,
+        outcome: &outcome,
+    });
     Finished {
-        exit_code,
+        outcome,
         problem: checked.err(),
         removed,
     }

@@ -9,9 +9,13 @@ use crate::model::RunRecord;
 use crate::wire::summary::Summary;
 
 /// The summary document of `record`, pretty-printed, ending with a newline.
-pub(super) fn render(record: &RunRecord, harness_display: &str) -> String {
-    let mut s = serde_json::to_string_pretty(&Summary::from_record(record, harness_display))
-        .expect("a summary always serializes");
+pub(super) fn render(
+    record: &RunRecord,
+    results: &crate::exit::Results,
+    harness_display: &str,
+) -> String {
+    let summary = Summary::from_record(record, results.status, harness_display);
+    let mut s = serde_json::to_string_pretty(&summary).expect("a summary always serializes");
     s.push('\n');
     s
 }

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 use anstyle::{AnsiColor, Effects, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Written, headline, one_line, seconds, status_label};
+use super::{headline, one_line, seconds, status_label};
 use crate::events::{Event, Reporter};
+use crate::exit::RunOutcome;
 use crate::layout::display_relative;
 use crate::model::{CaseRecord, CaseResult, FinalStatus, RunRecord};
 use crate::runner::run::FILTERED_OUT;
@@ -371,11 +372,11 @@ impl<W: Write> TerminalReporter<W> {
         out
     }
 
-    fn summary(&self, record: &RunRecord, exit_code: i32) -> String {
+    fn summary(&self, record: &RunRecord, outcome: &RunOutcome) -> String {
         let mut s = self.summary_counts(record);
         self.failure_lines(record, &mut s);
         self.notes(record, &mut s);
-        self.closing_lines(record, exit_code, &mut s);
+        self.closing_lines(outcome, &mut s);
         s
     }
 
@@ -473,9 +474,9 @@ impl<W: Write> TerminalReporter<W> {
         }
     }
 
-    /// Final status, exit code and where the reports are.
-    fn closing_lines(&self, record: &RunRecord, exit_code: i32, s: &mut String) {
-        let status = record.final_status();
+    /// Final status, exit code and the reports this run wrote.
+    fn closing_lines(&self, outcome: &RunOutcome, s: &mut String) {
+        let (status, exit_code) = (outcome.results.status, outcome.exit_code);
         let style = if status == FinalStatus::Success {
             GREEN
         } else {
@@ -498,8 +499,7 @@ impl<W: Write> TerminalReporter<W> {
             self.paint(style, &format!("{:>12}", "Exit code")),
             self.paint(style, &exit_code.to_string())
         ));
-        let written = Written::in_dir(&record.out_dir);
-        for path in written.paths() {
+        for path in &outcome.written {
             s.push_str(&format!(
                 "{} {}\n",
                 self.paint(CYAN, &format!("{:>12}", "Report")),
@@ -629,11 +629,11 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 let line = format!("{:>12} {}\n", "note:", one_line(message));
                 self.emit(&line)
             }
-            Event::RunFinished { record, exit_code } => {
+            Event::RunFinished { record, outcome } => {
                 if let Some(bar) = self.progress.take() {
                     bar.finish_and_clear();
                 }
-                let summary = self.summary(record, *exit_code);
+                let summary = self.summary(record, outcome);
                 self.emit(&summary)
             }
         }

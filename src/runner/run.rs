@@ -463,7 +463,10 @@ mod tests {
         let (record, _) = run.finish();
         assert!(!record.interrupted);
         assert!(record.cases.iter().all(|c| c.result == CaseResult::Passed));
-        assert_eq!(crate::exit::for_record(&record), crate::exit::SUCCESS);
+        assert_eq!(
+            crate::exit::Results::of(&record).exit_code,
+            crate::exit::SUCCESS
+        );
     }
 
     #[test]
@@ -479,6 +482,9 @@ mod tests {
         assert!(record.interrupted);
         assert_eq!(record.cases[0].result, CaseResult::Passed);
         assert_eq!(record.cases[1].reason.as_deref(), Some(INTERRUPTED));
-        assert_eq!(crate::exit::for_record(&record), crate::exit::INTERRUPTED);
+        assert_eq!(
+            crate::exit::Results::of(&record).exit_code,
+            crate::exit::INTERRUPTED
+        );
     }
 }

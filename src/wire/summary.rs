@@ -17,7 +17,7 @@ use super::{Encoding, decode_output, encode_outputs};
 use crate::layout::Artifacts;
 use crate::model::{
     CaseKind, CaseRecord, CaseResult, Counts, EmptySelection, EvidenceStatus, ExecutionStatus,
-    Issue, JunitFlavour, RunRecord, ValidationError,
+    FinalStatus, Issue, JunitFlavour, RunRecord, ValidationError,
 };
 use crate::redact::Redactions;
 
@@ -212,12 +212,13 @@ fn duration(field: String, secs: f64) -> Result<Duration, FieldError> {
 }
 
 impl Summary {
-    /// The summary of `record`; `harness_display` is how the reports name
-    /// the harness file.
-    pub fn from_record(record: &RunRecord, harness_display: &str) -> Summary {
+    /// The summary of `record`, whose final status is `status` (concluded
+    /// once, see [`crate::exit::Results`]); `harness_display` is how the
+    /// reports name the harness file.
+    pub fn from_record(record: &RunRecord, status: FinalStatus, harness_display: &str) -> Summary {
         Summary {
             schema_version: SCHEMA_VERSION.to_string(),
-            final_status: record.final_status().to_string(),
+            final_status: status.to_string(),
             counts: record.counts(),
             harness: SummaryHarness {
                 path: harness_display.to_string(),

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use cargo_golden::events::{Event, Reporter};
+use cargo_golden::exit::{Reports, Results, RunOutcome};
 use cargo_golden::model::{
     CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType, RunRecord,
 };
@@ -37,10 +38,16 @@ fn feed(reporter: &mut dyn Reporter, record: &RunRecord) {
         }
         reporter.report(&Event::CaseFinished { case }).unwrap();
     }
+    let written = cargo_golden::report::Written::in_dir(&record.out_dir);
+    let outcome = RunOutcome::new(
+        Results::of(record),
+        Reports::Consistent,
+        written.paths().iter().map(|p| p.to_path_buf()).collect(),
+    );
     reporter
         .report(&Event::RunFinished {
             record,
-            exit_code: cargo_golden::exit::for_record(record),
+            outcome: &outcome,
         })
         .unwrap();
 }

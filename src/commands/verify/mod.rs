@@ -563,7 +563,7 @@ fn check_signature(
 /// The run's report copies against the record rebuilt from the evidence,
 /// with the integrity check a run applies to itself.
 fn check_reports(record: &RunRecord, findings: &mut Vec<Finding>) {
-    let code = crate::exit::for_record(record);
+    let code = crate::exit::Results::of(record).exit_code;
     let Err(e) = crate::report::check_integrity(record, code) else {
         return;
     };
