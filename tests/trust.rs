@@ -286,6 +286,26 @@ fn sha256sum_checks_a_fresh_run_and_catches_any_change() {
     assert_ne!(sha256sum_check(&run).status.code(), Some(0));
 }
 
+#[test]
+fn every_registered_report_is_sealed_and_a_change_to_it_is_caught() {
+    let names: Vec<&str> = cargo_golden::report::report_files().collect();
+    assert!(names.len() >= 4, "{names:?}");
+    for name in names {
+        let p = project();
+        let run = finished_run(&p);
+        let sums = std::fs::read_to_string(run.join("SHA256SUMS")).unwrap();
+        assert!(sums.contains(&format!("  {name}\n")), "{name}: {sums}");
+        let outside = p.out().join(name);
+        let mut forged = std::fs::read_to_string(&outside).unwrap();
+        forged.push('\n');
+        forge(&outside, &forged);
+        let o = verify(&p.out(), &[]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o));
+        let want = format!("{name}: differs from the run's copy");
+        assert!(stdout(&o).contains(&want), "{want}\n{}", text(&o));
+    }
+}
+
 /// `minisign`, or `None` with a loud note when it is not installed.
 fn minisign() -> Option<()> {
     match Command::new("minisign").arg("-v").output() {

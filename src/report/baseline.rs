@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::integrity::Disagreement;
+use super::integrity::{Disagreement, compare};
 use super::markup::{Align, Table, inline};
 use crate::baseline::{Class, Comparison, SnapshotCheck};
 use crate::config::Gate;
@@ -222,15 +222,30 @@ pub(crate) fn terminal_lines(c: &Comparison, limit: usize) -> Vec<String> {
     lines
 }
 
-/// The integrity of the comparison: report.md's counts line
-/// (`markdown`, its text) and summary.json's comparison (`summary`, as read
-/// back) agree with the record, and, under the baseline gate, the exit
-/// code follows what summary.json says. Files that could not be read are
-/// already reported by the caller.
-pub(super) fn check(
-    files: &super::Written,
-    markdown: Option<&str>,
-    summary: Option<Option<&Comparison>>,
+/// The integrity of the comparison in report.md (`text`, read back from
+/// `path`): its counts line agrees with the record.
+pub(super) fn check_markdown(
+    path: &Path,
+    text: &str,
+    record: &RunRecord,
+    found: &mut Vec<Disagreement>,
+) {
+    let Some(c) = &record.baseline else {
+        return;
+    };
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix(BASELINE_COUNTS_PREFIX))
+        .unwrap_or("(missing)");
+    compare(found, path, "baseline counts", c.counts.text(), line);
+}
+
+/// The integrity of the comparison summary.json holds (`written`, read
+/// back from `path`): it agrees with the record, and, under the baseline
+/// gate, the exit code follows what it says.
+pub(super) fn check_summary(
+    path: &Path,
+    written: Option<&Comparison>,
     record: &RunRecord,
     (results, exit_code): (&crate::exit::Results, i32),
     found: &mut Vec<Disagreement>,
@@ -238,19 +253,8 @@ pub(super) fn check(
     let Some(c) = &record.baseline else {
         return;
     };
-    let expected = c.counts.text();
-    if let Some(md) = markdown {
-        let line = md
-            .lines()
-            .find_map(|l| l.strip_prefix(BASELINE_COUNTS_PREFIX))
-            .unwrap_or("(missing)");
-        count(found, &files.markdown, "baseline counts", &expected, line);
-    }
-    let Some(written) = summary else {
-        return;
-    };
     let got = written.map_or_else(|| "(missing)".to_string(), |b| b.counts.text());
-    count(found, &files.summary, "baseline.counts", &expected, &got);
+    compare(found, path, "baseline.counts", c.counts.text(), got);
     if c.gate == Gate::Baseline && crate::exit::gate_applies(results.status) {
         // The gate rule applied to the file's cases, not the record's.
         let gate_failures = written.map_or(0, |b| b.gate_failures().count());
@@ -266,16 +270,5 @@ pub(super) fn check(
                 found: exit_code,
             });
         }
-    }
-}
-
-fn count(found: &mut Vec<Disagreement>, path: &Path, what: &str, expected: &str, got: &str) {
-    if expected != got {
-        found.push(Disagreement::Count {
-            path: path.to_path_buf(),
-            what: what.to_string(),
-            expected: expected.to_string(),
-            found: got.to_string(),
-        });
     }
 }

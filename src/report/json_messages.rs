@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use super::Written;
+use super::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 use crate::events::{Event, Reporter};
 use crate::wire::message::{
     BaselineOutcome, CaseFinished, Message, MessageLine, ReportPaths, RunFinished,
@@ -87,8 +87,7 @@ pub fn message(event: &Event<'_>) -> Option<MessageLine> {
         },
         Event::Note { .. } => return None,
         Event::RunFinished { record, outcome } => {
-            let written = Written::in_dir(&record.out_dir);
-            let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+            let path = |name| record.out_dir.join(name).to_string_lossy().into_owned();
             Message::RunFinished(Box::new(RunFinished {
                 run_id: record.run_id.clone(),
                 final_status: outcome.results.status.to_string(),
@@ -97,10 +96,10 @@ pub fn message(event: &Event<'_>) -> Option<MessageLine> {
                 interrupted: record.interrupted,
                 exit_code: outcome.exit_code,
                 reports: ReportPaths {
-                    junit: path(&written.junit),
-                    markdown: path(&written.markdown),
-                    summary: path(&written.summary),
-                    observations: path(&written.observations),
+                    junit: path(JUNIT_FILE),
+                    markdown: path(MARKDOWN_FILE),
+                    summary: path(SUMMARY_FILE),
+                    observations: path(OBSERVATIONS_FILE),
                 },
                 baseline: record.baseline.as_ref().map(|c| BaselineOutcome {
                     gate: c.gate,

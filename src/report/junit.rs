@@ -15,15 +15,22 @@
 //! escapes markup; it leaves U+FFFE and U+FFFF, which XML 1.0 forbids too,
 //! so every string goes through [`text`] or [`attr`] first.
 
+use std::path::Path;
+
 use quick_junit::{
     NonSuccessKind, Property, Report, SerializeError, TestCase, TestCaseStatus, TestRerun,
     TestSuite, XmlString,
 };
 use quick_xml::events::{BytesStart, Event};
 
+use super::format::{Format, ReadBack, RenderError, RunView};
+use super::integrity::{Disagreement, compare};
 use super::{headline, lossy, output_excerpt, severity_str, stage_str};
 use crate::ansi::strip_str;
-use crate::model::{CaseRecord, CaseResult, JunitFlavour, RunRecord};
+use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
+
+/// File name of the JUnit report in the out dir.
+pub const JUNIT_FILE: &str = "junit.xml";
 
 /// Attributes the strict schema allows on `<testsuites>`; quick-junit also
 /// writes `skipped` there, which the schema rejects (the `<testsuite>`
@@ -377,6 +384,186 @@ pub(super) fn attr(s: &str) -> String {
             c => Some(c),
         })
         .collect()
+}
+
+/// The `junit.xml` format.
+pub(super) struct Junit;
+
+impl Format for Junit {
+    fn file_name(&self) -> &'static str {
+        JUNIT_FILE
+    }
+
+    fn render(&self, run: &RunView<'_>, harness_display: &str) -> Result<String, RenderError> {
+        Ok(render(run.record, run.results, harness_display)?)
+    }
+
+    fn check(&self, file: &ReadBack<'_>, found: &mut Vec<Disagreement>) {
+        check(file.path, file.text, file.run.record, found);
+    }
+}
+
+/// Check a junit.xml read back against `record`: counts, names and
+/// order, each testcase's result and evidence hash, the totals.
+fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreement>) {
+    let counts = &record.counts();
+    let doc = match roxmltree::Document::parse(text) {
+        Ok(d) => d,
+        Err(e) => {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("not well-formed XML: {e}"),
+            });
+            return;
+        }
+    };
+    let testcases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    // Only direct children count: <flakyFailure> and friends inside a
+    // testcase are earlier attempts, not results.
+    let with_child = |tag: &str| {
+        testcases
+            .iter()
+            .filter(|tc| tc.children().any(|c| c.has_tag_name(tag)))
+            .count()
+    };
+    compare(
+        found,
+        path,
+        "testcase elements",
+        counts.total,
+        testcases.len(),
+    );
+    let names: Vec<&str> = testcases
+        .iter()
+        .map(|tc| tc.attribute("name").unwrap_or(""))
+        .collect();
+    let want: Vec<String> = record.cases.iter().map(|c| attr(&c.name)).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "testcase names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
+    for (tc, case) in testcases.iter().zip(&record.cases) {
+        junit_case(path, (&doc, tc), record.junit, case, found);
+    }
+    compare(
+        found,
+        path,
+        "testcases with <failure>",
+        counts.failed,
+        with_child("failure"),
+    );
+    compare(
+        found,
+        path,
+        "testcases with <error>",
+        counts.errors,
+        with_child("error"),
+    );
+    compare(
+        found,
+        path,
+        "testcases with <skipped>",
+        counts.skipped,
+        with_child("skipped"),
+    );
+    junit_totals(path, &doc, record.junit, counts, found);
+}
+
+/// The totals on `<testsuites>` and the first `<testsuite>`.
+fn junit_totals(
+    path: &Path,
+    doc: &roxmltree::Document<'_>,
+    flavour: JunitFlavour,
+    counts: &Counts,
+    found: &mut Vec<Disagreement>,
+) {
+    for tag in ["testsuites", "testsuite"] {
+        let Some(node) = doc.descendants().find(|n| n.has_tag_name(tag)) else {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("no <{tag}> element"),
+            });
+            continue;
+        };
+        for (attr, want) in [
+            ("tests", counts.total),
+            ("failures", counts.failed),
+            ("errors", counts.errors),
+            ("skipped", counts.skipped),
+        ] {
+            // The strict schema has no `skipped` on <testsuites>; the
+            // <testsuite> still carries it.
+            if tag == "testsuites" && attr == "skipped" && flavour == JunitFlavour::Strict {
+                continue;
+            }
+            compare(
+                found,
+                path,
+                &format!("<{tag}> {attr}"),
+                want,
+                node.attribute(attr).unwrap_or("(missing)"),
+            );
+        }
+    }
+}
+
+/// What one `<testcase>` says of its case: the result element and the
+/// evidence hash property (on the testcase in the rich flavour, the suite's
+/// `case.<name>.evidence_hash` in the strict one).
+fn junit_case(
+    path: &Path,
+    (doc, tc): (&roxmltree::Document<'_>, &roxmltree::Node<'_, '_>),
+    flavour: JunitFlavour,
+    case: &CaseRecord,
+    found: &mut Vec<Disagreement>,
+) {
+    let has = |tag: &str| tc.children().any(|c| c.has_tag_name(tag));
+    let shown = match (has("failure"), has("error"), has("skipped")) {
+        (false, false, false) => "PASSED",
+        (true, false, false) => "FAILED",
+        (false, true, false) => "ERROR",
+        (false, false, true) => "SKIPPED",
+        _ => "several results",
+    };
+    let mut differs = |message: String| {
+        found.push(Disagreement::Case {
+            path: path.to_path_buf(),
+            case: case.name.clone(),
+            message,
+        })
+    };
+    if shown != case.result.as_str() {
+        differs(format!(
+            "the testcase says {shown}, the result is {}",
+            case.result.as_str()
+        ));
+    }
+    let (scope, name) = match flavour {
+        JunitFlavour::Rich => (*tc, "evidence_hash".to_string()),
+        JunitFlavour::Strict => (
+            doc.root_element(),
+            format!("case.{}.evidence_hash", attr(&case.name)),
+        ),
+    };
+    let hash = scope
+        .descendants()
+        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some(name.as_str()))
+        .and_then(|n| n.attribute("value"))
+        .unwrap_or("");
+    if hash != case.evidence_hash.as_deref().unwrap_or("") {
+        differs(format!(
+            "the evidence_hash property is {hash:?}, the evidence says {:?}",
+            case.evidence_hash.as_deref().unwrap_or("")
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -6,12 +6,18 @@
 //! contract of this module.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
+use super::format::{Format, ReadBack, RenderError, RunView};
+use super::integrity::{Disagreement, case_field, compare};
 use super::markup::{Align, Table, inline, link};
 use super::{NO_ISSUES_PHRASE, seconds, severity_str, stage_str};
 use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
 
 /// Prefix of the line that states the final status.
+/// File name of the markdown report in the out dir.
+pub const MARKDOWN_FILE: &str = "report.md";
+
 pub(super) const FINAL_STATUS_PREFIX: &str = "**Final status:** ";
 /// Prefix of the counts line.
 pub(super) const COUNTS_PREFIX: &str = "**Counts:** ";
@@ -278,4 +284,145 @@ fn artifact_links(case: &CaseRecord, mode: Artifacts) -> String {
     })
     .collect::<Vec<_>>()
     .join(" · ")
+}
+
+/// The `report.md` format.
+pub(super) struct Markdown;
+
+impl Format for Markdown {
+    fn file_name(&self) -> &'static str {
+        MARKDOWN_FILE
+    }
+
+    fn render(&self, run: &RunView<'_>, harness_display: &str) -> Result<String, RenderError> {
+        Ok(render(
+            run.record,
+            run.results,
+            harness_display,
+            Artifacts::Links,
+        ))
+    }
+
+    fn check(&self, file: &ReadBack<'_>, found: &mut Vec<Disagreement>) {
+        check(file.path, file.text, &file.run, found);
+    }
+}
+
+/// Check a report.md read back against the run: final status, counts,
+/// the tables and issue list, the all-clear phrase, the baseline line.
+fn check(path: &Path, text: &str, run: &RunView<'_>, found: &mut Vec<Disagreement>) {
+    let (record, results, counts) = (run.record, run.results, &run.record.counts());
+    let lines: Vec<&str> = text.lines().collect();
+
+    let status = lines
+        .iter()
+        .find_map(|l| l.strip_prefix(FINAL_STATUS_PREFIX))
+        .unwrap_or("(missing)");
+    compare(found, path, "final status", results.status, status);
+
+    let counts_line = lines
+        .iter()
+        .find_map(|l| l.strip_prefix(COUNTS_PREFIX))
+        .unwrap_or("(missing)");
+    compare(found, path, "counts line", counts_text(counts), counts_line);
+
+    check_results_table(path, record, counts, &lines, found);
+
+    let evidence = table_rows(&lines, EVIDENCE_HEADING);
+    compare(
+        found,
+        path,
+        "execution evidence rows",
+        counts.total,
+        evidence.len(),
+    );
+
+    let issue_items = section(&lines, ISSUES_HEADING)
+        .iter()
+        .filter(|l| l.starts_with(ISSUE_ITEM_PREFIX))
+        .count();
+    compare(
+        found,
+        path,
+        "issue items",
+        record.issues().count(),
+        issue_items,
+    );
+
+    if counts.passed != counts.total && text.contains(NO_ISSUES_PHRASE) {
+        found.push(Disagreement::FalseAllClear {
+            path: path.to_path_buf(),
+        });
+    }
+    super::baseline::check_markdown(path, text, record, found);
+}
+
+/// The results table of report.md: a row per case, each with its result.
+fn check_results_table(
+    path: &Path,
+    record: &RunRecord,
+    counts: &Counts,
+    lines: &[&str],
+    found: &mut Vec<Disagreement>,
+) {
+    let results = table_rows(lines, RESULTS_HEADING);
+    compare(
+        found,
+        path,
+        "results table rows",
+        counts.total,
+        results.len(),
+    );
+    for (label, result) in [
+        ("PASSED", CaseResult::Passed),
+        ("FAILED", CaseResult::Failed),
+        ("ERROR", CaseResult::Error),
+        ("SKIPPED", CaseResult::Skipped),
+    ] {
+        let want = record.cases.iter().filter(|c| c.result == result).count();
+        let got = results
+            .iter()
+            .filter(|r| r.get(3).map(String::as_str) == Some(label))
+            .count();
+        compare(found, path, &format!("results rows {label}"), want, got);
+    }
+
+    for (row, case) in results.iter().zip(&record.cases) {
+        let got = row.get(3).map_or("(missing)", String::as_str);
+        case_field(
+            found,
+            path,
+            case,
+            "the result cell",
+            case.result.as_str(),
+            got,
+        );
+    }
+}
+
+/// The lines after `heading` up to the next heading of the same level.
+fn section<'a>(lines: &[&'a str], heading: &str) -> Vec<&'a str> {
+    lines
+        .iter()
+        .skip_while(|l| **l != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .copied()
+        .collect()
+}
+
+/// Data rows of the first table under `heading`, split into trimmed cells.
+/// Cells never hold a literal `|` (user text has it as a character
+/// reference), so splitting on it is exact.
+fn table_rows(lines: &[&str], heading: &str) -> Vec<Vec<String>> {
+    section(lines, heading)
+        .into_iter()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            let inner = l.trim().trim_start_matches('|').trim_end_matches('|');
+            inner.split('|').map(|c| c.trim().to_string()).collect()
+        })
+        .collect()
 }

@@ -13,6 +13,7 @@
 //! says something different from what happened.
 
 pub(crate) mod baseline;
+mod format;
 pub mod github;
 mod integrity;
 #[cfg(feature = "cli")]
@@ -20,6 +21,7 @@ pub mod json_messages;
 mod junit;
 mod markdown;
 pub(crate) mod markup;
+mod observations;
 pub mod seal;
 mod summary;
 #[cfg(feature = "cli")]
@@ -32,58 +34,61 @@ use std::path::{Path, PathBuf};
 use crate::exit::{Reports, Results, RunOutcome};
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
 use crate::wire::evidence::Evidence;
-use crate::wire::observation::Observation;
 
+use format::{Format, RunView};
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
-pub use summary::{SummaryFile, parse_summary, read_summary, read_summary_file};
+pub use junit::JUNIT_FILE;
+pub use markdown::MARKDOWN_FILE;
+pub use observations::OBSERVATIONS_FILE;
+pub use summary::{SUMMARY_FILE, SummaryFile, parse_summary, read_summary, read_summary_file};
 
-/// File name of the JUnit report in the out dir.
-pub const JUNIT_FILE: &str = "junit.xml";
-/// File name of the markdown report in the out dir.
-pub const MARKDOWN_FILE: &str = "report.md";
-/// File name of the JSON summary in the out dir.
-pub const SUMMARY_FILE: &str = "summary.json";
-/// File name of the observation records in the out dir.
-pub const OBSERVATIONS_FILE: &str = "observations.jsonl";
+/// Every file report of a run, in the order the files are written,
+/// checked and sealed. A new format is a module of this folder
+/// implementing [`Format`], and a line here.
+const FORMATS: &[&dyn Format] = &[
+    &junit::Junit,
+    &markdown::Markdown,
+    &summary::SummaryJson,
+    &observations::Observations,
+];
 
-/// The file reports of a run, in the order they are written.
-pub const REPORT_FILES: [&str; 4] = [JUNIT_FILE, MARKDOWN_FILE, SUMMARY_FILE, OBSERVATIONS_FILE];
+/// The file names of a run's reports, in the order they are written.
+pub fn report_files() -> impl Iterator<Item = &'static str> {
+    FORMATS.iter().map(|f| f.file_name())
+}
 
 /// The phrase a report may only contain when every case passed.
 pub(crate) const NO_ISSUES_PHRASE: &str = "No issues observed";
 
-/// Paths of the reports [`write_all`] wrote.
+/// Paths of the reports [`write_all`] wrote, in the order written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Written {
-    /// `<out_dir>/junit.xml`.
-    pub junit: PathBuf,
-    /// `<out_dir>/report.md`.
-    pub markdown: PathBuf,
-    /// `<out_dir>/summary.json`.
-    pub summary: PathBuf,
-    /// `<out_dir>/observations.jsonl`.
-    pub observations: PathBuf,
+    paths: Vec<PathBuf>,
 }
 
 impl Written {
     /// The paths of the reports of `out_dir`, whether written yet or not.
     pub fn in_dir(out_dir: &Path) -> Written {
         Written {
-            junit: out_dir.join(JUNIT_FILE),
-            markdown: out_dir.join(MARKDOWN_FILE),
-            summary: out_dir.join(SUMMARY_FILE),
-            observations: out_dir.join(OBSERVATIONS_FILE),
+            paths: report_files().map(|f| out_dir.join(f)).collect(),
         }
     }
 
-    /// All four paths, in the order they are written.
-    pub fn paths(&self) -> [&Path; 4] {
-        [
-            &self.junit,
-            &self.markdown,
-            &self.summary,
-            &self.observations,
-        ]
+    /// Every path, in the order written.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// The path of the report named `file_name` (e.g. [`JUNIT_FILE`]).
+    ///
+    /// # Panics
+    ///
+    /// When no report has that name: a caller's mistake, not the run's.
+    pub fn path(&self, file_name: &str) -> &Path {
+        self.paths
+            .iter()
+            .find(|p| p.file_name().is_some_and(|n| n == file_name))
+            .unwrap_or_else(|| panic!("{file_name} is not a report file"))
     }
 }
 
@@ -99,14 +104,14 @@ pub enum ReportError {
         #[source]
         source: io::Error,
     },
-    /// The JUnit document could not be serialized.
+    /// A report could not be rendered.
     #[error("cannot render {}", path.display())]
-    Junit {
+    Render {
         /// The file being rendered.
         path: PathBuf,
         /// Why.
         #[source]
-        source: quick_junit::SerializeError,
+        source: format::RenderError,
     },
     /// A summary file could not be read.
     #[error("cannot read {}", path.display())]
@@ -156,10 +161,10 @@ pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
     atomic_write(&path, text.as_bytes())
 }
 
-/// Write `junit.xml`, `report.md`, `summary.json` and `observations.jsonl`
-/// into `record.out_dir`, each atomically. `harness_display` is how the
-/// harness file is named in the reports (JUnit `file` attribute, markdown
-/// header), typically relative to the workspace root.
+/// Write every report ([`report_files`]) into `record.out_dir`, each
+/// atomically. `harness_display` is how the harness file is named in the
+/// reports (JUnit `file` attribute, markdown header), typically relative
+/// to the workspace root.
 ///
 /// The first file that cannot be written stops the others and is named in
 /// the error.
@@ -178,35 +183,17 @@ fn write_reports(
         path: record.out_dir.clone(),
         source,
     })?;
-
-    let xml =
-        junit::render(record, results, harness_display).map_err(|source| ReportError::Junit {
-            path: written.junit.clone(),
-            source,
-        })?;
-    write_report(&written.junit, xml.as_bytes())?;
-
-    let md = markdown::render(record, results, harness_display, markdown::Artifacts::Links);
-    write_report(&written.markdown, md.as_bytes())?;
-
-    let summary = summary::render(record, results, harness_display);
-    write_report(&written.summary, summary.as_bytes())?;
-
-    let mut jsonl = String::new();
-    for case in record.cases.iter().filter(|c| observed(c)) {
-        let line = serde_json::to_string(&Observation::from_case(case))
-            .expect("an observation always serializes");
-        jsonl.push_str(&line);
-        jsonl.push('\n');
+    let run = RunView { record, results };
+    for (format, path) in FORMATS.iter().zip(written.paths()) {
+        let text = format
+            .render(&run, harness_display)
+            .map_err(|source| ReportError::Render {
+                path: path.clone(),
+                source,
+            })?;
+        write_report(path, text.as_bytes())?;
     }
-    write_report(&written.observations, jsonl.as_bytes())?;
-
     Ok(written)
-}
-
-/// Whether a case gets an observation record: it ran and left evidence.
-pub(crate) fn observed(case: &CaseRecord) -> bool {
-    case.ran() && case.result != crate::model::CaseResult::Skipped
 }
 
 fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
@@ -496,7 +483,7 @@ pub fn finish(
     })
     .and_then(|()| write_reports(record, &results, harness_display).map_err(FinishError::from))
     .and_then(|w| {
-        written = w.paths().iter().map(|p| p.to_path_buf()).collect();
+        written = w.paths().to_vec();
         integrity::check(record, &results, results.exit_code).map_err(FinishError::from)
     })
     .and_then(|()| {
@@ -581,7 +568,7 @@ fn lost_evidence(record: &RunRecord) -> Vec<String> {
 fn remove_reports(out_dir: &Path) -> Vec<String> {
     Written::in_dir(out_dir)
         .paths()
-        .into_iter()
+        .iter()
         .filter(|p| std::fs::remove_file(p).is_ok())
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect()

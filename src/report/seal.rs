@@ -179,7 +179,7 @@ impl Signer {
 pub(crate) fn sealed_files(record: &RunRecord) -> Vec<String> {
     let prefix = format!("{}/", run_dir(&record.run_id));
     let dir = record.out_dir.join(run_dir(&record.run_id));
-    let mut files: Vec<String> = super::REPORT_FILES.iter().map(|f| f.to_string()).collect();
+    let mut files: Vec<String> = super::report_files().map(str::to_string).collect();
     let attempts = record
         .cases
         .iter()
@@ -214,7 +214,7 @@ pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, Seal
         move |source| SealError::Io { path, source }
     };
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    for name in super::REPORT_FILES {
+    for name in super::report_files() {
         let to = dir.join(name);
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }

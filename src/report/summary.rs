@@ -5,8 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use super::ReportError;
-use crate::model::RunRecord;
-use crate::wire::summary::Summary;
+use super::format::{Format, ReadBack, RenderError, RunView};
+use super::integrity::{Disagreement, case_field, compare, json_of};
+use super::markdown::counts_text;
+use crate::model::{CaseRecord, RunRecord};
+use crate::wire::summary::{Summary, SummaryCase};
+
+/// File name of the JSON summary in the out dir.
+pub const SUMMARY_FILE: &str = "summary.json";
 
 /// The summary document of `record`, pretty-printed, ending with a newline.
 pub(super) fn render(
@@ -68,4 +74,122 @@ pub fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
         record,
         harness_display,
     })
+}
+
+/// The `summary.json` format.
+pub(super) struct SummaryJson;
+
+impl Format for SummaryJson {
+    fn file_name(&self) -> &'static str {
+        SUMMARY_FILE
+    }
+
+    fn render(&self, run: &RunView<'_>, harness_display: &str) -> Result<String, RenderError> {
+        Ok(render(run.record, run.results, harness_display))
+    }
+
+    fn check(&self, file: &ReadBack<'_>, found: &mut Vec<Disagreement>) {
+        check(file.path, file.text, &file.run, file.exit_code, found);
+    }
+}
+
+/// Check a summary.json read back against the run, and its baseline
+/// comparison against the exit code the run is about to use.
+fn check(
+    path: &Path,
+    text: &str,
+    run: &RunView<'_>,
+    exit_code: i32,
+    found: &mut Vec<Disagreement>,
+) {
+    let (record, results, counts) = (run.record, run.results, &run.record.counts());
+    let summary: Summary = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            found.push(Disagreement::Unreadable {
+                path: path.to_path_buf(),
+                message: format!("not a valid summary: {e}"),
+            });
+            return;
+        }
+    };
+    compare(
+        found,
+        path,
+        "final_status",
+        results.status,
+        summary.final_status,
+    );
+    compare(
+        found,
+        path,
+        "counts",
+        counts_text(counts),
+        counts_text(&summary.counts),
+    );
+    compare(found, path, "cases", counts.total, summary.cases.len());
+    let names: Vec<&str> = summary.cases.iter().map(|c| c.name.as_str()).collect();
+    let want: Vec<&str> = record.cases.iter().map(|c| c.name.as_str()).collect();
+    if names != want {
+        compare(
+            found,
+            path,
+            "case names in order",
+            format!("{want:?}"),
+            format!("{names:?}"),
+        );
+    }
+    for (c, case) in summary.cases.iter().zip(&record.cases) {
+        summary_case(found, path, case, c);
+    }
+    let failures = summary
+        .cases
+        .iter()
+        .filter(|c| c.result.is_failure())
+        .count();
+    compare(
+        found,
+        path,
+        "cases FAILED or ERROR",
+        counts.failures(),
+        failures,
+    );
+    let compared = (results, exit_code);
+    super::baseline::check_summary(path, summary.baseline.as_ref(), record, compared, found);
+}
+
+/// One case of summary.json against the run record.
+fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c: &SummaryCase) {
+    case_field(
+        found,
+        path,
+        case,
+        "result",
+        case.result.as_str(),
+        c.result.as_str(),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "execution_status",
+        case.execution_status.as_str(),
+        c.execution_status.as_str(),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "exit_code",
+        json_of(case.exit_code),
+        json_of(c.exit_code),
+    );
+    case_field(
+        found,
+        path,
+        case,
+        "evidence_hash",
+        json_of(case.evidence_hash.as_deref()),
+        json_of(c.evidence_hash.as_deref()),
+    );
 }

@@ -8,6 +8,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use cargo_golden::commands::validate::{Format, validate_file};
 use cargo_golden::model::{CaseResult, JunitFlavour, RunRecord};
 use cargo_golden::report::{self, read_summary, write_all, write_evidence};
+use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::support::{self, HOSTILE_NAME};
@@ -38,7 +39,7 @@ fn write_hostile() -> (tempfile::TempDir, RunRecord, report::Written) {
 #[test]
 fn junit_is_well_formed_and_complete_for_hostile_output() {
     let (_dir, record, written) = write_hostile();
-    let xml = std::fs::read_to_string(&written.junit).unwrap();
+    let xml = std::fs::read_to_string(written.path(JUNIT_FILE)).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("junit.xml must be well-formed");
 
     let root = doc.root_element();
@@ -153,10 +154,10 @@ fn strict_junit_keeps_to_the_schema_and_the_same_results_for_hostile_output() {
     let dir = tempfile::tempdir().unwrap();
     let mut record = support::hostile(dir.path());
     let rich = write_all(&record, "harness.toml").unwrap();
-    let rich_xml = std::fs::read_to_string(&rich.junit).unwrap();
+    let rich_xml = std::fs::read_to_string(rich.path(JUNIT_FILE)).unwrap();
     record.junit = JunitFlavour::Strict;
     let strict = write_all(&record, "harness.toml").unwrap();
-    let strict_xml = std::fs::read_to_string(&strict.junit).unwrap();
+    let strict_xml = std::fs::read_to_string(strict.path(JUNIT_FILE)).unwrap();
     let rich = roxmltree::Document::parse(&rich_xml).expect("rich junit.xml is well-formed");
     let strict = roxmltree::Document::parse(&strict_xml).expect("strict junit.xml is well-formed");
     assert_eq!(crate::xunit::violations(&strict), Vec::<String>::new());
@@ -208,7 +209,7 @@ fn junit_marks_flaky_attempts() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    let xml = std::fs::read_to_string(&written.junit).unwrap();
+    let xml = std::fs::read_to_string(written.path(JUNIT_FILE)).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
     let flaky = doc
         .descendants()
@@ -249,7 +250,7 @@ fn table_shapes(md: &str) -> Vec<(usize, Vec<usize>)> {
 #[test]
 fn markdown_tables_keep_their_shape_for_hostile_text() {
     let (_dir, record, written) = write_hostile();
-    let md = std::fs::read_to_string(&written.markdown).unwrap();
+    let md = std::fs::read_to_string(written.path(MARKDOWN_FILE)).unwrap();
 
     let tables = table_shapes(&md);
     assert_eq!(tables.len(), 2, "results and evidence tables");
@@ -289,7 +290,7 @@ fn markdown_says_no_issues_only_when_all_passed() {
     let mut record = support::fixed(dir.path());
     record.cases.retain(|c| c.result == CaseResult::Passed);
     let written = write_all(&record, "harness.toml").unwrap();
-    let md = std::fs::read_to_string(&written.markdown).unwrap();
+    let md = std::fs::read_to_string(written.path(MARKDOWN_FILE)).unwrap();
     assert!(md.contains("No issues observed."));
     assert!(md.contains("**Final status:** SUCCESS"));
 
@@ -303,7 +304,7 @@ fn markdown_says_no_issues_only_when_all_passed() {
         "interrupted",
     );
     write_all(&record, "harness.toml").unwrap();
-    let md = std::fs::read_to_string(&written.markdown).unwrap();
+    let md = std::fs::read_to_string(written.path(MARKDOWN_FILE)).unwrap();
     assert!(!md.contains("No issues observed"), "{md}");
     assert!(md.contains("No issue was recorded, yet 1 of 2 case(s) did not pass."));
 }
@@ -312,7 +313,8 @@ fn markdown_says_no_issues_only_when_all_passed() {
 fn summary_counts_and_round_trip() {
     let (_dir, record, written) = write_hostile();
     let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&written.summary).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(written.path(SUMMARY_FILE)).unwrap())
+            .unwrap();
     assert_eq!(v["final_status"], "PARTIAL (2 case(s) failed)");
     assert_eq!(v["counts"]["total"], 4);
     assert_eq!(v["counts"]["failed"], 1);
@@ -328,7 +330,7 @@ fn summary_counts_and_round_trip() {
         "PIPELINE_EXECUTION_ERROR"
     );
 
-    let back = read_summary(&written.summary).unwrap();
+    let back = read_summary(written.path(SUMMARY_FILE)).unwrap();
     assert_eq!(back.out_dir, record.out_dir);
     assert_eq!(back.counts(), record.counts());
     assert_eq!(back.final_status(), record.final_status());
@@ -370,8 +372,8 @@ fn summary_counts_and_round_trip() {
     let mut back = back;
     back.out_dir = again.path().to_path_buf();
     let rewritten = write_all(&back, "harness.toml").unwrap();
-    let a = std::fs::read_to_string(&written.summary).unwrap();
-    let b = std::fs::read_to_string(&rewritten.summary).unwrap();
+    let a = std::fs::read_to_string(written.path(SUMMARY_FILE)).unwrap();
+    let b = std::fs::read_to_string(rewritten.path(SUMMARY_FILE)).unwrap();
     assert_eq!(a, b);
 }
 
@@ -380,7 +382,7 @@ fn flaky_attempts_round_trip_through_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    let back = read_summary(&written.summary).unwrap();
+    let back = read_summary(written.path(SUMMARY_FILE)).unwrap();
     let (a, b) = (&back.cases[4], &record.cases[4]);
     assert!(a.flaky);
     assert_eq!(a.previous_attempts.len(), 1);
@@ -395,7 +397,7 @@ fn flaky_attempts_round_trip_through_the_summary() {
 #[test]
 fn observations_cover_cases_that_ran_and_validate() {
     let (dir, record, written) = write_hostile();
-    let text = std::fs::read_to_string(&written.observations).unwrap();
+    let text = std::fs::read_to_string(written.path(OBSERVATIONS_FILE)).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -412,7 +414,7 @@ fn observations_cover_cases_that_ran_and_validate() {
     assert_eq!(lines[1]["stdout"], "No issues observed\n");
     assert_eq!(lines[0]["timestamp_ns"], support::T0_NS.to_string());
 
-    let violations = validate_file(&written.observations, Format::Observation).unwrap();
+    let violations = validate_file(written.path(OBSERVATIONS_FILE), Format::Observation).unwrap();
     assert!(violations.is_empty(), "{violations:?}");
     drop(dir);
 }

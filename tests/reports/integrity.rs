@@ -3,6 +3,7 @@
 
 use cargo_golden::model::JunitFlavour;
 use cargo_golden::report::{Disagreement, check_integrity, expected_exit_code, write_all};
+use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 
 use crate::support;
 
@@ -40,12 +41,12 @@ fn both_junit_flavours_pass_and_strict_counts_are_still_checked() {
     let mut record = support::fixed(dir.path());
     record.junit = JunitFlavour::Strict;
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.junit, "skipped=\"1\"", "skipped=\"0\"");
+    tamper(written.path(JUNIT_FILE), "skipped=\"1\"", "skipped=\"0\"");
     let err = check_integrity(&record, 1).unwrap_err();
     assert_eq!(
         err.disagreements,
         [Disagreement::Count {
-            path: written.junit.clone(),
+            path: written.path(JUNIT_FILE).to_path_buf(),
             what: "<testsuite> skipped".into(),
             expected: "1".into(),
             found: "0".into(),
@@ -92,8 +93,8 @@ fn corrupted_junit_counts_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.junit, "<failure ", "<skipped ");
-    tamper(&written.junit, "</failure>", "</skipped>");
+    tamper(written.path(JUNIT_FILE), "<failure ", "<skipped ");
+    tamper(written.path(JUNIT_FILE), "</failure>", "</skipped>");
     let err = check_integrity(&record, 1).unwrap_err();
     let msg = err.to_string();
     assert!(
@@ -111,7 +112,7 @@ fn corrupted_junit_suite_attribute_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.junit, "failures=\"1\"", "failures=\"0\"");
+    tamper(written.path(JUNIT_FILE), "failures=\"1\"", "failures=\"0\"");
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(
         msg.contains("<testsuites> failures is 0, the run record says 1"),
@@ -124,7 +125,7 @@ fn malformed_junit_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.junit, "</testsuites>", "");
+    tamper(written.path(JUNIT_FILE), "</testsuites>", "");
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(
         msg.contains("junit.xml: cannot be read back: not well-formed XML"),
@@ -158,7 +159,7 @@ fn false_all_clear_in_markdown_is_named() {
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
     tamper(
-        &written.markdown,
+        written.path(MARKDOWN_FILE),
         "## Issues\n",
         "## Issues\n\nNo issues observed.\n",
     );
@@ -174,8 +175,8 @@ fn markdown_counts_and_rows_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.markdown, "· failed 1 ·", "· failed 0 ·");
-    tamper(&written.markdown, "| FAILED |", "| PASSED |");
+    tamper(written.path(MARKDOWN_FILE), "· failed 1 ·", "· failed 0 ·");
+    tamper(written.path(MARKDOWN_FILE), "| FAILED |", "| PASSED |");
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(msg.contains("report.md: counts line is"), "{msg}");
     assert!(
@@ -189,7 +190,7 @@ fn summary_counts_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    tamper(&written.summary, "\"failed\": 1", "\"failed\": 0");
+    tamper(written.path(SUMMARY_FILE), "\"failed\": 1", "\"failed\": 0");
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(msg.contains("summary.json: counts is"), "{msg}");
 }
@@ -199,7 +200,7 @@ fn missing_report_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
-    std::fs::remove_file(&written.observations).unwrap();
+    std::fs::remove_file(written.path(OBSERVATIONS_FILE)).unwrap();
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(
         msg.contains("observations.jsonl: cannot be read back"),
@@ -213,7 +214,7 @@ fn junit_case_order_is_checked() {
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
     tamper(
-        &written.junit,
+        written.path(JUNIT_FILE),
         "name=\"sales_daily_etl\"",
         "name=\"renamed\"",
     );

@@ -2,6 +2,7 @@
 //! well-formed, keep their table shapes and pass the integrity check.
 
 use cargo_golden::model::{CaseKind, CaseResult, ExecutionStatus, IssueType};
+use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE};
 use cargo_golden::report::{check_integrity, write_all};
 use proptest::prelude::*;
 
@@ -66,7 +67,7 @@ fn check(name: String, command: String, message: String, stdout: Vec<u8>) {
     record.warnings.push(message.clone());
     let written = write_all(&record, &command).unwrap();
 
-    let xml = std::fs::read_to_string(&written.junit).unwrap();
+    let xml = std::fs::read_to_string(written.path(JUNIT_FILE)).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     let failure = doc
         .descendants()
@@ -75,7 +76,7 @@ fn check(name: String, command: String, message: String, stdout: Vec<u8>) {
     let msg = failure.attribute("message").unwrap();
     assert!(!msg.contains(['\n', '\r']));
 
-    let md = std::fs::read_to_string(&written.markdown).unwrap();
+    let md = std::fs::read_to_string(written.path(MARKDOWN_FILE)).unwrap();
     let parser = pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES);
     let (mut tables, mut header, mut cells) = (0, 0, 0);
     for event in parser {

@@ -42,7 +42,7 @@ fn feed(reporter: &mut dyn Reporter, record: &RunRecord) {
     let outcome = RunOutcome::new(
         Results::of(record),
         Reports::Consistent,
-        written.paths().iter().map(|p| p.to_path_buf()).collect(),
+        written.paths().to_vec(),
     );
     reporter
         .report(&Event::RunFinished {

@@ -4,6 +4,7 @@
 
 use cargo_golden::model::JunitFlavour;
 use cargo_golden::report::write_all;
+use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 use cargo_golden::wire::evidence::Evidence;
 
 use crate::support;
@@ -18,7 +19,7 @@ fn written() -> (tempfile::TempDir, cargo_golden::report::Written) {
 #[test]
 fn junit_xml() {
     let (_dir, w) = written();
-    insta::assert_snapshot!(std::fs::read_to_string(&w.junit).unwrap());
+    insta::assert_snapshot!(std::fs::read_to_string(w.path(JUNIT_FILE)).unwrap());
 }
 
 #[test]
@@ -27,25 +28,25 @@ fn junit_xml_strict() {
     let mut record = support::fixed(dir.path());
     record.junit = JunitFlavour::Strict;
     let w = write_all(&record, "harness.toml").unwrap();
-    insta::assert_snapshot!(std::fs::read_to_string(&w.junit).unwrap());
+    insta::assert_snapshot!(std::fs::read_to_string(w.path(JUNIT_FILE)).unwrap());
 }
 
 #[test]
 fn report_md() {
     let (_dir, w) = written();
-    insta::assert_snapshot!(std::fs::read_to_string(&w.markdown).unwrap());
+    insta::assert_snapshot!(std::fs::read_to_string(w.path(MARKDOWN_FILE)).unwrap());
 }
 
 #[test]
 fn summary_json() {
     let (_dir, w) = written();
-    insta::assert_snapshot!(std::fs::read_to_string(&w.summary).unwrap());
+    insta::assert_snapshot!(std::fs::read_to_string(w.path(SUMMARY_FILE)).unwrap());
 }
 
 #[test]
 fn observations_jsonl() {
     let (_dir, w) = written();
-    let text = std::fs::read_to_string(&w.observations).unwrap();
+    let text = std::fs::read_to_string(w.path(OBSERVATIONS_FILE)).unwrap();
     let redacted: Vec<String> = text
         .lines()
         .map(|l| {

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::layout::{SIGNATURE_FILE, SUMS_FILE};
 use crate::model::RunRecord;
-use crate::report::{Disagreement, REPORT_FILES, SUMMARY_FILE};
+use crate::report::{Disagreement, SUMMARY_FILE, report_files};
 use evidence::Evidence;
 
 /// One thing that does not hold up.
@@ -611,7 +611,7 @@ fn check_out_dir_copies(
     findings: &mut Vec<Finding>,
 ) {
     let mut differing = Vec::new();
-    for name in REPORT_FILES {
+    for name in report_files() {
         let outside = out.join(name);
         let same = match (std::fs::read(&outside), std::fs::read(run_dir.join(name))) {
             (Ok(a), Ok(b)) => a == b,

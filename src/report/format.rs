@@ -1,0 +1,52 @@
+//! What a file report is: a [`Format`] renders one file of the out dir
+//! from the run and checks that file, read back, against the run. Writing
+//! ([`super::write_all`]), the integrity check and the seal
+//! (`SHA256SUMS`) loop over the registered formats ([`super::FORMATS`]),
+//! so a new format is its own file and one registration line.
+
+use std::path::Path;
+
+use super::integrity::Disagreement;
+use crate::exit::Results;
+use crate::model::RunRecord;
+
+/// Why a format could not render its file.
+pub(crate) type RenderError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What every file report is rendered from and checked against: the
+/// record and its results (concluded once, before any file is written).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunView<'a> {
+    /// The whole run.
+    pub record: &'a RunRecord,
+    /// Its final status and the exit code the results call for.
+    pub results: &'a Results,
+}
+
+/// One file report of the out dir.
+pub(crate) trait Format: Sync {
+    /// The file's name in the out dir, and of its sealed copy in the run
+    /// dir.
+    fn file_name(&self) -> &'static str;
+
+    /// The file's content; `harness_display` is how the reports name the
+    /// harness file, e.g. relative to the workspace root.
+    fn render(&self, run: &RunView<'_>, harness_display: &str) -> Result<String, RenderError>;
+
+    /// Check the file as read back against the run; push every
+    /// disagreement onto `found`.
+    fn check(&self, file: &ReadBack<'_>, found: &mut Vec<Disagreement>);
+}
+
+/// A report file as read back, and what it is checked against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReadBack<'a> {
+    /// The run it was rendered from.
+    pub run: RunView<'a>,
+    /// The exit code the run is about to use.
+    pub exit_code: i32,
+    /// Where it was read from.
+    pub path: &'a Path,
+    /// Its text.
+    pub text: &'a str,
+}
