@@ -70,21 +70,31 @@ pub struct RunOutcome {
     /// The reports this run wrote and left in place, in the order written:
     /// none when they could not be written whole or were never written.
     pub written: Vec<std::path::PathBuf>,
+    /// A bless was asked for and could not write what it blessed.
+    pub bless_failed: bool,
     /// The exit code the process ends with.
     pub exit_code: i32,
 }
 
 impl RunOutcome {
-    /// The outcome of a run whose results are `results` and whose reports
-    /// ended as `reports`: the one place where what became of the reports
-    /// changes the exit code. An integrity violation exits 4; reports that
-    /// could not be written turn a success into 1.
-    pub fn new(results: Results, reports: Reports, written: Vec<std::path::PathBuf>) -> RunOutcome {
+    /// The outcome of a run whose results are `results`, whose reports
+    /// ended as `reports` (`written` of them left in place) and whose
+    /// bless, if one was asked for, failed or not: the one place where
+    /// what happened after the results changes the exit code. An integrity
+    /// violation exits 4; reports that could not be written, or a bless
+    /// that could not write the baseline, turn a success into 1.
+    pub fn new(
+        results: Results,
+        reports: Reports,
+        written: Vec<std::path::PathBuf>,
+        bless_failed: bool,
+    ) -> RunOutcome {
         RunOutcome {
             results,
             reports,
             written,
-            exit_code: combine(results.exit_code, reports),
+            bless_failed,
+            exit_code: combine(results.exit_code, reports, bless_failed),
         }
     }
 }
@@ -115,12 +125,12 @@ pub enum Reports {
     Disagree,
 }
 
-fn combine(results: i32, reports: Reports) -> i32 {
+fn combine(results: i32, reports: Reports, bless_failed: bool) -> i32 {
     match reports {
-        Reports::Consistent => results,
-        Reports::NotWritten if results == SUCCESS => FAILED,
-        Reports::NotWritten => results,
         Reports::Disagree => INTEGRITY,
+        Reports::NotWritten if results == SUCCESS => FAILED,
+        Reports::Consistent if bless_failed && results == SUCCESS => FAILED,
+        Reports::Consistent | Reports::NotWritten => results,
     }
 }
 
@@ -182,10 +192,16 @@ mod tests {
         assert_eq!(for_status(partial), FAILED);
         assert_eq!(for_status(FinalStatus::Failure), INTERRUPTED);
         assert_eq!(for_status(FinalStatus::NoCases), NO_CASES);
-        assert_eq!(combine(SUCCESS, Reports::Consistent), SUCCESS);
-        assert_eq!(combine(SUCCESS, Reports::NotWritten), FAILED);
-        assert_eq!(combine(INTERRUPTED, Reports::NotWritten), INTERRUPTED);
-        assert_eq!(combine(FAILED, Reports::Disagree), INTEGRITY);
+        assert_eq!(combine(SUCCESS, Reports::Consistent, false), SUCCESS);
+        assert_eq!(combine(SUCCESS, Reports::NotWritten, false), FAILED);
+        assert_eq!(
+            combine(INTERRUPTED, Reports::NotWritten, false),
+            INTERRUPTED
+        );
+        assert_eq!(combine(FAILED, Reports::Disagree, false), INTEGRITY);
+        assert_eq!(combine(SUCCESS, Reports::Consistent, true), FAILED);
+        assert_eq!(combine(NO_CASES, Reports::Consistent, true), NO_CASES);
+        assert_eq!(combine(SUCCESS, Reports::Disagree, true), INTEGRITY);
         assert_eq!(for_libtest(false, SUCCESS), SUCCESS);
         assert_eq!(for_libtest(true, SUCCESS), LIBTEST_FAILED);
         assert_eq!(for_libtest(false, INTEGRITY), LIBTEST_FAILED);

@@ -321,6 +321,35 @@ name = "search"
 command = "true"
 "#;
 
+#[test]
+fn a_bless_that_cannot_write_the_baseline_says_the_real_exit_code() {
+    // The case puts a directory where the bless will write its file.
+    let p = Project::new(
+        r#"
+[harness]
+name = "unblessable"
+
+[[verify]]
+name = "takes the baseline's place"
+command = "mkdir golden-baseline.json"
+"#,
+    );
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(stderr(&o).contains("Exit code 1"), "{}", text(&o));
+    // The run-finished message carries the same code.
+    std::fs::remove_dir(p.path().join("golden-baseline.json")).unwrap();
+    let o = p.run(&["--bless", "--message-format", "json"]);
+    let last = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .unwrap();
+    assert_eq!(last["reason"], "run-finished", "{last}");
+    assert_eq!(last["exit_code"], 1, "{}", text(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
 fn gated(checkout: &str) -> String {
     GATED.replace("CMD", checkout)
 }

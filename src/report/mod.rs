@@ -409,19 +409,11 @@ impl Finished {
     }
 }
 
-/// How [`conclude`] ended a run.
-#[derive(Debug)]
-pub(crate) struct Concluded {
-    /// From [`finish`]: the code the reports and the record call for.
-    pub exit_code: i32,
-    /// A bless was asked for and could not write what it blessed.
-    pub bless_failed: bool,
-}
-
 /// End a finished run the way both front doors do: compare it with its
 /// baseline (blessing it when `bless`), write and check the reports, apply
-/// `keep_runs` once they agree, and say on stderr what went wrong. What
-/// exit code follows is left to each front door.
+/// `keep_runs` once they agree, and say on stderr what went wrong. Returns
+/// the outcome the run-finished event carried; what a front door makes of
+/// it (libtest's codes) is left to it.
 pub(crate) fn conclude(
     harness: &crate::config::Harness,
     record: &mut RunRecord,
@@ -429,22 +421,20 @@ pub(crate) fn conclude(
     baseline: Option<&crate::baseline::BaselineFile>,
     (selection, bless): (&crate::baseline::Selection<'_>, bool),
     signer: Option<&seal::Signer>,
-) -> Concluded {
+) -> RunOutcome {
     let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless);
     match &blessed {
         Ok(Some(report)) => eprint!("{report}"),
         Ok(None) => {}
         Err(e) => crate::exit::print_error(e, false),
     }
-    let finished = finish(record, &harness.display_file(), fanout, signer);
+    let display = harness.display_file();
+    let finished = finish_run(record, &display, fanout, signer, blessed.is_err());
     if finished.problem.is_none() {
         retain(record, harness.keep_runs);
     }
     finished.tell();
-    Concluded {
-        exit_code: finished.outcome.exit_code,
-        bless_failed: blessed.is_err(),
-    }
+    finished.outcome
 }
 
 /// Apply `keep_runs` once the run's reports are written and agree: a run
@@ -472,6 +462,17 @@ pub fn finish(
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
     signer: Option<&seal::Signer>,
+) -> Finished {
+    finish_run(record, harness_display, fanout, signer, false)
+}
+
+/// [`finish`] a run whose bless, if one was asked for, failed or not.
+fn finish_run(
+    record: &RunRecord,
+    harness_display: &str,
+    fanout: &mut crate::events::Fanout,
+    signer: Option<&seal::Signer>,
+    bless_failed: bool,
 ) -> Finished {
     let results = Results::of(record);
     let lost = lost_evidence(record);
@@ -502,7 +503,7 @@ pub fn finish(
         Err(FinishError::Write(_) | FinishError::Seal(_)) => Reports::NotWritten,
         Err(FinishError::Integrity(_) | FinishError::Lost(_)) => Reports::Disagree,
     };
-    let outcome = RunOutcome::new(results, reports, written);
+    let outcome = RunOutcome::new(results, reports, written, bless_failed);
     fanout.emit(&crate::events::Event::RunFinished {
         record,
         outcome: &outcome,

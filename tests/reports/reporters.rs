@@ -43,6 +43,7 @@ fn feed(reporter: &mut dyn Reporter, record: &RunRecord) {
         Results::of(record),
         Reports::Consistent,
         written.paths().to_vec(),
+        false,
     );
     reporter
         .report(&Event::RunFinished {
