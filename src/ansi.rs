@@ -1,7 +1,7 @@
 //! Removal of terminal escape sequences (CSI, OSC, DCS, SOS/PM/APC and
 //! two-byte escapes) from output, one implementation for the classifier,
 //! which matches each line without them, and the reports, which print text
-//! without them.
+//! without them; and the one-line form of a text both show.
 //!
 //! Sequences are recognised by the VT500 parser table of `anstyle-parse`
 //! (the parser behind `anstream`). Unlike `anstream`'s strip adapters,
@@ -117,9 +117,42 @@ pub fn strip_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// `text` without escape sequences and with every other control character
+/// (line breaks included) turned into a space, so it reads the same
+/// everywhere it is shown.
+pub fn no_controls(text: &str) -> String {
+    strip_str(text)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// [`no_controls`], with runs of spaces collapsed and none at either end:
+/// for attribute values and titles that consumers show on a single line.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in no_controls(text).chars() {
+        if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {
+            continue;
+        }
+        out.push(ch);
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_folds_breaks() {
+        assert_eq!(one_line("a\r\n b\t\x1b[1mc  \n"), "a b c");
+        assert_eq!(one_line("\n\n"), "");
+        assert_eq!(no_controls("a\r\n\x1b[1mb "), "a  b ");
+    }
 
     fn strip(s: &str) -> String {
         strip_str(s).into_owned()

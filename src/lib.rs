@@ -36,6 +36,7 @@ pub mod commands;
 pub mod config;
 pub mod events;
 pub mod exit;
+pub(crate) mod fsio;
 pub mod harness;
 pub mod hash;
 pub mod layout;

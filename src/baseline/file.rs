@@ -180,7 +180,7 @@ impl BaselineFile {
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let mut text = serde_json::to_string_pretty(self).expect("a baseline always serializes");
         text.push('\n');
-        crate::report::atomic_write(path, text.as_bytes()).map_err(|source| BaselineError::Write {
+        crate::fsio::atomic_write(path, text.as_bytes()).map_err(|source| BaselineError::Write {
             path: path.to_path_buf(),
             source,
         })

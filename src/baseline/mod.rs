@@ -58,7 +58,7 @@ pub fn signature(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<String> {
         .map(|i| i.message.as_str())
         .or(case.reason.as_deref())
         .unwrap_or("");
-    let finding = crate::report::one_line(&redactor.redact(finding));
+    let finding = crate::ansi::one_line(&redactor.redact(finding));
     let text = if types.is_empty() {
         finding
     } else {

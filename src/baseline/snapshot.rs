@@ -349,7 +349,7 @@ fn bless(
         .map_or(Ok(()), std::fs::create_dir_all)
         // Escaped: output holding `[..]` or a `...` line is recorded as
         // that text, not as wildcards that would accept anything there.
-        .and_then(|()| crate::report::atomic_write(path, wildcard::escape(actual).as_bytes()));
+        .and_then(|()| crate::fsio::atomic_write(path, wildcard::escape(actual).as_bytes()));
     if let Err(e) = written {
         check.outcome = Outcome::NotWritten;
         check.detail = Some(format!("cannot write it: {e}"));
@@ -462,11 +462,11 @@ fn push_issue(rec: &mut CaseRecord, issue_type: IssueType, message: &str, diff: 
         } else {
             Severity::Medium
         },
-        message: crate::report::one_line(message),
+        message: crate::ansi::one_line(message),
         evidence: format!(
             "Status: {} | Exit code: {exit} | Output: {}",
             rec.execution_status.as_str(),
-            crate::report::one_line(first_change)
+            crate::ansi::one_line(first_change)
                 .chars()
                 .take(MAX_EVIDENCE_CHARS)
                 .collect::<String>()

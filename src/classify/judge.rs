@@ -2,7 +2,8 @@
 //! from the exit code, how the command ended and the findings of both
 //! streams.
 
-use super::{StreamFindings, clip, one_line};
+use super::{StreamFindings, clip};
+use crate::ansi::no_controls;
 use crate::config::Expected;
 use crate::model::{
     CaseKind, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, Severity, Stage,
@@ -213,12 +214,12 @@ impl<'a> Judging<'a> {
             kind: self.kind,
             stage,
             severity,
-            message: one_line(message),
+            message: no_controls(message),
             evidence: format!(
                 "Status: {} | Exit code: {} | Output: {}",
                 status.as_str(),
                 self.exit,
-                clip(&one_line(output), MAX_EVIDENCE_CHARS)
+                clip(&no_controls(output), MAX_EVIDENCE_CHARS)
             ),
         }
     }

@@ -18,6 +18,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 
 use regex::bytes::{Regex, RegexBuilder};
 
+use crate::ansi::no_controls;
 use crate::config::{Expected, PatternConfig};
 use crate::model::ValidationError;
 
@@ -414,7 +415,7 @@ fn snippet(line: &[u8], at: usize) -> String {
         start -= 1;
     }
     let end = line.len().min(start + 4 * MAX_FINDING_CHARS);
-    let text = one_line(&String::from_utf8_lossy(&line[start..end]));
+    let text = no_controls(&String::from_utf8_lossy(&line[start..end]));
     let text = clip(text.trim(), MAX_FINDING_CHARS);
     if start > 0 {
         format!("…{text}")
@@ -431,7 +432,7 @@ fn tail_snippet(tail: &[u8], cut: bool) -> String {
     while cut && start < tail.len() && tail[start] & 0xC0 == 0x80 {
         start += 1;
     }
-    let text = one_line(&String::from_utf8_lossy(&tail[start..]));
+    let text = no_controls(&String::from_utf8_lossy(&tail[start..]));
     let text = text.trim();
     let count = text.chars().count();
     if !cut && count <= MAX_FINDING_CHARS {
@@ -452,15 +453,6 @@ fn clip(text: &str, max: usize) -> String {
             s
         }
     }
-}
-
-/// Without escape sequences and with other control characters turned into
-/// spaces, so messages stay on one line and read the same everywhere.
-fn one_line(text: &str) -> String {
-    crate::ansi::strip_str(text)
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use std::sync::LazyLock;
 
 use regex::bytes::Regex;
 
-use super::{MAX_FINDING_CHARS, clip, one_line};
+use super::{MAX_FINDING_CHARS, clip};
+use crate::ansi::no_controls;
 use crate::model::ValidationError;
 
 /// Validation errors kept per stream; a runaway loop printing the same
@@ -128,7 +129,7 @@ impl Extractor {
                 _ if info => *expect = Expect::FieldOrRoot,
                 Expect::FieldOrRoot if indented => field_of_message = Some(String::new()),
                 Expect::FieldOrRoot if trimmed.chars().count() > MAX_FINDING_CHARS => idle = true,
-                Expect::FieldOrRoot => *expect = Expect::Message(one_line(trimmed)),
+                Expect::FieldOrRoot => *expect = Expect::Message(no_controls(trimmed)),
                 // A field line not followed by its message: not pydantic.
                 Expect::Message(_) if !indented => idle = true,
                 Expect::Message(field) => field_of_message = Some(std::mem::take(field)),
@@ -138,7 +139,7 @@ impl Extractor {
                 Expect::Continuation { field, lines } if !indented => {
                     *lines += 1;
                     idle = *lines > MAX_CONTINUATION;
-                    *field = Some(one_line(trimmed));
+                    *field = Some(no_controls(trimmed));
                 }
                 Expect::Continuation { field, .. } => match field.take() {
                     Some(f) => field_of_message = Some(f),
@@ -149,7 +150,7 @@ impl Extractor {
         if let Some(field) = field_of_message {
             let (message, complete) = strip_error_suffix(trimmed);
             if self.errors.len() < MAX_ERRORS {
-                let mut message = one_line(message);
+                let mut message = no_controls(message);
                 if let Some(r) = &self.redactor {
                     r.mask_in_place(&mut message);
                 }

@@ -28,7 +28,7 @@ mod summary;
 pub mod terminal;
 
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::exit::{Reports, Results, RunOutcome};
@@ -36,6 +36,10 @@ use crate::model::{CaseRecord, RunRecord, Severity, Stage};
 use crate::wire::evidence::Evidence;
 
 use format::{Format, RunView};
+
+pub(crate) use crate::ansi::one_line;
+pub(crate) use crate::fsio::atomic_write;
+
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
 pub use junit::JUNIT_FILE;
 pub use markdown::MARKDOWN_FILE;
@@ -203,31 +207,6 @@ fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     })
 }
 
-/// Replace `path` with `bytes`: a temporary file in the same directory
-/// (same file system, so the rename is atomic) renamed over the target.
-pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".golden-tmp-");
-    // A temporary file is private by default; reports are read by other
-    // users and CI steps, so give them the mode of an ordinary new file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    // No fsync: the rename already makes the replacement atomic for every
-    // reader, and an fsync per case's evidence.json tripled the per-case
-    // overhead (bench/run.py) for durability across an OS crash only.
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// Bytes as text, invalid UTF-8 replaced by U+FFFD.
 pub(crate) fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -282,24 +261,6 @@ pub(crate) fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
         Some(_) => "",
         None => tail,
     }
-}
-
-/// `s` on one line: ANSI escapes are dropped, line breaks and other
-/// control characters become spaces, runs of spaces collapse. For attribute values and titles that
-/// consumers show on a single line.
-pub(crate) fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in crate::ansi::strip_str(s).chars() {
-        let ch = if ch.is_control() { ' ' } else { ch };
-        if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {
-            continue;
-        }
-        out.push(ch);
-    }
-    while out.ends_with(' ') {
-        out.pop();
-    }
-    out
 }
 
 /// The one-line headline of a failed or errored case: its first issue's
@@ -586,11 +547,5 @@ mod tests {
         assert_eq!(tail_lines("abcdef", 5, 3), "def");
         assert_eq!(tail_lines("ééé", 5, 2), "éé");
         assert_eq!(tail_lines("", 5, 2), "");
-    }
-
-    #[test]
-    fn one_line_folds_breaks() {
-        assert_eq!(one_line("a\r\n b\t\x1b[1mc  \n"), "a b c");
-        assert_eq!(one_line("\n\n"), "");
     }
 }
