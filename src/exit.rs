@@ -101,7 +101,7 @@ impl RunOutcome {
 
 /// The comparison when the run's exit code may follow it
 /// (`gate = "baseline"`).
-fn gated(record: &RunRecord) -> Option<&crate::baseline::Comparison> {
+fn gated(record: &RunRecord) -> Option<&crate::model::Comparison> {
     record
         .baseline
         .as_ref()

@@ -14,18 +14,15 @@
 //! compared (nor blessed) and fails the case with an `OUTPUT_CHANGED`
 //! issue that says so, so memory stays bounded and nothing passes unseen.
 
-use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use super::redactions::Redactor;
 use super::wildcard;
 use crate::config::{CaseDef, Harness, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
+pub use crate::model::{Outcome, SnapshotCheck, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
 pub(crate) const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
@@ -37,133 +34,6 @@ const MAX_DIFF_BYTES: usize = 32 * 1024;
 const MAX_EVIDENCE_CHARS: usize = 200;
 /// Longest a diff may take before `similar` settles for a coarser one.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);
-
-/// An output stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Stream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-impl Stream {
-    /// `stdout` or `stderr`: the name and the snapshot file extension.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-}
-
-impl fmt::Display for Stream {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What became of one snapshotted stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The output is what the snapshot allows.
-    Matched,
-    /// The output differs (`diff` says how).
-    Changed,
-    /// There is no snapshot file.
-    Missing,
-    /// The output is over the snapshot limit (8 MiB per stream): not
-    /// compared, not blessed.
-    TooLarge,
-    /// The snapshot file or the output log could not be read.
-    Unreadable,
-    /// Bless wrote a new snapshot file.
-    Created,
-    /// Bless replaced a snapshot the output no longer matched.
-    Updated,
-    /// Bless kept the snapshot: it already accepts the output.
-    Unchanged,
-    /// Bless could not write the snapshot (`detail` says why).
-    NotWritten,
-}
-
-impl Outcome {
-    /// The name used in the records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Matched => "matched",
-            Outcome::Changed => "changed",
-            Outcome::Missing => "missing",
-            Outcome::TooLarge => "too_large",
-            Outcome::Unreadable => "unreadable",
-            Outcome::Created => "created",
-            Outcome::Updated => "updated",
-            Outcome::Unchanged => "unchanged",
-            Outcome::NotWritten => "not_written",
-        }
-    }
-}
-
-/// The snapshot comparison (or bless) of one stream of one case, as
-/// `evidence.json` and `summary.json` record it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SnapshotCheck {
-    /// The stream.
-    pub stream: Stream,
-    /// The snapshot file, relative to the harness file's directory.
-    pub file: String,
-    /// What happened.
-    pub outcome: Outcome,
-    /// Unified diff, snapshot (`---`) to this run's redacted output
-    /// (`+++`), cut to a bounded size; only for `changed`.
-    #[serde(default)]
-    pub diff: Option<String>,
-    /// Why, for outcomes that need a reason.
-    #[serde(default)]
-    pub detail: Option<String>,
-}
-
-impl SnapshotCheck {
-    /// Whether this check fails its case (it raises an issue).
-    pub fn fails(&self) -> bool {
-        self.issue("").is_some()
-    }
-
-    /// The issue this check raises, if any: `OUTPUT_CHANGED` or
-    /// `SNAPSHOT_MISSING`, with its message.
-    fn issue(&self, log: &str) -> Option<(IssueType, String)> {
-        let (file, stream) = (&self.file, self.stream);
-        let detail = self.detail.as_deref().unwrap_or("");
-        match self.outcome {
-            Outcome::Matched | Outcome::Created | Outcome::Updated | Outcome::Unchanged => None,
-            Outcome::Changed => Some((
-                IssueType::OutputChanged,
-                format!("{stream} differs from {file} ({detail})"),
-            )),
-            Outcome::Missing => Some((
-                IssueType::SnapshotMissing,
-                format!("no snapshot {file} for {stream}: `cargo golden --bless` records one"),
-            )),
-            Outcome::TooLarge => Some((
-                IssueType::OutputChanged,
-                format!(
-                    "{stream} was not compared with {file}: {detail}; the full output is in {log}"
-                ),
-            )),
-            Outcome::Unreadable => Some((
-                IssueType::SnapshotMissing,
-                format!("{stream} was not compared with {file}: {detail}"),
-            )),
-            Outcome::NotWritten if detail.is_empty() => None,
-            Outcome::NotWritten => Some((
-                IssueType::SnapshotMissing,
-                format!("{file} was not blessed: {detail}"),
-            )),
-        }
-    }
-}
 
 /// Compares (or blesses) the snapshots of the cases of one harness.
 #[derive(Clone, Debug)]

@@ -18,6 +18,8 @@ pub use error::{ConfigError, Diagnostic};
 pub(crate) use validate::substitute;
 pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
 
+pub use crate::model::Gate;
+
 use crate::model::{CaseKind, JunitFlavour};
 use crate::shell::Shell;
 
@@ -62,38 +64,6 @@ impl SnapshotStreams {
     /// No stream is snapshotted.
     pub fn is_empty(self) -> bool {
         !self.stdout && !self.stderr
-    }
-}
-
-/// What the exit code follows (`[harness] gate`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Gate {
-    /// The raw results: any FAILED or ERROR case fails the run.
-    #[default]
-    Results,
-    /// The comparison with `golden-baseline.json`: only what regressed,
-    /// changed or went missing fails the run.
-    Baseline,
-}
-
-impl Gate {
-    /// The name used in `harness.toml` and the reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Gate::Results => "results",
-            Gate::Baseline => "baseline",
-        }
     }
 }
 

@@ -99,7 +99,7 @@ pub struct Evidence {
     /// diff of a changed one (SPEC section 15); empty when the case has no
     /// snapshot (and in files written before snapshots existed).
     #[serde(default)]
-    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
+    pub snapshots: Vec<crate::model::SnapshotCheck>,
 }
 
 fn first_version() -> String {

@@ -176,7 +176,7 @@ pub struct BaselineOutcome {
     /// What the exit code follows.
     pub gate: crate::config::Gate,
     /// Cases per comparison class.
-    pub counts: crate::baseline::ClassCounts,
+    pub counts: crate::model::ClassCounts,
     /// Whether the baseline gate lets the run pass.
     pub passes_gate: bool,
 }

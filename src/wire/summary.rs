@@ -78,7 +78,7 @@ pub struct Summary {
     /// (SPEC section 15); null when the run was not compared (and absent
     /// in summaries written before 1.2).
     #[serde(default)]
-    pub baseline: Option<crate::baseline::Comparison>,
+    pub baseline: Option<crate::model::Comparison>,
     /// Cases of this run in declaration order (other partitions left out).
     pub cases: Vec<SummaryCase>,
 }
@@ -171,7 +171,7 @@ pub struct SummaryCase {
     /// Snapshot comparisons (or blesses) of its output streams; empty when
     /// the case has no snapshot.
     #[serde(default)]
-    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
+    pub snapshots: Vec<crate::model::SnapshotCheck>,
 }
 
 /// A value of a summary that cannot be turned back into a record.

@@ -9,6 +9,13 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod baseline;
+
+pub use baseline::{
+    CaseComparison, Class, ClassCounts, Comparison, Gate, Outcome, SnapshotCheck, Stream, Verdict,
+    fails_gate,
+};
+
 /// Whether a case is a golden project or a verify command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -323,7 +330,7 @@ pub struct CaseRecord {
     /// The run was interrupted while the case ran, and it was killed.
     pub interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams.
-    pub snapshots: Vec<crate::baseline::SnapshotCheck>,
+    pub snapshots: Vec<SnapshotCheck>,
 }
 
 impl CaseRecord {
@@ -481,7 +488,7 @@ pub struct RunRecord {
     pub empty_selection: Option<EmptySelection>,
     /// The comparison with the verdict baseline (SPEC section 15); None
     /// when the run was not compared (a merged run).
-    pub baseline: Option<crate::baseline::Comparison>,
+    pub baseline: Option<Comparison>,
 }
 
 impl RunRecord {

@@ -1,0 +1,390 @@
+//! What a comparison with the baseline and the snapshots records: the
+//! data of `summary.json`'s `baseline` and of each case's `snapshots`. The
+//! logic that computes it is in `crate::baseline`.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CaseKind, CaseResult, IssueType};
+
+/// How a case compares with its baseline entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// PASSED in the baseline, FAILED or ERROR now.
+    Regressed,
+    /// Failed in both, with another result or signature.
+    ChangedFailure,
+    /// In the baseline, no longer declared.
+    Missing,
+    /// Selected and in the baseline, but not run (fail-fast, interrupt).
+    NotRun,
+    /// Not in the baseline.
+    New,
+    /// Failed in the baseline, PASSED now.
+    Fixed,
+    /// Failed in both, same result and signature.
+    KnownFailure,
+    /// PASSED in both, but much slower.
+    Slower,
+    /// PASSED in both.
+    Unchanged,
+}
+
+impl Class {
+    /// Every class, in the order reports list them: what needs attention first.
+    pub const ALL: [Class; 9] = [
+        Class::Regressed,
+        Class::ChangedFailure,
+        Class::Missing,
+        Class::NotRun,
+        Class::New,
+        Class::Fixed,
+        Class::KnownFailure,
+        Class::Slower,
+        Class::Unchanged,
+    ];
+
+    /// The name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Regressed => "regressed",
+            Class::ChangedFailure => "changed_failure",
+            Class::Missing => "missing",
+            Class::NotRun => "not_run",
+            Class::New => "new",
+            Class::Fixed => "fixed",
+            Class::KnownFailure => "known_failure",
+            Class::Slower => "slower",
+            Class::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// A case's result, failure signature and duration: what the baseline
+/// records, and what a run is compared on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// PASSED, FAILED or ERROR.
+    pub result: CaseResult,
+    /// Issue types and first finding, redacted; for FAILED and ERROR.
+    #[serde(default)]
+    pub signature: Option<String>,
+    /// Wall clock, seconds.
+    pub duration_seconds: f64,
+}
+
+/// One case of the comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CaseComparison {
+    /// Case name.
+    pub name: String,
+    /// Its class.
+    pub class: Class,
+    /// `golden` or `verify` (from the run, else the baseline).
+    #[serde(default)]
+    pub kind: Option<CaseKind>,
+    /// Declaration line; None for a missing case.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// The baseline entry; None for a new case.
+    pub baseline: Option<Verdict>,
+    /// This run; None for a missing or not-run case.
+    pub now: Option<Verdict>,
+    /// One line on what changed (empty for `unchanged`).
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl CaseComparison {
+    /// Whether this case fails the baseline gate (see [`fails_gate`]).
+    pub fn fails_gate(&self) -> bool {
+        fails_gate(self.class, self.now.as_ref().map(|v| v.result))
+    }
+}
+
+/// The gate rule: whether a case of `class` whose result in this run is
+/// `now` (None when it did not run) fails the baseline gate.
+pub fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
+    match class {
+        Class::Regressed | Class::ChangedFailure | Class::Missing | Class::NotRun => true,
+        Class::New => now.is_some_and(CaseResult::is_failure),
+        Class::Fixed | Class::KnownFailure | Class::Slower | Class::Unchanged => false,
+    }
+}
+
+/// Cases per class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClassCounts {
+    /// `regressed`.
+    pub regressed: usize,
+    /// `changed_failure`.
+    pub changed_failure: usize,
+    /// `missing`.
+    pub missing: usize,
+    /// `not_run`.
+    pub not_run: usize,
+    /// `new`.
+    pub new: usize,
+    /// `fixed`.
+    pub fixed: usize,
+    /// `known_failure`.
+    pub known_failure: usize,
+    /// `slower`.
+    pub slower: usize,
+    /// `unchanged`.
+    pub unchanged: usize,
+}
+
+impl ClassCounts {
+    /// The count of `class`.
+    pub fn get(&self, class: Class) -> usize {
+        match class {
+            Class::Regressed => self.regressed,
+            Class::ChangedFailure => self.changed_failure,
+            Class::Missing => self.missing,
+            Class::NotRun => self.not_run,
+            Class::New => self.new,
+            Class::Fixed => self.fixed,
+            Class::KnownFailure => self.known_failure,
+            Class::Slower => self.slower,
+            Class::Unchanged => self.unchanged,
+        }
+    }
+
+    pub(crate) fn slot(&mut self, class: Class) -> &mut usize {
+        match class {
+            Class::Regressed => &mut self.regressed,
+            Class::ChangedFailure => &mut self.changed_failure,
+            Class::Missing => &mut self.missing,
+            Class::NotRun => &mut self.not_run,
+            Class::New => &mut self.new,
+            Class::Fixed => &mut self.fixed,
+            Class::KnownFailure => &mut self.known_failure,
+            Class::Slower => &mut self.slower,
+            Class::Unchanged => &mut self.unchanged,
+        }
+    }
+
+    /// `regressed N · changed_failure N · …`, every class in report order:
+    /// the line report.md carries and the integrity check reads back.
+    pub fn text(&self) -> String {
+        Class::ALL
+            .iter()
+            .map(|c| format!("{} {}", c.as_str(), self.get(*c)))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// A run compared with the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Comparison {
+    /// The baseline file as shown to users.
+    pub file: String,
+    /// Whether the baseline file existed (without one, every case is new).
+    pub found: bool,
+    /// What the exit code follows.
+    pub gate: Gate,
+    /// The `slowdown` factor applied.
+    pub slowdown: f64,
+    /// This run was blessed: the baseline now records it.
+    #[serde(default)]
+    pub blessed: bool,
+    /// Missing cases were not looked for (a partition other than the first,
+    /// or two runs of which the newer is a partition).
+    #[serde(default)]
+    pub missing_not_checked: bool,
+    /// Cases per class (derived from `cases`, stored for readers).
+    pub counts: ClassCounts,
+    /// Compared cases in declaration order, then missing ones in baseline order.
+    pub cases: Vec<CaseComparison>,
+}
+
+impl Comparison {
+    /// Cases that fail the baseline gate.
+    pub fn gate_failures(&self) -> impl Iterator<Item = &CaseComparison> {
+        self.cases.iter().filter(|c| c.fails_gate())
+    }
+
+    /// Whether the baseline gate lets the run pass: a blessed run always
+    /// does, its baseline now records exactly it.
+    pub fn passes_gate(&self) -> bool {
+        self.blessed || self.gate_failures().next().is_none()
+    }
+
+    /// Cases of `class`.
+    pub fn of_class(&self, class: Class) -> impl Iterator<Item = &CaseComparison> {
+        self.cases.iter().filter(move |c| c.class == class)
+    }
+
+    /// Class of each compared case, by name.
+    pub fn classes(&self) -> HashMap<&str, Class> {
+        self.cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.class))
+            .collect()
+    }
+}
+
+/// What the exit code follows (`[harness] gate`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    /// The raw results: any FAILED or ERROR case fails the run.
+    #[default]
+    Results,
+    /// The comparison with `golden-baseline.json`: only what regressed,
+    /// changed or went missing fails the run.
+    Baseline,
+}
+
+impl Gate {
+    /// The name used in `harness.toml` and the reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Results => "results",
+            Gate::Baseline => "baseline",
+        }
+    }
+}
+
+/// An output stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl Stream {
+    /// `stdout` or `stderr`: the name and the snapshot file extension.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+impl fmt::Display for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What became of one snapshotted stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The output is what the snapshot allows.
+    Matched,
+    /// The output differs (`diff` says how).
+    Changed,
+    /// There is no snapshot file.
+    Missing,
+    /// The output is over the snapshot limit (8 MiB per stream): not
+    /// compared, not blessed.
+    TooLarge,
+    /// The snapshot file or the output log could not be read.
+    Unreadable,
+    /// Bless wrote a new snapshot file.
+    Created,
+    /// Bless replaced a snapshot the output no longer matched.
+    Updated,
+    /// Bless kept the snapshot: it already accepts the output.
+    Unchanged,
+    /// Bless could not write the snapshot (`detail` says why).
+    NotWritten,
+}
+
+impl Outcome {
+    /// The name used in the records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Matched => "matched",
+            Outcome::Changed => "changed",
+            Outcome::Missing => "missing",
+            Outcome::TooLarge => "too_large",
+            Outcome::Unreadable => "unreadable",
+            Outcome::Created => "created",
+            Outcome::Updated => "updated",
+            Outcome::Unchanged => "unchanged",
+            Outcome::NotWritten => "not_written",
+        }
+    }
+}
+
+/// The snapshot comparison (or bless) of one stream of one case, as
+/// `evidence.json` and `summary.json` record it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnapshotCheck {
+    /// The stream.
+    pub stream: Stream,
+    /// The snapshot file, relative to the harness file's directory.
+    pub file: String,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Unified diff, snapshot (`---`) to this run's redacted output
+    /// (`+++`), cut to a bounded size; only for `changed`.
+    #[serde(default)]
+    pub diff: Option<String>,
+    /// Why, for outcomes that need a reason.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl SnapshotCheck {
+    /// Whether this check fails its case (it raises an issue).
+    pub fn fails(&self) -> bool {
+        self.issue("").is_some()
+    }
+
+    /// The issue this check raises, if any: `OUTPUT_CHANGED` or
+    /// `SNAPSHOT_MISSING`, with its message.
+    pub(crate) fn issue(&self, log: &str) -> Option<(IssueType, String)> {
+        let (file, stream) = (&self.file, self.stream);
+        let detail = self.detail.as_deref().unwrap_or("");
+        match self.outcome {
+            Outcome::Matched | Outcome::Created | Outcome::Updated | Outcome::Unchanged => None,
+            Outcome::Changed => Some((
+                IssueType::OutputChanged,
+                format!("{stream} differs from {file} ({detail})"),
+            )),
+            Outcome::Missing => Some((
+                IssueType::SnapshotMissing,
+                format!("no snapshot {file} for {stream}: `cargo golden --bless` records one"),
+            )),
+            Outcome::TooLarge => Some((
+                IssueType::OutputChanged,
+                format!(
+                    "{stream} was not compared with {file}: {detail}; the full output is in {log}"
+                ),
+            )),
+            Outcome::Unreadable => Some((
+                IssueType::SnapshotMissing,
+                format!("{stream} was not compared with {file}: {detail}"),
+            )),
+            Outcome::NotWritten if detail.is_empty() => None,
+            Outcome::NotWritten => Some((
+                IssueType::SnapshotMissing,
+                format!("{file} was not blessed: {detail}"),
+            )),
+        }
+    }
+}
