@@ -163,7 +163,7 @@ fn select(
     for (pos, trial) in trials.iter().enumerate() {
         let why = run.cases()[pos].ignored.as_deref();
         if args.is_filtered_out(trial) {
-            run.skip(pos, crate::runner::run::FILTERED_OUT);
+            run.skip(pos, crate::model::SkipReason::FilteredOut.as_str());
         } else if let Some(why) = why.filter(|_| skip_ignored) {
             run.skip(pos, &format!("ignored: {why}"));
             ignored += 1;

@@ -33,7 +33,6 @@ pub use snapshot::{Outcome, SnapshotCheck, Snapshots, Stream};
 
 use crate::config::{Gate, Harness};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
-use crate::runner::run::FILTERED_OUT;
 
 /// Longest failure signature kept, in characters.
 const MAX_SIGNATURE_CHARS: usize = 300;
@@ -79,7 +78,7 @@ pub fn verdict(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<Verdict> {
 /// Whether a case of a run's record was selected by its filters: every
 /// case is, except those skipped as filtered out.
 pub fn selected(case: &CaseRecord) -> bool {
-    !(case.result == CaseResult::Skipped && case.reason.as_deref() == Some(FILTERED_OUT))
+    !case.filtered_out()
 }
 
 /// Which cases a run selected, for the comparison.

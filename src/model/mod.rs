@@ -333,7 +333,41 @@ pub struct CaseRecord {
     pub snapshots: Vec<SnapshotCheck>,
 }
 
+/// Why a case was skipped without running, when the engine decided it: the
+/// record's `reason` carries its text, so the wire formats stay plain text
+/// and every layer tells the reasons apart through this one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The run was interrupted before the case started.
+    Interrupted,
+    /// An earlier case failed under fail-fast.
+    FailFast,
+    /// The name filters (or `--ignored` alone) left the case out.
+    FilteredOut,
+    /// The case never reported (its runner died).
+    NotRun,
+}
+
+impl SkipReason {
+    /// The text of the record's `reason`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Interrupted => "the run was interrupted",
+            SkipReason::FailFast => "fail-fast: an earlier case failed",
+            SkipReason::FilteredOut => "filtered out",
+            SkipReason::NotRun => "the case was never run",
+        }
+    }
+}
+
 impl CaseRecord {
+    /// Whether the case was skipped because the filters left it out: it
+    /// was never selected.
+    pub fn filtered_out(&self) -> bool {
+        self.result == CaseResult::Skipped
+            && self.reason.as_deref() == Some(SkipReason::FilteredOut.as_str())
+    }
+
     /// A record for a case that was not run.
     pub fn skipped(
         index: usize,

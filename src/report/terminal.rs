@@ -22,7 +22,6 @@ use crate::events::{Event, Reporter};
 use crate::exit::RunOutcome;
 use crate::layout::display_relative;
 use crate::model::{CaseRecord, CaseResult, FinalStatus, RunRecord};
-use crate::runner::run::FILTERED_OUT;
 
 const GREEN: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const RED: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -552,7 +551,7 @@ impl<W: Write> TerminalReporter<W> {
     /// The case's line (and output, when shown as it ends); a case the
     /// name filters left out is only counted.
     fn case_finished(&mut self, case: &CaseRecord) -> io::Result<()> {
-        if case.result == CaseResult::Skipped && case.reason.as_deref() == Some(FILTERED_OUT) {
+        if case.filtered_out() {
             self.filtered_out += 1;
             if let Some(bar) = &self.progress {
                 bar.inc(1);

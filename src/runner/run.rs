@@ -17,17 +17,13 @@ use super::case::Engine;
 use super::{EngineError, RunOptions};
 use crate::config::{CaseDef, Harness};
 use crate::events::{Event, Fanout};
-use crate::model::{CaseRecord, EmptySelection, NoCases, RunRecord};
+use crate::model::{CaseRecord, EmptySelection, NoCases, RunRecord, SkipReason};
 use crate::runner::select::{Partition, why_nothing};
 
-/// Skip reason of a case not run because of an interrupt.
-pub const INTERRUPTED: &str = "the run was interrupted";
-/// Skip reason of a case not run because an earlier one failed.
-pub const FAIL_FAST: &str = "fail-fast: an earlier case failed";
-/// Skip reason of a case the filters left out.
-pub const FILTERED_OUT: &str = "filtered out";
-/// Skip reason of a case that never reported (its runner died).
-const NOT_RUN: &str = "the case was never run";
+const INTERRUPTED: &str = SkipReason::Interrupted.as_str();
+const FAIL_FAST: &str = SkipReason::FailFast.as_str();
+const FILTERED_OUT: &str = SkipReason::FilteredOut.as_str();
+const NOT_RUN: &str = SkipReason::NotRun.as_str();
 
 /// Which cases of `harness` a run with `partition` includes.
 pub fn included<'a>(harness: &'a Harness, partition: Option<&Partition>) -> Vec<&'a CaseDef> {
