@@ -663,6 +663,7 @@ fn run(a: RunArgs) -> i32 {
         },
         no_cases: a.no_cases,
         bless: a.bless,
+        hidden_env: crate::report::seal::HIDDEN_FROM_CASES,
     };
     let output = OutputOptions {
         failure: a.failure_output,

@@ -192,6 +192,7 @@ fn start(
         // `--include-ignored`); the ones it runs, the run runs.
         ignored: crate::runner::Ignored::Include,
         bless: setup.bless,
+        hidden_env: crate::report::seal::HIDDEN_FROM_CASES,
         ..RunOptions::default()
     };
     // libtest prints the progress; the run's own reporters stay silent.

@@ -33,12 +33,12 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Reports, Results, RunOutcome};
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
-use crate::wire::evidence::Evidence;
 
 use format::{Format, RunView};
 
 pub(crate) use crate::ansi::one_line;
 pub(crate) use crate::fsio::atomic_write;
+pub use crate::wire::evidence::write_evidence;
 
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
 pub use junit::JUNIT_FILE;
@@ -143,26 +143,6 @@ pub enum ReportError {
         /// What is wrong, naming the field.
         message: String,
     },
-}
-
-/// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
-/// directory. A case without artifact paths is an `InvalidInput` error: the
-/// engine decides where evidence lives, not the report.
-pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
-    let Some(artifacts) = &case.artifacts else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("case {:?} has no artifact paths", case.name),
-        ));
-    };
-    let path = out_dir.join(&artifacts.evidence);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut text =
-        serde_json::to_string_pretty(&Evidence::from_case(case)).map_err(io::Error::other)?;
-    text.push('\n');
-    atomic_write(&path, text.as_bytes())
 }
 
 /// Write every report ([`report_files`]) into `record.out_dir`, each

@@ -22,6 +22,9 @@ use crate::model::{CaseRecord, RunRecord};
 pub const KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
 /// Environment variable holding the password of an encrypted secret key.
 pub const PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
+/// The variables no case may see: a case that could read the signing key
+/// could sign a forged run. The front doors pass them to the runner.
+pub const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];
 
 /// Sealing a run failed.
 #[derive(Debug, thiserror::Error)]

@@ -32,6 +32,8 @@ pub struct Engine<'h> {
     pub(super) retries: Option<u32>,
     /// Stream each case's output live (`--no-capture`).
     pub(super) live: bool,
+    /// Removed from every case's environment.
+    pub(super) hidden_env: &'static [&'static str],
     interrupt: Option<Arc<Interrupt>>,
     snapshots: crate::baseline::Snapshots<'h>,
     /// Why a golden project's uncommitted changes could not be read, the
@@ -68,6 +70,7 @@ impl<'h> Engine<'h> {
             run_id,
             retries: None,
             live: false,
+            hidden_env: &[],
             interrupt,
             unchecked: std::sync::OnceLock::new(),
         })
@@ -194,7 +197,7 @@ impl<'h> Engine<'h> {
     }
 
     fn write_evidence(&self, rec: &mut CaseRecord) {
-        if let Err(e) = crate::report::write_evidence(rec, &self.out_dir) {
+        if let Err(e) = crate::wire::evidence::write_evidence(rec, &self.out_dir) {
             rec.warnings.push(format!(
                 "could not write evidence.json: {}",
                 crate::exit::error_chain(&e)
@@ -460,6 +463,7 @@ impl<'h> Engine<'h> {
             command: &isolated.command,
             working_dir: &isolated.working_dir,
             env: &def.env,
+            hidden_env: self.hidden_env,
             deadline,
             shell: &self.harness.shell,
             kill_grace: self.harness.kill_grace,

@@ -72,6 +72,9 @@ pub struct RunOptions {
     pub ignored: Ignored,
     /// Write snapshots from the output instead of comparing (`--bless`).
     pub bless: bool,
+    /// Variables removed from every case's environment (secrets of the
+    /// harness itself, such as the signing key).
+    pub hidden_env: &'static [&'static str],
 }
 
 /// Which cases run with respect to their `ignored` setting (libtest's

@@ -58,6 +58,8 @@ pub struct Spec<'a> {
     pub working_dir: &'a Path,
     /// Added to the parent's environment.
     pub env: &'a BTreeMap<String, String>,
+    /// Removed from the parent's environment (before `env` is added).
+    pub hidden_env: &'a [&'a str],
     /// When the case's time is up (its timeout counts from before the
     /// isolation work, which may already have used part of it).
     pub deadline: Instant,
@@ -298,10 +300,10 @@ struct Started {
 /// of its own, known to the sweep before it can fork.
 fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
     let mut cmd = spec.shell.command(spec.command);
+    for name in spec.hidden_env {
+        cmd.env_remove(name);
+    }
     cmd.current_dir(spec.working_dir)
-        // A case that could read the signing key could sign a forged run.
-        .env_remove(crate::report::seal::KEY_ENV)
-        .env_remove(crate::report::seal::PASSWORD_ENV)
         .envs(spec.env)
         .env(TOKEN_VAR, token)
         .stdin(Stdio::null())

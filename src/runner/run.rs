@@ -152,6 +152,7 @@ impl<'h> Run<'h> {
         )?;
         engine.retries = opts.retries;
         engine.live = opts.no_capture;
+        engine.hidden_env = opts.hidden_env;
         engine.set_bless(opts.bless);
         let cases = included(harness, opts.partition.as_ref());
         let mut warnings = run_warnings(harness);

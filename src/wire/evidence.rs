@@ -2,6 +2,9 @@
 //! of it) beside its artifact files, `command.txt`, `stdout.log` and
 //! `stderr.log`. `verify-evidence` reads it back to recompute the hash.
 
+use std::io;
+use std::path::Path;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +19,27 @@ use crate::redact::Redactions;
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
 /// 1.2 added `redactions`; 1.3 `snapshots`.
 pub const SCHEMA_VERSION: &str = "1.3.0";
+
+/// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
+/// directory. A case without artifact paths is an `InvalidInput` error: the
+/// engine decides where evidence lives. The runner calls it as each case
+/// ends, so a run cut short still leaves the evidence of the cases it ran.
+pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
+    let Some(artifacts) = &case.artifacts else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("case {:?} has no artifact paths", case.name),
+        ));
+    };
+    let path = out_dir.join(&artifacts.evidence);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut text =
+        serde_json::to_string_pretty(&Evidence::from_case(case)).map_err(io::Error::other)?;
+    text.push('\n');
+    crate::fsio::atomic_write(&path, text.as_bytes())
+}
 
 /// # cargo-golden evidence
 ///
