@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use cargo_golden::commands::schema::{harness_schema, observation_schema};
+use cargo_golden::config::schema::HarnessFile;
 use cargo_golden::config::{Harness, KNOWN_KEYS};
-use cargo_golden::wire::harness::HarnessFile;
 use serde_json::{Value, json};
 
 /// The `harness.toml` of SPEC section 2.

@@ -276,7 +276,7 @@ fn list_messages_validate_and_match_the_printed_schema() {
 
 #[test]
 fn the_harness_schema_lists_exactly_the_keys_of_the_harness_types() {
-    let file: cargo_golden::wire::harness::HarnessFile = toml::from_str(
+    let file: cargo_golden::config::schema::HarnessFile = toml::from_str(
         r#"
 [harness]
 runner = "tool {path}"

@@ -10,7 +10,7 @@ use super::validate::Format;
 
 /// The JSON Schema of `harness.toml` (and of its YAML form).
 pub fn harness_schema() -> Value {
-    crate::wire::harness::harness_schema()
+    crate::config::schema::harness_schema()
 }
 
 /// The JSON Schema of one line of `observations.jsonl`.

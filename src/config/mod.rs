@@ -7,6 +7,7 @@
 #[cfg(feature = "cli")]
 pub(crate) mod adhoc;
 mod error;
+pub mod schema;
 pub mod tree;
 mod validate;
 
@@ -17,6 +18,8 @@ use std::time::Duration;
 pub use error::{ConfigError, Diagnostic};
 pub(crate) use validate::substitute;
 pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
+
+pub use schema::Isolation;
 
 pub use crate::model::Gate;
 
@@ -39,15 +42,6 @@ impl std::fmt::Display for Expected {
             Expected::SpecificError(re) => write!(f, "specific_error:{}", re.as_str()),
         }
     }
-}
-
-/// How a golden project is protected from modification.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isolation {
-    /// Hash the files before and after; any change fails the case.
-    Check,
-    /// Run in a fresh temporary copy.
-    Copy,
 }
 
 /// Which output streams of a case are compared with snapshot files

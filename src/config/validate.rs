@@ -20,9 +20,9 @@ pub use baseline::BUILTIN_REDACTIONS;
 
 /// Keys each table accepts (`""` is the top level), for the checks below
 /// and suggestions: derived from the typed definition of the file
-/// ([`crate::wire::harness`]), which the printed schema comes from too.
+/// ([`super::schema`]), which the printed schema comes from too.
 pub static KNOWN_KEYS: LazyLock<Vec<(&'static str, Vec<String>)>> =
-    LazyLock::new(crate::wire::harness::table_keys);
+    LazyLock::new(super::schema::table_keys);
 
 fn keys_of(table: &str) -> Vec<&'static str> {
     let known: &'static [(&'static str, Vec<String>)] = &KNOWN_KEYS;

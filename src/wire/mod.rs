@@ -7,7 +7,7 @@
 //!
 //! | format | type | schema |
 //! |---|---|---|
-//! | `harness.toml` | [`harness::HarnessFile`] | `schema` |
+//! | `harness.toml` | [`crate::config::schema::HarnessFile`] | `schema` |
 //! | `observations.jsonl` lines | [`observation::Observation`] | `schema --observation` |
 //! | `summary.json` | [`summary::Summary`] | `schema --summary` |
 //! | `evidence.json` | [`evidence::Evidence`] | `schema --evidence` |
@@ -18,10 +18,11 @@
 //! is only ever added within a major version.
 
 pub mod evidence;
-pub mod harness;
 pub mod message;
 pub mod observation;
 pub mod summary;
+
+use crate::config::schema::generate;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -146,41 +147,6 @@ fn consts_to_enum(schema: &mut Schema) {
             format!("{head}{}", docs.join(" ")).into(),
         );
     }
-}
-
-/// Draft-07 because it is the newest draft that TOML and YAML editor
-/// tooling broadly understands; descriptions reflowed for editors.
-fn generate<T: JsonSchema>(mut settings: SchemaSettings) -> Value {
-    // Ahead of the draft-07 transforms, which must see the final `$ref`s
-    // (draft-07 ignores keywords beside a `$ref`).
-    settings.transforms.insert(
-        0,
-        Box::new(RecursiveTransform(reflow_description as fn(&mut Schema))),
-    );
-    settings
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value()
-}
-
-/// Doc comments arrive with their source line breaks; editors show
-/// descriptions as running text, so single breaks become spaces and only
-/// paragraph breaks stay.
-fn reflow_description(schema: &mut Schema) {
-    let Some(Value::String(text)) = schema.get_mut("description") else {
-        return;
-    };
-    *text = text
-        .split("\n\n")
-        .map(|paragraph| {
-            paragraph
-                .split('\n')
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n");
 }
 
 /// With `"encoding": "base64"`, `stdout` and `stderr` must be Base64: the

@@ -19,7 +19,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::config::defaults;
+use super::defaults;
 use crate::model::JunitFlavour;
 
 /// The JSON Schema of `harness.toml` (and of its YAML form).
@@ -32,7 +32,7 @@ pub fn harness_schema() -> Value {
         0,
         Box::new(RecursiveTransform(drop_null as fn(&mut Schema))),
     );
-    super::generate::<HarnessFile>(settings)
+    generate::<HarnessFile>(settings)
 }
 
 /// The keys each table of the file accepts, read off [`harness_schema`]:
@@ -664,6 +664,41 @@ fn require_command_without_runner(schema: &mut Schema) {
     });
     schema.insert("if".into(), runner_given.to_value());
     schema.insert("else".into(), else_.to_value());
+}
+
+/// Draft-07 because it is the newest draft that TOML and YAML editor
+/// tooling broadly understands; descriptions reflowed for editors.
+pub(crate) fn generate<T: JsonSchema>(mut settings: SchemaSettings) -> Value {
+    // Ahead of the draft-07 transforms, which must see the final `$ref`s
+    // (draft-07 ignores keywords beside a `$ref`).
+    settings.transforms.insert(
+        0,
+        Box::new(RecursiveTransform(reflow_description as fn(&mut Schema))),
+    );
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// Doc comments arrive with their source line breaks; editors show
+/// descriptions as running text, so single breaks become spaces and only
+/// paragraph breaks stay.
+fn reflow_description(schema: &mut Schema) {
+    let Some(Value::String(text)) = schema.get_mut("description") else {
+        return;
+    };
+    *text = text
+        .split("\n\n")
+        .map(|paragraph| {
+            paragraph
+                .split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
 }
 
 #[cfg(test)]
