@@ -633,7 +633,7 @@ fn run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     // Held until the reports are written; the OS releases it if we die.
-    let _lock = match crate::outdir::begin(&loaded.out_dir) {
+    let _lock = match crate::outdir::begin(&loaded.out_dir, crate::report::report_files()) {
         Ok(l) => l,
         Err(e) => return usage_error(&CliError::from(e)),
     };
@@ -871,7 +871,7 @@ fn merge(
         Err(e) => return usage_error(&CliError::from(e)),
     };
     // The merged run has begun: no earlier verdict may stay beside it.
-    if let Err(e) = crate::outdir::clear_reports(out) {
+    if let Err(e) = crate::outdir::clear_reports(out, crate::report::report_files()) {
         print_error(&e);
         return exit::FAILED;
     }

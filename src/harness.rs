@@ -105,7 +105,7 @@ fn take_out_dir(
     if nextest {
         crate::outdir::lock(out_dir, crate::outdir::Access::Shared)
     } else {
-        crate::outdir::begin(out_dir)
+        crate::outdir::begin(out_dir, crate::report::report_files())
     }
 }
 

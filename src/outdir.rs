@@ -206,8 +206,12 @@ fn holder(path: &Path) -> Option<String> {
 /// Remove the reports of the previous run from `out_dir`. Something else
 /// in a report's place (a directory) holds no verdict and is left for the
 /// report's write to fail on, naming it.
-pub(crate) fn clear_reports(out_dir: &Path) -> Result<(), OutDirError> {
-    for path in crate::report::Written::in_dir(out_dir).paths() {
+pub(crate) fn clear_reports<'a>(
+    out_dir: &Path,
+    reports: impl IntoIterator<Item = &'a str>,
+) -> Result<(), OutDirError> {
+    for name in reports {
+        let path = &out_dir.join(name);
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -224,10 +228,14 @@ pub(crate) fn clear_reports(out_dir: &Path) -> Result<(), OutDirError> {
 }
 
 /// Start a run that writes reports into `out_dir`: lock it, then clear the
-/// previous run's reports.
-pub(crate) fn begin(out_dir: &Path) -> Result<RunLock, OutDirError> {
+/// previous run's `reports` (their file names; the report layer, above
+/// this one, knows them).
+pub(crate) fn begin<'a>(
+    out_dir: &Path,
+    reports: impl IntoIterator<Item = &'a str>,
+) -> Result<RunLock, OutDirError> {
     let lock = lock(out_dir, Access::Exclusive)?;
-    clear_reports(out_dir)?;
+    clear_reports(out_dir, reports)?;
     Ok(lock)
 }
 
