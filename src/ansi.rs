@@ -23,24 +23,24 @@ const ESC: u8 = 0x1b;
 /// Strips escape sequences from text that arrives in pieces; a sequence
 /// split across pieces is removed whole.
 #[derive(Clone, Debug, Default)]
-pub struct Stripper {
+pub(crate) struct Stripper {
     /// Parser state inside a sequence; None between sequences.
     state: Option<State>,
 }
 
 impl Stripper {
     /// A stripper at the start of a line.
-    pub fn new() -> Stripper {
+    pub(crate) fn new() -> Stripper {
         Stripper::default()
     }
 
     /// Whether the next byte continues an escape sequence.
-    pub fn in_sequence(&self) -> bool {
+    pub(crate) fn in_sequence(&self) -> bool {
         self.state.is_some()
     }
 
     /// Append `input` without its escape sequences to `out`.
-    pub fn strip_into(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn strip_into(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         while !input.is_empty() {
             match self.state {
                 None => match memchr(ESC, input) {
@@ -107,8 +107,10 @@ pub fn strip_str(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `bytes` without escape sequences; borrowed when they hold none.
-pub fn strip_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+/// `bytes` without escape sequences; borrowed when they hold none. The
+/// reference the classifier's streaming strip is tested against.
+#[cfg(test)]
+pub(crate) fn strip_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
     if memchr(ESC, bytes).is_none() {
         return Cow::Borrowed(bytes);
     }
@@ -120,7 +122,7 @@ pub fn strip_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
 /// `text` without escape sequences and with every other control character
 /// (line breaks included) turned into a space, so it reads the same
 /// everywhere it is shown.
-pub fn no_controls(text: &str) -> String {
+pub(crate) fn no_controls(text: &str) -> String {
     strip_str(text)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -129,7 +131,7 @@ pub fn no_controls(text: &str) -> String {
 
 /// [`no_controls`], with runs of spaces collapsed and none at either end:
 /// for attribute values and titles that consumers show on a single line.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in no_controls(text).chars() {
         if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {

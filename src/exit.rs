@@ -5,24 +5,24 @@
 use crate::model::{FinalStatus, RunRecord};
 
 /// Every case passed.
-pub const SUCCESS: i32 = 0;
+pub(crate) const SUCCESS: i32 = 0;
 /// A case failed or errored (or a report could not be written).
-pub const FAILED: i32 = 1;
+pub(crate) const FAILED: i32 = 1;
 /// Usage or config error: nothing ran.
-pub const USAGE: i32 = 2;
+pub(crate) const USAGE: i32 = 2;
 /// The run was interrupted.
-pub const INTERRUPTED: i32 = 3;
+pub(crate) const INTERRUPTED: i32 = 3;
 /// The reports disagree with each other or with the exit code.
-pub const INTEGRITY: i32 = 4;
+pub(crate) const INTEGRITY: i32 = 4;
 /// No case ran: the filters or the partition selected nothing, or the
 /// harness declares no case (under `--no-cases fail`, the default).
-pub const NO_CASES: i32 = 5;
+pub(crate) const NO_CASES: i32 = 5;
 /// The libtest-mimic harness failed (libtest's own code for a failed run).
-pub const LIBTEST_FAILED: i32 = 101;
+pub(crate) const LIBTEST_FAILED: i32 = 101;
 
 /// The exit code a final status calls for: FAILURE (interrupted) exits 3,
 /// FAILURE because no case ran 5, PARTIAL 1, SUCCESS 0.
-pub fn for_status(status: FinalStatus) -> i32 {
+pub(crate) fn for_status(status: FinalStatus) -> i32 {
     match status {
         FinalStatus::Success => SUCCESS,
         FinalStatus::Partial { .. } => FAILED,
@@ -110,7 +110,7 @@ fn gated(record: &RunRecord) -> Option<&crate::model::Comparison> {
 
 /// Whether a run ending in `status` has its exit code decided by the
 /// baseline gate: not when interrupted, nor when it selected no case.
-pub fn gate_applies(status: FinalStatus) -> bool {
+pub(crate) fn gate_applies(status: FinalStatus) -> bool {
     !matches!(status, FinalStatus::Failure | FinalStatus::NoCases)
 }
 
@@ -138,13 +138,13 @@ fn combine(results: i32, reports: Reports, bless_failed: bool) -> i32 {
 /// under `gate = "baseline"` the run's own exit code decides (a known
 /// failure fails its trial, yet passes the gate); otherwise
 /// [`for_libtest`].
-pub fn for_libtest_record(record: &RunRecord, tests_failed: bool, run: i32) -> i32 {
+pub(crate) fn for_libtest_record(record: &RunRecord, tests_failed: bool, run: i32) -> i32 {
     for_libtest(tests_failed && gated(record).is_none(), run)
 }
 
 /// The exit code of the libtest-mimic harness: libtest's 101 when a test
 /// failed or the run itself did not end in success, else 0.
-pub fn for_libtest(tests_failed: bool, run: i32) -> i32 {
+pub(crate) fn for_libtest(tests_failed: bool, run: i32) -> i32 {
     if tests_failed || run != SUCCESS {
         LIBTEST_FAILED
     } else {

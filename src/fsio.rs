@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Replace `path` with `bytes`: a temporary file in the same directory
 /// (same file system, so the rename is atomic) renamed over the target.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

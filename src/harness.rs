@@ -55,7 +55,7 @@ fn bless_requested() -> Result<bool, StartError> {
 }
 
 /// Run the crate's `harness.toml` as a libtest-compatible test binary and
-/// exit with libtest's codes ([`crate::exit::LIBTEST_FAILED`] on failure).
+/// exit with libtest's codes (101 on failure).
 pub fn main() -> ! {
     let args = Arguments::from_args();
     std::process::exit(run(args))

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// A fresh run id: UTC time to the microsecond plus random bits, so ids
 /// sort by time and never collide.
-pub fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     let now = jiff::Timestamp::now();
     let rand = uuid::Uuid::new_v4().simple().to_string();
     format!("{}-{}", now.strftime("%Y%m%dT%H%M%S%.6fZ"), &rand[..8])
@@ -21,7 +21,7 @@ pub fn new_run_id() -> String {
 /// keeps its evidence, relative to the out dir:
 /// `artifacts/<run_id>/execution/<case_slug>[-attempt-N]`. Unique per case
 /// and attempt, since the slug carries the declaration index.
-pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> String {
+pub(crate) fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> String {
     let slug = case_slug(index, name);
     if attempt <= 1 {
         format!("artifacts/{run_id}/execution/{slug}")
@@ -33,14 +33,14 @@ pub fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32) -> St
 /// A run's directory, relative to the out dir: `artifacts/<run_id>`. It
 /// holds every case's execution dir, a copy of the run's reports, and
 /// [`SUMS_FILE`] (SPEC section 13).
-pub fn run_dir(run_id: &str) -> String {
+pub(crate) fn run_dir(run_id: &str) -> String {
     format!("artifacts/{run_id}")
 }
 
 /// The checksum list of a run dir, in the format `sha256sum -c` reads.
-pub const SUMS_FILE: &str = "SHA256SUMS";
+pub(crate) const SUMS_FILE: &str = "SHA256SUMS";
 /// The minisign signature of [`SUMS_FILE`].
-pub const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
+pub(crate) const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
 
 /// Paths of a case's artifact files, relative to the out dir.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -78,7 +78,7 @@ impl Artifacts {
 }
 
 /// `p` made absolute against the current directory, `.` and `..` folded.
-pub fn absolute(p: &Path) -> PathBuf {
+pub(crate) fn absolute(p: &Path) -> PathBuf {
     absolute_from(
         &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         p,
@@ -89,7 +89,7 @@ pub fn absolute(p: &Path) -> PathBuf {
 /// above a root, a drive `C:\` or a share `\\server\share\`). On Windows
 /// `\x` takes `base`'s drive, and a drive-relative `D:x` is resolved
 /// against drive D's current directory, as Windows does.
-pub fn absolute_from(base: &Path, p: &Path) -> PathBuf {
+pub(crate) fn absolute_from(base: &Path, p: &Path) -> PathBuf {
     let drive_relative =
         !p.has_root() && matches!(p.components().next(), Some(Component::Prefix(_)));
     let joined = if p.is_absolute() {
@@ -113,7 +113,7 @@ pub fn absolute_from(base: &Path, p: &Path) -> PathBuf {
 }
 
 /// `p` relative to the current directory when it lies below it.
-pub fn display_relative(p: &Path) -> String {
+pub(crate) fn display_relative(p: &Path) -> String {
     std::env::current_dir()
         .ok()
         .and_then(|cwd| p.strip_prefix(cwd).ok().map(Path::to_path_buf))
@@ -124,9 +124,9 @@ pub fn display_relative(p: &Path) -> String {
 }
 
 /// The verdict baseline, beside the harness file (SPEC section 15).
-pub const BASELINE_FILE: &str = "golden-baseline.json";
+pub(crate) const BASELINE_FILE: &str = "golden-baseline.json";
 /// The directory of output snapshots, beside the harness file.
-pub const SNAPSHOT_DIR: &str = "snapshots";
+pub(crate) const SNAPSHOT_DIR: &str = "snapshots";
 
 /// Longest snapshot file stem kept from a case name, in bytes.
 const MAX_STEM: usize = 80;
@@ -136,7 +136,7 @@ const MAX_STEM: usize = 80;
 /// characters plus 8 hex digits of the name's sha256, so two names never
 /// share a stem. Depends on the name alone, so reordering cases moves no
 /// snapshot.
-pub fn snapshot_stem(name: &str) -> String {
+pub(crate) fn snapshot_stem(name: &str) -> String {
     let mut s = String::new();
     let mut exact = true;
     for ch in name.chars() {
@@ -201,7 +201,7 @@ pub fn case_slug(index: usize, name: &str) -> String {
 /// [`new_run_id`] (`YYYYMMDDTHHMMSS.ffffffZ-xxxxxxxx`), or `nextest-<id>`
 /// when `nextest` is allowed. Nothing else under `artifacts/` is ever
 /// removed.
-pub fn is_run_id(name: &str, nextest: bool) -> bool {
+pub(crate) fn is_run_id(name: &str, nextest: bool) -> bool {
     if nextest
         && name
             .strip_prefix("nextest-")
@@ -225,7 +225,11 @@ pub fn is_run_id(name: &str, nextest: bool) -> bool {
 /// at most `keep` remain (0: keep all), never `current`; returns those
 /// removed. Only
 /// [`new_run_id`]-named directories count (their names sort by time).
-pub fn prune_runs(out_dir: &Path, keep: usize, current: &str) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn prune_runs(
+    out_dir: &Path,
+    keep: usize,
+    current: &str,
+) -> std::io::Result<Vec<PathBuf>> {
     if keep == 0 {
         return Ok(Vec::new());
     }
@@ -245,7 +249,7 @@ pub fn prune_runs(out_dir: &Path, keep: usize, current: &str) -> std::io::Result
 
 /// The run directories under `<out_dir>/artifacts` (none when it does not
 /// exist).
-pub fn run_dirs(out_dir: &Path, nextest: bool) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn run_dirs(out_dir: &Path, nextest: bool) -> std::io::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(out_dir.join("artifacts")) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

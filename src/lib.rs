@@ -16,35 +16,52 @@
 //! feature). Baselines and snapshots ([`baseline`]) compare a finished run
 //! with what was approved before its reports are written. The record model
 //! ([`model`]), the artifact layout ([`layout`]), the shell commands run in
-//! ([`shell`]), secret masking ([`redact`]), evidence hashes ([`hash`]),
+//! (`shell`), secret masking ([`redact`]), evidence hashes ([`hash`]),
 //! exit codes ([`exit`]) and the wire formats ([`wire`]) are shared by all
 //! of them.
 
-/// Escape-sequence removal; not a library API (exposed for the crate's own
-/// tests).
+#![warn(unreachable_pub)]
+// Without the command line, the code only it calls is unused.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
+// The modules marked `#[doc(hidden)]` are no library API: they are public
+// only for the crate's own integration tests and benches, and expose no more
+// than those use.
+
 #[doc(hidden)]
 pub mod ansi;
+#[doc(hidden)]
 pub mod baseline;
+#[doc(hidden)]
 pub mod classify;
+/// The command line of the `cargo golden` binary; not a library API.
 #[cfg(feature = "cli")]
+#[doc(hidden)]
+// Its doc comments are clap's help text, where `<out dir>` is a
+// placeholder, not HTML.
+#[allow(rustdoc::invalid_html_tags)]
 pub mod cli;
-/// The subcommands that are not a run; not a library API (exposed for the
-/// crate's own tests).
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod commands;
 pub mod config;
 pub mod events;
+#[doc(hidden)]
 pub mod exit;
 pub(crate) mod fsio;
 pub mod harness;
+#[doc(hidden)]
 pub mod hash;
+#[doc(hidden)]
 pub mod layout;
 pub mod model;
 pub(crate) mod outdir;
+#[doc(hidden)]
 pub mod redact;
+#[doc(hidden)]
 pub mod report;
 pub mod runner;
-pub mod shell;
-pub mod userfile;
+pub(crate) mod shell;
+pub(crate) mod userfile;
+#[doc(hidden)]
 pub mod wire;

@@ -4,7 +4,7 @@
 //!
 //! A value is secret when its variable (from the parent environment or a
 //! case's `env`) is named in `[harness] redact_env`, or its name contains
-//! one of [`DEFAULT_WORDS`] and the value is at least [`MIN_DEFAULT_LEN`]
+//! one of `DEFAULT_WORDS` and the value is at least `MIN_DEFAULT_LEN`
 //! bytes long. The runner masks each output stream with a [`Masker`]
 //! before a byte is written, hashed or shown, so every artifact and report
 //! built from the output is masked too; command text and messages go
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 /// Parts of a variable name that make its value secret by default
 /// (matched case-insensitively).
-pub const DEFAULT_WORDS: &[&str] = &[
+pub(crate) const DEFAULT_WORDS: &[&str] = &[
     "TOKEN",
     "SECRET",
     "PASSWORD",
@@ -33,7 +33,7 @@ pub const DEFAULT_WORDS: &[&str] = &[
 /// Shortest value masked because of its variable's name or a glob:
 /// shorter values of such variables are flags and counts (`true`, `1`),
 /// and masking them would blank out ordinary words everywhere.
-pub const MIN_DEFAULT_LEN: usize = 6;
+pub(crate) const MIN_DEFAULT_LEN: usize = 6;
 
 /// A variable name, or a glob over names (`*`, `?`, `[…]`).
 #[derive(Clone, Debug)]

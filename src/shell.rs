@@ -159,7 +159,7 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Quote `s` for `sh` when it holds anything but plain path characters.
-pub fn posix_quote(s: &str) -> String {
+pub(crate) fn posix_quote(s: &str) -> String {
     if is_plain(s, b"_-./=:,+@%") {
         s.to_string()
     } else {
@@ -173,7 +173,7 @@ pub fn posix_quote(s: &str) -> String {
 /// doubled, which C-runtime argument parsing reads back as one quote. cmd
 /// has no escape for `%` on its command line: a lone `%` stays as it is,
 /// but `%NAME%` of a defined variable inside a value would expand.
-pub fn cmd_quote(s: &str) -> String {
+pub(crate) fn cmd_quote(s: &str) -> String {
     if is_plain(s, b"_-.\\:+@") {
         return s.to_string();
     }
@@ -182,7 +182,7 @@ pub fn cmd_quote(s: &str) -> String {
 
 /// Quote `s` for PowerShell: single quotes, in which PowerShell also
 /// counts the typographic single quotes, so each is doubled.
-pub fn powershell_quote(s: &str) -> String {
+pub(crate) fn powershell_quote(s: &str) -> String {
     if is_plain(s, b"_-./\\:") && !s.starts_with('-') {
         return s.to_string();
     }

@@ -14,7 +14,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 /// The most read of a harness, snapshot, baseline or key file.
-pub const LIMIT: u64 = 16 << 20;
+pub(crate) const LIMIT: u64 = 16 << 20;
 
 /// Why a named file is not read.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +40,7 @@ impl From<UserFileError> for io::Error {
 /// keep the kind of the failed open (`NotFound` stays `NotFound`); a file
 /// that is not regular or is larger than `limit` is an `InvalidInput`
 /// error holding a [`UserFileError`].
-pub fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     let file = open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -58,12 +58,12 @@ pub fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
 }
 
 /// [`read_limited`] with [`LIMIT`].
-pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+pub(crate) fn read(path: &Path) -> io::Result<Vec<u8>> {
     read_limited(path, LIMIT)
 }
 
 /// [`read`] as UTF-8 text (`InvalidData` when it is not).
-pub fn read_to_string(path: &Path) -> io::Result<String> {
+pub(crate) fn read_to_string(path: &Path) -> io::Result<String> {
     String::from_utf8(read(path)?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 

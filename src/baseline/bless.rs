@@ -21,7 +21,7 @@ use crate::model::{CaseResult, RunRecord};
 
 /// What a bless did, for the terminal.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct BlessReport {
+pub(crate) struct BlessReport {
     /// The baseline file as shown to users.
     pub file: String,
     /// Whether the baseline file was written.

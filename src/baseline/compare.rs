@@ -22,12 +22,12 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use super::file::{BaselineEntry, BaselineFile};
-pub use crate::model::{CaseComparison, Class, ClassCounts, Comparison, Verdict, fails_gate};
+pub use crate::model::{CaseComparison, Class, ClassCounts, Comparison, Verdict};
 use crate::model::{CaseKind, Gate};
 
 /// A slower case must also be at least this much slower than its baseline:
 /// below it, scheduling noise on a busy machine would flag cases.
-pub const SLOWER_MIN_EXTRA: Duration = Duration::from_secs(1);
+pub(crate) const SLOWER_MIN_EXTRA: Duration = Duration::from_secs(1);
 
 impl From<&BaselineEntry> for Verdict {
     fn from(e: &BaselineEntry) -> Verdict {
@@ -127,7 +127,7 @@ pub fn compare(
 /// The comparison of a merged run: the shards' comparisons joined, cases
 /// in the merged record's order, then the missing ones. None unless every
 /// shard was compared.
-pub fn merge<'a>(
+pub(crate) fn merge<'a>(
     parts: impl Iterator<Item = Option<&'a Comparison>>,
     cases: &[crate::model::CaseRecord],
 ) -> Option<Comparison> {
@@ -157,7 +157,11 @@ pub fn merge<'a>(
 }
 
 /// The class of one case and a line on what changed.
-pub fn classify(base: Option<&Verdict>, now: Option<&Verdict>, slowdown: f64) -> (Class, String) {
+pub(crate) fn classify(
+    base: Option<&Verdict>,
+    now: Option<&Verdict>,
+    slowdown: f64,
+) -> (Class, String) {
     let sig = |v: &Verdict| match &v.signature {
         Some(s) => format!("{}: {s}", v.result.as_str()),
         None => v.result.as_str().to_string(),

@@ -50,7 +50,7 @@ pub struct BaselineEntry {
     /// PASSED, FAILED or ERROR (never SKIPPED).
     pub result: CaseResult,
     /// For FAILED and ERROR: the issue types and the first finding,
-    /// redacted (see [`super::signature`]).
+    /// redacted (see `super::signature`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
     /// Wall clock, seconds.
@@ -101,7 +101,7 @@ const HELP: &str = "golden-baseline.json is written by `cargo golden --bless`; f
 
 impl BaselineFile {
     /// Read the baseline at `path`; `None` when there is no such file.
-    pub fn load(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
+    pub(crate) fn load(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
         let text = match crate::userfile::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -116,7 +116,7 @@ impl BaselineFile {
     }
 
     /// Parse and check the bytes of a baseline file read from `path`.
-    pub fn parse(path: &Path, bytes: &[u8]) -> Result<BaselineFile, BaselineError> {
+    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<BaselineFile, BaselineError> {
         let invalid = |line: usize, column: usize, message: String| BaselineError::Invalid {
             path: path.to_path_buf(),
             line,
@@ -171,13 +171,8 @@ impl BaselineFile {
         Ok(file)
     }
 
-    /// The entry of case `name`.
-    pub fn entry(&self, name: &str) -> Option<&BaselineEntry> {
-        self.cases.iter().find(|e| e.name == name)
-    }
-
     /// Write the file atomically, pretty-printed, ending with a newline.
-    pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+    pub(crate) fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let mut text = serde_json::to_string_pretty(self).expect("a baseline always serializes");
         text.push('\n');
         crate::fsio::atomic_write(path, text.as_bytes()).map_err(|source| BaselineError::Write {

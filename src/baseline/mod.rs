@@ -1,7 +1,7 @@
 //! Baselines and snapshots (SPEC section 15): not only "it still runs" but
 //! "it still does the same thing".
 //!
-//! - snapshots ([`Snapshots`], [`SnapshotCheck`]): a case's output,
+//! - snapshots (`Snapshots`, [`SnapshotCheck`]): a case's output,
 //!   redacted ([`Redactor`]), compared with
 //!   `snapshots/<name>.stdout|.stderr` beside the harness file, with
 //!   trycmd's `[..]` and `...` wildcards;
@@ -9,10 +9,10 @@
 //!   approved verdicts, written only by a bless;
 //! - [`compare`]: every run compared with it, case by case, and the rule
 //!   of `gate = "baseline"`;
-//! - bless ([`BlessReport`]): `--bless` rewrites the selected cases' entries
+//! - bless (`BlessReport`): `--bless` rewrites the selected cases' entries
 //!   from a run.
 //!
-//! Both front doors call [`conclude`] once the cases have run and before
+//! Both front doors call `conclude` once the cases have run and before
 //! the reports are written, so the comparison is part of the one record
 //! every report is rendered from. Raw verdicts are never changed by it.
 
@@ -25,11 +25,11 @@ pub(crate) mod wildcard;
 
 use std::collections::HashSet;
 
-pub use bless::BlessReport;
-pub use compare::{CaseComparison, Class, ClassCounts, Comparison, Verdict};
+pub(crate) use bless::BlessReport;
+pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::Redactor;
-pub use snapshot::{Outcome, SnapshotCheck, Snapshots, Stream};
+pub(crate) use snapshot::{SnapshotCheck, Snapshots};
 
 use crate::config::{Gate, Harness};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
@@ -41,7 +41,7 @@ const MAX_SIGNATURE_CHARS: usize = 300;
 /// order, without repeats) and its first finding (the first issue's
 /// message, else the reason it could not run), redacted. None for a case
 /// that passed or was skipped.
-pub fn signature(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<String> {
+pub(crate) fn signature(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<String> {
     if !case.result.is_failure() {
         return None;
     }
@@ -77,12 +77,12 @@ pub fn verdict(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<Verdict> {
 
 /// Whether a case of a run's record was selected by its filters: every
 /// case is, except those skipped as filtered out.
-pub fn selected(case: &CaseRecord) -> bool {
+pub(crate) fn selected(case: &CaseRecord) -> bool {
     !case.filtered_out()
 }
 
 /// Which cases a run selected, for the comparison.
-pub struct Selection<'a> {
+pub(crate) struct Selection<'a> {
     /// Whether the run's filters select a case of this name (asked for
     /// baseline cases that are no longer declared).
     pub selects: &'a dyn Fn(&str) -> bool,
@@ -93,7 +93,7 @@ pub struct Selection<'a> {
 
 /// Load the baseline of `harness` (None when there is none yet). Called
 /// before the run, so a broken file stops it before anything runs.
-pub fn load(harness: &Harness) -> Result<Option<BaselineFile>, BaselineError> {
+pub(crate) fn load(harness: &Harness) -> Result<Option<BaselineFile>, BaselineError> {
     if harness.file.is_none() {
         return Ok(None);
     }
@@ -104,7 +104,7 @@ pub fn load(harness: &Harness) -> Result<Option<BaselineFile>, BaselineError> {
 /// comparison (and its `PERFORMANCE` warnings) to the record; with
 /// `bless`, also rewrite the baseline entries of the selected cases and
 /// say what changed.
-pub fn conclude(
+pub(crate) fn conclude(
     harness: &Harness,
     record: &mut RunRecord,
     baseline: Option<&BaselineFile>,

@@ -85,7 +85,7 @@ impl<'a> Redactor<'a> {
     }
 
     /// `text` with every redaction applied.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (path, name) in self.paths() {
             if out.contains(path.as_str()) {

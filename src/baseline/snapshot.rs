@@ -22,7 +22,7 @@ use super::redactions::Redactor;
 use super::wildcard;
 use crate::config::{CaseDef, Harness, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
-pub use crate::model::{Outcome, SnapshotCheck, Stream};
+pub(crate) use crate::model::{Outcome, SnapshotCheck, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
 pub(crate) const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
@@ -37,7 +37,7 @@ const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 
 /// Compares (or blesses) the snapshots of the cases of one harness.
 #[derive(Clone, Debug)]
-pub struct Snapshots<'h> {
+pub(crate) struct Snapshots<'h> {
     root: PathBuf,
     redactions: &'h [Redaction],
     run_id: String,
@@ -49,7 +49,7 @@ pub struct Snapshots<'h> {
 
 impl<'h> Snapshots<'h> {
     /// Snapshots of `harness` for run `run_id`, compared (not blessed).
-    pub fn new(harness: &'h Harness, run_id: &str) -> Snapshots<'h> {
+    pub(crate) fn new(harness: &'h Harness, run_id: &str) -> Snapshots<'h> {
         Snapshots {
             root: harness.base_dir.clone(),
             redactions: &harness.redactions,
@@ -62,25 +62,25 @@ impl<'h> Snapshots<'h> {
     /// Mask the values of `secrets` in every snapshot text: a snapshot
     /// blessed before its variable was a secret holds the value, and its
     /// diff would show it.
-    pub fn masking(mut self, secrets: crate::redact::Redactor) -> Snapshots<'h> {
+    pub(crate) fn masking(mut self, secrets: crate::redact::Redactor) -> Snapshots<'h> {
         self.secrets = secrets;
         self
     }
 
     /// Write snapshots from the output instead of comparing.
-    pub fn set_bless(&mut self, bless: bool) {
+    pub(crate) fn set_bless(&mut self, bless: bool) {
         self.bless = bless;
     }
 
     /// The redactor of a case that ran in `cwd`.
-    pub fn redactor(&self, cwd: &Path) -> Redactor<'h> {
+    pub(crate) fn redactor(&self, cwd: &Path) -> Redactor<'h> {
         Redactor::new(&self.root, cwd, &self.run_id, self.redactions)
     }
 
     /// Compare (or bless) the snapshotted streams of `def` from the logs
     /// `rec` left in `out_dir`; record each check and its issue, and fail a
     /// passed case that has one.
-    pub fn apply(&self, def: &CaseDef, rec: &mut CaseRecord, out_dir: &Path) {
+    pub(crate) fn apply(&self, def: &CaseDef, rec: &mut CaseRecord, out_dir: &Path) {
         if def.snapshot.is_empty() {
             return;
         }

@@ -15,7 +15,7 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 
 /// What was observed of one case, for [`judge`].
 #[derive(Clone, Copy, Debug)]
-pub struct Observed<'a> {
+pub(crate) struct Observed<'a> {
     /// Exit code; 128+N when killed by signal N; None when not run.
     pub exit_code: Option<i32>,
     /// The signal that ended the command, if one did (see
@@ -43,7 +43,7 @@ pub struct Observed<'a> {
 
 /// How a case is judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// SUCCESS / FAILURE / NO_EVIDENCE.
     pub status: EvidenceStatus,
     /// Classification of the output (`SKIPPED` when it could not run).
@@ -57,7 +57,12 @@ pub struct Verdict {
 }
 
 /// Judge a case from what was observed (SPEC section 4).
-pub fn judge(name: &str, kind: CaseKind, expected: &Expected, obs: &Observed<'_>) -> Verdict {
+pub(crate) fn judge(
+    name: &str,
+    kind: CaseKind,
+    expected: &Expected,
+    obs: &Observed<'_>,
+) -> Verdict {
     let j = Judging::new(name, kind, obs);
     if let Some(files) = obs.dirty {
         let status = ExecutionStatus::Skipped;

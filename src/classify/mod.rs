@@ -1,6 +1,6 @@
 //! Classification of a case's output (SPEC section 4): failure patterns
 //! matched per line over each output stream while it is read, pydantic
-//! validation errors extracted on the way, and [`judge()`], the pure function
+//! validation errors extracted on the way, and `judge()`, the pure function
 //! that turns what was observed into an execution status, a result and
 //! issues.
 //!
@@ -27,8 +27,8 @@ mod judge;
 mod pydantic;
 mod stream;
 
-pub use judge::{Observed, Verdict, judge};
-pub use stream::StreamClassifier;
+pub(crate) use judge::{Observed, judge};
+pub(crate) use stream::StreamClassifier;
 
 /// Built-in validation patterns. SPEC lists `validation error for \w+`;
 /// pydantic writes `3 validation errors for X` for several errors, so the
@@ -207,7 +207,7 @@ impl Specific {
 /// regex.
 ///
 /// Compile once per pattern set with [`Patterns::new`];
-/// [`Patterns::for_expected`] then makes a cheap per-case copy that shares
+/// `Patterns::for_expected` then makes a cheap per-case copy that shares
 /// everything compiled.
 #[derive(Clone, Debug)]
 pub struct Patterns {
@@ -264,7 +264,7 @@ impl Patterns {
     }
 
     /// A copy for one case that also looks for `specific_error`.
-    pub fn with_specific_error(&self, specific_error: Option<&Regex>) -> Patterns {
+    pub(crate) fn with_specific_error(&self, specific_error: Option<&Regex>) -> Patterns {
         let specific = specific_error.map(|re| {
             // Recompiled from its source in multi-line mode: harness regexes
             // are built with `Regex::new`, so the source says everything.
@@ -284,7 +284,7 @@ impl Patterns {
     }
 
     /// A copy for a case expecting `expected`.
-    pub fn for_expected(&self, expected: &Expected) -> Patterns {
+    pub(crate) fn for_expected(&self, expected: &Expected) -> Patterns {
         match expected {
             Expected::Success => self.with_specific_error(None),
             Expected::SpecificError(re) => self.with_specific_error(Some(re)),
@@ -459,6 +459,7 @@ fn clip(text: &str, max: usize) -> String {
 mod tests {
     use proptest::prelude::*;
 
+    use super::judge::Verdict;
     use super::*;
     use crate::model::{
         CaseKind, CaseResult, EvidenceStatus, ExecutionStatus, IssueType, Severity, Stage,

@@ -19,16 +19,16 @@ use std::path::{Component, Path, PathBuf};
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
 /// The harness file, relative to the package directory.
-pub const HARNESS_FILE: &str = "harness.toml";
+pub(crate) const HARNESS_FILE: &str = "harness.toml";
 /// The libtest-mimic test target, relative to the package directory.
-pub const TEST_FILE: &str = "tests/golden.rs";
+pub(crate) const TEST_FILE: &str = "tests/golden.rs";
 /// The GitHub Actions workflow, relative to the package directory.
-pub const WORKFLOW_FILE: &str = ".github/workflows/golden.yml";
+pub(crate) const WORKFLOW_FILE: &str = ".github/workflows/golden.yml";
 /// The JSON Schema of harness.toml, named by its `#:schema` line (taplo,
 /// Even Better TOML).
-pub const SCHEMA_FILE: &str = "harness.schema.json";
+pub(crate) const SCHEMA_FILE: &str = "harness.schema.json";
 /// Name of the `[[test]]` target.
-pub const TEST_TARGET: &str = "golden";
+pub(crate) const TEST_TARGET: &str = "golden";
 
 const EXAMPLE_SCRIPT: &str = "golden/example/run.sh";
 const EXAMPLE_DATA: &str = "golden/example/orders.csv";

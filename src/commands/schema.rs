@@ -23,7 +23,7 @@ pub fn observation_schema() -> Value {
 
 /// The schema `cargo golden schema` prints: the harness file's, or that of
 /// the output format `format`.
-pub fn schema(format: Option<Format>) -> Value {
+pub(crate) fn schema(format: Option<Format>) -> Value {
     format.map_or_else(harness_schema, Format::schema)
 }
 

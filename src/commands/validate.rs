@@ -34,7 +34,7 @@ impl Format {
     /// The format of a file the tool wrote, told by its name:
     /// `summary.json` and `evidence.json` are what they say, anything else
     /// is read as observation lines.
-    pub fn of_file(path: &Path) -> Format {
+    pub(crate) fn of_file(path: &Path) -> Format {
         match path.file_name().and_then(|n| n.to_str()) {
             Some(crate::report::SUMMARY_FILE) => Format::Summary,
             Some(crate::layout::Artifacts::EVIDENCE) => Format::Evidence,
@@ -43,7 +43,7 @@ impl Format {
     }
 
     /// The JSON Schema generated from the format's wire type.
-    pub fn schema(self) -> Value {
+    pub(crate) fn schema(self) -> Value {
         match self {
             Format::Observation => wire::output_schema::<wire::observation::Observation>(),
             Format::Message => wire::output_schema::<wire::message::MessageLine>(),
@@ -89,7 +89,7 @@ impl fmt::Display for Violation {
 }
 
 /// A compiled check of one format.
-pub struct Validator {
+pub(crate) struct Validator {
     format: Format,
     schema: jsonschema::Validator,
     /// Top-level fields in the order of the format, so violations come out
@@ -99,7 +99,7 @@ pub struct Validator {
 
 impl Validator {
     /// The validator of `format`.
-    pub fn new(format: Format) -> Validator {
+    pub(crate) fn new(format: Format) -> Validator {
         let schema = format.schema();
         let order = schema["properties"]
             .as_object()
@@ -114,7 +114,7 @@ impl Validator {
     }
 
     /// Violations of one JSON text as `(field path, message)` pairs.
-    pub fn check_text(&self, text: &[u8]) -> Vec<(String, String)> {
+    pub(crate) fn check_text(&self, text: &[u8]) -> Vec<(String, String)> {
         if text.iter().all(u8::is_ascii_whitespace) {
             return vec![("$".into(), "invalid JSON: empty line".into())];
         }
@@ -125,7 +125,7 @@ impl Validator {
     }
 
     /// Violations of one JSON value as `(field path, message)` pairs.
-    pub fn check_value(&self, value: &Value) -> Vec<(String, String)> {
+    pub(crate) fn check_value(&self, value: &Value) -> Vec<(String, String)> {
         let mut found: Vec<(String, String)> = self
             .schema
             .iter_errors(value)
@@ -154,7 +154,7 @@ impl Validator {
 
 /// The most `validate` reads of a file: a large run's observations or
 /// summary are far over the limit of a harness file.
-pub const LIMIT: u64 = 256 << 20;
+pub(crate) const LIMIT: u64 = 256 << 20;
 
 /// Check `path` as `format`. An empty result means the file is valid.
 pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> {

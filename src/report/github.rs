@@ -2,7 +2,7 @@
 //! stdout (on stderr under `--message-format json`, so stdout carries JSON
 //! lines only) and the markdown report in the job's step summary.
 //!
-//! - First, `::add-mask::` for every secret value ([`write_masks`]), so the
+//! - First, `::add-mask::` for every secret value (`write_masks`), so the
 //!   job log hides a value whatever prints it afterwards.
 //! - One `::error` annotation per failed or errored case, pointing at the
 //!   harness file (relative to `$GITHUB_WORKSPACE`) and the declaration's
@@ -49,7 +49,7 @@ pub(crate) fn escape_property(s: &str) -> String {
 /// masked line by line, so a value spanning lines is also registered line
 /// by line (lines shorter than [`MIN_DEFAULT_LEN`] bytes left out: masking
 /// them would blank ordinary text all over the log).
-pub fn write_masks(out: &mut dyn Write, redactor: &Redactor) -> io::Result<()> {
+pub(crate) fn write_masks(out: &mut dyn Write, redactor: &Redactor) -> io::Result<()> {
     for value in redactor.values() {
         let text = String::from_utf8_lossy(value);
         writeln!(out, "::add-mask::{}", escape_data(&text))?;
@@ -78,7 +78,7 @@ pub struct GithubEnv {
 impl GithubEnv {
     /// The environment of this process, or `None` outside GitHub Actions
     /// (`GITHUB_ACTIONS` is not `true`).
-    pub fn from_env() -> Option<GithubEnv> {
+    pub(crate) fn from_env() -> Option<GithubEnv> {
         if std::env::var("GITHUB_ACTIONS").ok().as_deref() != Some("true") {
             return None;
         }
@@ -120,7 +120,7 @@ impl GithubReporter<CommandStream> {
     /// A reporter when running in GitHub Actions, else `None`; on stdout,
     /// or on stderr when stdout is reserved for JSON messages
     /// (`--message-format json` promises JSON lines only there).
-    pub fn from_env(harness_path: &Path, on_stderr: bool) -> Option<Self> {
+    pub(crate) fn from_env(harness_path: &Path, on_stderr: bool) -> Option<Self> {
         let out: CommandStream = if on_stderr {
             Box::new(io::stderr())
         } else {
@@ -153,7 +153,7 @@ impl<W: Write> GithubReporter<W> {
 
     /// Register the secrets of the run (see [`write_masks`]); call before
     /// anything else is printed.
-    pub fn add_masks(&mut self, redactor: &Redactor) -> io::Result<()> {
+    pub(crate) fn add_masks(&mut self, redactor: &Redactor) -> io::Result<()> {
         write_masks(&mut self.out, redactor)
     }
 

@@ -2,7 +2,7 @@
 //! line, each with a `reason` naming the event, as `cargo build
 //! --message-format json` does.
 //!
-//! The format is [`crate::wire::message`].
+//! The format is `crate::wire::message`.
 
 use std::io::{self, Write};
 
@@ -19,7 +19,7 @@ pub struct JsonMessageReporter<W: Write> {
 
 impl JsonMessageReporter<io::Stdout> {
     /// A reporter on stdout.
-    pub fn stdout() -> Self {
+    pub(crate) fn stdout() -> Self {
         JsonMessageReporter::new(io::stdout())
     }
 }
@@ -37,7 +37,7 @@ impl<W: Write> JsonMessageReporter<W> {
 }
 
 /// The JSON message of one event; None for a terminal-only note.
-pub fn message(event: &Event<'_>) -> Option<MessageLine> {
+pub(crate) fn message(event: &Event<'_>) -> Option<MessageLine> {
     let message = match event {
         Event::RunStarted {
             run_id,

@@ -44,7 +44,7 @@ pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit
 pub use junit::JUNIT_FILE;
 pub use markdown::MARKDOWN_FILE;
 pub use observations::OBSERVATIONS_FILE;
-pub use summary::{SUMMARY_FILE, SummaryFile, parse_summary, read_summary, read_summary_file};
+pub use summary::{SUMMARY_FILE, SummaryFile, read_summary, read_summary_file};
 
 /// Every file report of a run, in the order the files are written,
 /// checked and sealed. A new format is a module of this folder
@@ -298,7 +298,7 @@ pub(crate) fn seconds(d: std::time::Duration) -> String {
 
 /// Why a run's reports cannot be trusted.
 #[derive(Debug, thiserror::Error)]
-pub enum FinishError {
+pub(crate) enum FinishError {
     /// A report could not be written.
     #[error(transparent)]
     Write(#[from] ReportError),
@@ -319,18 +319,18 @@ pub enum FinishError {
 
 /// The end of a run, once its reports are written and checked.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// How the run ended, as the run-finished event carried it.
-    pub outcome: RunOutcome,
+    pub(crate) outcome: RunOutcome,
     /// What went wrong with the reports, for the caller to show.
-    pub problem: Option<FinishError>,
+    pub(crate) problem: Option<FinishError>,
     /// Reports removed because the set could not be written whole.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
 }
 
 impl Finished {
     /// What to tell a person about the reports beyond [`Finished::problem`].
-    pub fn removed_note(&self) -> Option<String> {
+    pub(crate) fn removed_note(&self) -> Option<String> {
         (!self.removed.is_empty()).then(|| {
             format!(
                 "the reports of this run are incomplete and were removed ({})",
@@ -340,7 +340,7 @@ impl Finished {
     }
 
     /// Say on stderr what went wrong with the reports, if anything.
-    pub fn tell(&self) {
+    pub(crate) fn tell(&self) {
         if let Some(problem) = &self.problem {
             crate::exit::print_error(problem, false);
         }
@@ -398,7 +398,7 @@ pub(crate) fn retain(record: &RunRecord, keep: usize) {
 /// The results are concluded once, before the reports are written (they
 /// show them, and the integrity check holds them to them); what became of
 /// the reports then adjusts only the exit code, in [`RunOutcome::new`].
-pub fn finish(
+pub(crate) fn finish(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,

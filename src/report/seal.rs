@@ -19,12 +19,12 @@ use crate::layout::{SIGNATURE_FILE, SUMS_FILE, run_dir};
 use crate::model::{CaseRecord, RunRecord};
 
 /// Environment variable holding a minisign secret key, or the path of one.
-pub const KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
+pub(crate) const KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
 /// Environment variable holding the password of an encrypted secret key.
-pub const PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
+pub(crate) const PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
 /// The variables no case may see: a case that could read the signing key
 /// could sign a forged run. The front doors pass them to the runner.
-pub const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];
+pub(crate) const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];
 
 /// Sealing a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +52,7 @@ pub enum SealError {
 /// A signing key could not be loaded.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot use the signing key {origin}")]
-pub struct KeyError {
+pub(crate) struct KeyError {
     /// Where the key came from (`--sign-key FILE` or the variable).
     pub origin: String,
     /// What is wrong.
@@ -62,7 +62,7 @@ pub struct KeyError {
 
 /// What is wrong with a signing key.
 #[derive(Debug, thiserror::Error)]
-pub enum KeyProblem {
+pub(crate) enum KeyProblem {
     /// The key file could not be read.
     #[error("cannot be read")]
     Read(#[source] io::Error),
@@ -96,7 +96,7 @@ impl Signer {
     /// `CARGO_GOLDEN_SIGNING_KEY` (the key itself, or a path to it), else
     /// none. An encrypted key is opened with `CARGO_GOLDEN_SIGNING_PASSWORD`;
     /// there is never a prompt (CI has no terminal).
-    pub fn load(flag: Option<&Path>) -> Result<Option<Signer>, KeyError> {
+    pub(crate) fn load(flag: Option<&Path>) -> Result<Option<Signer>, KeyError> {
         let (origin, text) = match flag {
             Some(path) => {
                 let origin = format!("--sign-key {}", path.display());
@@ -130,7 +130,7 @@ impl Signer {
     }
 
     /// A key from the text of a minisign secret key file.
-    pub fn parse(text: &str, password: Option<String>) -> Result<Signer, KeyProblem> {
+    pub(crate) fn parse(text: &str, password: Option<String>) -> Result<Signer, KeyProblem> {
         use base64::Engine as _;
         let line = text
             .lines()
@@ -158,12 +158,12 @@ impl Signer {
     }
 
     /// The public half of the key.
-    pub fn public_key(&self) -> &minisign::PublicKey {
+    pub(crate) fn public_key(&self) -> &minisign::PublicKey {
         &self.public
     }
 
     /// The minisign signature of `data`, as `minisign -S` writes it.
-    pub fn sign(&self, data: &[u8], run_id: &str) -> Result<String, minisign::PError> {
+    pub(crate) fn sign(&self, data: &[u8], run_id: &str) -> Result<String, minisign::PError> {
         let trusted = format!(
             "timestamp:{} file:{SUMS_FILE} run:{run_id}",
             jiff::Timestamp::now().as_second()

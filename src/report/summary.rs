@@ -45,7 +45,7 @@ pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
 }
 
 /// Parse a `summary.json` into its wire form.
-pub fn parse_summary(path: &Path) -> Result<Summary, ReportError> {
+pub(crate) fn parse_summary(path: &Path) -> Result<Summary, ReportError> {
     let bytes = std::fs::read(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,

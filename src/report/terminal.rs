@@ -36,7 +36,7 @@ const BASELINE_LINES: usize = 20;
 
 /// Whether to color, from `CARGO_TERM_COLOR` and `NO_COLOR`; `auto`
 /// decides the remaining case (terminal detection).
-pub fn color_enabled(
+pub(crate) fn color_enabled(
     cargo_term_color: Option<&str>,
     no_color: Option<&str>,
     auto: impl FnOnce() -> bool,
@@ -60,7 +60,7 @@ pub fn color_enabled(
 /// list, both, or not at all (the values of `--failure-output` and
 /// `--success-output`, as in cargo-nextest).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputWhen {
+pub(crate) enum OutputWhen {
     /// As the case finishes.
     Immediate,
     /// In the list at the end of the run.
@@ -84,7 +84,7 @@ impl OutputWhen {
 
 /// Which cases' output the terminal shows, and where their logs are.
 #[derive(Clone, Debug)]
-pub struct OutputOptions {
+pub(crate) struct OutputOptions {
     /// Output of failed and errored cases.
     pub failure: OutputWhen,
     /// Output of passed cases.
@@ -107,7 +107,7 @@ impl Default for OutputOptions {
 }
 
 /// Last lines of each stream shown for a failed case.
-pub const DEFAULT_TAIL_LINES: usize = 20;
+pub(crate) const DEFAULT_TAIL_LINES: usize = 20;
 
 /// Bytes read from the end of a log to find its last lines: enough for
 /// any sensible tail, bounded whatever the log size.
@@ -143,7 +143,7 @@ fn running_text(running: &Running) -> String {
 impl TerminalReporter<io::Stderr> {
     /// A reporter on stderr, colored per the environment, with a progress
     /// bar when stderr is a terminal.
-    pub fn stderr() -> Self {
+    pub(crate) fn stderr() -> Self {
         use std::io::IsTerminal;
         let stderr = io::stderr();
         let tty = stderr.is_terminal();
@@ -189,7 +189,7 @@ impl<W: Write> TerminalReporter<W> {
     }
 
     /// Show cases' output tails and log paths per `output`.
-    pub fn with_output(mut self, output: OutputOptions) -> Self {
+    pub(crate) fn with_output(mut self, output: OutputOptions) -> Self {
         self.output = output;
         self
     }

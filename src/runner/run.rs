@@ -412,7 +412,7 @@ fn empty_selection(
 }
 
 /// Run every included case with `opts` and return the run record and the
-/// reporters (reports are written by [`crate::report::finish`]).
+/// reporters (reports are written by `crate::report::finish`).
 pub fn run(
     harness: &Harness,
     opts: RunOptions,

@@ -34,7 +34,7 @@ use super::process::ProcInfo;
 /// does. Resetting them needs code between fork and exec, so cases are
 /// started by `fork` rather than the cheaper `posix_spawn`: a case's
 /// environment matching a plain shell's is worth the spawn time.
-pub fn prepare(cmd: &mut Command, parent_death_signal: bool) {
+pub(super) fn prepare(cmd: &mut Command, parent_death_signal: bool) {
     cmd.process_group(0);
     #[cfg(target_os = "linux")]
     {
@@ -94,17 +94,17 @@ fn default_disposition(sig: libc::c_int) {
 /// A spawned child's container. The process group was set up at spawn,
 /// so there is nothing more to hold.
 #[derive(Debug)]
-pub struct Container;
+pub(super) struct Container;
 
 /// Finish containing a just-spawned child.
-pub fn confine(_child: &mut Child) -> io::Result<Container> {
+pub(super) fn confine(_child: &mut Child) -> io::Result<Container> {
     Ok(Container)
 }
 
 /// Send `signal` to a case: to its process group and to its main process
 /// `pid` itself, which may have moved to another group. The caller keeps
 /// `pid` unreaped, so neither id can have been reused.
-pub fn kill_case(pid: u32, signal: Signal) {
+pub(super) fn kill_case(pid: u32, signal: Signal) {
     // SAFETY: killpg and kill have no memory-safety preconditions; a group
     // or process that is already gone is not an error here.
     unsafe {
@@ -114,7 +114,7 @@ pub fn kill_case(pid: u32, signal: Signal) {
 }
 
 /// Send `signal` to the single process `pid`.
-pub fn kill_process(pid: u32, signal: Signal) {
+pub(super) fn kill_process(pid: u32, signal: Signal) {
     // SAFETY: as in kill_case.
     unsafe {
         libc::kill(pid as libc::pid_t, signal.number());
@@ -123,7 +123,7 @@ pub fn kill_process(pid: u32, signal: Signal) {
 
 /// Signals the engine sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
+pub(super) enum Signal {
     /// Ask politely.
     Term,
     /// Force.
@@ -169,7 +169,7 @@ fn wait_exit_no_reap(pid: u32) {
 
 /// Wait up to `limit` for `pid`, a child, to have exited, without reaping
 /// it. Whether it has (or is no longer a child of ours: reaped already).
-pub fn wait_exited(pid: u32, limit: Duration) -> bool {
+pub(super) fn wait_exited(pid: u32, limit: Duration) -> bool {
     poll_until(limit, || exited_no_reap(pid, false))
 }
 
@@ -196,7 +196,7 @@ fn exit_notifier(pid: u32) -> io::Result<OwnedFd> {
 }
 
 /// Exit code of a status: the code, or 128+N when killed by signal N.
-pub fn exit_code(status: ExitStatus) -> i32 {
+pub(super) fn exit_code(status: ExitStatus) -> i32 {
     status
         .code()
         .or_else(|| status.signal().map(|s| 128 + s))
@@ -205,14 +205,14 @@ pub fn exit_code(status: ExitStatus) -> i32 {
 
 /// The signal that ended a command: the one that killed it, or the one
 /// `sh` reports in its exit status for a command it ran.
-pub fn exit_signal(status: ExitStatus) -> Option<i32> {
+pub(super) fn exit_signal(status: ExitStatus) -> Option<i32> {
     status
         .signal()
         .or_else(|| status.code().and_then(crate::model::shell_signal))
 }
 
 /// The name of signal `n` on this platform (`SIGSEGV`), if it has one.
-pub fn signal_name(n: i32) -> Option<&'static str> {
+pub(super) fn signal_name(n: i32) -> Option<&'static str> {
     let names: [(i32, &str); 20] = [
         (libc::SIGHUP, "SIGHUP"),
         (libc::SIGINT, "SIGINT"),
@@ -311,7 +311,7 @@ const INTERRUPT_SIGNALS: &[i32] = &[
 ];
 
 /// Call `f` on a background thread for every interrupting signal.
-pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new(INTERRUPT_SIGNALS)?;
     std::thread::spawn(move || {
         for _ in signals.forever() {
@@ -325,7 +325,7 @@ pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
 /// parent (a double fork, `setsid cmd &` in a shell that then exits) are
 /// re-parented to it instead of to init, so it can find and kill them.
 /// False where the platform has no such thing (everything but Linux).
-pub fn become_subreaper() -> bool {
+pub(super) fn become_subreaper() -> bool {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with integer arguments only.
     unsafe {
@@ -337,12 +337,12 @@ pub fn become_subreaper() -> bool {
 
 /// The children of this process, those of every thread. Empty where they
 /// cannot be listed.
-pub fn children() -> Vec<u32> {
+pub(super) fn children() -> Vec<u32> {
     children_of(std::process::id())
 }
 
 /// Every descendant of `pid`, parents before their children.
-pub fn descendants(pid: u32) -> Vec<u32> {
+pub(super) fn descendants(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut next = vec![pid];
     while let Some(p) = next.pop() {
@@ -433,7 +433,7 @@ fn stat_of(pid: u32) -> Option<Stat> {
 /// What `pid` is, reading `token_var` from its environment; None when it
 /// is gone.
 #[cfg(target_os = "linux")]
-pub fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
+pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
     let stat = stat_of(pid)?;
     let prefix = format!("{token_var}=");
     let token = std::fs::read(format!("/proc/{pid}/environ"))
@@ -487,7 +487,7 @@ pub fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
 
 /// Reap the child `pid`, waiting at most `limit` for it to exit. True
 /// when it was reaped (or is not our child any more).
-pub fn reap(pid: u32, limit: Duration) -> bool {
+pub(super) fn reap(pid: u32, limit: Duration) -> bool {
     poll_until(limit, || {
         let mut status = 0;
         // SAFETY: waitpid on a specific pid with a valid status pointer.
@@ -516,7 +516,7 @@ fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// whose environment carries one of the harness's case tokens. Those are
 /// descendants of this harness's cases and nothing else.
 #[derive(Debug)]
-pub struct Guardian {
+pub(super) struct Guardian {
     child: std::process::Child,
 }
 
@@ -552,7 +552,7 @@ impl Guardian {
     /// Start the guardian for tokens `<prefix>-…` in `token_var`, once it
     /// has said its tools work. Linux only (it reads `/proc`); elsewhere,
     /// or when it cannot work, an error.
-    pub fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
+    pub(super) fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
         #[cfg(target_os = "linux")]
         {
             use std::io::BufRead;
@@ -592,7 +592,7 @@ impl Guardian {
     }
 
     /// Its process id (a child of this process, never to be swept).
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
 
@@ -601,7 +601,7 @@ impl Guardian {
     /// on (it takes effect when the process next runs) is waited for, and
     /// a guardian that was stopped (SIGSTOP) cannot do its work: it is
     /// ended here and counts as lost too.
-    pub fn exited(&mut self) -> bool {
+    pub(super) fn exited(&mut self) -> bool {
         let child = &mut self.child;
         let pid = child.id();
         let mut gone = || matches!(child.try_wait(), Ok(Some(_)));
@@ -625,7 +625,7 @@ impl Guardian {
     }
 
     /// The harness ends cleanly: tell the guardian to leave, and reap it.
-    pub fn release(mut self) {
+    pub(super) fn release(mut self) {
         use std::io::Write;
         if let Some(mut stdin) = self.child.stdin.take() {
             let _ = stdin.write_all(b"done\n");
@@ -635,7 +635,7 @@ impl Guardian {
 }
 
 /// The kind of an entry, from its `lstat` type.
-pub fn file_kind(ft: std::fs::FileType) -> FileKind {
+pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
     use std::os::unix::fs::FileTypeExt;
     if ft.is_symlink() {
         FileKind::Symlink
@@ -655,13 +655,13 @@ pub fn file_kind(ft: std::fs::FileType) -> FileKind {
 }
 
 /// Permission bits (with set-id and sticky bits) of an entry.
-pub fn mode(meta: &std::fs::Metadata) -> u32 {
+pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
 }
 
 /// Create a named pipe at `path` with permission bits `mode`.
-pub fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
+pub(super) fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
@@ -673,13 +673,13 @@ pub fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
 }
 
 /// Create a symbolic link `link` pointing at `target`.
-pub fn symlink(target: &std::path::Path, link: &std::path::Path) -> io::Result<()> {
+pub(super) fn symlink(target: &std::path::Path, link: &std::path::Path) -> io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }
 
 /// Open `path` for reading without ever blocking in `open` (a FIFO put in
 /// place of a file since it was listed would otherwise wait for a writer).
-pub fn open_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
+pub(super) fn open_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
@@ -695,7 +695,7 @@ const FIRST_CHUNK: usize = 16 * 1024;
 /// A running child's output pipes (0 = stdout, 1 = stderr) and its exit,
 /// watched by one thread with `poll(2)`: the run can end at any moment
 /// without a thread left blocked on a read.
-pub struct Watch {
+pub(super) struct Watch {
     pipes: [Option<File>; 2],
     /// Readable once the main process exited; `None` after that.
     exit: Option<OwnedFd>,
@@ -705,7 +705,7 @@ pub struct Watch {
 
 impl Watch {
     /// Take the child's piped stdout and stderr and watch them and its exit.
-    pub fn new(child: &mut Child) -> io::Result<Watch> {
+    pub(super) fn new(child: &mut Child) -> io::Result<Watch> {
         let out: OwnedFd = child.stdout.take().expect("stdout is piped").into();
         let err: OwnedFd = child.stderr.take().expect("stderr is piped").into();
         grow_pipe(&out);
@@ -719,18 +719,22 @@ impl Watch {
     }
 
     /// The main process has exited (it is not reaped yet).
-    pub fn exited(&self) -> bool {
+    pub(super) fn exited(&self) -> bool {
         self.exit.is_none()
     }
 
     /// A pipe is still open: something may still write to it.
-    pub fn open(&self) -> bool {
+    pub(super) fn open(&self) -> bool {
         self.pipes.iter().any(Option::is_some)
     }
 
     /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
     /// gets what was read.
-    pub fn wait(&mut self, timeout: Duration, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+    pub(super) fn wait(
+        &mut self,
+        timeout: Duration,
+        on: &mut dyn FnMut(usize, &[u8]),
+    ) -> io::Result<()> {
         let mut fds = Vec::with_capacity(3);
         let mut who = Vec::with_capacity(3);
         for (i, p) in self.pipes.iter().enumerate() {
@@ -779,7 +783,7 @@ impl Watch {
 
     /// Once the container was killed: wait until the main process is gone
     /// (without reaping it), then hand over what the pipes still hold.
-    pub fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+    pub(super) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
         if self.exit.is_some() {
             wait_exit_no_reap(self.pid);
         }

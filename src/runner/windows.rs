@@ -43,7 +43,7 @@ const TERMINATED: u32 = 1;
 /// and in a console process group of its own, so a Ctrl-C typed at the
 /// console reaches the harness, which then ends the case, as on Unix. No
 /// parent-death signal is needed: the job dies with the harness.
-pub fn prepare(cmd: &mut Command, _parent_death_signal: bool) {
+pub(super) fn prepare(cmd: &mut Command, _parent_death_signal: bool) {
     cmd.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
 }
 
@@ -59,7 +59,7 @@ fn jobs() -> &'static Mutex<HashMap<u32, OwnedHandle>> {
 /// `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` kills whatever is still in it; the
 /// OS closes it too when the harness dies, so a case never outlives it.
 #[derive(Debug)]
-pub struct Container {
+pub(super) struct Container {
     id: u32,
 }
 
@@ -74,7 +74,7 @@ impl Drop for Container {
 
 /// Put the suspended `child` in a new Job Object, then let it run. On
 /// failure the child is killed.
-pub fn confine(child: &mut Child) -> io::Result<Container> {
+pub(super) fn confine(child: &mut Child) -> io::Result<Container> {
     let job = match new_job().and_then(|job| {
         // SAFETY: both handles are valid for the duration of the call.
         let ok = unsafe { AssignProcessToJobObject(raw(&job), raw(&*child)) };
@@ -178,7 +178,7 @@ fn resume(pid: u32) -> io::Result<()> {
 /// Kill every process of the job whose main process is `id`. Both signals
 /// terminate: Windows console programs have no polite stop. A job that is
 /// already gone is not an error.
-pub fn kill_case(id: u32, _signal: Signal) {
+pub(super) fn kill_case(id: u32, _signal: Signal) {
     let jobs = jobs().lock().unwrap_or_else(|e| e.into_inner());
     if let Some(job) = jobs.get(&id) {
         // SAFETY: a valid job handle, kept open by the map.
@@ -188,7 +188,7 @@ pub fn kill_case(id: u32, _signal: Signal) {
 
 /// Signals the engine sends (both terminate the job on Windows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
+pub(super) enum Signal {
     /// Ask politely.
     Term,
     /// Force.
@@ -197,86 +197,86 @@ pub enum Signal {
 
 /// The exit code as Windows reports it (NTSTATUS codes such as
 /// `0xC0000005` come out negative).
-pub fn exit_code(status: ExitStatus) -> i32 {
+pub(super) fn exit_code(status: ExitStatus) -> i32 {
     status.code().unwrap_or(-1)
 }
 
 /// The signal that ended a command. Windows has none: a terminated job
 /// or a crash is an exit code. Under Git for Windows' `sh`, an exit status
 /// of 128+N still reads as signal N, as `sh` means it.
-pub fn exit_signal(status: ExitStatus) -> Option<i32> {
+pub(super) fn exit_signal(status: ExitStatus) -> Option<i32> {
     status.code().and_then(crate::model::shell_signal)
 }
 
 /// Signal names: Windows has no signals.
-pub fn signal_name(_n: i32) -> Option<&'static str> {
+pub(super) fn signal_name(_n: i32) -> Option<&'static str> {
     None
 }
 
 /// Kill the single process `pid`. Never called: nothing of a case comes
 /// back to the harness to be swept (see [`children`]).
-pub fn kill_process(_pid: u32, _signal: Signal) {}
+pub(super) fn kill_process(_pid: u32, _signal: Signal) {}
 
 /// Windows has no subreaper: a case's descendants stay in its Job Object,
 /// which the case's end (or the harness's death) terminates whole.
-pub fn become_subreaper() -> bool {
+pub(super) fn become_subreaper() -> bool {
     false
 }
 
 /// Inherited processes to sweep: none, everything stays in its job.
-pub fn children() -> Vec<u32> {
+pub(super) fn children() -> Vec<u32> {
     Vec::new()
 }
 
 /// Descendants of an inherited process: none (see [`children`]).
-pub fn descendants(_pid: u32) -> Vec<u32> {
+pub(super) fn descendants(_pid: u32) -> Vec<u32> {
     Vec::new()
 }
 
 /// What an inherited process is: nothing is ever inherited.
-pub fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
+pub(super) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
     None
 }
 
 /// Reap an inherited process: nothing is ever inherited.
-pub fn reap(_pid: u32, _limit: Duration) -> bool {
+pub(super) fn reap(_pid: u32, _limit: Duration) -> bool {
     true
 }
 
 /// Wait for a killed case's main process to exit: nothing of a case ever
 /// comes back to the harness (the job kill reaches every process in it).
-pub fn wait_exited(_pid: u32, _limit: Duration) -> bool {
+pub(super) fn wait_exited(_pid: u32, _limit: Duration) -> bool {
     true
 }
 
 /// The guardian of a harness killed outright: not needed on Windows, where
 /// the OS closes the harness's job handles and kill-on-close ends the cases.
 #[derive(Debug)]
-pub struct Guardian;
+pub(super) struct Guardian;
 
 impl Guardian {
     /// Never starts (see the type).
-    pub fn start(_token_var: &str, _prefix: &str) -> io::Result<Guardian> {
+    pub(super) fn start(_token_var: &str, _prefix: &str) -> io::Result<Guardian> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
     /// Never called: no guardian ever starts.
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         0
     }
 
     /// Never called: no guardian ever starts.
-    pub fn exited(&mut self) -> bool {
+    pub(super) fn exited(&mut self) -> bool {
         false
     }
 
     /// Nothing to release.
-    pub fn release(self) {}
+    pub(super) fn release(self) {}
 }
 
 /// The kind of an entry. Windows has no FIFOs, sockets or devices among
 /// ordinary directory entries.
-pub fn file_kind(ft: std::fs::FileType) -> FileKind {
+pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
     if ft.is_symlink() {
         FileKind::Symlink
     } else if ft.is_dir() {
@@ -287,7 +287,7 @@ pub fn file_kind(ft: std::fs::FileType) -> FileKind {
 }
 
 /// Permission bits: only read-only is known, as the owner's write bit.
-pub fn mode(meta: &std::fs::Metadata) -> u32 {
+pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
     if meta.permissions().readonly() {
         0o444
     } else {
@@ -297,14 +297,14 @@ pub fn mode(meta: &std::fs::Metadata) -> u32 {
 
 /// Named pipes are not directory entries on Windows: never called, since
 /// [`file_kind`] never says `Fifo`.
-pub fn make_fifo(_path: &Path, _mode: u32) -> io::Result<()> {
+pub(super) fn make_fifo(_path: &Path, _mode: u32) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 /// Create a symbolic link `link` pointing at `target` (a file or directory
 /// symlink after what the target is, relative to the link's directory).
 /// Needs Developer Mode or the symlink privilege.
-pub fn symlink(target: &Path, link: &Path) -> io::Result<()> {
+pub(super) fn symlink(target: &Path, link: &Path) -> io::Result<()> {
     let resolved = link.parent().unwrap_or(Path::new("")).join(target);
     if resolved.is_dir() {
         std::os::windows::fs::symlink_dir(target, link)
@@ -314,7 +314,7 @@ pub fn symlink(target: &Path, link: &Path) -> io::Result<()> {
 }
 
 /// Open `path` for reading (opening never blocks on Windows).
-pub fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+pub(super) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
@@ -345,7 +345,7 @@ unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOO
 }
 
 /// Call `f` for every Ctrl-C, Ctrl-Break or closing of the console.
-pub fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
     let mut list = handlers().lock().unwrap_or_else(|e| e.into_inner());
     if list.is_empty() {
         // SAFETY: registers a function that lives as long as the process.
@@ -375,7 +375,7 @@ enum Msg {
 /// A running child's output pipes (0 = stdout, 1 = stderr) and its exit:
 /// a blocking reader thread per pipe and a waiter thread on the process
 /// handle send to one channel, which the engine waits on with a timeout.
-pub struct Watch {
+pub(super) struct Watch {
     rx: Receiver<Msg>,
     open: [bool; 2],
     exited: bool,
@@ -383,7 +383,7 @@ pub struct Watch {
 
 impl Watch {
     /// Take the child's piped stdout and stderr and watch them and its exit.
-    pub fn new(child: &mut Child) -> io::Result<Watch> {
+    pub(super) fn new(child: &mut Child) -> io::Result<Watch> {
         let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
         let process = child.as_handle().try_clone_to_owned()?;
         let out = child.stdout.take().expect("stdout is piped");
@@ -405,18 +405,22 @@ impl Watch {
     }
 
     /// The main process has exited.
-    pub fn exited(&self) -> bool {
+    pub(super) fn exited(&self) -> bool {
         self.exited
     }
 
     /// A pipe is still open: something may still write to it.
-    pub fn open(&self) -> bool {
+    pub(super) fn open(&self) -> bool {
         self.open[0] || self.open[1]
     }
 
     /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
     /// gets what was read.
-    pub fn wait(&mut self, timeout: Duration, on: &mut dyn FnMut(usize, &[u8])) -> io::Result<()> {
+    pub(super) fn wait(
+        &mut self,
+        timeout: Duration,
+        on: &mut dyn FnMut(usize, &[u8]),
+    ) -> io::Result<()> {
         let first = match self.rx.recv_timeout(timeout) {
             Ok(m) => m,
             Err(RecvTimeoutError::Timeout) => return Ok(()),
@@ -453,7 +457,7 @@ impl Watch {
 
     /// Once the job was terminated: wait (boundedly) for the exit and for
     /// the pipes to close, handing over what they still held.
-    pub fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+    pub(super) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
         let limit = Instant::now() + FINISH_LIMIT;
         while !self.exited || self.open() {
             let left = limit.saturating_duration_since(Instant::now());

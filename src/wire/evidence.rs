@@ -18,7 +18,7 @@ use crate::redact::Redactions;
 /// The schema version written by this crate: 1.1 added `expected`,
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
 /// 1.2 added `redactions`; 1.3 `snapshots`.
-pub const SCHEMA_VERSION: &str = "1.3.0";
+pub(crate) const SCHEMA_VERSION: &str = "1.3.0";
 
 /// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
 /// directory. A case without artifact paths is an `InvalidInput` error: the

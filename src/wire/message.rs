@@ -23,13 +23,13 @@ use crate::model::{CaseKind, CaseResult, Counts, EvidenceStatus, ExecutionStatus
 
 /// The schema version written by this crate: 1.1 added `baseline` to
 /// `run-finished`.
-pub const SCHEMA_VERSION: &str = "1.1.0";
+pub(crate) const SCHEMA_VERSION: &str = "1.1.0";
 
 /// # cargo-golden JSON message
 ///
 /// One line of `--message-format json` output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MessageLine {
+pub(crate) struct MessageLine {
     /// What the line reports, named by `reason`.
     #[serde(flatten)]
     pub message: Message,
@@ -50,7 +50,7 @@ impl From<Message> for MessageLine {
 /// What a message line reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
-pub enum Message {
+pub(crate) enum Message {
     /// The run is about to start.
     RunStarted {
         /// Run id.
@@ -108,7 +108,7 @@ pub enum Message {
 
 /// The `case-finished` message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CaseFinished {
+pub(crate) struct CaseFinished {
     /// 0-based declaration index.
     pub index: usize,
     /// Case name.
@@ -146,7 +146,7 @@ pub struct CaseFinished {
 
 /// The `run-finished` message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct RunFinished {
+pub(crate) struct RunFinished {
     /// Run id.
     pub run_id: String,
     /// `SUCCESS`, `PARTIAL (...)` or `FAILURE`.
@@ -172,7 +172,7 @@ pub struct RunFinished {
 
 /// How a run compared with its baseline (summary.json holds every case).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct BaselineOutcome {
+pub(crate) struct BaselineOutcome {
     /// What the exit code follows.
     pub gate: crate::config::Gate,
     /// Cases per comparison class.
@@ -183,7 +183,7 @@ pub struct BaselineOutcome {
 
 /// Paths of the file reports of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ReportPaths {
+pub(crate) struct ReportPaths {
     /// `junit.xml`.
     pub junit: String,
     /// `report.md`.

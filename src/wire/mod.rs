@@ -9,18 +9,18 @@
 //! |---|---|---|
 //! | `harness.toml` | [`crate::config::schema::HarnessFile`] | `schema` |
 //! | `observations.jsonl` lines | [`observation::Observation`] | `schema --observation` |
-//! | `summary.json` | [`summary::Summary`] | `schema --summary` |
+//! | `summary.json` | `summary::Summary` | `schema --summary` |
 //! | `evidence.json` | [`evidence::Evidence`] | `schema --evidence` |
-//! | `--message-format json` lines (`run` and `list`) | [`message::Message`] | `schema --message` |
+//! | `--message-format json` lines (`run` and `list`) | `message::Message` | `schema --message` |
 //!
 //! Every output format carries a `schema_version` `1.<minor>.<patch>`:
 //! readers accept any `1.x.y` and ignore fields they do not know; a field
 //! is only ever added within a major version.
 
 pub mod evidence;
-pub mod message;
+pub(crate) mod message;
 pub mod observation;
-pub mod summary;
+pub(crate) mod summary;
 
 use crate::config::schema::generate;
 
@@ -34,22 +34,23 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What every `schema_version` matches: major version 1.
-pub const SCHEMA_VERSION_PATTERN: &str = r"^1\.\d+\.\d+$";
+pub(crate) const SCHEMA_VERSION_PATTERN: &str = r"^1\.\d+\.\d+$";
 
 /// The final status of a run, as [`crate::model::FinalStatus`] writes it.
-pub const FINAL_STATUS_PATTERN: &str =
+pub(crate) const FINAL_STATUS_PATTERN: &str =
     r"^(SUCCESS|FAILURE|PARTIAL \([0-9]+ (golden project\(s\)|case\(s\)) failed\))$";
 
 /// Standard Base64 with padding (RFC 4648 section 4).
-pub const BASE64_PATTERN: &str = r"^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$";
+pub(crate) const BASE64_PATTERN: &str =
+    r"^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$";
 
 /// A hyphenated UUID. The draft-07 `uuid` format does not exist (it came
 /// with 2019-09), so the pattern is what checks it.
-pub const UUID_PATTERN: &str =
+pub(crate) const UUID_PATTERN: &str =
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 /// Whether `v` is a schema version this crate reads (`1.x.y`).
-pub fn is_schema_version(v: &str) -> bool {
+pub(crate) fn is_schema_version(v: &str) -> bool {
     let mut parts = v.split('.');
     let numeric =
         |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
@@ -74,7 +75,7 @@ pub enum Encoding {
 /// The output copies of a case as written on the wire, losslessly: text
 /// when both are UTF-8 without NUL, else both Base64, so a reader decodes
 /// both the same way and gets the exact bytes back.
-pub fn encode_outputs(stdout: &[u8], stderr: &[u8]) -> (String, String, Encoding) {
+pub(crate) fn encode_outputs(stdout: &[u8], stderr: &[u8]) -> (String, String, Encoding) {
     let text = |b: &[u8]| match std::str::from_utf8(b) {
         Ok(s) if !s.contains('\0') => Some(s.to_string()),
         _ => None,
@@ -90,7 +91,10 @@ pub fn encode_outputs(stdout: &[u8], stderr: &[u8]) -> (String, String, Encoding
 }
 
 /// The bytes of an output copy written as `encoding` says.
-pub fn decode_output(text: &str, encoding: Encoding) -> Result<Vec<u8>, base64::DecodeError> {
+pub(crate) fn decode_output(
+    text: &str,
+    encoding: Encoding,
+) -> Result<Vec<u8>, base64::DecodeError> {
     match encoding {
         Encoding::Utf8 => Ok(text.as_bytes().to_vec()),
         Encoding::Base64 => BASE64.decode(text),
@@ -100,7 +104,7 @@ pub fn decode_output(text: &str, encoding: Encoding) -> Result<Vec<u8>, base64::
 /// The JSON Schema (draft-07) of an output format: what the writer
 /// produces, so every serialized field is required; `null` is allowed
 /// where the field is optional.
-pub fn output_schema<T: JsonSchema>() -> Value {
+pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft07();
     settings.contract = Contract::Serialize;
     settings.transforms.insert(

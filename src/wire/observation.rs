@@ -26,10 +26,10 @@ use super::{Encoding, UUID_PATTERN, encode_outputs};
 use crate::model::CaseRecord;
 
 /// The schema version written by this crate.
-pub const SCHEMA_VERSION: &str = "1.0.0";
+pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
 
 /// What `timestamp_ns` matches: decimal digits only.
-pub const TIMESTAMP_PATTERN: &str = r"^[0-9]+$";
+pub(crate) const TIMESTAMP_PATTERN: &str = r"^[0-9]+$";
 
 /// The `type` tag of an observation record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -171,7 +171,7 @@ impl Observation {
 /// Checks of an observation line that its JSON Schema cannot express, as
 /// `(field path, message)` pairs: the timestamp must fit 128 bits, the
 /// exit code 32.
-pub fn beyond_schema(line: &Value) -> Vec<(String, String)> {
+pub(crate) fn beyond_schema(line: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let Some(Value::String(t)) = line.get("timestamp_ns")
         && !t.is_empty()

@@ -26,13 +26,13 @@ use crate::redact::Redactions;
 /// case's `expected`, `timed_out` and `interrupted`;
 /// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
 /// snapshot checks.
-pub const SCHEMA_VERSION: &str = "1.4.0";
+pub(crate) const SCHEMA_VERSION: &str = "1.4.0";
 
 /// # cargo-golden summary
 ///
 /// `<out_dir>/summary.json`: a whole run, cases in declaration order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Version of this format: `1.<minor>.<patch>`.
     #[schemars(schema_with = "super::schema_version_schema")]
     pub schema_version: String,
@@ -85,7 +85,7 @@ pub struct Summary {
 
 /// The harness file a run used.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SummaryHarness {
+pub(crate) struct SummaryHarness {
     /// As shown in the reports (usually relative to the workspace root).
     pub path: String,
     /// The absolute path the run used.
@@ -98,7 +98,7 @@ pub struct SummaryHarness {
 /// One case (or one earlier attempt of it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = super::base64_when_encoded)]
-pub struct SummaryCase {
+pub(crate) struct SummaryCase {
     /// 0-based declaration index in the harness file.
     pub index: usize,
     /// Case name.
@@ -176,7 +176,7 @@ pub struct SummaryCase {
 
 /// A value of a summary that cannot be turned back into a record.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     /// JSON path of the field, e.g. `$.cases[2].stdout`.
     pub field: String,
     /// What is wrong with it.
@@ -215,7 +215,11 @@ impl Summary {
     /// The summary of `record`, whose final status is `status` (concluded
     /// once, see [`crate::exit::Results`]); `harness_display` is how the
     /// reports name the harness file.
-    pub fn from_record(record: &RunRecord, status: FinalStatus, harness_display: &str) -> Summary {
+    pub(crate) fn from_record(
+        record: &RunRecord,
+        status: FinalStatus,
+        harness_display: &str,
+    ) -> Summary {
         Summary {
             schema_version: SCHEMA_VERSION.to_string(),
             final_status: status.to_string(),
@@ -243,7 +247,7 @@ impl Summary {
 
     /// The record this summary was rendered from, with `out_dir` as its
     /// out dir.
-    pub fn into_record(self, out_dir: PathBuf) -> Result<RunRecord, FieldError> {
+    pub(crate) fn into_record(self, out_dir: PathBuf) -> Result<RunRecord, FieldError> {
         check_version(&self.schema_version)?;
         let cases = self
             .cases
@@ -273,7 +277,7 @@ impl Summary {
 
 impl SummaryCase {
     /// The summary entry of `case`.
-    pub fn from_case(case: &CaseRecord) -> SummaryCase {
+    pub(crate) fn from_case(case: &CaseRecord) -> SummaryCase {
         let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
         SummaryCase {
             index: case.index,
@@ -315,7 +319,7 @@ impl SummaryCase {
 
     /// The record of this case; `at` is the JSON path of its list, for
     /// errors.
-    pub fn into_case(self, at: &str) -> Result<CaseRecord, FieldError> {
+    pub(crate) fn into_case(self, at: &str) -> Result<CaseRecord, FieldError> {
         let at = format!("{at}[{}]", self.index);
         let bytes = |field: &str, text: &str| {
             decode_output(text, self.encoding).map_err(|e| FieldError {
