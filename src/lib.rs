@@ -8,17 +8,17 @@
 //! the `cli` feature (on by default) builds the `cargo golden` command line
 //! and its subcommands, which the harness does not need.
 //!
-//! Layers, each depending only on those before it: declarations
-//! ([`config`]) → output classification ([`classify`]) → the process side
-//! ([`runner`], whose [`runner::Run`] is the one engine of both front
-//! doors) → the event stream ([`events`]) → reporters ([`report`]) → the
-//! subcommands that are not a run and the command line (the `cli`
-//! feature). Baselines and snapshots ([`baseline`]) compare a finished run
-//! with what was approved before its reports are written. The record model
-//! ([`model`]), the artifact layout ([`layout`]), the shell commands run in
-//! (`shell`), secret masking ([`redact`]), evidence hashes ([`hash`]),
-//! exit codes ([`exit`]) and the wire formats ([`wire`]) are shared by all
-//! of them.
+//! The library API beyond it: the declarations ([`config`], loaded with
+//! [`config::Harness::load`]), the run entry point ([`runner::Run`] with
+//! [`runner::RunOptions`], the one engine of both front doors), the event
+//! stream it emits ([`events`]) and the record of a run ([`model`]).
+//!
+//! Inside, each layer depends only on those below it (`.ci/layers` checks
+//! it): the ground (escape stripping, hashes, the artifact layout, shells,
+//! secret masking, atomic writes) → the record model → the declarations →
+//! output classification, the wire formats, the event stream and exit
+//! codes → baselines and snapshots → the runner → the reports and the out
+//! dir → the subcommands → the front doors.
 
 #![warn(unreachable_pub)]
 // Without the command line, the code only it calls is unused.

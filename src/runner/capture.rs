@@ -17,7 +17,7 @@ use crate::redact::{Masker, Redactor};
 use crate::runner::process::Sink;
 
 /// Appended to an excerpt that was cut.
-pub const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
+pub(crate) const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
 
 /// The first `limit` characters of a stream. A character starts at every
 /// byte that is not a UTF-8 continuation byte, and at a continuation byte
@@ -25,7 +25,7 @@ pub const TRUNCATION_MARKER: &str = "\n\n[TRUNCATED - output exceeded limit]";
 /// deterministic for any bytes, and the excerpt never exceeds 4 × `limit`
 /// bytes, even for output made only of continuation bytes.
 #[derive(Debug)]
-pub struct Excerpt {
+pub(crate) struct Excerpt {
     limit: usize,
     chars: usize,
     /// Bytes of the current character so far.
@@ -36,7 +36,7 @@ pub struct Excerpt {
 
 impl Excerpt {
     /// An empty excerpt keeping at most `limit` characters.
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Excerpt {
             limit,
             chars: 0,
@@ -48,7 +48,7 @@ impl Excerpt {
     }
 
     /// Take the next chunk.
-    pub fn push(&mut self, chunk: &[u8]) {
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
         if self.truncated {
             return;
         }
@@ -68,12 +68,12 @@ impl Excerpt {
     }
 
     /// Whether every byte of the stream is in the excerpt.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         !self.truncated
     }
 
     /// The kept bytes, with the marker when the stream was longer.
-    pub fn finish(mut self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> Vec<u8> {
         if self.truncated {
             self.bytes.extend_from_slice(TRUNCATION_MARKER.as_bytes());
         }
@@ -82,7 +82,7 @@ impl Excerpt {
 }
 
 /// One stream's capture.
-pub struct Capture {
+pub(crate) struct Capture {
     /// `None` when there is no secret to mask.
     masker: Option<Masker>,
     /// Fed the unmasked bytes.
@@ -119,7 +119,7 @@ impl Store {
 }
 
 /// What a finished capture yields.
-pub struct Captured {
+pub(crate) struct Captured {
     /// Truncated copy.
     pub excerpt: Vec<u8>,
     /// Classifier findings.
@@ -135,7 +135,7 @@ pub struct Captured {
 impl Capture {
     /// Capture into `file` (the stream's log, already created), masking
     /// the values of `redactor`.
-    pub fn new(
+    pub(crate) fn new(
         file: File,
         truncate: usize,
         classifier: StreamClassifier,
@@ -156,14 +156,14 @@ impl Capture {
 
     /// Also stream the output, masked, as it comes, to the tool's stderr
     /// (stdout stays free for `--message-format json`).
-    pub fn live(mut self, live: bool) -> Capture {
+    pub(crate) fn live(mut self, live: bool) -> Capture {
         self.store.live = live;
         self
     }
 
     /// Store what the masker held back, flush the log and hand back what
     /// was gathered.
-    pub fn finish(mut self) -> io::Result<Captured> {
+    pub(crate) fn finish(mut self) -> io::Result<Captured> {
         let mut redactions = 0;
         if let Some(m) = &mut self.masker {
             self.store.take(m.finish())?;
@@ -195,7 +195,7 @@ impl Sink for Capture {
 /// Finish an evidence hash after stdout: stderr, then the exit code.
 /// stderr comes from its excerpt when that holds all of it, else it is read
 /// back from its log, streaming, so it is hashed in order.
-pub fn evidence_finish(
+pub(crate) fn evidence_finish(
     mut h: EvidenceHasher,
     stderr: &Captured,
     stderr_log: &Path,

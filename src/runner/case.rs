@@ -20,7 +20,7 @@ use crate::model::{CaseRecord, CaseResult};
 use crate::redact::Redactor;
 
 /// Runs single cases of one harness into one run directory.
-pub struct Engine<'h> {
+pub(crate) struct Engine<'h> {
     harness: &'h Harness,
     patterns: Patterns,
     redactor: Redactor,
@@ -43,7 +43,7 @@ pub struct Engine<'h> {
 
 impl<'h> Engine<'h> {
     /// Prepare to run cases of `harness` into `out_dir`.
-    pub fn new(
+    pub(crate) fn new(
         harness: &'h Harness,
         out_dir: &Path,
         run_id: Option<String>,
@@ -78,23 +78,23 @@ impl<'h> Engine<'h> {
 
     /// Write each case's snapshots from its output instead of comparing
     /// (`--bless`).
-    pub fn set_bless(&mut self, bless: bool) {
+    pub(crate) fn set_bless(&mut self, bless: bool) {
         self.snapshots.set_bless(bless);
     }
 
     /// This run's id.
-    pub fn run_id(&self) -> &str {
+    pub(crate) fn run_id(&self) -> &str {
         &self.run_id
     }
 
     /// The secrets this engine masks.
-    pub fn redactor(&self) -> &Redactor {
+    pub(crate) fn redactor(&self) -> &Redactor {
         &self.redactor
     }
 
     /// Why a golden project of this run was not checked for uncommitted
     /// changes (the first such reason), if one was not.
-    pub fn unchecked_note(&self) -> Option<String> {
+    pub(crate) fn unchecked_note(&self) -> Option<String> {
         self.unchecked
             .get()
             .map(|why| format!("golden projects not checked for uncommitted changes: {why}"))
@@ -122,7 +122,7 @@ impl<'h> Engine<'h> {
     }
 
     /// The record of a declared case that did not run, and why.
-    pub fn skipped_record(&self, def: &CaseDef, reason: &str) -> CaseRecord {
+    pub(crate) fn skipped_record(&self, def: &CaseDef, reason: &str) -> CaseRecord {
         let mut r = CaseRecord::skipped(
             def.index,
             &def.name,
@@ -139,15 +139,10 @@ impl<'h> Engine<'h> {
     }
 
     /// Run one case, with its retries; the record of the last attempt,
-    /// earlier failed attempts attached.
-    pub fn run_case(&self, def: &CaseDef) -> CaseRecord {
-        self.run_case_ticking(def, &|| ())
-    }
-
-    /// [`Engine::run_case`], calling `tick` at least every 50 ms while the
-    /// case runs (isolation work included), on the calling thread: how a
+    /// earlier failed attempts attached. Calls `tick` at least every 50 ms
+    /// while the case runs (isolation work included), on the calling thread: how a
     /// scheduler notices a slow case without a thread of its own per case.
-    pub fn run_case_ticking(&self, def: &CaseDef, tick: &dyn Fn()) -> CaseRecord {
+    pub(crate) fn run_case_ticking(&self, def: &CaseDef, tick: &dyn Fn()) -> CaseRecord {
         // Retries are bounded when read; saturating keeps this loop sound
         // for any library caller.
         let attempts = self.retries.unwrap_or(def.retries).saturating_add(1);
@@ -731,7 +726,7 @@ impl Drop for CopyDir {
 
 /// Why a case could not run (its result is ERROR, the chain its reason).
 #[derive(Debug, thiserror::Error)]
-pub enum CaseError {
+pub(crate) enum CaseError {
     /// The case's artifact directory could not be created.
     #[error("cannot create the artifact directory {}", path.display())]
     ArtifactDir {

@@ -14,7 +14,7 @@ use super::isolation::{Exclude, shown};
 /// Why a project's uncommitted changes could not be read: the case runs,
 /// unchecked, and the run says so once.
 #[derive(Debug, thiserror::Error)]
-pub enum Unchecked {
+pub(crate) enum Unchecked {
     /// No `git` to run.
     #[error("git is not installed")]
     NoGit(#[source] io::Error),
@@ -46,7 +46,7 @@ pub enum Unchecked {
 /// The entries of `project` (a directory or a file) with uncommitted
 /// changes, relative to it and shown as isolation shows names, less what
 /// `exclude` leaves out; empty when it is clean.
-pub fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<String>, Unchecked> {
+pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<String>, Unchecked> {
     let (dir, pathspec) = if project.is_dir() {
         (project.to_path_buf(), PathBuf::from("."))
     } else {

@@ -23,8 +23,10 @@ use sha2::{Digest, Sha256};
 use super::sys;
 
 /// Kinds of directory entries the isolation code tells apart.
+// The kinds only Unix has are never seen on Windows.
+#[cfg_attr(windows, allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A regular file.
     File,
     /// A directory.
@@ -43,7 +45,7 @@ pub enum FileKind {
 
 impl FileKind {
     /// How an error or a change names it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FileKind::File => "file",
             FileKind::Dir => "directory",
@@ -58,7 +60,7 @@ impl FileKind {
 
 /// Why a walk stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// The case's timeout was reached.
     TimedOut,
     /// The run was interrupted.
@@ -67,7 +69,7 @@ pub enum Stop {
 
 /// A fingerprint or a copy could not be made.
 #[derive(Debug, thiserror::Error)]
-pub enum IsolationError {
+pub(crate) enum IsolationError {
     /// Stopped by the budget.
     #[error("stopped: {0:?}")]
     Stopped(Stop),
@@ -103,11 +105,11 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> IsolationError + '_ {
 }
 
 /// Asked between entries: `Some` ends the walk.
-pub type Budget<'a> = &'a dyn Fn() -> Option<Stop>;
+pub(crate) type Budget<'a> = &'a dyn Fn() -> Option<Stop>;
 
 /// What the walks leave out.
 #[derive(Clone, Debug, Default)]
-pub struct Exclude {
+pub(crate) struct Exclude {
     /// Entries matching these (relative, `/`-separated) are left out;
     /// `dir/**` also leaves out `dir` itself.
     files: GlobSet,
@@ -120,7 +122,7 @@ pub struct Exclude {
 impl Exclude {
     /// Leave out `ignore` globs and the out dir `out_dir` (absolute) when it
     /// lies below `root`.
-    pub fn new(root: &Path, ignore: &[String], out_dir: Option<&Path>) -> Exclude {
+    pub(crate) fn new(root: &Path, ignore: &[String], out_dir: Option<&Path>) -> Exclude {
         let mut files = GlobSetBuilder::new();
         let mut dirs = GlobSetBuilder::new();
         for g in ignore {
@@ -153,7 +155,7 @@ impl Exclude {
 
     /// Whether the entry at `rel` is left out, as an entry or by a
     /// directory above it that is not entered.
-    pub fn leaves_out(&self, rel: &Path) -> bool {
+    pub(crate) fn leaves_out(&self, rel: &Path) -> bool {
         self.skips(rel, false)
             || rel
                 .ancestors()
@@ -179,7 +181,7 @@ fn slashed(rel: &Path) -> String {
 /// How a change names an entry: `/`-separated, every byte that is not
 /// UTF-8 shown as `\xNN` (two names never print alike, as a lossy
 /// conversion would make `x\xfe` and `x\xff`). `\` itself is `\\`.
-pub fn shown(rel: &Path) -> String {
+pub(crate) fn shown(rel: &Path) -> String {
     let mut out = String::new();
     for (i, part) in rel.iter().enumerate() {
         if i > 0 {
@@ -226,7 +228,7 @@ struct Entry {
 /// Every entry below a root, by relative path as the file system spells
 /// it (bytes, not a lossy string: names that are not UTF-8 stay apart).
 #[derive(Debug, PartialEq, Eq)]
-pub struct Fingerprint {
+pub(crate) struct Fingerprint {
     entries: BTreeMap<PathBuf, Entry>,
     /// Files whose content could not be read (named in a warning).
     pub unreadable: Vec<String>,
@@ -234,7 +236,7 @@ pub struct Fingerprint {
 
 /// What changed between two fingerprints.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Changes {
+pub(crate) struct Changes {
     /// Entries that appeared.
     pub added: Vec<String>,
     /// Entries that changed, each with what changed: `a (content)`.
@@ -245,12 +247,12 @@ pub struct Changes {
 
 impl Changes {
     /// Nothing changed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
 
     /// `added: a, b; changed: c (content); removed: d`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (label, list) in [
             ("added", &self.added),
@@ -266,7 +268,7 @@ impl Changes {
 }
 
 /// Fingerprint `root` (a directory, or a single file).
-pub fn fingerprint(
+pub(crate) fn fingerprint(
     root: &Path,
     exclude: &Exclude,
     budget: Budget<'_>,
@@ -380,7 +382,7 @@ fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, Isolat
 
 impl Fingerprint {
     /// What changed from `self` to `after`.
-    pub fn diff(&self, after: &Fingerprint) -> Changes {
+    pub(crate) fn diff(&self, after: &Fingerprint) -> Changes {
         let name = |k: &Path, e: &Entry| {
             if k.as_os_str().is_empty() {
                 "(the project file)".to_string()
@@ -430,7 +432,7 @@ fn what_changed(old: &Entry, new: &Entry) -> String {
 
 /// A copy, and what it could not reproduce.
 #[derive(Debug)]
-pub struct Copied {
+pub(crate) struct Copied {
     /// The copy of the project.
     pub path: PathBuf,
     /// Special files recreated or left out, links to files outside the
@@ -449,7 +451,7 @@ pub struct Copied {
 /// dangling one is kept as it is. A relative link of plain names only is
 /// kept: it resolves in the copy as in the original, through entries that
 /// are themselves handled here.
-pub fn copy_into(
+pub(crate) fn copy_into(
     src: &Path,
     dest_parent: &Path,
     exclude: &Exclude,

@@ -1,8 +1,8 @@
-//! The process side of a run: the scheduler ([`mod@run`]), one case's life
-//! ([`case`]), process spawning and reaping ([`process`]), streaming
-//! capture ([`capture`]), golden-project isolation ([`isolation`]) and the
-//! check for uncommitted changes before a case runs ([`git`]),
-//! interrupts ([`interrupt`]), case selection ([`select`]) and the platform
+//! The process side of a run: the scheduler (`run`), one case's life
+//! (`case`), process spawning and reaping (`process`), streaming
+//! capture (`capture`), golden-project isolation (`isolation`) and the
+//! check for uncommitted changes before a case runs (`git`),
+//! interrupts (`interrupt`), case selection (`select`) and the platform
 //! code behind one small interface (`unix.rs`, `windows.rs`): put a spawned
 //! command in a container of its own (`prepare`, `confine`), kill a
 //! container (`kill_case`), watch both pipes and the exit with a timeout
@@ -13,14 +13,14 @@
 //! The runner emits [`crate::events::Event`]s; it never writes a report or
 //! prints.
 
-pub mod capture;
-pub mod case;
-pub mod git;
-pub mod interrupt;
-pub mod isolation;
-pub mod process;
-pub mod run;
-pub mod select;
+pub(crate) mod capture;
+pub(crate) mod case;
+pub(crate) mod git;
+pub(crate) mod interrupt;
+pub(crate) mod isolation;
+pub(crate) mod process;
+pub(crate) mod run;
+pub(crate) mod select;
 
 #[cfg(unix)]
 mod unix;
@@ -34,13 +34,14 @@ use windows as sys;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use case::Engine;
-pub use process::{contain, release};
-pub use run::{Run, included, run, run_warnings};
+pub use interrupt::Interrupt;
+pub(crate) use process::{contain, release};
+pub use run::Run;
+#[cfg(feature = "cli")]
+pub(crate) use run::{included, run};
+pub use select::{Filter, Partition};
 
 use crate::classify;
-use interrupt::Interrupt;
-use select::{Filter, Partition};
 
 /// How a run is shaped.
 #[derive(Clone, Debug, Default)]

@@ -35,21 +35,21 @@ use crate::runner::interrupt::Interrupt;
 use crate::shell::Shell;
 
 /// The environment variable that marks every process of a case.
-pub const TOKEN_VAR: &str = "CARGO_GOLDEN_CASE_TOKEN";
+pub(crate) const TOKEN_VAR: &str = "CARGO_GOLDEN_CASE_TOKEN";
 /// `off` in the harness's environment: no guardian process; a case's main
 /// process then gets a parent-death signal instead (it alone dies with
 /// the harness).
-pub const GUARDIAN_VAR: &str = "CARGO_GOLDEN_GUARDIAN";
+pub(crate) const GUARDIAN_VAR: &str = "CARGO_GOLDEN_GUARDIAN";
 
 /// Receives one stream's bytes as they are read.
-pub trait Sink {
+pub(crate) trait Sink {
     /// Handle the next chunk.
     fn write(&mut self, chunk: &[u8]) -> io::Result<()>;
 }
 
 /// What to run and its limits.
 #[derive(Clone)]
-pub struct Spec<'a> {
+pub(crate) struct Spec<'a> {
     /// Passed to the shell.
     pub command: &'a str,
     /// The shell that runs it.
@@ -73,7 +73,7 @@ pub struct Spec<'a> {
 
 /// How a run ended.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Exit code, 128+N when killed by signal N.
     pub exit_code: i32,
     /// The signal that ended the command, if one did.
@@ -96,7 +96,7 @@ pub struct Outcome {
 
 /// The command could not be started.
 #[derive(Debug, thiserror::Error)]
-pub enum SpawnError {
+pub(crate) enum SpawnError {
     /// The working directory is missing or not a directory.
     #[error("working directory {} does not exist or is not a directory", .0.display())]
     WorkingDir(std::path::PathBuf),
@@ -120,7 +120,7 @@ const NAMED: usize = 10;
 
 /// What the sweep needs to know of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcInfo {
+pub(crate) struct ProcInfo {
     /// Process id.
     pub pid: u32,
     /// Exited, waiting to be reaped.
@@ -188,7 +188,7 @@ fn prefix() -> &'static str {
 /// this process's life: become a child subreaper and start the guardian
 /// (Linux). Called once by each front door before its first case; library
 /// users that do not call it get group kills only. Idempotent.
-pub fn contain() {
+pub(crate) fn contain() {
     CONTAINED.get_or_init(|| {
         let subreaper = sys::become_subreaper();
         let wanted = std::env::var(GUARDIAN_VAR).map_or(true, |v| v != "off");
@@ -205,7 +205,7 @@ pub fn contain() {
 /// The run ended cleanly: dismiss the guardian. A process that exits
 /// without calling this (a second Ctrl-C, a crash) leaves the guardian to
 /// kill whatever its cases left.
-pub fn release() {
+pub(crate) fn release() {
     if let Some(g) = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()).take() {
         g.release();
     }
@@ -228,7 +228,7 @@ impl Sinks<'_> {
 }
 
 /// Run `spec`, streaming stdout and stderr into the sinks.
-pub fn run(
+pub(crate) fn run(
     spec: &Spec<'_>,
     stdout: &mut dyn Sink,
     stderr: &mut dyn Sink,
@@ -430,7 +430,7 @@ fn sweep_case(token: &str) -> Vec<String> {
 
 /// At the end of a run (no case running): kill every process the cases
 /// left behind that came back to this process. Returns them, named.
-pub fn sweep_all() -> Vec<String> {
+pub(crate) fn sweep_all() -> Vec<String> {
     sweep(|_, live| live.is_empty())
         .iter()
         .map(describe)
@@ -439,7 +439,7 @@ pub fn sweep_all() -> Vec<String> {
 
 /// Kill every case process now, inherited ones included (a second
 /// interrupt: the harness is about to exit).
-pub fn kill_all() {
+pub(crate) fn kill_all() {
     let cases: Vec<u32> = live().keys().copied().collect();
     for &pid in &cases {
         sys::kill_case(pid, Signal::Kill);
@@ -522,7 +522,7 @@ fn describe(info: &ProcInfo) -> String {
 }
 
 /// `a, b, c` naming at most ten entries, then how many more.
-pub fn name_list(items: &[String]) -> String {
+pub(crate) fn name_list(items: &[String]) -> String {
     let mut s = items
         .iter()
         .take(NAMED)

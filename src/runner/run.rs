@@ -26,7 +26,10 @@ const FILTERED_OUT: &str = SkipReason::FilteredOut.as_str();
 const NOT_RUN: &str = SkipReason::NotRun.as_str();
 
 /// Which cases of `harness` a run with `partition` includes.
-pub fn included<'a>(harness: &'a Harness, partition: Option<&Partition>) -> Vec<&'a CaseDef> {
+pub(crate) fn included<'a>(
+    harness: &'a Harness,
+    partition: Option<&Partition>,
+) -> Vec<&'a CaseDef> {
     harness
         .cases
         .iter()
@@ -35,7 +38,7 @@ pub fn included<'a>(harness: &'a Harness, partition: Option<&Partition>) -> Vec<
 }
 
 /// Run-level warnings (shown in the terminal and the reports).
-pub fn run_warnings(harness: &Harness) -> Vec<String> {
+pub(crate) fn run_warnings(harness: &Harness) -> Vec<String> {
     let mut w = Vec::new();
     if harness.golden_count() == 0 {
         w.push(
@@ -413,7 +416,7 @@ fn empty_selection(
 
 /// Run every included case with `opts` and return the run record and the
 /// reporters (reports are written by `crate::report::finish`).
-pub fn run(
+pub(crate) fn run(
     harness: &Harness,
     opts: RunOptions,
     fanout: Fanout,

@@ -33,7 +33,7 @@ impl Filter {
 /// Why a run selected no case, naming the filter, `--skip` or partition
 /// that left everything out. `declared` is the harness's case count;
 /// `names` are the names of the cases `partition` includes.
-pub fn why_nothing(
+pub(crate) fn why_nothing(
     declared: usize,
     partition: Option<&Partition>,
     names: &[&str],
@@ -90,7 +90,10 @@ pub fn why_nothing(
 /// Why a run whose filters selected `selected` (name, `ignored` reason)
 /// runs none of them: every one is ignored (`Ignored::Skip`), or, under
 /// `--ignored` (`Ignored::Only`), none is.
-pub fn why_all_ignored(ignored: super::Ignored, selected: &[(&str, Option<&str>)]) -> String {
+pub(crate) fn why_all_ignored(
+    ignored: super::Ignored,
+    selected: &[(&str, Option<&str>)],
+) -> String {
     let n = selected.len();
     if ignored == super::Ignored::Only {
         return format!(
