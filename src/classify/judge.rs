@@ -15,7 +15,7 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 
 /// What was observed of one case, for [`judge`].
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Observed<'a> {
+pub(crate) struct CaseFacts<'a> {
     /// Exit code; 128+N when killed by signal N; None when not run.
     pub exit_code: Option<i32>,
     /// The signal that ended the command, if one did (see
@@ -41,9 +41,9 @@ pub(crate) struct Observed<'a> {
     pub dirty: Option<&'a str>,
 }
 
-/// How a case is judged.
+/// How a case is judged (not the baseline's [`crate::model::Verdict`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Verdict {
+pub(crate) struct Judgement {
     /// SUCCESS / FAILURE / NO_EVIDENCE.
     pub status: EvidenceStatus,
     /// Classification of the output (`SKIPPED` when it could not run).
@@ -61,15 +61,15 @@ pub(crate) fn judge(
     name: &str,
     kind: CaseKind,
     expected: &Expected,
-    obs: &Observed<'_>,
-) -> Verdict {
+    obs: &CaseFacts<'_>,
+) -> Judgement {
     let j = Judging::new(name, kind, obs);
     if let Some(files) = obs.dirty {
         let status = ExecutionStatus::Skipped;
         let message = format!(
             "Golden project has uncommitted changes, so the case did not run: {files}. Commit or restore them, or set `allow_dirty = true`"
         );
-        return Verdict {
+        return Judgement {
             status: EvidenceStatus::NoEvidence,
             execution_status: status,
             result: CaseResult::Error,
@@ -104,7 +104,7 @@ pub(crate) fn judge(
         let message = format!("Golden project modified by the run: {files}");
         issues.push(j.issue(IssueType::GoldenModified, status, &message, default_output));
     }
-    Verdict {
+    Judgement {
         status: if obs.exit_code == Some(0) {
             EvidenceStatus::Success
         } else {
@@ -120,7 +120,11 @@ pub(crate) fn judge(
 /// Whether the case is what it was expected to be, golden files aside.
 /// An expected error counts only when the command ended by itself: a
 /// timeout, an interrupt or a signal cut it short, whatever it printed.
-fn expected_result(expected: &Expected, status: ExecutionStatus, obs: &Observed<'_>) -> CaseResult {
+fn expected_result(
+    expected: &Expected,
+    status: ExecutionStatus,
+    obs: &CaseFacts<'_>,
+) -> CaseResult {
     let passed = match expected {
         Expected::Success => status == ExecutionStatus::Success,
         Expected::SpecificError(_) => {
@@ -137,7 +141,7 @@ fn expected_result(expected: &Expected, status: ExecutionStatus, obs: &Observed<
 }
 
 /// How the command was cut short, if it did not end by itself.
-fn cut_short(obs: &Observed<'_>) -> Option<String> {
+fn cut_short(obs: &CaseFacts<'_>) -> Option<String> {
     if obs.timed_out {
         Some("it timed out".into())
     } else if obs.interrupted {
@@ -155,7 +159,7 @@ type Failure<'a> = (IssueType, String, &'a str);
 struct Judging<'a> {
     name: &'a str,
     kind: CaseKind,
-    obs: &'a Observed<'a>,
+    obs: &'a CaseFacts<'a>,
     /// Errors are usually written to stderr, so its lines come first.
     streams: [&'a StreamFindings; 2],
     exit: String,
@@ -163,7 +167,7 @@ struct Judging<'a> {
 }
 
 impl<'a> Judging<'a> {
-    fn new(name: &'a str, kind: CaseKind, obs: &'a Observed<'a>) -> Judging<'a> {
+    fn new(name: &'a str, kind: CaseKind, obs: &'a CaseFacts<'a>) -> Judging<'a> {
         let streams = [obs.stderr, obs.stdout];
         let mut validation_errors: Vec<ValidationError> = Vec::new();
         for e in streams.iter().flat_map(|s| &s.validation_errors) {
@@ -232,7 +236,7 @@ impl<'a> Judging<'a> {
     /// The verdict of a case that could not run, or that ran and could not
     /// be finished (`started`): the latter is RUNTIME_FAILED with its
     /// evidence status from its exit code, since it did run.
-    fn not_run(&self, reason: &str, started: bool) -> Verdict {
+    fn not_run(&self, reason: &str, started: bool) -> Judgement {
         let (status, evidence, issue_type, message) = if started {
             let evidence = match self.obs.exit_code {
                 Some(0) => EvidenceStatus::Success,
@@ -253,7 +257,7 @@ impl<'a> Judging<'a> {
                 format!("Could not run: {reason}"),
             )
         };
-        Verdict {
+        Judgement {
             status: evidence,
             execution_status: status,
             result: CaseResult::Error,
@@ -434,8 +438,8 @@ mod tests {
         exit: Option<i32>,
         stdout: &'a StreamFindings,
         stderr: &'a StreamFindings,
-    ) -> Observed<'a> {
-        Observed {
+    ) -> CaseFacts<'a> {
+        CaseFacts {
             exit_code: exit,
             signal: None,
             timed_out: false,
@@ -449,11 +453,11 @@ mod tests {
         }
     }
 
-    fn types(v: &Verdict) -> Vec<IssueType> {
+    fn types(v: &Judgement) -> Vec<IssueType> {
         v.issues.iter().map(|i| i.issue_type).collect()
     }
 
-    fn verify(obs: &Observed<'_>) -> Verdict {
+    fn verify(obs: &CaseFacts<'_>) -> Judgement {
         judge("case", CaseKind::Verify, &Expected::Success, obs)
     }
 
@@ -511,7 +515,7 @@ mod tests {
     fn timeout_aborts_with_a_performance_issue() {
         let out = lines(&[("first", "working")]);
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             timed_out: true,
             ..observed(Some(143), &out, &none)
         };
@@ -523,7 +527,7 @@ mod tests {
             v.issues[0].evidence,
             "Status: ABORTED | Exit code: 143 | Output: working"
         );
-        let obs = Observed {
+        let obs = CaseFacts {
             interrupted: true,
             ..observed(Some(130), &out, &none)
         };
@@ -630,13 +634,13 @@ mod tests {
         let none = StreamFindings::default();
         let mut seen = lines(&[("validation", "Invalid config")]);
         seen.specific_error = true;
-        let judged = |obs: Observed<'_>| judge("c", CaseKind::Verify, &expected, &obs);
+        let judged = |obs: CaseFacts<'_>| judge("c", CaseKind::Verify, &expected, &obs);
         // The same output, ended by itself: passed.
         let v = judged(observed(Some(1), &seen, &none));
         assert_eq!(v.result, CaseResult::Passed);
         for (obs, how) in [
             (
-                Observed {
+                CaseFacts {
                     timed_out: true,
                     signal: Some(15),
                     ..observed(Some(143), &seen, &none)
@@ -644,14 +648,14 @@ mod tests {
                 "it timed out",
             ),
             (
-                Observed {
+                CaseFacts {
                     interrupted: true,
                     ..observed(Some(130), &seen, &none)
                 },
                 "the run was interrupted",
             ),
             (
-                Observed {
+                CaseFacts {
                     signal: Some(11),
                     ..observed(Some(139), &seen, &none)
                 },
@@ -674,7 +678,7 @@ mod tests {
     #[test]
     fn a_death_by_signal_says_so() {
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             signal: Some(9),
             ..observed(Some(137), &none, &none)
         };
@@ -690,7 +694,7 @@ mod tests {
     fn golden_modified_fails_even_a_passing_case() {
         let out = lines(&[("first", "ok")]);
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             golden_modified: Some("data/out.csv, config.yaml"),
             ..observed(Some(0), &out, &none)
         };
@@ -707,7 +711,7 @@ mod tests {
     #[test]
     fn not_run_is_an_error_without_evidence() {
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             not_run_reason: Some("path golden/x does not exist\n(checked twice)"),
             ..observed(None, &none, &none)
         };
@@ -728,7 +732,7 @@ mod tests {
     #[test]
     fn a_case_that_could_not_finish_still_names_a_modified_project() {
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             not_run_reason: Some("writing the command's output failed"),
             started: true,
             golden_modified: Some("changed: config.yaml (content)"),
@@ -761,7 +765,7 @@ mod tests {
             (Some(2), EvidenceStatus::Failure),
             (None, EvidenceStatus::NoEvidence),
         ] {
-            let obs = Observed {
+            let obs = CaseFacts {
                 not_run_reason: Some("cannot hash stderr.log"),
                 started: true,
                 ..observed(exit, &none, &none)
@@ -777,7 +781,7 @@ mod tests {
     #[test]
     fn a_dirty_project_did_not_run_and_says_what_to_do() {
         let none = StreamFindings::default();
-        let obs = Observed {
+        let obs = CaseFacts {
             not_run_reason: Some("the golden project has uncommitted changes"),
             dirty: Some("stray.txt"),
             ..observed(None, &none, &none)

@@ -27,7 +27,7 @@ mod judge;
 mod pydantic;
 mod stream;
 
-pub(crate) use judge::{Observed, judge};
+pub(crate) use judge::{CaseFacts, judge};
 pub(crate) use stream::StreamClassifier;
 
 /// Built-in validation patterns. SPEC lists `validation error for \w+`;
@@ -459,7 +459,7 @@ fn clip(text: &str, max: usize) -> String {
 mod tests {
     use proptest::prelude::*;
 
-    use super::judge::Verdict;
+    use super::judge::Judgement;
     use super::*;
     use crate::model::{
         CaseKind, CaseResult, EvidenceStatus, ExecutionStatus, IssueType, Severity, Stage,
@@ -488,7 +488,7 @@ mod tests {
         classify_chunks(p, &[out])
     }
 
-    fn ran(exit: i32, stdout: &StreamFindings, stderr: &StreamFindings) -> Verdict {
+    fn ran(exit: i32, stdout: &StreamFindings, stderr: &StreamFindings) -> Judgement {
         ran_expecting(&Expected::Success, exit, stdout, stderr)
     }
 
@@ -497,8 +497,8 @@ mod tests {
         exit: i32,
         stdout: &StreamFindings,
         stderr: &StreamFindings,
-    ) -> Verdict {
-        let obs = Observed {
+    ) -> Judgement {
+        let obs = CaseFacts {
             exit_code: Some(exit),
             signal: None,
             timed_out: false,
@@ -513,7 +513,7 @@ mod tests {
         judge("case", CaseKind::Verify, expected, &obs)
     }
 
-    fn types(v: &Verdict) -> Vec<IssueType> {
+    fn types(v: &Judgement) -> Vec<IssueType> {
         v.issues.iter().map(|i| i.issue_type).collect()
     }
 
@@ -1112,7 +1112,7 @@ mod tests {
             };
             let p = patterns().for_expected(&expected);
             let (out, err) = (classify(&p, &stdout), classify(&p, &stderr));
-            let obs = Observed {
+            let obs = CaseFacts {
                 exit_code,
                 signal,
                 timed_out,

@@ -13,7 +13,7 @@ use super::capture::{self, Capture};
 use super::interrupt::Interrupt;
 use super::isolation::{self, Exclude, IsolationError, Stop};
 use super::{EngineError, process};
-use crate::classify::{self, Observed, Patterns};
+use crate::classify::{self, CaseFacts, Patterns};
 use crate::config::{CaseDef, Harness, Isolation};
 use crate::layout::{Artifacts, execution_dir, new_run_id};
 use crate::model::{CaseRecord, CaseResult};
@@ -260,7 +260,7 @@ impl<'h> Engine<'h> {
             &def.name,
             def.kind,
             &def.expected,
-            &Observed {
+            &CaseFacts {
                 exit_code: rec.exit_code,
                 signal: rec.signal,
                 timed_out: ran.as_ref().is_some_and(|r| r.timed_out),
