@@ -490,6 +490,34 @@ fn a_result_flipped_to_passed_in_evidence_json_is_caught() {
     );
 }
 
+#[test]
+fn an_expected_outcome_rewritten_in_evidence_json_is_judged_by_the_engines_rule() {
+    let file = "execution/003-rejects_bad_input/evidence.json";
+    for (expected, finding) in [
+        (
+            "specific_error:never printed",
+            "result is PASSED, but no line of stdout.log or stderr.log matches `never printed` (expected specific_error:never printed): it is FAILED",
+        ),
+        (
+            "success",
+            "result is PASSED, but execution status VALIDATION_FAILED fails `success` (expected success): it is FAILED",
+        ),
+        (
+            "specific_error:(",
+            "expected outcome \"specific_error:(\" is not a valid regex",
+        ),
+        (
+            "sometimes",
+            "records no valid expected outcome (\"sometimes\"): the result cannot be re-judged",
+        ),
+    ] {
+        let p = project();
+        let run = finished_run(&p);
+        edit_json(&run.join(file), |v| v["expected"] = expected.into());
+        assert_caught(&p, "rejects bad input", &format!("{file}: {finding}"));
+    }
+}
+
 /// Rewrite summary.json (out dir and run-dir copy) to all-pass.
 fn all_pass_summary(v: &mut Value) {
     v["final_status"] = "SUCCESS".into();

@@ -105,11 +105,7 @@ pub(crate) fn judge(
         issues.push(j.issue(IssueType::GoldenModified, status, &message, default_output));
     }
     Judgement {
-        status: if obs.exit_code == Some(0) {
-            EvidenceStatus::Success
-        } else {
-            EvidenceStatus::Failure
-        },
+        status: ran_status(obs.exit_code),
         execution_status: status,
         result,
         issues,
@@ -117,37 +113,132 @@ pub(crate) fn judge(
     }
 }
 
-/// Whether the case is what it was expected to be, golden files aside.
-/// An expected error counts only when the command ended by itself: a
-/// timeout, an interrupt or a signal cut it short, whatever it printed.
+/// How a command that ran ended, as far as its verdict is concerned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ending {
+    /// The case hit its timeout.
+    pub timed_out: bool,
+    /// The run was interrupted while the case ran.
+    pub interrupted: bool,
+    /// The signal that ended the command, if one did.
+    pub signal: Option<i32>,
+}
+
+impl Ending {
+    /// Stopped by its timeout or an interrupt: ABORTED, whatever it printed.
+    pub(crate) fn stopped(self) -> bool {
+        self.timed_out || self.interrupted
+    }
+
+    /// How the command was cut short, if it did not end by itself.
+    fn cut_short(self) -> Option<String> {
+        if self.timed_out {
+            Some("it timed out".into())
+        } else if self.interrupted {
+            Some("the run was interrupted".into())
+        } else {
+            self.signal.map(|n| format!("it was killed by signal {n}"))
+        }
+    }
+}
+
+/// The evidence status of a case whose command ran to its end: SUCCESS
+/// exactly on exit code 0.
+pub(crate) fn ran_status(exit_code: Option<i32>) -> EvidenceStatus {
+    if exit_code == Some(0) {
+        EvidenceStatus::Success
+    } else {
+        EvidenceStatus::Failure
+    }
+}
+
+/// The evidence status of a case whose command started and could not be
+/// finished: from its exit code, NO_EVIDENCE only without one.
+pub(crate) fn unfinished_status(exit_code: Option<i32>) -> EvidenceStatus {
+    match exit_code {
+        None => EvidenceStatus::NoEvidence,
+        Some(_) => ran_status(exit_code),
+    }
+}
+
+/// Why a case that ran is FAILED rather than PASSED (see [`unmet`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Unmet {
+    #[error("execution status {} fails `success`", .0.as_str())]
+    NotSuccess(ExecutionStatus),
+    #[error("the case succeeded, but an error was expected")]
+    Succeeded,
+    #[error("a timeout or an interrupt never satisfies specific_error")]
+    Stopped,
+    #[error("a death by signal {0} (exit code {code}) never satisfies specific_error", code = 128 + .0)]
+    Signal(i32),
+    #[error("the golden project was modified")]
+    GoldenModified,
+    #[error("its output does not match its snapshot")]
+    OutputChanged,
+    #[error("no line of stdout.log or stderr.log matches `{0}`")]
+    NoMatch(String),
+}
+
+/// The result rule of a case that ran (SPEC section 4): why it is not
+/// PASSED, the first reason in this order, or None when it is. `success`
+/// wants execution status SUCCESS; `specific_error` wants an error that
+/// ended by itself (a timeout, an interrupt or a signal cut it short,
+/// whatever it printed) and whose output matches; a modified golden
+/// project or a failed snapshot fails either. `matched` says whether the
+/// output matches the expected error, asked only when all else holds.
+pub(crate) fn unmet<E>(
+    expected: &Expected,
+    status: ExecutionStatus,
+    ending: Ending,
+    golden_modified: bool,
+    output_changed: bool,
+    matched: impl FnOnce() -> Result<bool, E>,
+) -> Result<Option<Unmet>, E> {
+    let by_status = match expected {
+        Expected::Success => {
+            (status != ExecutionStatus::Success).then_some(Unmet::NotSuccess(status))
+        }
+        Expected::SpecificError(_) if status == ExecutionStatus::Success => Some(Unmet::Succeeded),
+        Expected::SpecificError(_) if ending.stopped() => Some(Unmet::Stopped),
+        Expected::SpecificError(_) => ending.signal.map(Unmet::Signal),
+    };
+    let unmet = by_status
+        .or(golden_modified.then_some(Unmet::GoldenModified))
+        .or(output_changed.then_some(Unmet::OutputChanged));
+    Ok(match (unmet, expected) {
+        (Some(u), _) => Some(u),
+        (None, Expected::SpecificError(re)) => {
+            (!matched()?).then(|| Unmet::NoMatch(re.as_str().to_string()))
+        }
+        (None, Expected::Success) => None,
+    })
+}
+
+/// Whether the case is what it was expected to be, golden files aside:
+/// the golden project is compared, and snapshots are, after judging.
 fn expected_result(
     expected: &Expected,
     status: ExecutionStatus,
     obs: &CaseFacts<'_>,
 ) -> CaseResult {
-    let passed = match expected {
-        Expected::Success => status == ExecutionStatus::Success,
-        Expected::SpecificError(_) => {
-            status != ExecutionStatus::Success
-                && (obs.stdout.specific_error || obs.stderr.specific_error)
-                && cut_short(obs).is_none()
-        }
+    let matched = || {
+        Ok::<_, std::convert::Infallible>(obs.stdout.specific_error || obs.stderr.specific_error)
     };
-    if passed {
-        CaseResult::Passed
-    } else {
-        CaseResult::Failed
+    match unmet(expected, status, obs.ending(), false, false, matched) {
+        Ok(None) => CaseResult::Passed,
+        Ok(Some(_)) | Err(_) => CaseResult::Failed,
     }
 }
 
-/// How the command was cut short, if it did not end by itself.
-fn cut_short(obs: &CaseFacts<'_>) -> Option<String> {
-    if obs.timed_out {
-        Some("it timed out".into())
-    } else if obs.interrupted {
-        Some("the run was interrupted".into())
-    } else {
-        obs.signal.map(|n| format!("it was killed by signal {n}"))
+impl CaseFacts<'_> {
+    /// How the command ended.
+    fn ending(&self) -> Ending {
+        Ending {
+            timed_out: self.timed_out,
+            interrupted: self.interrupted,
+            signal: self.signal,
+        }
     }
 }
 
@@ -238,11 +329,7 @@ impl<'a> Judging<'a> {
     /// evidence status from its exit code, since it did run.
     fn not_run(&self, reason: &str, started: bool) -> Judgement {
         let (status, evidence, issue_type, message) = if started {
-            let evidence = match self.obs.exit_code {
-                Some(0) => EvidenceStatus::Success,
-                Some(_) => EvidenceStatus::Failure,
-                None => EvidenceStatus::NoEvidence,
-            };
+            let evidence = unfinished_status(self.obs.exit_code);
             (
                 ExecutionStatus::RuntimeFailed,
                 evidence,
@@ -270,7 +357,7 @@ impl<'a> Judging<'a> {
     /// RUNTIME_FAILED.
     fn status(&self) -> ExecutionStatus {
         let obs = self.obs;
-        if obs.timed_out || obs.interrupted || self.first(|s| &s.abort).is_some() {
+        if obs.ending().stopped() || self.first(|s| &s.abort).is_some() {
             ExecutionStatus::Aborted
         } else if self.first(|s| &s.validation).is_some() {
             ExecutionStatus::ValidationFailed
@@ -382,7 +469,7 @@ impl<'a> Judging<'a> {
             .first()
             .map_or(("no detail", default_output), |(_, m, o)| (m.as_str(), *o));
         let seen_expected = self.obs.stdout.specific_error || self.obs.stderr.specific_error;
-        let message = match cut_short(self.obs) {
+        let message = match self.obs.ending().cut_short() {
             Some(how) if seen_expected => format!(
                 "Expected an error matching `{re}`: the output matches, but {how} instead of ending by itself ({}: {seen})",
                 status.as_str()
@@ -673,6 +760,69 @@ mod tests {
                 v.issues[0].message
             );
         }
+    }
+
+    #[test]
+    fn the_result_rule_gives_the_first_reason_and_asks_for_a_match_last() {
+        let re = Expected::SpecificError(Regex::new("E42").unwrap());
+        let runtime = ExecutionStatus::RuntimeFailed;
+        let by_itself = Ending::default();
+        let never = || -> Result<bool, ()> { panic!("the match was asked for") };
+        let rule = |expected, status, ending, golden, snapshot, matched: bool| {
+            unmet(expected, status, ending, golden, snapshot, || {
+                Ok::<_, ()>(matched)
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            rule(
+                &Expected::Success,
+                ExecutionStatus::Success,
+                by_itself,
+                false,
+                false,
+                false
+            ),
+            None
+        );
+        assert_eq!(
+            rule(&Expected::Success, runtime, by_itself, true, true, true),
+            Some(Unmet::NotSuccess(runtime))
+        );
+        assert_eq!(rule(&re, runtime, by_itself, false, false, true), None);
+        assert_eq!(
+            rule(&re, runtime, by_itself, false, false, false),
+            Some(Unmet::NoMatch("E42".into()))
+        );
+        let killed = Ending {
+            signal: Some(9),
+            ..by_itself
+        };
+        assert_eq!(
+            unmet(&re, runtime, killed, false, false, never),
+            Ok(Some(Unmet::Signal(9)))
+        );
+        assert_eq!(
+            Unmet::Signal(9).to_string(),
+            "a death by signal 9 (exit code 137) never satisfies specific_error"
+        );
+        let stopped = Ending {
+            timed_out: true,
+            signal: Some(15),
+            ..by_itself
+        };
+        assert_eq!(
+            unmet(&re, ExecutionStatus::Aborted, stopped, false, false, never),
+            Ok(Some(Unmet::Stopped))
+        );
+        assert_eq!(
+            unmet(&re, runtime, by_itself, true, true, never),
+            Ok(Some(Unmet::GoldenModified))
+        );
+        assert_eq!(
+            unmet(&re, runtime, by_itself, false, true, never),
+            Ok(Some(Unmet::OutputChanged))
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod judge;
 mod pydantic;
 mod stream;
 
-pub(crate) use judge::{CaseFacts, judge};
+pub(crate) use judge::{CaseFacts, Ending, judge, ran_status, unfinished_status, unmet};
 pub(crate) use stream::StreamClassifier;
 
 /// Built-in validation patterns. SPEC lists `validation error for \w+`;

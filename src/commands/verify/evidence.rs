@@ -4,8 +4,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::classify::Patterns;
-use crate::config::PatternConfig;
+use crate::classify::{Ending, Patterns, ran_status, unfinished_status, unmet};
+use crate::config::{Expected, PatternConfig};
 use crate::layout::Artifacts;
 use crate::model::{CaseResult, EvidenceStatus, ExecutionStatus, IssueType};
 use crate::runner::capture::TRUNCATION_MARKER;
@@ -240,10 +240,10 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
     }
     let mut p = Vec::new();
     let ran = ev.status != EvidenceStatus::NoEvidence;
-    let status = match ev.exit_code {
-        _ if !ran => EvidenceStatus::NoEvidence,
-        Some(0) => EvidenceStatus::Success,
-        _ => EvidenceStatus::Failure,
+    let status = if ran {
+        ran_status(ev.exit_code)
+    } else {
+        EvidenceStatus::NoEvidence
     };
     if ran && (ev.exit_code.is_none() || status != ev.status) {
         p.push(format!(
@@ -265,7 +265,7 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         // Stopped by its timeout or an interrupt while its project was
         // fingerprinted or copied: ABORTED and FAILED, like a command that
         // was stopped. Anything else that did not run could not run.
-        let stopped = ev.timed_out || ev.interrupted;
+        let stopped = ending(ev).stopped();
         let (result, why) = if stopped {
             (
                 CaseResult::Failed,
@@ -302,11 +302,7 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
 /// without one), and an evidence hash whenever it has an exit code.
 fn rejudge_incomplete(ev: &Evidence) -> Vec<String> {
     let mut p = Vec::new();
-    let status = match ev.exit_code {
-        None => EvidenceStatus::NoEvidence,
-        Some(0) => EvidenceStatus::Success,
-        Some(_) => EvidenceStatus::Failure,
-    };
+    let status = unfinished_status(ev.exit_code);
     if ev.status != status {
         p.push(format!(
             "status is {}, but the exit code {} calls for {}",
@@ -352,7 +348,7 @@ fn execution_rule(ev: &Evidence) -> Option<String> {
             shown(ev.exit_code)
         ));
     }
-    if (ev.timed_out || ev.interrupted) && x != ExecutionStatus::Aborted {
+    if ending(ev).stopped() && x != ExecutionStatus::Aborted {
         return Some(format!(
             "execution_status is {}, but a case killed by a timeout or an interrupt is ABORTED",
             x.as_str()
@@ -361,10 +357,37 @@ fn execution_rule(ev: &Evidence) -> Option<String> {
     None
 }
 
-/// The result a ran case must have, from its execution status and
-/// expected outcome; `Err` when the expected outcome cannot be read.
-fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, EvidenceError> {
+/// How the case's command ended, as its evidence records it.
+fn ending(ev: &Evidence) -> Ending {
+    Ending {
+        timed_out: ev.timed_out,
+        interrupted: ev.interrupted,
+        signal: ev.exit_code.and_then(crate::model::shell_signal),
+    }
+}
+
+/// The expected outcome the evidence records, parsed as the harness file's.
+fn expected(ev: &Evidence) -> Result<Expected, EvidenceError> {
     let expected = ev.expected.as_deref().unwrap_or("");
+    if expected == "success" {
+        return Ok(Expected::Success);
+    }
+    let Some(re) = expected.strip_prefix("specific_error:") else {
+        return Err(EvidenceError::NoExpected(expected.to_string()));
+    };
+    regex::bytes::Regex::new(re)
+        .map(Expected::SpecificError)
+        .map_err(|source| EvidenceError::ExpectedRegex {
+            expected: expected.to_string(),
+            source,
+        })
+}
+
+/// The result a ran case must have, by the judge's rule
+/// ([`crate::classify::unmet`]) with a `specific_error` regex matched
+/// against the logs again; `Err` when the expected outcome cannot be read.
+fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, EvidenceError> {
+    let expected = expected(ev)?;
     let golden_modified = ev
         .issues
         .iter()
@@ -372,51 +395,25 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     // A snapshot that does not match fails a case whatever its status;
     // `snapshot_rule` holds the issue to the recorded comparison.
     let output_changed = ev.issues.iter().any(is_snapshot_issue);
-    let x = ev.execution_status;
-    let why_not = if expected == "success" {
-        if x != ExecutionStatus::Success {
-            Some(format!("execution status {} fails `success`", x.as_str()))
-        } else if golden_modified {
-            Some("the golden project was modified".to_string())
-        } else {
-            output_changed.then(|| "its output does not match its snapshot".to_string())
-        }
-    } else if let Some(re) = expected.strip_prefix("specific_error:") {
-        let re = regex::bytes::Regex::new(re).map_err(|source| EvidenceError::ExpectedRegex {
-            expected: expected.to_string(),
-            source,
-        })?;
-        if x == ExecutionStatus::Success {
-            Some("the case succeeded, but an error was expected".to_string())
-        } else if ev.timed_out || ev.interrupted {
-            Some("a timeout or an interrupt never satisfies specific_error".to_string())
-        } else if let Some(n) = ev.exit_code.and_then(crate::model::shell_signal) {
-            Some(format!(
-                "a death by signal {n} (exit code {}) never satisfies specific_error",
-                128 + n
-            ))
-        } else if golden_modified {
-            Some("the golden project was modified".to_string())
-        } else if output_changed {
-            Some("its output does not match its snapshot".to_string())
-        } else if !logs_match(&re, logs)? && !masked_logs(ev) {
-            // The engine matched the output as written; with values masked
-            // in the logs a line it matched may no longer match here.
-            Some(format!(
-                "no line of stdout.log or stderr.log matches `{}`",
-                re.as_str()
-            ))
-        } else {
-            None
-        }
-    } else {
-        return Err(EvidenceError::NoExpected(expected.to_string()));
+    // The engine matched the output as written; with values masked in the
+    // logs a line it matched may no longer match here.
+    let matched = || match &expected {
+        Expected::SpecificError(re) => logs_match(re, logs).map(|m| m || masked_logs(ev)),
+        Expected::Success => Ok(true),
     };
+    let why_not = unmet(
+        &expected,
+        ev.execution_status,
+        ending(ev),
+        golden_modified,
+        output_changed,
+        matched,
+    )?;
     Ok(match (ev.result, why_not) {
         (CaseResult::Passed, Some(why)) => Some(format!(
             "result is PASSED, but {why} (expected {expected}): it is FAILED"
         )),
-        (CaseResult::Failed, None) if expected == "success" => Some(
+        (CaseResult::Failed, None) if matches!(expected, Expected::Success) => Some(
             "result is FAILED, but execution status SUCCESS with expected success is PASSED"
                 .to_string(),
         ),
