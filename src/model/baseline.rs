@@ -3,12 +3,13 @@
 //! logic that computes it is in `crate::baseline`.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, IssueType};
+
+super::name::serde_names!(Class, Gate, Stream, Outcome);
 
 /// How a case compares with its baseline entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -47,21 +48,6 @@ impl Class {
         Class::Slower,
         Class::Unchanged,
     ];
-
-    /// The name used in every report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Class::Regressed => "regressed",
-            Class::ChangedFailure => "changed_failure",
-            Class::Missing => "missing",
-            Class::NotRun => "not_run",
-            Class::New => "new",
-            Class::Fixed => "fixed",
-            Class::KnownFailure => "known_failure",
-            Class::Slower => "slower",
-            Class::Unchanged => "unchanged",
-        }
-    }
 }
 
 /// A case's result, failure signature and duration: what the baseline
@@ -252,16 +238,6 @@ pub enum Gate {
     Baseline,
 }
 
-impl Gate {
-    /// The name used in `harness.toml` and the reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Gate::Results => "results",
-            Gate::Baseline => "baseline",
-        }
-    }
-}
-
 /// An output stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -270,22 +246,6 @@ pub enum Stream {
     Stdout,
     /// Standard error.
     Stderr,
-}
-
-impl Stream {
-    /// `stdout` or `stderr`: the name and the snapshot file extension.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-}
-
-impl fmt::Display for Stream {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// What became of one snapshotted stream.
@@ -311,23 +271,6 @@ pub enum Outcome {
     Unchanged,
     /// Bless could not write the snapshot (`detail` says why).
     NotWritten,
-}
-
-impl Outcome {
-    /// The name used in the records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Matched => "matched",
-            Outcome::Changed => "changed",
-            Outcome::Missing => "missing",
-            Outcome::TooLarge => "too_large",
-            Outcome::Unreadable => "unreadable",
-            Outcome::Created => "created",
-            Outcome::Updated => "updated",
-            Outcome::Unchanged => "unchanged",
-            Outcome::NotWritten => "not_written",
-        }
-    }
 }
 
 /// The snapshot comparison (or bless) of one stream of one case, as

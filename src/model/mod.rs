@@ -10,11 +10,21 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 mod baseline;
+mod name;
 
 pub use baseline::{
     CaseComparison, Class, ClassCounts, Comparison, Gate, Outcome, SnapshotCheck, Stream, Verdict,
     fails_gate,
 };
+
+name::serde_names!(
+    CaseKind,
+    JunitFlavour,
+    ExecutionStatus,
+    EvidenceStatus,
+    CaseResult,
+    IssueType
+);
 
 /// Whether a case is a golden project or a verify command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -24,16 +34,6 @@ pub enum CaseKind {
     Golden,
     /// A post-condition command.
     Verify,
-}
-
-impl CaseKind {
-    /// The lowercase name used in every report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CaseKind::Golden => "golden",
-            CaseKind::Verify => "verify",
-        }
-    }
 }
 
 /// Which JUnit family `junit.xml` is written in: both carry the same
@@ -52,22 +52,11 @@ pub enum JunitFlavour {
 }
 
 impl JunitFlavour {
-    /// The name used in `harness.toml`, on the command line and in
-    /// `summary.json`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JunitFlavour::Rich => "rich",
-            JunitFlavour::Strict => "strict",
-        }
-    }
-
     /// The flavour named `s`, if any.
     pub fn parse(s: &str) -> Option<JunitFlavour> {
-        match s {
-            "rich" => Some(JunitFlavour::Rich),
-            "strict" => Some(JunitFlavour::Strict),
-            _ => None,
-        }
+        [JunitFlavour::Rich, JunitFlavour::Strict]
+            .into_iter()
+            .find(|f| f.as_str() == s)
     }
 }
 
@@ -87,19 +76,6 @@ pub enum ExecutionStatus {
     Skipped,
 }
 
-impl ExecutionStatus {
-    /// The name written in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExecutionStatus::Success => "SUCCESS",
-            ExecutionStatus::ValidationFailed => "VALIDATION_FAILED",
-            ExecutionStatus::RuntimeFailed => "RUNTIME_FAILED",
-            ExecutionStatus::Aborted => "ABORTED",
-            ExecutionStatus::Skipped => "SKIPPED",
-        }
-    }
-}
-
 /// Evidence status: whether the command ran and how it exited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -110,17 +86,6 @@ pub enum EvidenceStatus {
     Failure,
     /// The command did not run.
     NoEvidence,
-}
-
-impl EvidenceStatus {
-    /// The name written in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EvidenceStatus::Success => "SUCCESS",
-            EvidenceStatus::Failure => "FAILURE",
-            EvidenceStatus::NoEvidence => "NO_EVIDENCE",
-        }
-    }
 }
 
 /// The result a case counts as (SPEC section 4).
@@ -138,16 +103,6 @@ pub enum CaseResult {
 }
 
 impl CaseResult {
-    /// The name written in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CaseResult::Passed => "PASSED",
-            CaseResult::Failed => "FAILED",
-            CaseResult::Error => "ERROR",
-            CaseResult::Skipped => "SKIPPED",
-        }
-    }
-
     /// FAILED or ERROR.
     pub fn is_failure(self) -> bool {
         matches!(self, CaseResult::Failed | CaseResult::Error)
@@ -185,27 +140,6 @@ pub enum IssueType {
     OutputChanged,
     /// A snapshotted output has no snapshot file.
     SnapshotMissing,
-}
-
-impl IssueType {
-    /// The name written in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IssueType::ConfigurationError => "CONFIGURATION_ERROR",
-            IssueType::PipelineExecutionError => "PIPELINE_EXECUTION_ERROR",
-            IssueType::ExecutionFailure => "EXECUTION_FAILURE",
-            IssueType::AuthError => "AUTH_ERROR",
-            IssueType::Performance => "PERFORMANCE",
-            IssueType::DataError => "DATA_ERROR",
-            IssueType::ExecutionError => "EXECUTION_ERROR",
-            IssueType::EvidenceIncomplete => "EVIDENCE_INCOMPLETE",
-            IssueType::GoldenModified => "GOLDEN_MODIFIED",
-            IssueType::UnexpectedSuccess => "UNEXPECTED_SUCCESS",
-            IssueType::UnexpectedError => "UNEXPECTED_ERROR",
-            IssueType::OutputChanged => "OUTPUT_CHANGED",
-            IssueType::SnapshotMissing => "SNAPSHOT_MISSING",
-        }
-    }
 }
 
 /// Where in the pipeline an issue arose.
