@@ -24,21 +24,20 @@ const MAX_SLOWDOWN: f64 = 1000.0;
 impl Ctx<'_> {
     pub(super) fn gate(&mut self, node: &Node, key: &str) -> Option<Gate> {
         let s = self.string(node, key)?;
-        match s.as_str() {
-            "results" => Some(Gate::Results),
-            "baseline" => Some(Gate::Baseline),
-            _ => {
-                self.err(
-                    node.pos,
-                    format!("`{key}` must be \"results\" or \"baseline\", found \"{s}\""),
-                    Some(
-                        "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json"
-                            .into(),
-                    ),
-                );
-                None
-            }
+        let gate = [Gate::Results, Gate::Baseline]
+            .into_iter()
+            .find(|g| g.as_str() == s);
+        if gate.is_none() {
+            self.err(
+                node.pos,
+                format!("`{key}` must be \"results\" or \"baseline\", found \"{s}\""),
+                Some(
+                    "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json"
+                        .into(),
+                ),
+            );
         }
+        gate
     }
 
     pub(super) fn slowdown(&mut self, node: &Node, key: &str) -> Option<f64> {
