@@ -1,12 +1,12 @@
 //! The scheduler, one for both front doors: declaration order (or up to
-//! `jobs` at once), the `exclusive` gate, fail-fast, skip reasons, retries,
+//! `jobs` at once), the admission of `exclusive` cases, fail-fast, skip reasons, retries,
 //! interrupts, and the assembly of the run record. It emits events and
 //! never writes a report.
 //!
 //! A [`Run`] is driven by whoever owns the threads: `cargo golden` calls
 //! [`Run::run_all`], which starts its own workers; the libtest-mimic
 //! harness calls [`Run::run_case`] from each libtest trial, on libtest's
-//! threads (`--test-threads`). Either way every case passes the same gate
+//! threads (`--test-threads`). Either way every case passes the same admission
 //! and [`Run::finish`] assembles the one record.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -72,22 +72,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// case holds back cases that arrive after it, so it is not starved by
 /// later ones and runs at its place in declaration order.
 #[derive(Default)]
-struct Gate {
-    state: Mutex<GateState>,
+struct Admission {
+    state: Mutex<AdmissionState>,
     cv: Condvar,
 }
 
 #[derive(Default)]
-struct GateState {
+struct AdmissionState {
     running: usize,
     exclusive_running: bool,
     exclusive_waiting: usize,
 }
 
-/// A case's admission; leaving the gate on drop, even on a panic.
-struct Pass<'g>(&'g Gate);
+/// A case's pass through the admission; leaving it on drop, even on a panic.
+struct Pass<'g>(&'g Admission);
 
-impl Gate {
+impl Admission {
     fn enter(&self, exclusive: bool) -> Pass<'_> {
         let mut s = lock(&self.state);
         if exclusive {
@@ -125,7 +125,7 @@ pub struct Run<'h> {
     warnings: Vec<String>,
     /// Set when neither the filters nor the partition leave a case to run.
     empty_selection: Option<EmptySelection>,
-    gate: Gate,
+    admission: Admission,
     /// Fail-fast tripped.
     stop: AtomicBool,
     /// An interrupt cut a case short or kept one from running.
@@ -170,7 +170,7 @@ impl<'h> Run<'h> {
             engine,
             warnings,
             empty_selection,
-            gate: Gate::default(),
+            admission: Admission::default(),
             stop: AtomicBool::new(false),
             cut_short: AtomicBool::new(false),
             noted: AtomicBool::new(false),
@@ -264,7 +264,7 @@ impl<'h> Run<'h> {
     }
 
     /// Run the case at `pos` of [`Run::cases`] (or skip it, with its
-    /// reason): wait at the gate, run it with its retries, emit its events,
+    /// reason): wait for admission, run it with its retries, emit its events,
     /// keep its record, and hand the record to `inspect`.
     pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
         let def = self.cases[pos];
@@ -281,8 +281,8 @@ impl<'h> Run<'h> {
     }
 
     fn admit_and_run(&self, def: &CaseDef) -> CaseRecord {
-        let pass = self.gate.enter(def.exclusive);
-        // Waiting at the gate can outlast a failure or an interrupt: look
+        let pass = self.admission.enter(def.exclusive);
+        // Waiting for admission can outlast a failure or an interrupt: look
         // again before starting.
         if let Some(reason) = self.reason_to_skip(def) {
             return self.engine.skipped_record(def, &reason);
@@ -293,7 +293,7 @@ impl<'h> Run<'h> {
             kind: def.kind,
         });
         let rec = self.run_watched(def);
-        // Before leaving the gate: a case waiting there must see the stop.
+        // Before giving up its pass: a case waiting for admission must see the stop.
         if self.opts.fail_fast && rec.result.is_failure() {
             self.stop.store(true, Ordering::SeqCst);
         }
