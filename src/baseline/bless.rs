@@ -15,7 +15,7 @@ use super::compare::{CaseComparison, Class, Comparison};
 use super::file::{
     BASELINE_SCHEMA_VERSION, BaselineEntry, BaselineError, BaselineFile, round_seconds,
 };
-use super::snapshot::Outcome;
+use super::snapshot::SnapshotOutcome;
 use crate::config::Harness;
 use crate::model::{CaseResult, RunRecord};
 
@@ -29,7 +29,7 @@ pub(crate) struct BlessReport {
     /// Why it was not, when it was not.
     pub not_written: Option<String>,
     /// Snapshot files written or refused: (file, what happened, why).
-    pub snapshots: Vec<(String, Outcome, Option<String>)>,
+    pub snapshots: Vec<(String, SnapshotOutcome, Option<String>)>,
     /// Entries that changed: (case, was, now).
     pub changed: Vec<(String, String, String)>,
     /// Entries recorded for the first time: (case, now).
@@ -67,7 +67,7 @@ pub(crate) fn bless(
         for s in &case.snapshots {
             if matches!(
                 s.outcome,
-                Outcome::Created | Outcome::Updated | Outcome::NotWritten
+                SnapshotOutcome::Created | SnapshotOutcome::Updated | SnapshotOutcome::NotWritten
             ) {
                 report
                     .snapshots
@@ -172,7 +172,7 @@ impl fmt::Display for BlessReport {
         let label = |f: &mut fmt::Formatter<'_>, l: &str| write!(f, "{l:>12} ");
         for (file, outcome, why) in &self.snapshots {
             match outcome {
-                Outcome::NotWritten => {
+                SnapshotOutcome::NotWritten => {
                     label(f, "Not blessed")?;
                     writeln!(
                         f,

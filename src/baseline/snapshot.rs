@@ -22,7 +22,7 @@ use super::redactions::Redactor;
 use super::wildcard;
 use crate::config::{CaseDef, Harness, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
-pub(crate) use crate::model::{Outcome, SnapshotCheck, Stream};
+pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
 pub(crate) const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
@@ -119,7 +119,7 @@ impl<'h> Snapshots<'h> {
                 _ if self.bless => SnapshotCheck {
                     stream,
                     file,
-                    outcome: Outcome::NotWritten,
+                    outcome: SnapshotOutcome::NotWritten,
                     diff: None,
                     detail: None,
                 },
@@ -135,21 +135,21 @@ impl<'h> Snapshots<'h> {
         &self,
         stream: Stream,
         file: String,
-        output: Result<String, (Outcome, String)>,
+        output: Result<String, (SnapshotOutcome, String)>,
         redactor: &Redactor<'_>,
     ) -> (SnapshotCheck, Vec<&str>) {
         let mut check = SnapshotCheck {
             stream,
             file,
-            outcome: Outcome::Matched,
+            outcome: SnapshotOutcome::Matched,
             diff: None,
             detail: None,
         };
         let actual = match output {
             Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
             Err((outcome, detail)) => {
-                check.outcome = if self.bless && outcome == Outcome::TooLarge {
-                    Outcome::NotWritten
+                check.outcome = if self.bless && outcome == SnapshotOutcome::TooLarge {
+                    SnapshotOutcome::NotWritten
                 } else {
                     outcome
                 };
@@ -162,12 +162,12 @@ impl<'h> Snapshots<'h> {
             Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) if self.bless => {
-                check.outcome = Outcome::NotWritten;
+                check.outcome = SnapshotOutcome::NotWritten;
                 check.detail = Some(format!("cannot read it: {e}"));
                 return (check, Vec::new());
             }
             Err(e) => {
-                check.outcome = Outcome::Unreadable;
+                check.outcome = SnapshotOutcome::Unreadable;
                 check.detail = Some(format!("cannot read it: {e}"));
                 return (check, Vec::new());
             }
@@ -187,11 +187,11 @@ impl<'h> Snapshots<'h> {
             std::borrow::Cow::Borrowed(_) => e,
         });
         match expected {
-            None => check.outcome = Outcome::Missing,
+            None => check.outcome = SnapshotOutcome::Missing,
             Some(expected) if wildcard::matches(&expected, &actual) => {}
             Some(expected) => {
                 let (diff, added, removed) = unified_diff(&check.file, stream, &expected, &actual);
-                check.outcome = Outcome::Changed;
+                check.outcome = SnapshotOutcome::Changed;
                 check.diff = Some(diff);
                 check.detail = Some(format!("{added} line(s) added, {removed} removed"));
             }
@@ -207,11 +207,11 @@ fn bless(
     actual: &str,
 ) -> SnapshotCheck {
     check.outcome = match expected {
-        Some(e) if wildcard::matches(e, actual) => Outcome::Unchanged,
-        Some(_) => Outcome::Updated,
-        None => Outcome::Created,
+        Some(e) if wildcard::matches(e, actual) => SnapshotOutcome::Unchanged,
+        Some(_) => SnapshotOutcome::Updated,
+        None => SnapshotOutcome::Created,
     };
-    if check.outcome == Outcome::Unchanged {
+    if check.outcome == SnapshotOutcome::Unchanged {
         return check;
     }
     let written = path
@@ -221,7 +221,7 @@ fn bless(
         // that text, not as wildcards that would accept anything there.
         .and_then(|()| crate::fsio::atomic_write(path, wildcard::escape(actual).as_bytes()));
     if let Err(e) = written {
-        check.outcome = Outcome::NotWritten;
+        check.outcome = SnapshotOutcome::NotWritten;
         check.detail = Some(format!("cannot write it: {e}"));
     }
     check
@@ -229,10 +229,10 @@ fn bless(
 
 /// A stored output log as text, unless it is over [`SNAPSHOT_LIMIT`] or
 /// cannot be read.
-fn read_output(path: &Path) -> Result<String, (Outcome, String)> {
+fn read_output(path: &Path) -> Result<String, (SnapshotOutcome, String)> {
     let unreadable = |e: std::io::Error| {
         (
-            Outcome::Unreadable,
+            SnapshotOutcome::Unreadable,
             format!("cannot read {}: {e}", path.display()),
         )
     };
@@ -240,7 +240,7 @@ fn read_output(path: &Path) -> Result<String, (Outcome, String)> {
     let len = file.metadata().map_err(unreadable)?.len();
     if len > SNAPSHOT_LIMIT {
         return Err((
-            Outcome::TooLarge,
+            SnapshotOutcome::TooLarge,
             format!(
                 "the output is {len} bytes, over the {} MiB snapshot limit",
                 SNAPSHOT_LIMIT >> 20

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, IssueType};
 
-super::name::serde_names!(Class, Gate, Stream, Outcome);
+super::name::serde_names!(Class, Gate, Stream, SnapshotOutcome);
 
 /// How a case compares with its baseline entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -251,7 +251,8 @@ pub enum Stream {
 /// What became of one snapshotted stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+#[schemars(rename = "Outcome")]
+pub enum SnapshotOutcome {
     /// The output is what the snapshot allows.
     Matched,
     /// The output differs (`diff` says how).
@@ -282,7 +283,7 @@ pub struct SnapshotCheck {
     /// The snapshot file, relative to the harness file's directory.
     pub file: String,
     /// What happened.
-    pub outcome: Outcome,
+    pub outcome: SnapshotOutcome,
     /// Unified diff, snapshot (`---`) to this run's redacted output
     /// (`+++`), cut to a bounded size; only for `changed`.
     #[serde(default)]
@@ -304,27 +305,30 @@ impl SnapshotCheck {
         let (file, stream) = (&self.file, self.stream);
         let detail = self.detail.as_deref().unwrap_or("");
         match self.outcome {
-            Outcome::Matched | Outcome::Created | Outcome::Updated | Outcome::Unchanged => None,
-            Outcome::Changed => Some((
+            SnapshotOutcome::Matched
+            | SnapshotOutcome::Created
+            | SnapshotOutcome::Updated
+            | SnapshotOutcome::Unchanged => None,
+            SnapshotOutcome::Changed => Some((
                 IssueType::OutputChanged,
                 format!("{stream} differs from {file} ({detail})"),
             )),
-            Outcome::Missing => Some((
+            SnapshotOutcome::Missing => Some((
                 IssueType::SnapshotMissing,
                 format!("no snapshot {file} for {stream}: `cargo golden --bless` records one"),
             )),
-            Outcome::TooLarge => Some((
+            SnapshotOutcome::TooLarge => Some((
                 IssueType::OutputChanged,
                 format!(
                     "{stream} was not compared with {file}: {detail}; the full output is in {log}"
                 ),
             )),
-            Outcome::Unreadable => Some((
+            SnapshotOutcome::Unreadable => Some((
                 IssueType::SnapshotMissing,
                 format!("{stream} was not compared with {file}: {detail}"),
             )),
-            Outcome::NotWritten if detail.is_empty() => None,
-            Outcome::NotWritten => Some((
+            SnapshotOutcome::NotWritten if detail.is_empty() => None,
+            SnapshotOutcome::NotWritten => Some((
                 IssueType::SnapshotMissing,
                 format!("{file} was not blessed: {detail}"),
             )),

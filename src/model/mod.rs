@@ -13,8 +13,8 @@ mod baseline;
 mod name;
 
 pub use baseline::{
-    CaseComparison, Class, ClassCounts, Comparison, Gate, Outcome, SnapshotCheck, Stream, Verdict,
-    fails_gate,
+    CaseComparison, Class, ClassCounts, Comparison, Gate, SnapshotCheck, SnapshotOutcome, Stream,
+    Verdict, fails_gate,
 };
 
 name::serde_names!(

@@ -137,7 +137,7 @@ pub(crate) use serde_names;
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{CaseResult, Class, IssueType, Outcome};
+    use crate::model::{CaseResult, Class, IssueType, SnapshotOutcome};
 
     #[test]
     fn as_str_is_the_serde_name() {
@@ -149,6 +149,6 @@ mod tests {
         }
         assert_eq!(CaseResult::Passed.as_str(), "PASSED");
         assert_eq!(IssueType::OutputChanged.to_string(), "OUTPUT_CHANGED");
-        assert_eq!(Outcome::NotWritten.as_str(), "not_written");
+        assert_eq!(SnapshotOutcome::NotWritten.as_str(), "not_written");
     }
 }
