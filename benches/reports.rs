@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use cargo_golden::baseline::compare::{self, Comparison, Observed, Settings};
-use cargo_golden::baseline::{BaselineEntry, BaselineFile, Redactor};
+use cargo_golden::baseline::{BaselineEntry, BaselineFile, SnapshotRedactor};
 use cargo_golden::config::Gate;
 use cargo_golden::layout::Artifacts;
 use cargo_golden::model::{
@@ -129,7 +129,7 @@ fn compare(record: &RunRecord, base: &BaselineFile) -> Comparison {
             line: c.line,
             verdict: cargo_golden::baseline::verdict(
                 c,
-                &Redactor::new(root, &c.working_dir, &record.run_id, &[]),
+                &SnapshotRedactor::new(root, &c.working_dir, &record.run_id, &[]),
             ),
         })
         .collect();

@@ -2,7 +2,7 @@
 //! "it still does the same thing".
 //!
 //! - snapshots (`Snapshots`, [`SnapshotCheck`]): a case's output,
-//!   redacted ([`Redactor`]), compared with
+//!   redacted ([`SnapshotRedactor`]), compared with
 //!   `snapshots/<name>.stdout|.stderr` beside the harness file, with
 //!   trycmd's `[..]` and `...` wildcards;
 //! - the baseline file ([`BaselineFile`]): `golden-baseline.json`, the
@@ -28,7 +28,7 @@ use std::collections::HashSet;
 pub(crate) use bless::BlessReport;
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
-pub use redactions::Redactor;
+pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{SnapshotCheck, Snapshots};
 
 use crate::config::{Gate, Harness};
@@ -41,7 +41,7 @@ const MAX_SIGNATURE_CHARS: usize = 300;
 /// order, without repeats) and its first finding (the first issue's
 /// message, else the reason it could not run), redacted. None for a case
 /// that passed or was skipped.
-pub(crate) fn signature(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<String> {
+pub(crate) fn signature(case: &CaseRecord, redactor: &SnapshotRedactor<'_>) -> Option<String> {
     if !case.result.is_failure() {
         return None;
     }
@@ -67,7 +67,7 @@ pub(crate) fn signature(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<St
 }
 
 /// What a case did, as the comparison sees it; None when it was skipped.
-pub fn verdict(case: &CaseRecord, redactor: &Redactor<'_>) -> Option<Verdict> {
+pub fn verdict(case: &CaseRecord, redactor: &SnapshotRedactor<'_>) -> Option<Verdict> {
     (case.result != CaseResult::Skipped).then(|| Verdict {
         result: case.result,
         signature: signature(case, redactor),

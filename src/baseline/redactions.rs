@@ -42,22 +42,24 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the duration pattern compiles")
 });
 
-/// Replaces what changes between runs in one case's output. Cheap to
-/// make: the file system is asked for canonical paths only when text is
-/// redacted.
+/// Replaces what changes between runs in one case's output with the
+/// placeholders of `[redactions]` (SPEC section 15), before it is compared
+/// with a snapshot or the baseline; secrets are masked by
+/// [`crate::redact::Redactor`]. Cheap to make: the file system is asked for
+/// canonical paths only when text is redacted.
 #[derive(Clone, Debug)]
-pub struct Redactor<'a> {
+pub struct SnapshotRedactor<'a> {
     root: PathBuf,
     cwd: PathBuf,
     run_id: String,
     user: &'a [Redaction],
 }
 
-impl<'a> Redactor<'a> {
+impl<'a> SnapshotRedactor<'a> {
     /// The redactor of a case run in `cwd`, declared in a harness file in
     /// `root`, during run `run_id`, with the harness's own `redactions`.
-    pub fn new(root: &Path, cwd: &Path, run_id: &str, user: &'a [Redaction]) -> Redactor<'a> {
-        Redactor {
+    pub fn new(root: &Path, cwd: &Path, run_id: &str, user: &'a [Redaction]) -> Self {
+        Self {
             root: root.to_path_buf(),
             cwd: cwd.to_path_buf(),
             run_id: run_id.to_string(),
@@ -160,8 +162,8 @@ fn replace_path(text: &str, path: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
-    fn redactor(user: &[Redaction]) -> Redactor<'_> {
-        Redactor::new(
+    fn redactor(user: &[Redaction]) -> SnapshotRedactor<'_> {
+        SnapshotRedactor::new(
             Path::new("/home/u/proj"),
             Path::new("/home/u/proj/golden/sales"),
             "20261121T230000.123456Z-abcd1234",

@@ -18,7 +18,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::redactions::Redactor;
+use super::redactions::SnapshotRedactor;
 use super::wildcard;
 use crate::config::{CaseDef, Harness, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
@@ -73,8 +73,8 @@ impl<'h> Snapshots<'h> {
     }
 
     /// The redactor of a case that ran in `cwd`.
-    pub(crate) fn redactor(&self, cwd: &Path) -> Redactor<'h> {
-        Redactor::new(&self.root, cwd, &self.run_id, self.redactions)
+    pub(crate) fn redactor(&self, cwd: &Path) -> SnapshotRedactor<'h> {
+        SnapshotRedactor::new(&self.root, cwd, &self.run_id, self.redactions)
     }
 
     /// Compare (or bless) the snapshotted streams of `def` from the logs
@@ -136,7 +136,7 @@ impl<'h> Snapshots<'h> {
         stream: Stream,
         file: String,
         output: Result<String, (SnapshotOutcome, String)>,
-        redactor: &Redactor<'_>,
+        redactor: &SnapshotRedactor<'_>,
     ) -> (SnapshotCheck, Vec<&str>) {
         let mut check = SnapshotCheck {
             stream,

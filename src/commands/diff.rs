@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::baseline::compare::{self, Observed, Settings};
-use crate::baseline::{BaselineEntry, BaselineFile, Comparison, Redactor, Verdict};
+use crate::baseline::{BaselineEntry, BaselineFile, Comparison, SnapshotRedactor, Verdict};
 use crate::config::{Gate, defaults};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::report::{ReportError, SUMMARY_FILE, SummaryFile, headline, markup::inline};
@@ -200,7 +200,7 @@ fn verdicts(run: &RunRecord) -> Vec<Option<Verdict>> {
         .map(|c| {
             let mut v = crate::baseline::verdict(
                 c,
-                &Redactor::new(root, &c.working_dir, &run.run_id, &[]),
+                &SnapshotRedactor::new(root, &c.working_dir, &run.run_id, &[]),
             )?;
             if let Some(sig) = recorded.get(c.name.as_str()) {
                 v.signature = sig.cloned();
