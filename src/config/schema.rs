@@ -20,7 +20,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::defaults;
-use crate::model::{Gate, JunitFlavour};
+use crate::model::{Gate, JunitFlavour, Stream};
 
 /// The JSON Schema of `harness.toml` (and of its YAML form).
 ///
@@ -392,10 +392,13 @@ enum GateKey {
     Baseline,
 }
 
+// The schema of a `snapshot` entry only: the value is a `model::Stream`;
+// this is how the harness file documents it. Never built.
 /// An output stream compared with its snapshot file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum SnapshotStream {
+#[allow(dead_code)]
+enum SnapshotStream {
     /// Compared with `snapshots/<name>.stdout`.
     Stdout,
     /// Compared with `snapshots/<name>.stderr`.
@@ -506,8 +509,8 @@ pub struct Golden {
     /// within a line and a `...` line any number of lines.
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(length(max = 2), extend("uniqueItems" = true))]
-    pub snapshot: Vec<SnapshotStream>,
+    #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
+    pub snapshot: Vec<Stream>,
 }
 
 /// How a golden project is protected from modification.
@@ -564,8 +567,8 @@ pub struct Verify {
     /// within a line and a `...` line any number of lines.
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(length(max = 2), extend("uniqueItems" = true))]
-    pub snapshot: Vec<SnapshotStream>,
+    #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
+    pub snapshot: Vec<Stream>,
 }
 
 fn default_slow() -> HumanDuration {
