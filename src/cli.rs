@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::commands::validate::Format;
-use crate::config::{self, ConfigError, Harness};
+use crate::config::{self, ConfigError, HarnessConfig};
 use crate::events::Fanout;
 use crate::exit;
 use crate::model::{JunitFlavour, NoCases};
@@ -436,7 +436,7 @@ fn workspace(manifest: &clap_cargo::Manifest) -> Workspace {
 
 /// Declarations and where outputs go, as a run or a listing needs them.
 struct Loaded {
-    harness: Harness,
+    harness: HarnessConfig,
     out_dir: PathBuf,
 }
 
@@ -480,9 +480,9 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
                     .ok()
                     .filter(|p| !p.is_empty())
             });
-            Harness::load_profile(p, suite.as_deref(), profile.as_deref())?
+            HarnessConfig::load_profile(p, suite.as_deref(), profile.as_deref())?
         }
-        None => Harness::empty(&cwd),
+        None => HarnessConfig::empty(&cwd),
     };
     if let Some(list) = &a.golden {
         let entries = config::adhoc::parse(list)?;
@@ -689,7 +689,7 @@ fn run(a: RunArgs) -> i32 {
 /// Compare the finished run with its baseline (and bless it when asked),
 /// then write the reports and apply `keep_runs`.
 fn conclude_run(
-    h: &Harness,
+    h: &HarnessConfig,
     a: &RunArgs,
     record: &mut crate::model::RunRecord,
     fanout: &mut Fanout,
@@ -723,7 +723,7 @@ fn finish(
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
 /// GitHub Actions workflow commands when running there, which register the
 /// run's secrets with the log masker before any other line is printed.
-fn reporters(format: MessageFormat, h: &Harness, output: OutputOptions) -> Fanout {
+fn reporters(format: MessageFormat, h: &HarnessConfig, output: OutputOptions) -> Fanout {
     let mut fanout = Fanout::default();
     let github = crate::report::github::GithubReporter::from_env(
         h.file.as_deref().unwrap_or(&h.base_dir),

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::config::Harness;
+use crate::config::HarnessConfig;
 use crate::events::Fanout;
 use crate::model::{CaseRecord, CaseResult};
 use crate::runner::interrupt::Interrupt;
@@ -70,7 +70,7 @@ fn manifest_dir() -> PathBuf {
 
 /// `<target dir>/golden`: `CARGO_TARGET_DIR`, else derived from this test
 /// binary's path (`<target>/<profile>/deps/<binary>`).
-fn default_out_dir(h: &Harness) -> PathBuf {
+fn default_out_dir(h: &HarnessConfig) -> PathBuf {
     if let Some(o) = &h.out_dir {
         return o.clone();
     }
@@ -86,11 +86,11 @@ fn default_out_dir(h: &Harness) -> PathBuf {
 
 /// The declarations of this test binary: `harness.toml` beside the
 /// manifest, or the file named by [`CONFIG_ENV`].
-fn load() -> Result<Harness, crate::config::ConfigError> {
+fn load() -> Result<HarnessConfig, crate::config::ConfigError> {
     let file = std::env::var_os(CONFIG_ENV)
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir().join("harness.toml"));
-    let harness = Harness::load(&file, None)?;
+    let harness = HarnessConfig::load(&file, None)?;
     harness.check_required_golden()?;
     Ok(harness)
 }
@@ -116,7 +116,7 @@ fn print_error(e: &(dyn std::error::Error + 'static)) {
 /// What a harness run needs before its first case: the declarations, the
 /// signing key, and whether to bless against which baseline.
 struct Setup {
-    harness: &'static Harness,
+    harness: &'static HarnessConfig,
     signer: Option<crate::report::seal::Signer>,
     bless: bool,
     baseline: Option<crate::baseline::BaselineFile>,
@@ -131,7 +131,7 @@ fn setup() -> Result<Setup, i32> {
     }
     // The declarations live as long as this test binary: leaking them lets
     // every trial share one run (patterns compiled once) without copies.
-    let harness: &'static Harness = Box::leak(Box::new(load().map_err(|e| fail(&e))?));
+    let harness: &'static HarnessConfig = Box::leak(Box::new(load().map_err(|e| fail(&e))?));
     let signer = crate::report::seal::Signer::load(None).map_err(|e| fail(&e))?;
     let bless = bless_requested().map_err(|e| fail(&e))?;
     let baseline = crate::baseline::load(harness).map_err(|e| fail(&e))?;

@@ -9,7 +9,7 @@
 //! and its subcommands, which the harness does not need.
 //!
 //! The library API beyond it: the declarations ([`config`], loaded with
-//! [`config::Harness::load`]), the run entry point ([`runner::Run`] with
+//! [`config::HarnessConfig::load`]), the run entry point ([`runner::Run`] with
 //! [`runner::RunOptions`], the one engine of both front doors), the event
 //! stream it emits ([`events`]) and the record of a run ([`model`]).
 //!

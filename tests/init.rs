@@ -8,7 +8,7 @@ use std::process::Command;
 use cargo_golden::commands::init::{
     Conflict, Dependency, InitError, InitOptions, InitReport, ShapeProblem, init,
 };
-use cargo_golden::config::Harness;
+use cargo_golden::config::HarnessConfig;
 use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
@@ -160,7 +160,7 @@ fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
     );
     assert_cargo_sees_golden_setup(&dir);
 
-    let harness = Harness::load(&dir.join("harness.toml"), None)
+    let harness = HarnessConfig::load(&dir.join("harness.toml"), None)
         .unwrap_or_else(|e| panic!("generated harness.toml does not load:\n{e}"));
     assert_eq!(harness.name, "demo");
     let as_json: serde_json::Value = toml::from_str(&read(dir.join("harness.toml"))).unwrap();
@@ -195,7 +195,7 @@ fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
 fn example_project_runs_as_declared() {
     let (_tmp, dir) = cargo_new("--lib");
     init(&dir, &options(false)).unwrap();
-    let harness = Harness::load(&dir.join("harness.toml"), None).unwrap();
+    let harness = HarnessConfig::load(&dir.join("harness.toml"), None).unwrap();
     let example = harness.cases.iter().find(|c| c.name == "example").unwrap();
 
     let out = Command::new("sh")
@@ -446,7 +446,7 @@ fn harness_names_the_schema_init_writes() {
     let schema: serde_json::Value =
         serde_json::from_str(&read(dir.join("harness.schema.json"))).unwrap();
     assert_eq!(schema, cargo_golden::commands::schema::harness_schema());
-    Harness::load(&dir.join("harness.toml"), None).unwrap();
+    HarnessConfig::load(&dir.join("harness.toml"), None).unwrap();
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use cargo_golden::commands::schema::{harness_schema, observation_schema};
 use cargo_golden::config::schema::HarnessFile;
-use cargo_golden::config::{Harness, KNOWN_KEYS};
+use cargo_golden::config::{HarnessConfig, KNOWN_KEYS};
 use serde_json::{Value, json};
 
 /// The `harness.toml` of SPEC section 2.
@@ -70,7 +70,7 @@ fn loader_verdict(text: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("harness.toml");
     std::fs::write(&file, text).unwrap();
-    Harness::load(&file, None)
+    HarnessConfig::load(&file, None)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

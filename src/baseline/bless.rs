@@ -16,7 +16,7 @@ use super::file::{
     BASELINE_SCHEMA_VERSION, BaselineEntry, BaselineError, BaselineFile, round_seconds,
 };
 use super::snapshot::SnapshotOutcome;
-use crate::config::Harness;
+use crate::config::HarnessConfig;
 use crate::model::{CaseResult, RunRecord};
 
 /// What a bless did, for the terminal.
@@ -54,7 +54,7 @@ fn describe(e: &BaselineEntry) -> String {
 
 /// Rewrite the baseline of `harness` from `record` (see the module docs).
 pub(crate) fn bless(
-    harness: &Harness,
+    harness: &HarnessConfig,
     record: &RunRecord,
     old: Option<&BaselineFile>,
     comparison: &Comparison,
@@ -147,7 +147,7 @@ fn record_case(
 /// The entries in declaration order, then those of cases no longer
 /// declared (kept by a filtered bless) in their old order.
 fn ordered(
-    harness: &Harness,
+    harness: &HarnessConfig,
     old: Option<&BaselineFile>,
     mut entries: HashMap<String, BaselineEntry>,
 ) -> Vec<BaselineEntry> {

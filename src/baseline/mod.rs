@@ -31,7 +31,7 @@ pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{SnapshotCheck, Snapshots};
 
-use crate::config::{Gate, Harness};
+use crate::config::{Gate, HarnessConfig};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
 
 /// Longest failure signature kept, in characters.
@@ -93,7 +93,7 @@ pub(crate) struct Selection<'a> {
 
 /// Load the baseline of `harness` (None when there is none yet). Called
 /// before the run, so a broken file stops it before anything runs.
-pub(crate) fn load(harness: &Harness) -> Result<Option<BaselineFile>, BaselineError> {
+pub(crate) fn load(harness: &HarnessConfig) -> Result<Option<BaselineFile>, BaselineError> {
     if harness.file.is_none() {
         return Ok(None);
     }
@@ -105,7 +105,7 @@ pub(crate) fn load(harness: &Harness) -> Result<Option<BaselineFile>, BaselineEr
 /// `bless`, also rewrite the baseline entries of the selected cases and
 /// say what changed.
 pub(crate) fn conclude(
-    harness: &Harness,
+    harness: &HarnessConfig,
     record: &mut RunRecord,
     baseline: Option<&BaselineFile>,
     selection: &Selection<'_>,
@@ -168,6 +168,6 @@ pub(crate) fn conclude(
 
 /// The baseline file as reports name it: relative to the current
 /// directory when inside it.
-fn display_file(harness: &Harness) -> String {
+fn display_file(harness: &HarnessConfig) -> String {
     crate::layout::display_relative(&harness.baseline_file())
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
-use crate::config::{CaseDef, Harness, Redaction};
+use crate::config::{CaseDef, HarnessConfig, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
 pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
@@ -49,7 +49,7 @@ pub(crate) struct Snapshots<'h> {
 
 impl<'h> Snapshots<'h> {
     /// Snapshots of `harness` for run `run_id`, compared (not blessed).
-    pub(crate) fn new(harness: &'h Harness, run_id: &str) -> Snapshots<'h> {
+    pub(crate) fn new(harness: &'h HarnessConfig, run_id: &str) -> Snapshots<'h> {
         Snapshots {
             root: harness.base_dir.clone(),
             redactions: &harness.redactions,

@@ -171,7 +171,7 @@ pub struct CaseDef {
 
 /// A validated harness file.
 #[derive(Clone, Debug)]
-pub struct Harness {
+pub struct HarnessConfig {
     /// The harness file (absolute); None when only ad-hoc declarations exist.
     pub file: Option<PathBuf>,
     /// Directory relative paths are resolved against.
@@ -263,10 +263,10 @@ pub mod defaults {
     pub const SLOWDOWN: f64 = 2.0;
 }
 
-impl Harness {
+impl HarnessConfig {
     /// An empty harness rooted at `base_dir` (for ad-hoc declarations).
-    pub fn empty(base_dir: &Path) -> Harness {
-        Harness {
+    pub fn empty(base_dir: &Path) -> HarnessConfig {
+        HarnessConfig {
             file: None,
             base_dir: base_dir.to_path_buf(),
             sha256: String::new(),
@@ -305,18 +305,18 @@ impl Harness {
 
     /// Load and validate a harness file (TOML, or YAML by extension).
     /// `suite_default` names the suite when `[harness].name` is absent.
-    pub fn load(path: &Path, suite_default: Option<&str>) -> Result<Harness, ConfigError> {
+    pub fn load(path: &Path, suite_default: Option<&str>) -> Result<HarnessConfig, ConfigError> {
         let profile = std::env::var(PROFILE_ENV).ok().filter(|p| !p.is_empty());
-        Harness::load_profile(path, suite_default, profile.as_deref())
+        HarnessConfig::load_profile(path, suite_default, profile.as_deref())
     }
 
-    /// [`Harness::load`] with `[profile.NAME]` applied over `[harness]`
+    /// [`HarnessConfig::load`] with `[profile.NAME]` applied over `[harness]`
     /// (None: no profile, whatever the environment says).
     pub fn load_profile(
         path: &Path,
         suite_default: Option<&str>,
         profile: Option<&str>,
-    ) -> Result<Harness, ConfigError> {
+    ) -> Result<HarnessConfig, ConfigError> {
         let path = crate::layout::absolute(path);
         let bytes = crate::userfile::read(&path).map_err(|e| ConfigError::Read {
             path: path.clone(),
@@ -351,7 +351,7 @@ impl Harness {
         let base_dir = path
             .parent()
             .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-        let mut h = Harness::empty(&base_dir);
+        let mut h = HarnessConfig::empty(&base_dir);
         if let Some(n) = suite_default {
             h.name = n.to_string();
         }
@@ -378,7 +378,7 @@ impl Harness {
     }
 
     /// The secrets of a run of this harness: values from this process's
-    /// environment and every case's `env` that [`Harness::redact_env`]
+    /// environment and every case's `env` that [`HarnessConfig::redact_env`]
     /// (with the defaults) makes secret.
     pub fn redactor(&self) -> crate::redact::Redactor {
         crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))

@@ -5,11 +5,11 @@ use std::path::Path;
 
 use super::*;
 
-fn load_text(name: &str, text: &str) -> Result<Harness, ConfigError> {
+fn load_text(name: &str, text: &str) -> Result<HarnessConfig, ConfigError> {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
-    Harness::load(&p, None)
+    HarnessConfig::load(&p, None)
 }
 
 /// (line, col, message) of each diagnostic.
@@ -243,7 +243,7 @@ fn defaults_placeholders_and_working_dirs() {
         "[harness]\nrunner = \"tool run {path} --in {dir} --name {name}\"\ntimeout = \"90s\"\n[[golden]]\nname = \"d\"\npath = \"golden/with space\"\n[[golden]]\nname = \"f\"\npath = \"golden/p.yaml\"\ntimeout = \"2m\"\n[[verify]]\nname = \"v\"\ncommand = \"true\"\n",
     )
     .unwrap();
-    let h = Harness::load(&p, None).unwrap();
+    let h = HarnessConfig::load(&p, None).unwrap();
     let root = crate::layout::absolute(dir.path());
     let d = &h.cases[0];
     assert_eq!(d.working_dir, root.join("golden/with space"));
@@ -301,7 +301,7 @@ fn yaml_older_list_form() {
 #[test]
 fn adhoc_projects_join_the_harness() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::empty(dir.path());
+    let mut h = HarnessConfig::empty(dir.path());
     h.runner = Some("run {path}".into());
     let entries = adhoc::parse("a.yaml, sales:golden/sales").unwrap();
     h.add_adhoc(&entries).unwrap();
@@ -311,7 +311,7 @@ fn adhoc_projects_join_the_harness() {
         h.add_adhoc(&entries).is_err(),
         "duplicate names are refused"
     );
-    let mut bare = Harness::empty(Path::new("/"));
+    let mut bare = HarnessConfig::empty(Path::new("/"));
     assert!(
         bare.add_adhoc(&entries)
             .unwrap_err()
@@ -424,7 +424,7 @@ fn a_configured_shell_quotes_placeholders_its_way() {
         "[harness]\nrunner = \"tool {path} {root}\"\nshell = [\"pwsh\", \"-Command\"]\n[[golden]]\nname = \"g\"\npath = \"it's here\"\n",
     )
     .unwrap();
-    let h = Harness::load(&p, None).unwrap();
+    let h = HarnessConfig::load(&p, None).unwrap();
     assert_eq!(h.shell.flavor, crate::shell::Flavor::PowerShell);
     assert_eq!(h.shell.args, ["-Command"]);
     let root = crate::layout::absolute(dir.path());

@@ -1,4 +1,4 @@
-//! Second pass: the spanned tree checked into [`Harness`] and [`CaseDef`]s.
+//! Second pass: the spanned tree checked into [`HarnessConfig`] and [`CaseDef`]s.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
 use super::{
-    CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, Harness, Isolation, MAX_JOBS,
+    CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, HarnessConfig, Isolation, MAX_JOBS,
     MAX_RETRIES, MAX_TRUNCATE,
 };
 use crate::model::{CaseKind, JunitFlavour};
@@ -435,7 +435,7 @@ type Table<'n> = BTreeMap<&'n str, (&'n Key, &'n Node)>;
 fn harness_settings(
     cx: &mut Ctx<'_>,
     t: &Table<'_>,
-    h: &mut Harness,
+    h: &mut HarnessConfig,
     require_golden_pos: &mut Option<Pos>,
 ) {
     if let Some((_, v)) = t.get("shell")
@@ -511,7 +511,7 @@ fn profile(
     cx: &mut Ctx<'_>,
     profiles: Option<&Node>,
     name: &str,
-    h: &mut Harness,
+    h: &mut HarnessConfig,
     require_golden_pos: &mut Option<Pos>,
 ) {
     let declared: Vec<&str> = match profiles.map(|n| &n.value) {
@@ -586,7 +586,7 @@ pub(super) fn expand_vars(s: &str, get: impl Fn(&str) -> Option<String>) -> Resu
 }
 
 /// Check `root` into `h`, reporting every problem.
-pub(super) fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), ConfigError> {
+pub(super) fn check(root: &Node, file: &Path, h: &mut HarnessConfig) -> Result<(), ConfigError> {
     let mut cx = Ctx {
         file,
         diags: Vec::new(),
@@ -612,7 +612,7 @@ pub(super) fn check(root: &Node, file: &Path, h: &mut Harness) -> Result<(), Con
 
 /// The tables that are not cases: `[harness]`, the selected `[profile]`,
 /// `[patterns]` and `[redactions]`.
-fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut Harness) {
+fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
     let mut require_golden_pos = None;
     if let Some((_, node)) = top.get("harness")
         && let Some(t) = cx.table(node, "[harness]", &keys_of("harness"))
@@ -702,7 +702,7 @@ struct KindFields {
 
 impl Cases {
     /// Check one case table; a case without errors joins `h.cases`.
-    fn check(&mut self, cx: &mut Ctx<'_>, h: &mut Harness, d: Declared<'_>, t: &Table<'_>) {
+    fn check(&mut self, cx: &mut Ctx<'_>, h: &mut HarnessConfig, d: Declared<'_>, t: &Table<'_>) {
         let name = self.name(cx, &d, t);
         let description = t
             .get("description")
@@ -828,7 +828,7 @@ impl Cases {
 }
 
 /// `working_dir` of the case, else of `[harness]`.
-fn explicit_working_dir(cx: &mut Ctx<'_>, h: &Harness, t: &Table<'_>) -> Option<PathBuf> {
+fn explicit_working_dir(cx: &mut Ctx<'_>, h: &HarnessConfig, t: &Table<'_>) -> Option<PathBuf> {
     t.get("working_dir")
         .and_then(|(_, v)| cx.expanded(v, "working_dir"))
         .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)))
@@ -839,7 +839,7 @@ fn explicit_working_dir(cx: &mut Ctx<'_>, h: &Harness, t: &Table<'_>) -> Option<
 /// and ignore globs.
 fn golden_fields(
     cx: &mut Ctx<'_>,
-    h: &Harness,
+    h: &HarnessConfig,
     d: &Declared<'_>,
     t: &Table<'_>,
     name: Option<&str>,
@@ -933,7 +933,12 @@ fn ignore_globs(cx: &mut Ctx<'_>, t: &Table<'_>) -> Vec<String> {
 
 /// A verify command: a `command`, run in the working dir or beside the
 /// harness file.
-fn verify_fields(cx: &mut Ctx<'_>, h: &Harness, d: &Declared<'_>, t: &Table<'_>) -> KindFields {
+fn verify_fields(
+    cx: &mut Ctx<'_>,
+    h: &HarnessConfig,
+    d: &Declared<'_>,
+    t: &Table<'_>,
+) -> KindFields {
     let explicit_wd = explicit_working_dir(cx, h, t);
     let command = match t.get("command") {
         Some((_, v)) => cx

@@ -356,7 +356,7 @@ impl Finished {
 /// the outcome the run-finished event carried; what a front door makes of
 /// it (libtest's codes) is left to it.
 pub(crate) fn conclude(
-    harness: &crate::config::Harness,
+    harness: &crate::config::HarnessConfig,
     record: &mut RunRecord,
     fanout: &mut crate::events::Fanout,
     baseline: Option<&crate::baseline::BaselineFile>,

@@ -14,14 +14,14 @@ use super::interrupt::Interrupt;
 use super::isolation::{self, Exclude, IsolationError, Stop};
 use super::{EngineError, process};
 use crate::classify::{self, CaseFacts, Patterns};
-use crate::config::{CaseDef, Harness, Isolation};
+use crate::config::{CaseDef, HarnessConfig, Isolation};
 use crate::layout::{Artifacts, execution_dir, new_run_id};
 use crate::model::{CaseRecord, CaseResult};
 use crate::redact::Redactor;
 
 /// Runs single cases of one harness into one run directory.
 pub(crate) struct Engine<'h> {
-    harness: &'h Harness,
+    harness: &'h HarnessConfig,
     patterns: Patterns,
     redactor: Redactor,
     /// Patterns of the cases with a `patterns` table of their own, by
@@ -44,7 +44,7 @@ pub(crate) struct Engine<'h> {
 impl<'h> Engine<'h> {
     /// Prepare to run cases of `harness` into `out_dir`.
     pub(crate) fn new(
-        harness: &'h Harness,
+        harness: &'h HarnessConfig,
         out_dir: &Path,
         run_id: Option<String>,
         interrupt: Option<Arc<Interrupt>>,

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use super::case::Engine;
 use super::{EngineError, RunOptions};
-use crate::config::{CaseDef, Harness};
+use crate::config::{CaseDef, HarnessConfig};
 use crate::events::{Event, Fanout};
 use crate::model::{CaseRecord, EmptySelection, NoCases, RunRecord, SkipReason};
 use crate::runner::select::{Partition, why_nothing};
@@ -27,7 +27,7 @@ const NOT_RUN: &str = SkipReason::NotRun.as_str();
 
 /// Which cases of `harness` a run with `partition` includes.
 pub(crate) fn included<'a>(
-    harness: &'a Harness,
+    harness: &'a HarnessConfig,
     partition: Option<&Partition>,
 ) -> Vec<&'a CaseDef> {
     harness
@@ -38,7 +38,7 @@ pub(crate) fn included<'a>(
 }
 
 /// Run-level warnings (shown in the terminal and the reports).
-pub(crate) fn run_warnings(harness: &Harness) -> Vec<String> {
+pub(crate) fn run_warnings(harness: &HarnessConfig) -> Vec<String> {
     let mut w = Vec::new();
     if harness.golden_count() == 0 {
         w.push(
@@ -118,7 +118,7 @@ impl Drop for Pass<'_> {
 
 /// One run of the included cases of a harness.
 pub struct Run<'h> {
-    harness: &'h Harness,
+    harness: &'h HarnessConfig,
     engine: Engine<'h>,
     opts: RunOptions,
     cases: Vec<&'h CaseDef>,
@@ -143,7 +143,7 @@ impl<'h> Run<'h> {
     /// Prepare the run (patterns compiled, output directory created) and
     /// emit `RunStarted` and the run-level warnings.
     pub fn start(
-        harness: &'h Harness,
+        harness: &'h HarnessConfig,
         opts: RunOptions,
         fanout: Fanout,
     ) -> Result<Run<'h>, EngineError> {
@@ -383,7 +383,7 @@ impl<'h> Run<'h> {
 /// Set when the filters, the partition or the cases' `ignored` marks
 /// leave no case to run.
 fn empty_selection(
-    harness: &Harness,
+    harness: &HarnessConfig,
     cases: &[&CaseDef],
     opts: &RunOptions,
 ) -> Option<EmptySelection> {
@@ -417,7 +417,7 @@ fn empty_selection(
 /// Run every included case with `opts` and return the run record and the
 /// reporters (reports are written by `crate::report::finish`).
 pub(crate) fn run(
-    harness: &Harness,
+    harness: &HarnessConfig,
     opts: RunOptions,
     fanout: Fanout,
 ) -> Result<(RunRecord, Fanout), EngineError> {
@@ -435,13 +435,13 @@ mod tests {
     use crate::runner::interrupt::Interrupt;
 
     /// A harness of `cases` verify commands (`true`) in a temp dir.
-    fn harness(dir: &std::path::Path, cases: usize) -> Harness {
+    fn harness(dir: &std::path::Path, cases: usize) -> HarnessConfig {
         let toml: String = (0..cases)
             .map(|i| format!("[[verify]]\nname = \"c{i}\"\ncommand = \"true\"\n"))
             .collect();
         let file = dir.join("harness.toml");
         std::fs::write(&file, toml).unwrap();
-        Harness::load(&file, None).unwrap()
+        HarnessConfig::load(&file, None).unwrap()
     }
 
     fn options(dir: &std::path::Path, interrupt: &Arc<Interrupt>) -> RunOptions {
