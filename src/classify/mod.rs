@@ -27,7 +27,10 @@ mod judge;
 mod pydantic;
 mod stream;
 
-pub(crate) use judge::{CaseFacts, Ending, judge, ran_status, unfinished_status, unmet};
+pub(crate) use judge::{CaseFacts, judge};
+// What verify-evidence re-judges by (a command of the command line).
+#[cfg(feature = "cli")]
+pub(crate) use judge::{Ending, ran_status, unfinished_status, unmet};
 pub(crate) use stream::StreamClassifier;
 
 /// Built-in validation patterns. SPEC lists `validation error for \w+`;
