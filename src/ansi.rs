@@ -1,7 +1,8 @@
 //! Removal of terminal escape sequences (CSI, OSC, DCS, SOS/PM/APC and
 //! two-byte escapes) from output, one implementation for the classifier,
 //! which matches each line without them, and the reports, which print text
-//! without them; and the one-line form of a text both show.
+//! without them; and the one-line form of a text both show, and the
+//! bounded list of names a warning shows.
 //!
 //! Sequences are recognised by the VT500 parser table of `anstyle-parse`
 //! (the parser behind `anstream`). Unlike `anstream`'s strip adapters,
@@ -143,6 +144,24 @@ pub(crate) fn one_line(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// Entries named in one list of [`name_list`]; the rest are counted.
+const NAMED: usize = 10;
+
+/// `a, b, c` naming at most ten entries, then how many more: for warnings
+/// and errors that name files or processes.
+pub(crate) fn name_list(items: &[String]) -> String {
+    let mut s = items
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > NAMED {
+        s.push_str(&format!(" and {} more", items.len() - NAMED));
+    }
+    s
 }
 
 #[cfg(test)]

@@ -460,7 +460,6 @@ fn finish_run(
 /// wrote is gone now (a case that deleted the out dir, or another case's
 /// logs): each entry one line, at most a few files named.
 fn lost_evidence(record: &RunRecord) -> Vec<String> {
-    const MAX_NAMED: usize = 10;
     let mut lost: Vec<String> = crate::outdir::lost(&record.out_dir).into_iter().collect();
     let mut missing = Vec::new();
     let attempts = record
@@ -473,7 +472,7 @@ fn lost_evidence(record: &RunRecord) -> Vec<String> {
         let evidence_written = !case
             .warnings
             .iter()
-            .any(|w| w.starts_with("could not write evidence.json"));
+            .any(|w| w.starts_with(crate::wire::evidence::EVIDENCE_NOT_WRITTEN));
         let mut files = Vec::new();
         if evidence_written {
             files.push(&a.evidence);
@@ -489,18 +488,10 @@ fn lost_evidence(record: &RunRecord) -> Vec<String> {
         );
     }
     if !missing.is_empty() {
-        let n = missing.len();
-        let mut named = missing
-            .iter()
-            .take(MAX_NAMED)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if n > MAX_NAMED {
-            named.push_str(&format!(" and {} more", n - MAX_NAMED));
-        }
         lost.push(format!(
-            "{n} artifact file(s) removed while the run ran: {named}"
+            "{} artifact file(s) removed while the run ran: {}",
+            missing.len(),
+            crate::ansi::name_list(&missing)
         ));
     }
     lost

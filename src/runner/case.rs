@@ -112,7 +112,7 @@ impl<'h> Engine<'h> {
             Ok(files) if files.is_empty() => Ok(()),
             Ok(files) => Err(CaseError::Dirty {
                 path: path.clone(),
-                files: process::name_list(&files),
+                files: crate::ansi::name_list(&files),
             }),
             Err(why) => {
                 let _ = self.unchecked.set(crate::exit::error_chain(&why));
@@ -194,7 +194,8 @@ impl<'h> Engine<'h> {
     fn write_evidence(&self, rec: &mut CaseRecord) {
         if let Err(e) = crate::wire::evidence::write_evidence(rec, &self.out_dir) {
             rec.warnings.push(format!(
-                "could not write evidence.json: {}",
+                "{}: {}",
+                crate::wire::evidence::EVIDENCE_NOT_WRITTEN,
                 crate::exit::error_chain(&e)
             ));
         }
@@ -530,7 +531,7 @@ impl<'h> Engine<'h> {
         if !outcome.left_behind.is_empty() {
             rec.warnings.push(format!(
                 "processes left running were killed when the case ended (background jobs, or escaped from its process group): {}",
-                process::name_list(&outcome.left_behind)
+                crate::ansi::name_list(&outcome.left_behind)
             ));
         }
     }
@@ -572,7 +573,7 @@ impl<'h> Engine<'h> {
         if !fp.unreadable.is_empty() {
             rec.warnings.push(format!(
                 "isolation check: cannot read {} (permission denied): only kind and mode are compared",
-                process::name_list(&fp.unreadable)
+                crate::ansi::name_list(&fp.unreadable)
             ));
         }
         iso.before = Some(fp);

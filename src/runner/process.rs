@@ -115,8 +115,6 @@ pub(crate) enum SpawnError {
 const TICK: Duration = Duration::from_millis(50);
 /// How long a sweep waits for one SIGKILLed process to be reapable.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
-/// Processes named in one warning; the rest are counted.
-const NAMED: usize = 10;
 
 /// What the sweep needs to know of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -519,18 +517,4 @@ fn describe(info: &ProcInfo) -> String {
         command = command.chars().take(117).collect::<String>() + "...";
     }
     format!("pid {} ({command})", info.pid)
-}
-
-/// `a, b, c` naming at most ten entries, then how many more.
-pub(crate) fn name_list(items: &[String]) -> String {
-    let mut s = items
-        .iter()
-        .take(NAMED)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if items.len() > NAMED {
-        s.push_str(&format!(" and {} more", items.len() - NAMED));
-    }
-    s
 }

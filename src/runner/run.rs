@@ -57,7 +57,7 @@ fn leftovers_warning() -> Option<String> {
     (!killed.is_empty()).then(|| {
         format!(
             "processes left behind by the cases were killed when the run ended: {}",
-            super::process::name_list(&killed)
+            crate::ansi::name_list(&killed)
         )
     })
 }

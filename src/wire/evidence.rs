@@ -20,6 +20,10 @@ use crate::redact::Redactions;
 /// 1.2 added `redactions`; 1.3 `snapshots`.
 pub(crate) const SCHEMA_VERSION: &str = "1.3.0";
 
+/// How a case's warning begins when its evidence.json could not be
+/// written: the end of the run then does not look for the file.
+pub(crate) const EVIDENCE_NOT_WRITTEN: &str = "could not write evidence.json";
+
 /// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
 /// directory. A case without artifact paths is an `InvalidInput` error: the
 /// engine decides where evidence lives. The runner calls it as each case
