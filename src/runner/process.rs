@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -143,26 +143,26 @@ struct Contained {
     subreaper: bool,
 }
 
-/// The guardian's pid while it lives (0: none): a child that is never
-/// swept. Cleared once it is found dead, so a process that later gets its
-/// pid is swept like any other.
-static GUARDIAN_PID: AtomicU32 = AtomicU32::new(0);
+fn guardian() -> MutexGuard<'static, Option<sys::Guardian>> {
+    GUARDIAN.lock().unwrap_or_else(|e| e.into_inner())
+}
 
-/// Whether a guardian watches the run now.
-fn guarded() -> bool {
-    GUARDIAN_PID.load(Ordering::Relaxed) != 0
+/// The guardian's pid while it lives: a child that is never swept. Gone
+/// once it is found dead, so a process that later gets its pid is swept
+/// like any other.
+fn guardian_pid() -> Option<u32> {
+    guardian().as_ref().map(sys::Guardian::pid)
 }
 
 /// The guardian was running and has died since: reaped, forgotten, and
 /// said once. A case can kill it (it runs as the same user); what follows
 /// is that later cases get the parent-death signal instead.
 fn guardian_lost() -> bool {
-    let mut g = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = guardian();
     if !g.as_mut().is_some_and(sys::Guardian::exited) {
         return false;
     }
     *g = None;
-    GUARDIAN_PID.store(0, Ordering::Relaxed);
     true
 }
 
@@ -193,9 +193,7 @@ pub(crate) fn contain() {
         let guardian = wanted
             .then(|| sys::Guardian::start(TOKEN_VAR, prefix()).ok())
             .flatten();
-        let pid = guardian.as_ref().map_or(0, sys::Guardian::pid);
-        *GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()) = guardian;
-        GUARDIAN_PID.store(pid, Ordering::Relaxed);
+        *self::guardian() = guardian;
         Contained { subreaper }
     });
 }
@@ -204,7 +202,7 @@ pub(crate) fn contain() {
 /// without calling this (a second Ctrl-C, a crash) leaves the guardian to
 /// kill whatever its cases left.
 pub(crate) fn release() {
-    if let Some(g) = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(g) = guardian().take() {
         g.release();
     }
 }
@@ -308,7 +306,7 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // Without a guardian, the parent-death signal is the fallback.
-    sys::prepare(&mut cmd, !guarded());
+    sys::prepare(&mut cmd, guardian_pid().is_none());
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
     let mut child = {
         let mut live = live();
@@ -462,12 +460,13 @@ fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<Proc
         return Vec::new();
     }
     let live = live();
+    let guardian = guardian_pid();
     let mut killed: Vec<ProcInfo> = Vec::new();
     let mut seen = HashSet::new();
     for _round in 0..64 {
         let mut roots = Vec::new();
         for pid in sys::children() {
-            if live.contains_key(&pid) || pid == GUARDIAN_PID.load(Ordering::Relaxed) {
+            if live.contains_key(&pid) || Some(pid) == guardian {
                 continue;
             }
             let Some(info) = sys::inspect(pid, TOKEN_VAR) else {
