@@ -1477,8 +1477,7 @@ fn a_second_run_started_after_the_out_dir_was_removed_is_noticed() {
         "{t}"
     );
     // The reports in the out dir are the second run's, untouched.
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(p.out().join("summary.json")).unwrap()).unwrap();
+    let summary = p.summary();
     assert_eq!(summary["suite_name"], "inner", "{summary}");
 }
 
@@ -1504,7 +1503,7 @@ fn a_case_sees_what_a_plain_shell_would_give_it() {
     p.write("probe.sh", PROBE);
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let case = std::fs::read_to_string(p.run_dir().join("execution/001-probe/stdout.log")).unwrap();
+    let case = std::fs::read_to_string(p.case_dir("001-probe").join("stdout.log")).unwrap();
 
     // The same probe from a plain shell, started from this process the way
     // a terminal-less shell starts a command (fork and exec, signals as a
@@ -1586,21 +1585,18 @@ command = "exec python3 -c 'import ctypes; s = ctypes.c_int(); ctypes.CDLL(None)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let exec = p.run_dir().join("execution");
-    let first = std::fs::read_to_string(exec.join("001-kills_the_guardian/stdout.log")).unwrap();
+    let first =
+        std::fs::read_to_string(p.case_dir("001-kills_the_guardian").join("stdout.log")).unwrap();
     assert!(
         first.starts_with("killed "),
         "the case found the guardian: {first}"
     );
-    let ev: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(exec.join("001-kills_the_guardian/evidence.json")).unwrap(),
-    )
-    .unwrap();
+    let ev = p.evidence("001-kills_the_guardian");
     assert!(
         warnings(&ev).contains("guardian process was killed while this case ran"),
         "{ev}"
     );
-    let after = std::fs::read_to_string(exec.join("002-after/stdout.log")).unwrap();
+    let after = std::fs::read_to_string(p.case_dir("002-after").join("stdout.log")).unwrap();
     assert_eq!(
         after.trim(),
         "pdeathsig 9",
