@@ -399,20 +399,28 @@ struct Stat {
     ppid: u32,
 }
 
-/// A SIGKILL is pending for `pid`: sent, not yet acted on.
+/// What the guardian check needs of `pid`, from one read of
+/// `/proc/<pid>/status`: a SIGKILL is pending (sent, not yet acted on),
+/// and it is stopped.
 #[cfg(target_os = "linux")]
-fn kill_pending(pid: u32) -> bool {
+fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
     const SIGKILL_BIT: u64 = 1 << (libc::SIGKILL - 1);
     let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-        return false;
+        return (false, false);
     };
-    text.lines()
-        .filter_map(|l| {
-            l.strip_prefix("SigPnd:")
-                .or_else(|| l.strip_prefix("ShdPnd:"))
-        })
-        .filter_map(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-        .any(|set| set & SIGKILL_BIT != 0)
+    let (mut pending, mut stopped) = (false, false);
+    for line in text.lines() {
+        if let Some(hex) = line
+            .strip_prefix("SigPnd:")
+            .or_else(|| line.strip_prefix("ShdPnd:"))
+        {
+            pending |= u64::from_str_radix(hex.trim(), 16).is_ok_and(|set| set & SIGKILL_BIT != 0);
+        } else if let Some(state) = line.strip_prefix("State:") {
+            // `T (stopped)` or `t (tracing stop)`.
+            stopped = matches!(state.trim_start().chars().next(), Some('T' | 't'));
+        }
+    }
+    (pending, stopped)
 }
 
 /// The longest wait for a killed process to be gone.
@@ -610,10 +618,11 @@ impl Guardian {
         }
         #[cfg(target_os = "linux")]
         {
-            if kill_pending(pid) {
+            let (pending, stopped) = kill_pending_or_stopped(pid);
+            if pending {
                 return poll_until(REAP_WAIT, gone);
             }
-            if stat_of(pid).is_some_and(|s| matches!(s.state, 'T' | 't')) {
+            if stopped {
                 let _ = self.child.kill();
                 let _ = self.child.wait();
                 return true;
