@@ -50,15 +50,22 @@ timeout = "2s"
     )
 }
 
-/// The cross-built binary, when `.ci/wine-smoke` runs the test.
-fn wine_exe() -> Option<std::ffi::OsString> {
-    let exe = std::env::var_os("CARGO_GOLDEN_WINE_EXE");
-    if exe.is_none() {
+/// The tests run one at a time: they share one Wine prefix and one
+/// wineserver, and a Ctrl-C test must not share a console's timing with
+/// runs that start and stop around it.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The cross-built binary, when `.ci/wine-smoke` runs the test, with this
+/// test's turn at Wine.
+fn wine_exe() -> Option<(std::ffi::OsString, std::sync::MutexGuard<'static, ()>)> {
+    let Some(exe) = std::env::var_os("CARGO_GOLDEN_WINE_EXE") else {
         eprintln!(
             "wine smoke run skipped: CARGO_GOLDEN_WINE_EXE is not set (.ci/wine-smoke sets it)"
         );
-    }
-    exe
+        return None;
+    };
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    Some((exe, turn))
 }
 
 /// `cargo-golden golden` of the harness in `dir` under Wine.
@@ -71,6 +78,7 @@ fn wine_run(exe: &std::ffi::OsStr, dir: &Path) -> Command {
         .env("WINEDEBUG", "-all")
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
+        .stdin(std::process::Stdio::null())
         .stdout(log("stdout.txt"))
         .stderr(log("stderr.txt"));
     c
@@ -78,7 +86,9 @@ fn wine_run(exe: &std::ffi::OsStr, dir: &Path) -> Command {
 
 #[test]
 fn cmd_cases_under_wine() {
-    let Some(exe) = wine_exe() else { return };
+    let Some((exe, _turn)) = wine_exe() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let golden = dir.path().join("golden/sales etl 50% & co/pipeline.yaml");
     std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
@@ -173,7 +183,9 @@ fn check_junit(xml: &str) {
 /// console handler stops the run like SIGINT does on Unix.
 #[test]
 fn ctrl_c_under_wine_stops_the_run() {
-    let Some(exe) = wine_exe() else { return };
+    let Some((exe, _turn)) = wine_exe() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("harness.toml"),
@@ -187,7 +199,15 @@ fn ctrl_c_under_wine_stops_the_run() {
     while processes_matching("ping -n 1019 127.0.0.1").is_empty() {
         if start.elapsed() > Duration::from_secs(120) || run.try_wait().unwrap().is_some() {
             let _ = run.kill();
-            panic!("the long case never started");
+            let _ = run.wait();
+            let read =
+                |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+            panic!(
+                "the long case never started ({:?})\nstdout:\n{}\nstderr:\n{}",
+                run.try_wait().ok().flatten(),
+                read("stdout.txt"),
+                read("stderr.txt")
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -218,7 +238,9 @@ fn ctrl_c_under_wine_stops_the_run() {
 /// an existing file on Windows) and never shows the first run's verdict.
 #[test]
 fn a_second_run_replaces_the_reports_under_wine() {
-    let Some(exe) = wine_exe() else { return };
+    let Some((exe, _turn)) = wine_exe() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let summary = || -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
@@ -255,7 +277,9 @@ fn a_second_run_replaces_the_reports_under_wine() {
 /// from a file of its own), and the first still finishes green.
 #[test]
 fn a_second_run_into_a_busy_out_dir_is_turned_away_under_wine() {
-    let Some(exe) = wine_exe() else { return };
+    let Some((exe, _turn)) = wine_exe() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("harness.toml"),
