@@ -126,6 +126,9 @@ enum Command {
     Schema {
         #[command(flatten)]
         format: FormatArg,
+        /// Print the reference of every harness.toml key in Markdown instead.
+        #[arg(long, conflicts_with_all = ["observation", "summary", "evidence", "message"])]
+        keys: bool,
     },
 }
 
@@ -346,7 +349,11 @@ pub fn main() -> i32 {
             public_key.as_deref(),
         ),
         Some(Command::Diff { base, new, out }) => diff(&base, &new, out.as_deref()),
-        Some(Command::Schema { format }) => schema(format.format()),
+        Some(Command::Schema { keys: true, .. }) => {
+            print_stdout(&crate::commands::schema::keys_reference());
+            exit::SUCCESS
+        }
+        Some(Command::Schema { format, .. }) => schema(format.format()),
         Some(Command::Clean {
             config,
             out,

@@ -482,3 +482,41 @@ fn the_readme_reference_names_every_key() {
         }
     }
 }
+
+/// `docs/harness-keys.md` is what `cargo golden schema --keys` prints: a
+/// key added to the harness file's types is documented by regenerating it.
+/// Outside CI a stale file is rewritten (commit it); the test still fails
+/// once, so a stale file never lands.
+#[test]
+fn the_keys_reference_is_generated_from_the_schema() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["golden", "schema", "--keys"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/harness-keys.md");
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    // Every key the loader knows is in the reference.
+    for (table, keys) in cargo_golden::config::schema::table_keys() {
+        for key in keys {
+            assert!(
+                printed.contains(&format!("| `{key}` |")),
+                "{table}.{key} is missing from the keys reference"
+            );
+        }
+    }
+    if committed != printed {
+        if std::env::var_os("CI").is_none() {
+            std::fs::write(&path, &printed).unwrap();
+        }
+        panic!(
+            "docs/harness-keys.md is not what `cargo golden schema --keys` prints{}",
+            if std::env::var_os("CI").is_none() {
+                ": it was rewritten, commit it"
+            } else {
+                ""
+            }
+        );
+    }
+}

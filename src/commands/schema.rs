@@ -13,6 +13,12 @@ pub fn harness_schema() -> Value {
     crate::config::schema::harness_schema()
 }
 
+/// The reference of every `harness.toml` key in Markdown, from the same
+/// types as [`harness_schema`].
+pub fn keys_reference() -> String {
+    crate::config::schema::keys_reference()
+}
+
 /// The JSON Schema of one line of `observations.jsonl`.
 ///
 /// Fields a later `1.x` version may add are allowed; every field of `1.0.0`

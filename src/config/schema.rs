@@ -40,21 +40,108 @@ pub fn harness_schema() -> Value {
 /// and `golden_projects`.
 pub fn table_keys() -> Vec<(&'static str, Vec<String>)> {
     let root = harness_schema();
-    let keys = |schema: &Value| -> Vec<String> {
-        resolve(&root, schema)["properties"]
+    tables(&root)
+        .into_iter()
+        .map(|(table, props)| (table, props.keys().cloned().collect()))
+        .collect()
+}
+
+/// Each table of the file with the schemas of its keys, in the order of
+/// [`table_keys`].
+fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
+    let keys = |schema: &Value| {
+        resolve(root, schema)["properties"]
             .as_object()
-            .map(|p| p.keys().cloned().collect())
+            .cloned()
             .unwrap_or_default()
     };
     let props = &root["properties"];
     vec![
-        ("", keys(&root)),
+        ("", keys(root)),
         ("harness", keys(&props["harness"])),
         ("patterns", keys(&props["patterns"])),
         ("golden", keys(&props["golden"]["items"])),
         ("verify", keys(&props["verify"]["items"])),
         ("golden_projects", keys(&props["golden_projects"]["items"])),
     ]
+}
+
+/// The reference of every key of the harness file in Markdown, written
+/// from [`harness_schema`] (`cargo golden schema --keys`): a key declared
+/// in the types below, with its doc comment, is documented here with no
+/// other edit.
+pub fn keys_reference() -> String {
+    let root = harness_schema();
+    let mut out = String::from(
+        "# harness.toml keys\n\n\
+         Every key of the harness file (and of its YAML form), generated from \
+         the types the loader reads (`cargo golden schema --keys`). Unknown \
+         keys are errors with a \"did you mean\".\n",
+    );
+    for (table, props) in tables(&root) {
+        let heading = match table {
+            "" => "Top level".to_string(),
+            "golden" | "verify" | "golden_projects" => format!("`[[{table}]]`"),
+            _ => format!("`[{table}]`"),
+        };
+        out.push_str(&format!(
+            "\n## {heading}\n\n| key | type | default | meaning |\n|---|---|---|---|\n"
+        ));
+        for (key, schema) in props {
+            let cell = |s: String| s.replace('|', "\\|").replace('\n', " ");
+            let default = schema
+                .get("default")
+                .map(|d| format!("`{d}`"))
+                .unwrap_or_default();
+            let meaning = schema["description"]
+                .as_str()
+                .unwrap_or_default()
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            out.push_str(&format!(
+                "| `{key}` | {} | {} | {} |\n",
+                cell(type_name(&root, &schema)),
+                cell(default),
+                cell(meaning)
+            ));
+        }
+    }
+    out
+}
+
+/// A short name of the type a schema allows: `string`, `"a" \| "b"`,
+/// `array of string`, `table`.
+fn type_name(root: &Value, schema: &Value) -> String {
+    let schema = resolve(root, schema);
+    if let Some(value) = schema.get("const") {
+        return value.to_string();
+    }
+    if let Some(values) = schema["enum"].as_array() {
+        return values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
+    if let Some(any) = schema["anyOf"].as_array().or(schema["oneOf"].as_array()) {
+        return any
+            .iter()
+            .map(|s| type_name(root, s))
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
+    let one = |t: &Value| match t.as_str() {
+        Some("object") => "table".to_string(),
+        Some("array") => format!("array of {}", type_name(root, &schema["items"])),
+        Some(other) => other.to_string(),
+        None => "any".to_string(),
+    };
+    match &schema["type"] {
+        Value::Array(types) => types.iter().map(one).collect::<Vec<_>>().join(" or "),
+        t => one(t),
+    }
 }
 
 /// Follows a local `$ref` (possibly inside a one-element `allOf`) to the
