@@ -493,7 +493,11 @@ fn the_keys_reference_is_generated_from_the_schema() {
         .args(["golden", "schema", "--keys"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed = String::from_utf8(out.stdout).unwrap();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/harness-keys.md");
     let committed = std::fs::read_to_string(&path).unwrap_or_default();

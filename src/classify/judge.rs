@@ -99,6 +99,15 @@ pub(crate) fn judge(
             issues.extend(j.stderr_hints(status));
         }
     }
+    if result == CaseResult::Passed
+        && let Some(missing) = missing_required(obs)
+    {
+        result = CaseResult::Failed;
+        let message = format!(
+            "Nothing ran: no line of the output matched {missing}, which a passing case must show"
+        );
+        issues.push(j.issue(IssueType::NothingRan, status, &message, default_output));
+    }
     if let Some(files) = obs.golden_modified {
         result = CaseResult::Failed;
         let message = format!("Golden project modified by the run: {files}");
@@ -111,6 +120,16 @@ pub(crate) fn judge(
         issues,
         validation_errors: j.validation_errors,
     }
+}
+
+/// The `require` patterns neither stream matched, quoted and listed; None
+/// when each was matched by one of them.
+fn missing_required(obs: &CaseFacts<'_>) -> Option<String> {
+    let missing: Vec<String> = (obs.stdout.missing_required.iter())
+        .filter(|p| obs.stderr.missing_required.contains(p))
+        .map(|p| format!("`{p}`"))
+        .collect();
+    (!missing.is_empty()).then(|| missing.join(", "))
 }
 
 /// How a command that ran ended, as far as its verdict is concerned.

@@ -19,7 +19,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::ansi::no_controls;
-use crate::config::{Expected, PatternConfig};
+use crate::config::{Expected, PatternConfig, RecordFormat};
 use crate::model::ValidationError;
 
 mod dfa;
@@ -146,7 +146,77 @@ struct Shared {
     /// are short and need no DFA (see `stream::find_hint`). The error says
     /// why a DFA could not be built.
     long: OnceLock<Result<Vec<LongDfa>, String>>,
+    /// The record format of a preset's tool, when known: lines are joined
+    /// into records before they are matched.
+    records: Option<Records>,
 }
+
+/// A tool's log records (SPEC section 17), compiled from a
+/// [`RecordFormat`]: a line matching `start` begins a record, an indented
+/// line continues the one before, anything else is a record of its own.
+#[derive(Debug)]
+struct Records {
+    start: Regex,
+    json_level: Option<String>,
+    quiet: Vec<String>,
+}
+
+impl Records {
+    fn new(format: &RecordFormat) -> Result<Records, PatternError> {
+        Ok(Records {
+            start: Regex::new(&format.start).map_err(|source| PatternError {
+                category: "record start",
+                pattern: format.start.clone(),
+                source,
+            })?,
+            json_level: format.json_level.clone(),
+            quiet: format
+                .quiet
+                .iter()
+                .map(|l| l.to_ascii_uppercase())
+                .collect(),
+        })
+    }
+
+    /// Whether a record beginning with `line` is of a level whose failure
+    /// words do not count: from the `level` group of `start`, or the level
+    /// field of a JSON line.
+    fn quiet(&self, line: &[u8]) -> bool {
+        let level = |l: &[u8]| {
+            let l = String::from_utf8_lossy(l).to_ascii_uppercase();
+            self.quiet.iter().any(|q| *q == l)
+        };
+        if let Some(caps) = self.start.captures(line) {
+            return caps.name("level").is_some_and(|m| level(m.as_bytes()));
+        }
+        let Some(key) = &self.json_level else {
+            return false;
+        };
+        if line.first() != Some(&b'{') {
+            return false;
+        }
+        serde_json::from_slice::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.get(key)?.as_str().map(|l| level(l.as_bytes())))
+            .unwrap_or(false)
+    }
+}
+
+/// Lines that must appear for a PASS (`require`, SPEC section 17).
+#[derive(Debug)]
+struct Required {
+    res: Vec<Regex>,
+    sources: Vec<String>,
+}
+
+impl Required {
+    fn all(&self) -> u64 {
+        u64::MAX >> (64 - self.res.len())
+    }
+}
+
+/// Most `require` patterns of one case.
+pub const MAX_REQUIRE: usize = 64;
 
 impl Shared {
     fn quick(&self, mask: u8) -> Option<&Regex> {
@@ -216,6 +286,7 @@ impl Specific {
 pub struct Patterns {
     shared: Arc<Shared>,
     specific: Option<Arc<Specific>>,
+    required: Option<Arc<Required>>,
 }
 
 impl Patterns {
@@ -261,9 +332,36 @@ impl Patterns {
                 every_line,
                 quick: Default::default(),
                 long: OnceLock::new(),
+                records: config.records.as_ref().map(Records::new).transpose()?,
             }),
             specific: None,
+            required: None,
         })
+    }
+
+    /// A copy that also requires a line matching each of `require` (at
+    /// most [`MAX_REQUIRE`]); none when empty.
+    pub(crate) fn requiring(mut self, require: &[String]) -> Result<Patterns, PatternError> {
+        if require.is_empty() {
+            self.required = None;
+            return Ok(self);
+        }
+        let res = require
+            .iter()
+            .take(MAX_REQUIRE)
+            .map(|p| {
+                Regex::new(p).map_err(|source| PatternError {
+                    category: "require",
+                    pattern: p.clone(),
+                    source,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.required = Some(Arc::new(Required {
+            sources: require.iter().take(res.len()).cloned().collect(),
+            res,
+        }));
+        Ok(self)
     }
 
     /// A copy for one case that also looks for `specific_error`.
@@ -283,6 +381,7 @@ impl Patterns {
         Patterns {
             shared: Arc::clone(&self.shared),
             specific,
+            required: self.required.clone(),
         }
     }
 
@@ -391,6 +490,8 @@ pub struct StreamFindings {
     pub first_line: Option<String>,
     /// Pydantic validation errors, in output order.
     pub validation_errors: Vec<ValidationError>,
+    /// The case's `require` patterns no line of the stream matched.
+    pub missing_required: Vec<String>,
 }
 
 impl StreamFindings {

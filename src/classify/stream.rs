@@ -4,6 +4,8 @@
 //! [`super::HOLD`] bytes stops being held and is fed through the long-line
 //! DFA instead, so memory stays bounded whatever the output.
 
+use std::sync::Arc;
+
 use memchr::{memchr, memrchr};
 use regex::bytes::Regex;
 
@@ -48,6 +50,12 @@ pub struct StreamClassifier {
     /// as the command wrote it, so masking cannot change a verdict, and
     /// only the quotes it keeps are masked.
     redactor: Option<Redactor>,
+    /// With a record format: the record being received, its lines joined.
+    record: Vec<u8>,
+    /// The record is of a quiet level.
+    record_quiet: bool,
+    /// `require` patterns matched so far, one bit each.
+    found_required: u64,
 }
 
 /// A long line being fed through the DFAs.
@@ -104,6 +112,9 @@ impl StreamClassifier {
             pydantic: pydantic::Extractor::new(),
             findings: StreamFindings::default(),
             redactor: None,
+            record: Vec::new(),
+            record_quiet: false,
+            found_required: 0,
         };
         c.refresh_quick();
         c
@@ -147,6 +158,13 @@ impl StreamClassifier {
     pub fn finish(mut self) -> StreamFindings {
         if !self.carry.is_empty() || self.long.is_some() {
             self.end_line();
+        }
+        self.flush_record();
+        if let Some(required) = &self.patterns.required {
+            self.findings.missing_required = (required.sources.iter().enumerate())
+                .filter(|(i, _)| self.found_required & (1 << i) == 0)
+                .map(|(_, s)| s.clone())
+                .collect();
         }
         let mut findings = self.findings;
         findings.validation_errors = self.pydantic.into_errors();
@@ -195,7 +213,11 @@ impl StreamClassifier {
                 None => every_line = true,
             }
         }
-        self.every_line = every_line;
+        // Records are joined line by line, and a missing `require` is
+        // looked for on every line.
+        let required_open =
+            (self.patterns.required.as_ref()).is_some_and(|r| self.found_required != r.all());
+        self.every_line = every_line || required_open || self.patterns.shared.records.is_some();
     }
 
     fn close(&mut self, cat: usize) {
@@ -309,6 +331,7 @@ impl StreamClassifier {
     /// One complete line without its `\n`.
     fn line(&mut self, raw: &[u8]) {
         if raw.len() >= self.hold {
+            self.flush_record();
             self.start_long(&raw[..self.hold]);
             self.feed_long(raw);
             self.finish_long();
@@ -319,7 +342,69 @@ impl StreamClassifier {
         let allow = self.patterns.shared.allow.as_ref();
         self.pydantic
             .line(line, || allow.is_some_and(|re| re.is_match(line)));
-        self.match_line(line);
+        if self.patterns.shared.records.is_some() {
+            self.record_line(line);
+        } else {
+            self.match_line(line, false);
+        }
+    }
+
+    /// One line of a stream whose tool's record format is known: an
+    /// indented line continues the record (joined by one space, so wrapped
+    /// text reads as written); any other line ends it and starts the next.
+    fn record_line(&mut self, line: &[u8]) {
+        let shared = Arc::clone(&self.patterns.shared);
+        let Some(records) = &shared.records else {
+            return;
+        };
+        let indented = matches!(line.first(), Some(b' ' | b'\t'));
+        let continues = indented
+            && !self.record.is_empty()
+            && self.record.len() + line.len() < self.hold
+            && !records.start.is_match(line);
+        let text = line.trim_ascii();
+        if continues {
+            if !text.is_empty() {
+                self.record.push(b' ');
+                self.record.extend_from_slice(text);
+            }
+            return;
+        }
+        self.flush_record();
+        if text.is_empty() {
+            return;
+        }
+        self.record_quiet = records.quiet(line);
+        self.record.extend_from_slice(line.trim_ascii_end());
+    }
+
+    /// Match the record received so far, if any.
+    fn flush_record(&mut self) {
+        if self.record.is_empty() {
+            return;
+        }
+        let record = std::mem::take(&mut self.record);
+        self.match_line(&record, self.record_quiet);
+        self.record = record;
+        self.record.clear();
+    }
+
+    /// Note the `require` patterns `line` matches.
+    fn match_required(&mut self, line: &[u8]) {
+        let Some(required) = self.patterns.required.clone() else {
+            return;
+        };
+        if self.found_required == required.all() {
+            return;
+        }
+        for (i, re) in required.res.iter().enumerate() {
+            if self.found_required & (1 << i) == 0 && re.is_match(line) {
+                self.found_required |= 1 << i;
+            }
+        }
+        if self.found_required == required.all() {
+            self.refresh_quick();
+        }
     }
 
     fn note_first_line(&mut self, line: &[u8]) {
@@ -333,7 +418,10 @@ impl StreamClassifier {
         }
     }
 
-    fn match_line(&mut self, line: &[u8]) {
+    /// Match one line (or record). A `quiet` one (a record of a level
+    /// that does not fail) counts for no failure, like an allowed line.
+    fn match_line(&mut self, line: &[u8], quiet: bool) {
+        self.match_required(line);
         if !self.every_line && !self.quick.iter().any(|re| re.is_match(line)) {
             return;
         }
@@ -355,7 +443,7 @@ impl StreamClassifier {
             let allow = self.patterns.shared.allow.as_ref();
             allow.is_some_and(|re| re.is_match(line))
         };
-        if !hits.is_empty() && !allowed() {
+        if !hits.is_empty() && !quiet && !allowed() {
             for (cat, at) in hits {
                 let quote = self.quote(line, at);
                 *self.findings.slot(cat) = Some(quote);
@@ -376,6 +464,7 @@ impl StreamClassifier {
 
     /// A line reached `hold` bytes; `prefix` is its first `hold` bytes.
     fn start_long(&mut self, prefix: &[u8]) {
+        self.flush_record();
         // Pydantic blocks are short lines; a long one ends any block.
         self.pydantic.interrupt();
         self.note_first_line(prefix);

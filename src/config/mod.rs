@@ -7,6 +7,7 @@
 #[cfg(feature = "cli")]
 pub(crate) mod adhoc;
 mod error;
+pub mod preset;
 pub mod schema;
 pub mod tree;
 mod validate;
@@ -85,6 +86,23 @@ pub struct PatternConfig {
     pub allow: Vec<String>,
     /// Keep the built-in patterns (default true).
     pub builtin: bool,
+    /// How the tool's log records look, when a preset knows it.
+    pub records: Option<RecordFormat>,
+}
+
+/// How a tool's log records look (a preset's `[record]`, SPEC section 17).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordFormat {
+    /// A line matching this regex starts a record; its `level` group, if
+    /// any, is the record's level. Indented lines continue a record.
+    pub start: String,
+    /// The key of the level in a JSON log line, if the tool writes them.
+    #[serde(default)]
+    pub json_level: Option<String>,
+    /// Levels whose records do not fail a case by a failure pattern.
+    #[serde(default)]
+    pub quiet: Vec<String>,
 }
 
 impl PatternConfig {
@@ -99,6 +117,7 @@ impl PatternConfig {
             abort: join(&self.abort, &case.abort),
             allow: join(&self.allow, &case.allow),
             builtin: case.builtin.unwrap_or(self.builtin),
+            records: self.records.clone(),
         }
     }
 }
@@ -167,6 +186,8 @@ pub struct CaseDef {
     pub patterns: Option<CasePatterns>,
     /// Output streams compared with snapshot files.
     pub snapshot: SnapshotStreams,
+    /// The case's own `require` (replacing the presets').
+    pub require: Option<Vec<String>>,
 }
 
 /// A validated harness file.
@@ -226,8 +247,25 @@ pub struct HarnessConfig {
     /// A passing case is `slower` above this many times its baseline
     /// duration (and at least a second more).
     pub slowdown: f64,
+    /// The presets applied (`preset` / `presets`), in order.
+    pub presets: Vec<String>,
+    /// `COLUMNS` of every case (0: left as the environment has it).
+    pub columns: u32,
+    /// Lines a passing case must show, from the presets, by kind.
+    pub require: RequireLines,
+    /// Environment the presets give every case.
+    pub preset_env: BTreeMap<String, String>,
     /// Cases in declaration order.
     pub cases: Vec<CaseDef>,
+}
+
+/// `require` patterns by kind of case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequireLines {
+    /// For golden projects.
+    pub golden: Vec<String>,
+    /// For verify commands.
+    pub verify: Vec<String>,
 }
 
 /// The environment variable that picks a `[profile.NAME]` when
@@ -261,6 +299,9 @@ pub mod defaults {
     pub const SLOW: Duration = Duration::from_secs(60);
     /// `slowdown`.
     pub const SLOWDOWN: f64 = 2.0;
+    /// `columns`: wide enough that rich and other loggers that wrap at the
+    /// terminal width write each record on one line.
+    pub const COLUMNS: u32 = 1000;
 }
 
 impl HarnessConfig {
@@ -299,6 +340,10 @@ impl HarnessConfig {
             redactions: Vec::new(),
             gate: Gate::Results,
             slowdown: defaults::SLOWDOWN,
+            presets: Vec::new(),
+            columns: defaults::COLUMNS,
+            require: RequireLines::default(),
+            preset_env: BTreeMap::new(),
             cases: Vec::new(),
         }
     }
@@ -384,6 +429,27 @@ impl HarnessConfig {
         crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))
     }
 
+    /// The lines `case` must show to pass: its own `require`, else the
+    /// presets' for its kind.
+    pub fn require_for<'a>(&'a self, case: &'a CaseDef) -> &'a [String] {
+        match (&case.require, case.kind) {
+            (Some(own), _) => own,
+            (None, CaseKind::Golden) => &self.require.golden,
+            (None, CaseKind::Verify) => &self.require.verify,
+        }
+    }
+
+    /// The environment `case` runs with on top of the harness's: the
+    /// presets' variables, then `COLUMNS`, then the case's own `env`.
+    pub fn env_for(&self, case: &CaseDef) -> BTreeMap<String, String> {
+        let mut env = self.preset_env.clone();
+        if self.columns > 0 {
+            env.insert("COLUMNS".into(), self.columns.to_string());
+        }
+        env.extend(case.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        env
+    }
+
     /// The patterns `case` is judged by: `[patterns]` plus its own.
     pub fn patterns_for(&self, case: &CaseDef) -> PatternConfig {
         match &case.patterns {
@@ -467,6 +533,7 @@ impl HarnessConfig {
                 ignored: None,
                 patterns: None,
                 snapshot: SnapshotStreams::default(),
+                require: None,
             });
         }
         if diags.is_empty() {

@@ -460,6 +460,43 @@ pub struct HarnessTable {
     /// name, any other is quoted as a POSIX shell).
     #[schemars(length(min = 1), example = &["pwsh", "-Command"])]
     pub shell: Option<Vec<String>>,
+    /// A preset of a real tool's output shipped with cargo-golden: its
+    /// failure and allow patterns, its log record format (continuation
+    /// lines joined, a level column read), the lines a passing case must
+    /// show (`require`) and environment. `[patterns]` and a case's own
+    /// settings add to it.
+    pub preset: Option<PresetName>,
+    /// Several presets, applied in order (with `preset`, after it).
+    #[serde(default)]
+    pub presets: Vec<PresetName>,
+    /// `COLUMNS` of every case: wide, so loggers that wrap at the terminal
+    /// width (rich, click, Python's `shutil.get_terminal_size`, pytest)
+    /// write each record on one line. 0 leaves `COLUMNS` as the
+    /// environment has it; a case's `env` may set it.
+    #[serde(default = "default_columns")]
+    #[schemars(range(max = 100_000))]
+    pub columns: u32,
+}
+
+fn default_columns() -> u32 {
+    defaults::COLUMNS
+}
+
+/// The name of a preset shipped with cargo-golden.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PresetName(pub String);
+
+impl JsonSchema for PresetName {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "PresetName".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "enum": super::preset::names() })
+    }
 }
 
 // The schema of `[harness] gate` only: the value is a `model::Gate`, which
@@ -591,6 +628,12 @@ pub struct Golden {
     pub ignored: Option<String>,
     /// Patterns of this case, added to `[patterns]`.
     pub patterns: Option<CasePatterns>,
+    /// Regexes that must each match a line (a record, with a preset's
+    /// record format) of stdout or stderr for the case to pass; a missing
+    /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
+    /// `[]` drops it.
+    #[schemars(length(max = 64))]
+    pub require: Option<Vec<String>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.
@@ -649,6 +692,12 @@ pub struct Verify {
     pub ignored: Option<String>,
     /// Patterns of this case, added to `[patterns]`.
     pub patterns: Option<CasePatterns>,
+    /// Regexes that must each match a line (a record, with a preset's
+    /// record format) of stdout or stderr for the case to pass; a missing
+    /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
+    /// `[]` drops it.
+    #[schemars(length(max = 64))]
+    pub require: Option<Vec<String>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.

@@ -336,6 +336,48 @@ impl Ctx<'_> {
         }
     }
 
+    /// `preset` / `presets`: names of shipped presets, applied in order.
+    fn preset_names(&mut self, names: Vec<(String, Pos)>, h: &mut HarnessConfig) {
+        let known = super::preset::names();
+        for (name, pos) in names {
+            if known.contains(&name.as_str()) {
+                if !h.presets.contains(&name) {
+                    h.presets.push(name);
+                }
+                continue;
+            }
+            let hint = match suggest(&name, &known) {
+                Some(near) => format!(
+                    "did you mean `{near}`? The presets are: {}",
+                    known.join(", ")
+                ),
+                None => format!("the presets are: {}", known.join(", ")),
+            };
+            self.err(pos, format!("unknown preset `{name}`"), Some(hint));
+        }
+    }
+
+    /// A case's `require`: regexes, at most [`crate::classify::MAX_REQUIRE`].
+    fn require(&mut self, node: &Node) -> Vec<String> {
+        let lines = self.strings(node, "require");
+        if lines.len() > crate::classify::MAX_REQUIRE {
+            self.err(
+                node.pos,
+                format!(
+                    "`require` has {} patterns; at most {} are read",
+                    lines.len(),
+                    crate::classify::MAX_REQUIRE
+                ),
+                Some("join patterns with `|`".into()),
+            );
+        }
+        lines
+            .into_iter()
+            .filter(|(p, pos)| self.regex(p, *pos, "require").is_some())
+            .map(|(p, _)| p)
+            .collect()
+    }
+
     fn junit_flavour(&mut self, node: &Node, key: &str) -> Option<JunitFlavour> {
         let s = self.string(node, key)?;
         let flavour = JunitFlavour::parse(&s);
@@ -500,6 +542,20 @@ fn harness_settings(
             "slowdown" => h.slowdown = cx.slowdown(v, key).unwrap_or(h.slowdown),
             // Read first, below: `runner` is quoted for it.
             "shell" => {}
+            "preset" => {
+                if let Some(name) = cx.string(v, key) {
+                    cx.preset_names(vec![(name, v.pos)], h);
+                }
+            }
+            "presets" => {
+                let names = cx.strings(v, key);
+                cx.preset_names(names, h);
+            }
+            "columns" => {
+                h.columns = cx
+                    .integer(v, key, 0, 100_000)
+                    .map_or(h.columns, |n| n as u32)
+            }
             _ => unreachable!("table() filters unknown keys"),
         }
     }
@@ -639,12 +695,53 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
             abort: p.abort,
             allow: p.allow,
             builtin: p.builtin.unwrap_or(true),
+            records: None,
         };
+        h.patterns.builtin = p.builtin.unwrap_or(true);
+        apply_presets(h, p.builtin);
+    } else {
+        apply_presets(h, None);
     }
 
     if let Some((_, node)) = top.get("redactions") {
         h.redactions = cx.redactions(node);
     }
+}
+
+/// The presets' patterns go before `[patterns]`' own, their record format
+/// and `require` lines are taken, and their `builtin = false` drops the
+/// built-ins unless `[patterns] builtin` says otherwise.
+fn apply_presets(h: &mut HarnessConfig, builtin: Option<bool>) {
+    let mut drops_builtin = false;
+    let mut patterns = super::PatternConfig::default();
+    for name in &h.presets {
+        let Some(p) = super::preset::preset(name) else {
+            continue;
+        };
+        patterns.validation.extend(p.patterns.validation);
+        patterns.runtime.extend(p.patterns.runtime);
+        patterns.abort.extend(p.patterns.abort);
+        patterns.allow.extend(p.patterns.allow);
+        drops_builtin |= p.patterns.builtin == Some(false);
+        // The first preset that knows its tool's records decides.
+        if patterns.records.is_none() {
+            patterns.records = p.record;
+        }
+        h.require.golden.extend(p.require.golden);
+        h.require.verify.extend(p.require.verify);
+        for (k, v) in p.env {
+            h.preset_env.entry(k).or_insert(v);
+        }
+    }
+    let own = std::mem::take(&mut h.patterns);
+    h.patterns = super::PatternConfig {
+        validation: [patterns.validation, own.validation].concat(),
+        runtime: [patterns.runtime, own.runtime].concat(),
+        abort: [patterns.abort, own.abort].concat(),
+        allow: [patterns.allow, own.allow].concat(),
+        builtin: builtin.unwrap_or(!drops_builtin),
+        records: patterns.records,
+    };
 }
 
 /// Every case table with its kind and list, in the order they were
@@ -737,6 +834,7 @@ impl Cases {
             .get("patterns")
             .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {}", d.what), "patterns."));
         let snapshot = self.snapshot(cx, t, name.as_deref());
+        let require = t.get("require").map(|(_, v)| cx.require(v));
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
         let fields = match d.kind {
             CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
@@ -774,6 +872,7 @@ impl Cases {
             ignored,
             patterns,
             snapshot,
+            require,
         });
     }
 

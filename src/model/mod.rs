@@ -140,6 +140,9 @@ pub enum IssueType {
     OutputChanged,
     /// A snapshotted output has no snapshot file.
     SnapshotMissing,
+    /// A passing case did not show a line it `require`s: it did nothing
+    /// (SPEC section 17).
+    NothingRan,
 }
 
 /// Where in the pipeline an issue arose.

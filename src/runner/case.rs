@@ -437,7 +437,10 @@ impl<'h> Engine<'h> {
         (deadline, tick): (Instant, &dyn Fn()),
         rec: &mut CaseRecord,
     ) -> Result<Executed, CaseError> {
-        let patterns = self.patterns_for(def)?.for_expected(&def.expected);
+        let patterns = self
+            .patterns_for(def)?
+            .for_expected(&def.expected)
+            .requiring(self.harness.require_for(def))?;
         let mut out = Capture::new(
             files.0,
             self.harness.truncate,
@@ -458,7 +461,7 @@ impl<'h> Engine<'h> {
         let spec = process::Spec {
             command: &isolated.command,
             working_dir: &isolated.working_dir,
-            env: &def.env,
+            env: &self.harness.env_for(def),
             hidden_env: self.hidden_env,
             deadline,
             shell: &self.harness.shell,

@@ -394,7 +394,11 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
         .any(|i| i.issue_type == IssueType::GoldenModified);
     // A snapshot that does not match fails a case whatever its status;
     // `snapshot_rule` holds the issue to the recorded comparison.
-    let output_changed = ev.issues.iter().any(is_snapshot_issue);
+    // So does a `require` line the output lacked (NOTHING_RAN).
+    let output_changed = ev
+        .issues
+        .iter()
+        .any(|i| is_snapshot_issue(i) || i.issue_type == IssueType::NothingRan);
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
     let matched = || match &expected {
