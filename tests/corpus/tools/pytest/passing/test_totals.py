@@ -1,0 +1,11 @@
+def region_total(rows, region):
+    return sum(amount for r, amount in rows if r == region)
+
+
+def test_total_of_one_region():
+    rows = [("north", 10), ("south", 5), ("north", 2)]
+    assert region_total(rows, "north") == 12
+
+
+def test_total_of_missing_region_is_zero():
+    assert region_total([("north", 10)], "east") == 0
