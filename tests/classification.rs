@@ -813,3 +813,74 @@ fn verify_evidence_rejects_a_crash_forged_into_a_pass() {
         text(&o)
     );
 }
+
+/// A passing command that does not show a `require`d line did nothing: it
+/// is FAILED with NOTHING_RAN naming the pattern, and verify-evidence
+/// agrees with the verdict; the line present, it passes.
+#[test]
+fn a_required_line_missing_is_nothing_ran() {
+    let p = verify(
+        "echo 'rows written: 0'",
+        "require = ['rows written: [1-9]']",
+    );
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "SUCCESS");
+    assert_eq!(ev["result"], "FAILED");
+    assert_eq!(issue_types(&ev), ["NOTHING_RAN"]);
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(message.contains("`rows written: [1-9]`"), "{message}");
+    let v = common::verify_evidence(&p.out());
+    assert!(v.status.success(), "{}", text(&v));
+
+    let p = verify(
+        "echo 'rows written: 3' >&2",
+        "require = ['rows written: [1-9]']",
+    );
+    assert_eq!(run_one(&p, 0)["result"], "PASSED");
+}
+
+/// A preset's record format: a rich-style record wrapped over lines is
+/// matched whole, and a failure word in a WARNING record fails nothing,
+/// while an ERROR record does.
+#[test]
+fn the_odibi_preset_joins_wrapped_records_and_reads_their_level() {
+    let out = "[10:00:00] INFO     Loading configuration\n           WARNING  [WARN] Validation Warning: Column 'status' contains invalid\n                    values. Found: ['Timeout']\n           INFO     Pipeline SUCCESS: x (completed=1, failed=0)\n";
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), out).unwrap();
+    let cat = format!("cat {}", sh_quote(&file.path().display().to_string()));
+    let p = verify("true", "");
+    p.write(
+        "harness.toml",
+        &format!(
+            "[harness]\npreset = \"odibi\"\n[[verify]]\nname = \"case\"\ncommand = {}\nrequire = ['completed=[1-9]']\n",
+            toml_str(&cat)
+        ),
+    );
+    assert_eq!(run_one(&p, 0)["result"], "PASSED");
+
+    let wrapped = "           ERROR    [ERROR] Pipeline failed: Configuration validation failed for\n                    odibi.yaml: field: Input\n                    should be 'overwrite'\n";
+    std::fs::write(file.path(), wrapped).unwrap();
+    let ev = run_one(&p, 1);
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("field: Input should be 'overwrite'"),
+        "{message}"
+    );
+}
+
+/// An unknown preset is a config error naming the known ones.
+#[test]
+fn an_unknown_preset_is_a_config_error() {
+    let p = verify("true", "");
+    p.write(
+        "harness.toml",
+        "[harness]\npreset = \"odbi\"\n[[verify]]\nname = \"case\"\ncommand = \"true\"\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("harness.toml:2:"), "{t}");
+    assert!(t.contains("unknown preset `odbi`"), "{t}");
+    assert!(t.contains("did you mean `odibi`?"), "{t}");
+}

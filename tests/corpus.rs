@@ -171,3 +171,127 @@ fn benign_lines_pass_and_failure_outputs_fail() {
     assert!(!wrong.is_empty());
     assert!(wrong.iter().all(|w| w.starts_with("benign-")), "{wrong:#?}");
 }
+
+/// One recorded run of a real tool (`tests/corpus/<tool>/MANIFEST.toml`).
+struct Recorded {
+    name: String,
+    exit: i64,
+    outcome: String,
+    expect: String,
+}
+
+fn recorded(dir: &str) -> Vec<Recorded> {
+    let text = std::fs::read_to_string(corpus().join(dir).join("MANIFEST.toml")).unwrap();
+    let doc: toml::Table = toml::from_str(&text).unwrap();
+    doc["output"]
+        .as_array()
+        .expect("[[output]] entries")
+        .iter()
+        .map(|e| Recorded {
+            name: e["name"].as_str().unwrap().to_string(),
+            exit: e["exit"].as_integer().unwrap(),
+            outcome: e["outcome"].as_str().unwrap().to_string(),
+            expect: e["expect"].as_str().unwrap().to_string(),
+        })
+        .collect()
+}
+
+/// Every recorded run of `dir`, replayed (its stdout, its stderr, its exit
+/// status) as a golden case under `preset` and nothing else; returns the
+/// summary's cases by name with the recordings.
+fn replay(dir: &str, preset: &str) -> Vec<(Recorded, Value)> {
+    let runs = recorded(dir);
+    let mut toml = format!("[harness]\npreset = \"{preset}\"\njobs = 2\n");
+    for r in &runs {
+        let file = |ext: &str| {
+            let path = corpus().join(dir).join(format!("{}.{ext}", r.name));
+            assert!(path.is_file(), "{} is missing", path.display());
+            sh_quote(&path.display().to_string())
+        };
+        let command = format!(
+            "cat {}; cat {} >&2; exit {}",
+            file("stdout"),
+            file("stderr"),
+            r.exit
+        );
+        toml.push_str(&format!(
+            "[[golden]]\nname = \"{}\"\npath = \".\"\ncommand = {}\n",
+            r.name,
+            toml_str(&command)
+        ));
+    }
+    let p = Project::new(&toml);
+    let o = p.run(&[]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let summary = p.summary();
+    let cases = summary["cases"].as_array().unwrap().clone();
+    assert_eq!(cases.len(), runs.len());
+    runs.into_iter().zip(cases).collect()
+}
+
+fn issue_types(case: &Value) -> Vec<&str> {
+    case["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect()
+}
+
+/// Real odibi 3.15.1 runs, at 80 columns (rich wraps) and at 1000, judged
+/// with `preset = "odibi"` alone: every outcome right, and each filed
+/// under its cause.
+#[test]
+fn real_odibi_runs_judge_right_with_the_preset_alone() {
+    let mut wrong = Vec::new();
+    let replayed = replay("odibi", "odibi");
+    for (r, case) in &replayed {
+        let types = issue_types(case);
+        let status = case["execution_status"].as_str().unwrap();
+        let filed = match r.outcome.as_str() {
+            "config_error" | "validate_config_error" => {
+                status == "VALIDATION_FAILED" && types.contains(&"CONFIGURATION_ERROR")
+            }
+            "dq_gate_failure" | "runtime_error" => {
+                status == "RUNTIME_FAILED" && !types.contains(&"CONFIGURATION_ERROR")
+            }
+            "nothing_selected" => status == "SUCCESS" && types == ["NOTHING_RAN"],
+            _ => status == "SUCCESS",
+        };
+        if case["result"] != r.expect.as_str() || !filed {
+            wrong.push(format!(
+                "{} ({}): {status}/{} {types:?}",
+                r.name, r.outcome, case["result"]
+            ));
+        }
+    }
+    eprintln!(
+        "odibi corpus: {} recorded runs, misjudged: {}",
+        replayed.len(),
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+    // The config error's issue quotes the cause whole, even where rich
+    // wrapped it over four lines.
+    for (r, case) in &replayed {
+        if r.outcome == "config_error" {
+            let message = case["issues"][0]["message"].as_str().unwrap();
+            assert!(
+                message.contains("write.mode: Input should be 'overwrite', 'append'"),
+                "{}: {message}",
+                r.name
+            );
+        }
+    }
+}
+
+/// Real pytest 9 runs judged with `preset = "pytest"` alone.
+#[test]
+fn real_pytest_runs_judge_right_with_the_preset_alone() {
+    let wrong: Vec<String> = replay("tools", "pytest")
+        .into_iter()
+        .filter(|(r, case)| case["result"] != r.expect.as_str())
+        .map(|(r, case)| format!("{}: {}", r.name, case["result"]))
+        .collect();
+    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+}

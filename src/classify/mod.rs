@@ -184,7 +184,7 @@ impl Records {
     fn quiet(&self, line: &[u8]) -> bool {
         let level = |l: &[u8]| {
             let l = String::from_utf8_lossy(l).to_ascii_uppercase();
-            self.quiet.iter().any(|q| *q == l)
+            self.quiet.contains(&l)
         };
         if let Some(caps) = self.start.captures(line) {
             return caps.name("level").is_some_and(|m| level(m.as_bytes()));
@@ -214,9 +214,6 @@ impl Required {
         u64::MAX >> (64 - self.res.len())
     }
 }
-
-/// Most `require` patterns of one case.
-pub const MAX_REQUIRE: usize = 64;
 
 impl Shared {
     fn quick(&self, mask: u8) -> Option<&Regex> {
@@ -340,7 +337,7 @@ impl Patterns {
     }
 
     /// A copy that also requires a line matching each of `require` (at
-    /// most [`MAX_REQUIRE`]); none when empty.
+    /// most [`crate::config::MAX_REQUIRE`]); none when empty.
     pub(crate) fn requiring(mut self, require: &[String]) -> Result<Patterns, PatternError> {
         if require.is_empty() {
             self.required = None;
@@ -348,7 +345,7 @@ impl Patterns {
         }
         let res = require
             .iter()
-            .take(MAX_REQUIRE)
+            .take(crate::config::MAX_REQUIRE)
             .map(|p| {
                 Regex::new(p).map_err(|source| PatternError {
                     category: "require",
@@ -737,6 +734,7 @@ mod tests {
             abort: vec![],
             allow: vec![],
             builtin: true,
+            records: None,
         };
         let p = Patterns::new(&config).unwrap();
         assert!(classify(&p, b"x\nBAD Manifest here\n").validation.is_some());

@@ -274,6 +274,8 @@ pub const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";
 
 /// Most extra attempts a case may have (`retries`, `--retries`).
 pub const MAX_RETRIES: u32 = 100;
+/// Most `require` patterns of one case: the classifier keeps one bit each.
+pub const MAX_REQUIRE: usize = 64;
 /// Most cases at once (`jobs`, `--jobs`).
 pub const MAX_JOBS: usize = 1024;
 /// Most characters of output kept in reports (`truncate`).

@@ -357,16 +357,16 @@ impl Ctx<'_> {
         }
     }
 
-    /// A case's `require`: regexes, at most [`crate::classify::MAX_REQUIRE`].
+    /// A case's `require`: regexes, at most [`super::MAX_REQUIRE`].
     fn require(&mut self, node: &Node) -> Vec<String> {
         let lines = self.strings(node, "require");
-        if lines.len() > crate::classify::MAX_REQUIRE {
+        if lines.len() > super::MAX_REQUIRE {
             self.err(
                 node.pos,
                 format!(
                     "`require` has {} patterns; at most {} are read",
                     lines.len(),
-                    crate::classify::MAX_REQUIRE
+                    super::MAX_REQUIRE
                 ),
                 Some("join patterns with `|`".into()),
             );
