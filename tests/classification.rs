@@ -655,12 +655,12 @@ command = "echo 'INFO http client: Timeout=30s'; echo 'handler for SIGTERM insta
 
 [[verify]]
 name = "counters"
-command = "echo '0 records with ValidationError'"
-patterns = { allow = ['^\d+ records with ValidationError$'] }
+command = "echo '0 records with Invalid config'"
+patterns = { allow = ['^\d+ records with Invalid config$'] }
 
 [[verify]]
 name = "no allow here"
-command = "echo '0 records with ValidationError'"
+command = "echo '0 records with Invalid config'"
 
 [[verify]]
 name = "real timeout"
@@ -883,4 +883,30 @@ fn an_unknown_preset_is_a_config_error() {
     assert!(t.contains("harness.toml:2:"), "{t}");
     assert!(t.contains("unknown preset `odbi`"), "{t}");
     assert!(t.contains("did you mean `odibi`?"), "{t}");
+}
+
+/// A failure word in a log line of a known format at a quiet level (here
+/// Python logging's WARNING and a JSON line at INFO) fails nothing; the
+/// same at ERROR, or with `quiet = []`, still does. A bare
+/// `ValidationError` (a tool's own data-check exception) is not a config
+/// error; pydantic's is.
+#[test]
+fn quiet_levels_of_known_log_formats_fail_nothing() {
+    let warn = "echo 'WARNING:odibi.retry:TimeoutError absorbed, retrying'; echo '{\"level\": \"INFO\", \"message\": \"value Timeout seen\"}'";
+    assert_eq!(run_one(&verify(warn, ""), 0)["result"], "PASSED");
+    let ev = run_one(&verify(warn, "patterns = { quiet = [] }"), 1);
+    assert_eq!(ev["execution_status"], "ABORTED");
+    let error = "echo 'ERROR:odibi.retry:TimeoutError, giving up'";
+    assert_eq!(
+        run_one(&verify(error, ""), 1)["execution_status"],
+        "ABORTED"
+    );
+
+    let dq = "echo 'Node execution failed: ValidationError: [X] Validation failed for node: orders'; exit 1";
+    let ev = run_one(&verify(dq, ""), 1);
+    assert_eq!(ev["execution_status"], "RUNTIME_FAILED");
+    assert_eq!(issue_types(&ev), ["EXECUTION_FAILURE"]);
+    let pydantic = "echo 'pydantic_core._pydantic_core.ValidationError: bad'";
+    let ev = run_one(&verify(pydantic, ""), 1);
+    assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
 }

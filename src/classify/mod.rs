@@ -36,10 +36,15 @@ pub(crate) use stream::StreamClassifier;
 /// Built-in validation patterns. SPEC lists `validation error for \w+`;
 /// pydantic writes `3 validation errors for X` for several errors, so the
 /// plural is accepted too.
+///
+/// `ValidationError` counts as the exception of a config-validation library
+/// (pydantic, jsonschema, marshmallow), not as a bare name: tools name
+/// their own data-quality exceptions so, and a failed data check is not a
+/// bad config.
 pub const BUILTIN_VALIDATION: &[&str] = &[
     r"validation errors? for \w+",
     "Input should be a valid",
-    "ValidationError",
+    r"\b(?:pydantic|jsonschema|marshmallow)[\w.]*\.ValidationError\b",
     "Invalid config",
 ];
 /// Built-in runtime patterns.
@@ -149,6 +154,9 @@ struct Shared {
     /// The record format of a preset's tool, when known: lines are joined
     /// into records before they are matched.
     records: Option<Records>,
+    /// Without a record format: the levels of known log formats that fail
+    /// nothing; None when no level is quiet.
+    levels: Option<KnownLevels>,
 }
 
 /// A tool's log records (SPEC section 17), compiled from a
@@ -162,7 +170,7 @@ struct Records {
 }
 
 impl Records {
-    fn new(format: &RecordFormat) -> Result<Records, PatternError> {
+    fn new(format: &RecordFormat, quiet: Option<&[String]>) -> Result<Records, PatternError> {
         Ok(Records {
             start: Regex::new(&format.start).map_err(|source| PatternError {
                 category: "record start",
@@ -170,8 +178,8 @@ impl Records {
                 source,
             })?,
             json_level: format.json_level.clone(),
-            quiet: format
-                .quiet
+            quiet: quiet
+                .unwrap_or(&format.quiet)
                 .iter()
                 .map(|l| l.to_ascii_uppercase())
                 .collect(),
@@ -192,14 +200,62 @@ impl Records {
         let Some(key) = &self.json_level else {
             return false;
         };
-        if line.first() != Some(&b'{') {
-            return false;
-        }
-        serde_json::from_slice::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v.get(key)?.as_str().map(|l| level(l.as_bytes())))
-            .unwrap_or(false)
+        json_level(line, key).is_some_and(|l| level(&l))
     }
+}
+
+/// Levels that fail no case by a failure word, unless `quiet` says
+/// otherwise.
+pub const DEFAULT_QUIET: &[&str] = &["TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING"];
+
+/// Log lines of formats known without a preset, each with its `level`:
+/// rich (`[12:00:00] WARNING  ...`), Python logging's default
+/// (`WARNING:name:...`), a timestamp then the level
+/// (`2024-05-01 12:00:04,901 - name - WARNING - ...`), and log4j and Spark
+/// (`24/05/01 12:03:11 WARN ...`); JSON lines with a `level` field too.
+static KNOWN_LEVELS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    const LEVEL: &str = "(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)";
+    [
+        format!(r"^(?:\[\d\d:\d\d:\d\d\] | {{11}}){LEVEL} "),
+        format!(r"^{LEVEL}:[\w.]*:"),
+        format!(
+            r"^\d{{4}}-\d\d-\d\d[T ]\d\d:\d\d:\d\d[\d.,:+Z-]*\s+(?:-\s+)?(?:[\w.]+\s+-\s+)?\[?{LEVEL}\]?[\s:]"
+        ),
+        format!(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d {LEVEL} "),
+    ]
+    .iter()
+    .map(|re| Regex::new(re).expect("valid regex"))
+    .collect()
+});
+
+/// Levels read off lines of the known formats ([`KNOWN_LEVELS`]).
+#[derive(Debug)]
+struct KnownLevels {
+    quiet: Vec<String>,
+}
+
+impl KnownLevels {
+    /// Whether `line` is a log line of a known format at a quiet level.
+    fn quiet(&self, line: &[u8]) -> bool {
+        let level = KNOWN_LEVELS
+            .iter()
+            .find_map(|re| re.captures(line)?.name("level"))
+            .map(|m| m.as_bytes().to_vec())
+            .or_else(|| json_level(line, "level"));
+        level.is_some_and(|l| {
+            let l = String::from_utf8_lossy(&l).to_ascii_uppercase();
+            self.quiet.contains(&l)
+        })
+    }
+}
+
+/// The `key` field of a JSON log line, if `line` is one.
+fn json_level(line: &[u8], key: &str) -> Option<Vec<u8>> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    Some(v.get(key)?.as_str()?.as_bytes().to_vec())
 }
 
 /// Lines that must appear for a PASS (`require`, SPEC section 17).
@@ -329,7 +385,10 @@ impl Patterns {
                 every_line,
                 quick: Default::default(),
                 long: OnceLock::new(),
-                records: config.records.as_ref().map(Records::new).transpose()?,
+                records: (config.records.as_ref())
+                    .map(|r| Records::new(r, config.quiet.as_deref()))
+                    .transpose()?,
+                levels: known_levels(config),
             }),
             specific: None,
             required: None,
@@ -404,6 +463,15 @@ impl Patterns {
     pub fn classifier(&self) -> StreamClassifier {
         StreamClassifier::with_hold(self.clone(), HOLD)
     }
+}
+
+/// The quiet levels of known log formats for `config`.
+fn known_levels(config: &PatternConfig) -> Option<KnownLevels> {
+    let quiet: Vec<String> = match &config.quiet {
+        Some(levels) => levels.iter().map(|l| l.to_ascii_uppercase()).collect(),
+        None => DEFAULT_QUIET.iter().map(|l| l.to_string()).collect(),
+    };
+    (!quiet.is_empty()).then_some(KnownLevels { quiet })
 }
 
 fn bit(cat: usize) -> u8 {
@@ -735,6 +803,7 @@ mod tests {
             allow: vec![],
             builtin: true,
             records: None,
+            quiet: None,
         };
         let p = Patterns::new(&config).unwrap();
         assert!(classify(&p, b"x\nBAD Manifest here\n").validation.is_some());

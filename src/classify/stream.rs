@@ -443,6 +443,10 @@ impl StreamClassifier {
             let allow = self.patterns.shared.allow.as_ref();
             allow.is_some_and(|re| re.is_match(line))
         };
+        let quiet = quiet
+            || (self.patterns.shared.records.is_none()
+                && !hits.is_empty()
+                && (self.patterns.shared.levels.as_ref()).is_some_and(|l| l.quiet(line)));
         if !hits.is_empty() && !quiet && !allowed() {
             for (cat, at) in hits {
                 let quote = self.quote(line, at);

@@ -88,6 +88,9 @@ pub struct PatternConfig {
     pub builtin: bool,
     /// How the tool's log records look, when a preset knows it.
     pub records: Option<RecordFormat>,
+    /// Levels whose log lines fail nothing by a failure pattern; None: the
+    /// preset's, else the classifier's defaults.
+    pub quiet: Option<Vec<String>>,
 }
 
 /// How a tool's log records look (a preset's `[record]`, SPEC section 17).
@@ -118,6 +121,7 @@ impl PatternConfig {
             allow: join(&self.allow, &case.allow),
             builtin: case.builtin.unwrap_or(self.builtin),
             records: self.records.clone(),
+            quiet: case.quiet.clone().or_else(|| self.quiet.clone()),
         }
     }
 }
@@ -135,6 +139,8 @@ pub struct CasePatterns {
     pub allow: Vec<String>,
     /// `builtin`, when the case sets it.
     pub builtin: Option<bool>,
+    /// `quiet`, when the case sets it.
+    pub quiet: Option<Vec<String>>,
 }
 
 /// One declared case, validated.

@@ -550,6 +550,14 @@ pub struct Patterns {
     /// `false` drops the built-in patterns.
     #[serde(default = "default_true")]
     pub builtin: bool,
+    /// Log levels whose lines fail no case by a failure pattern: a line of
+    /// a known log format (rich, Python logging, a timestamp then the
+    /// level, log4j and Spark, JSON lines with `level`), or a record of a
+    /// preset's format, at one of these levels counts like an allowed
+    /// line. Default: a preset's, else TRACE, DEBUG, INFO, NOTICE, WARN and
+    /// WARNING. `[]` reads no level.
+    #[schemars(example = &["DEBUG", "INFO"])]
+    pub quiet: Option<Vec<String>>,
 }
 
 /// A case's own patterns, added to those of `[patterns]`; the keys are
@@ -573,6 +581,9 @@ pub struct CasePatterns {
     /// `false` drops the built-in patterns for this case, `true` keeps
     /// them. Default: `[patterns] builtin`.
     pub builtin: Option<bool>,
+    /// Log levels whose lines fail nothing, for this case. Default:
+    /// `[patterns] quiet`.
+    pub quiet: Option<Vec<String>>,
 }
 
 /// A golden project: one test case.

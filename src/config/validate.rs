@@ -404,6 +404,10 @@ impl Ctx<'_> {
                 p.builtin = self.boolean(v, key);
                 continue;
             }
+            if *key == "quiet" {
+                p.quiet = Some(self.strings(v, key).into_iter().map(|(l, _)| l).collect());
+                continue;
+            }
             let list: Vec<String> = self
                 .strings(v, key)
                 .into_iter()
@@ -696,6 +700,7 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
             allow: p.allow,
             builtin: p.builtin.unwrap_or(true),
             records: None,
+            quiet: p.quiet,
         };
         h.patterns.builtin = p.builtin.unwrap_or(true);
         apply_presets(h, p.builtin);
@@ -741,6 +746,7 @@ fn apply_presets(h: &mut HarnessConfig, builtin: Option<bool>) {
         allow: [patterns.allow, own.allow].concat(),
         builtin: builtin.unwrap_or(!drops_builtin),
         records: patterns.records,
+        quiet: own.quiet,
     };
 }
 
