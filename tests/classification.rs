@@ -910,3 +910,14 @@ fn quiet_levels_of_known_log_formats_fail_nothing() {
     let ev = run_one(&verify(pydantic, ""), 1);
     assert_eq!(ev["execution_status"], "VALIDATION_FAILED");
 }
+
+/// `require` is about successes: a case expecting an error that shows it
+/// passes without the required lines.
+#[test]
+fn an_expected_error_needs_no_required_line() {
+    let p = verify(
+        "echo 'Binder Error: no column'; exit 1",
+        "require = ['rows written']\nexpected = \"specific_error:Binder Error\"",
+    );
+    assert_eq!(run_one(&p, 0)["result"], "PASSED");
+}

@@ -337,3 +337,60 @@ fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
     );
     assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
 }
+
+/// `examples/odibi/` run by the real tool (the virtualenv `.ci/odibi-venv`
+/// makes, named by `CARGO_GOLDEN_ODIBI_VENV`): with `preset = "odibi"`
+/// every example is judged as declared, the run that selected nothing is
+/// FAILED with NOTHING_RAN, the evidence verifies, and no example project
+/// was written to (every case ran in a copy).
+#[test]
+fn the_odibi_examples_judge_right_with_the_real_tool() {
+    let Some(venv) = std::env::var_os("CARGO_GOLDEN_ODIBI_VENV") else {
+        eprintln!(
+            "odibi examples skipped: CARGO_GOLDEN_ODIBI_VENV is not set (.ci/run sets it from .ci/odibi-venv)"
+        );
+        return;
+    };
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/odibi");
+    let out = tempfile::tempdir().unwrap();
+    let path = std::env::join_paths(std::iter::once(Path::new(&venv).join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .args(["golden", "--jobs", "2", "--config"])
+        .arg(examples.join("harness.toml"))
+        .arg("--out")
+        .arg(out.path())
+        .env("PATH", path)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("summary.json")).unwrap()).unwrap();
+    let mut wrong = Vec::new();
+    for case in summary["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let want = if name == "nothing_selected" {
+            ("FAILED", vec!["NOTHING_RAN"])
+        } else {
+            ("PASSED", vec![])
+        };
+        let got = (case["result"].as_str().unwrap(), issue_types(case));
+        if got != want {
+            wrong.push(format!("{name}: {got:?} {}", case["issues"]));
+        }
+    }
+    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+    let v = common::verify_evidence(out.path());
+    assert!(v.status.success(), "{}", text(&v));
+    for project in std::fs::read_dir(&examples).unwrap() {
+        let project = project.unwrap().path();
+        assert!(
+            !project.join("out").exists(),
+            "{} was written to",
+            project.display()
+        );
+    }
+}
