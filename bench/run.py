@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmarks of cargo-golden against its physical floors; prints a table.
 
-Run from the repository root:  python3 bench/run.py   (about 2-4 minutes)
+Run from the repository root:  python3 bench/run.py   (about 3-5 minutes)
 
 Each figure is a median over alternating runs, so a noisy neighbour on a
 shared machine hits both sides of a ratio alike. Nothing here asserts: the
@@ -252,6 +252,48 @@ def bench_list(tmp):
     return [("list on a 10,000-case harness.toml", f"{t * 1000:.0f} ms", "<= 200 ms", t <= 0.2)]
 
 
+def bench_odibi(tmp):
+    """Judging real Odibi runs: cargo golden (preset odibi, each project in
+    a copy) against the same `odibi run` commands in a plain shell loop."""
+    venv = os.environ.get("CARGO_GOLDEN_ODIBI_VENV") or os.path.join(ROOT, "target", "odibi-venv")
+    odibi = os.path.join(venv, "bin", "odibi")
+    name = "Odibi projects: cargo golden / plain shell loop"
+    if not os.access(odibi, os.X_OK):
+        return [(name, f"no odibi at {odibi} (bash .ci/odibi-venv makes it)", "<= 1.05x", True)]
+    n = 3
+    for i in range(n):
+        shutil.copytree(os.path.join(ROOT, "examples", "odibi", "healthy_etl"), os.path.join(tmp, f"p{i}"))
+    harness(tmp, '[harness]\npreset = "odibi"\n' + "".join(
+        f'[[golden]]\nname = "p{i}"\npath = "p{i}/odibi.yaml"\ncommand = "odibi run {{path}}"\nisolation = "copy"\n'
+        for i in range(n)
+    ))
+    env = dict(os.environ, PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    loop = " && ".join(f"(cd p{i} && odibi run odibi.yaml)" for i in range(n))
+
+    def plain():
+        for i in range(n):
+            shutil.rmtree(os.path.join(tmp, f"p{i}", "out"), ignore_errors=True)
+        wall, _, code = run(["sh", "-c", loop], cwd=tmp, env=env)
+        assert code == 0, "the plain loop failed"
+        return wall
+
+    def judged():
+        for i in range(n):
+            shutil.rmtree(os.path.join(tmp, f"p{i}", "out"), ignore_errors=True)
+        wall, _, code = run(golden(tmp), cwd=tmp, env=env)
+        assert code == 0, "cargo golden failed"
+        return wall
+
+    g, p = median_pair(judged, plain, 5)
+    r = g / p
+    return [(
+        f"{name} ({n} x healthy_etl, odibi 3.15.1, median of 5)",
+        f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x",
+        "<= 1.05x",
+        r <= 1.05,
+    )]
+
+
 def bench_reports():
     out = subprocess.run(
         ["cargo", "bench", "--locked", "--quiet", "--bench", "reports"],
@@ -277,7 +319,7 @@ def bench_reports():
 def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list):
+    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi):
         with tempfile.TemporaryDirectory() as tmp:
             rows += fn(tmp)
     rows += bench_reports()
