@@ -439,6 +439,118 @@ isolation = "copy"
     assert!(common::processes_matching("sleep 1014.5").is_empty());
 }
 
+#[test]
+fn copy_of_a_config_file_project_copies_its_directory_and_runs_the_files_copy() {
+    // The project is declared by its config file; the command reads its
+    // data relative to the config, as a pipeline tool does.
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "by_file"
+path = "golden/sales/cfg.yaml"
+command = "cd \"$(dirname {path})\" && test -f cfg.yaml && cat data/in.csv > out.csv && cat out.csv && echo {path}"
+isolation = "copy"
+
+[[golden]]
+name = "by_root"
+path = "golden/sales/conf/cfg.yaml"
+root = "golden/sales"
+command = "cat data/in.csv > out.csv && cat {path} && pwd"
+isolation = "copy"
+"#,
+    );
+    p.write("golden/sales/cfg.yaml", "pipeline: sales\n");
+    p.write("golden/sales/conf/cfg.yaml", "pipeline: nested\n");
+    p.write("golden/sales/data/in.csv", "region,amount\nnorth,3\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = std::fs::read_to_string(p.case_dir("001-by_file").join("stdout.log")).unwrap();
+    assert!(stdout.starts_with("region,amount\nnorth,3\n"), "{stdout}");
+    let ran = stdout.lines().last().unwrap();
+    assert!(ran.ends_with("/sales/cfg.yaml"), "{stdout}");
+    assert!(
+        !Path::new(ran).starts_with(p.path()),
+        "ran the original: {ran}"
+    );
+    // With `root`, the whole root is copied and the case runs in it.
+    let stdout = std::fs::read_to_string(p.case_dir("002-by_root").join("stdout.log")).unwrap();
+    assert!(stdout.starts_with("pipeline: nested\n"), "{stdout}");
+    let ran = stdout.lines().last().unwrap();
+    assert!(ran.ends_with("/sales"), "{stdout}");
+    assert!(
+        !Path::new(ran).starts_with(p.path()),
+        "ran in the original: {ran}"
+    );
+    assert!(!p.path().join("golden/sales/out.csv").exists());
+    let mut names: Vec<_> = std::fs::read_dir(p.path().join("golden/sales"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cfg.yaml", "conf", "data"]);
+}
+
+#[test]
+fn a_root_that_does_not_contain_the_path_is_a_config_error_at_its_line() {
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "astray"
+path = "golden/a/cfg.yaml"
+root = "golden/b"
+command = "true"
+"#,
+    );
+    p.write("golden/a/cfg.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("harness.toml:5:"), "{err}");
+    assert!(err.contains("`root`"), "{err}");
+}
+
+#[test]
+fn check_of_a_config_file_project_sees_its_directory_and_summarises_a_catalog() {
+    // A tool that writes its catalog beside the config: the issue names
+    // the catalog and a count, evidence.json every file.
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "catalog"
+path = "golden/p/cfg.yaml"
+command = "mkdir .catalog && for i in $(seq 1 150); do echo $i > .catalog/part-$i.json; done; echo x > out.csv"
+"#,
+    );
+    p.write("golden/p/cfg.yaml", "x: 1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-catalog");
+    let issue = issue_message(&ev, "GOLDEN_MODIFIED");
+    assert!(issue.contains(".catalog/ (150)"), "{issue}");
+    assert!(issue.contains("out.csv"), "{issue}");
+    assert!(
+        issue.chars().count() <= 400,
+        "{} chars: {issue}",
+        issue.len()
+    );
+    let added = ev["golden_changes"]["added"].as_array().unwrap();
+    assert_eq!(added.len(), 152, "{added:?}");
+    for i in 1..=150 {
+        let name = format!(".catalog/part-{i}.json");
+        assert!(added.iter().any(|a| *a == *name), "{name} not listed");
+    }
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+    // The list is under SHA256SUMS: editing it is seen.
+    let file = p.case_dir("001-catalog").join("evidence.json");
+    let edited = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(".catalog/part-7.json", ".catalog/part-x.json");
+    std::fs::write(&file, edited).unwrap();
+    let v = verify_evidence(&p.out());
+    assert_ne!(v.status.code(), Some(0), "{}", text(&v));
+}
+
 // 6. `check` sees modes, kinds, symlink targets and empty directories,
 //    prunes ignored directories, never counts the out dir, and its work
 //    counts towards the timeout.

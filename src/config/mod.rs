@@ -158,6 +158,10 @@ pub struct CaseDef {
     pub description: Option<String>,
     /// Golden project path (absolute); None for verify commands.
     pub path: Option<PathBuf>,
+    /// The golden project's directory (absolute): `path` when it is a
+    /// directory, else `root` or the file's directory. Isolation
+    /// fingerprints and copies it. None for verify commands.
+    pub root: Option<PathBuf>,
     /// The command the harness's shell runs, placeholders replaced.
     pub command: String,
     /// The command as declared, placeholders intact (re-substituted when
@@ -526,6 +530,7 @@ impl HarnessConfig {
                 kind: CaseKind::Golden,
                 line: 0,
                 description: None,
+                root: Some(default_working_dir(&path)),
                 path: Some(path),
                 command,
                 working_dir,

@@ -597,6 +597,12 @@ pub struct Golden {
     /// file.
     #[schemars(example = &"golden/sales_daily_etl")]
     pub path: String,
+    /// The project directory when `path` names a file (a config file of a
+    /// project), relative to this file; `path` must lie inside it. Default:
+    /// the file's directory. `isolation` fingerprints or copies this whole
+    /// directory, and under `copy` the command runs the file's copy.
+    #[schemars(example = &"golden/sales")]
+    pub root: Option<String>,
     /// What the project is and why it must keep working.
     pub description: Option<String>,
     /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
@@ -613,8 +619,9 @@ pub struct Golden {
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
     pub env: BTreeMap<String, EnvValue>,
-    /// Directory the command runs in, relative to this file. Default: `path`
-    /// if it is a directory, else its parent.
+    /// Directory the command runs in, relative to this file. Default: the
+    /// project directory: `path` if it is a directory, else `root`, else
+    /// the file's directory.
     pub working_dir: Option<String>,
     /// How the project is protected from modification by a run.
     #[serde(default = "default_isolation")]

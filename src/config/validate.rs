@@ -796,6 +796,7 @@ struct Cases {
 /// The keys only one kind of case has.
 struct KindFields {
     path: Option<PathBuf>,
+    root: Option<PathBuf>,
     command: Option<String>,
     working_dir: Option<PathBuf>,
     isolation: Isolation,
@@ -864,6 +865,7 @@ impl Cases {
             line: d.node.pos.line,
             description,
             path,
+            root: fields.root,
             command,
             working_dir,
             expected,
@@ -982,13 +984,14 @@ fn golden_fields(
             }
         },
     };
-    let working_dir = path.as_ref().map(|p| {
-        explicit_wd
-            .clone()
-            .unwrap_or_else(|| super::default_working_dir(p))
-    });
+    let root = path.as_ref().and_then(|p| project_root(cx, h, t, p));
+    // The command runs in the project directory unless told otherwise.
+    let working_dir = root
+        .as_ref()
+        .map(|r| explicit_wd.clone().unwrap_or_else(|| r.clone()));
     KindFields {
         path,
+        root,
         command,
         working_dir,
         isolation: isolation(cx, t),
@@ -998,6 +1001,33 @@ fn golden_fields(
             .and_then(|(_, v)| cx.boolean(v, "allow_dirty"))
             .unwrap_or(h.allow_dirty),
     }
+}
+
+/// The project directory of the golden project at `path`: `root` when
+/// given (`path` must lie inside it), else [`super::default_working_dir`].
+fn project_root(
+    cx: &mut Ctx<'_>,
+    h: &HarnessConfig,
+    t: &Table<'_>,
+    path: &Path,
+) -> Option<PathBuf> {
+    let Some((_, v)) = t.get("root") else {
+        return Some(super::default_working_dir(path));
+    };
+    let root = crate::layout::absolute_from(&h.base_dir, Path::new(&cx.expanded(v, "root")?));
+    if !path.starts_with(&root) {
+        cx.err(
+            v.pos,
+            format!(
+                "`root` {} does not contain the project's `path` {}",
+                root.display(),
+                path.display()
+            ),
+            Some("`root` is the project directory the `path` file lies in, relative to the harness file".into()),
+        );
+        return None;
+    }
+    Some(root)
 }
 
 fn isolation(cx: &mut Ctx<'_>, t: &Table<'_>) -> Isolation {
@@ -1060,6 +1090,7 @@ fn verify_fields(
     };
     KindFields {
         path: None,
+        root: None,
         command,
         working_dir: Some(explicit_wd.unwrap_or_else(|| h.base_dir.clone())),
         isolation: Isolation::Check,

@@ -185,6 +185,103 @@ pub struct Issue {
     pub evidence: String,
 }
 
+/// What a run changed in a golden project: every entry, named relative to
+/// the project (`/`-separated, a directory with a trailing `/`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GoldenChanges {
+    /// Entries that appeared.
+    pub added: Vec<String>,
+    /// Entries that changed, each with what changed: `a (content)`.
+    pub changed: Vec<String>,
+    /// Entries that disappeared.
+    pub removed: Vec<String>,
+}
+
+/// Longest [`GoldenChanges::summary`], in characters (before its last
+/// `and N more`).
+const CHANGES_SUMMARY_CHARS: usize = 300;
+
+impl GoldenChanges {
+    /// Nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &String> {
+        self.added.iter().chain(&self.changed).chain(&self.removed)
+    }
+
+    /// `added: a, b; changed: c (content); removed: d`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (label, list) in [
+            ("added", &self.added),
+            ("changed", &self.changed),
+            ("removed", &self.removed),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{label}: {}", list.join(", ")));
+            }
+        }
+        parts.join("; ")
+    }
+
+    /// [`GoldenChanges::describe`] when it is short; else the entries
+    /// counted by top-level path, most first (`142 entries changed:
+    /// .odibi/ (140), out.csv, report.html`), at most about
+    /// 300 characters: a catalog a tool writes into the project is one
+    /// name in an issue, not thousands.
+    pub fn summary(&self) -> String {
+        let full = self.describe();
+        if full.chars().count() <= CHANGES_SUMMARY_CHARS {
+            return full;
+        }
+        // Top-level name → entries below it (a file at the top: itself).
+        let mut groups: std::collections::BTreeMap<&str, (usize, bool)> =
+            std::collections::BTreeMap::new();
+        let mut total = 0;
+        for e in self.entries() {
+            let (top, below) = match e.split_once('/') {
+                Some((top, rest)) => (top, !rest.is_empty()),
+                None => (e.as_str(), false),
+            };
+            let g = groups.entry(top).or_default();
+            g.1 |= e.contains('/');
+            if below || !e.contains('/') {
+                g.0 += 1;
+                total += 1;
+            }
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+        let mut out = format!("{total} entries changed:");
+        let mut shown = 0;
+        for (top, (n, dir)) in &groups {
+            let item = if *dir && *n > 0 {
+                format!(" {top}/ ({n})")
+            } else if *dir {
+                format!(" {top}/")
+            } else {
+                format!(" {top}")
+            };
+            if shown > 0 && out.chars().count() + item.chars().count() > CHANGES_SUMMARY_CHARS - 40
+            {
+                break;
+            }
+            if shown > 0 {
+                out.push(',');
+            }
+            out.push_str(&item);
+            shown += 1;
+        }
+        if shown < groups.len() {
+            out.push_str(&format!(" and {} more", groups.len() - shown));
+        }
+        out.push_str("; every entry is in evidence.json (golden_changes)");
+        out
+    }
+}
+
 /// A validation error extracted from pydantic-style output.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ValidationError {
@@ -268,6 +365,9 @@ pub struct CaseRecord {
     pub interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams.
     pub snapshots: Vec<SnapshotCheck>,
+    /// Every entry of the golden project the run changed, when it changed
+    /// one (issues carry a summary).
+    pub golden_changes: Option<GoldenChanges>,
 }
 
 /// Why a case was skipped without running, when the engine decided it: the
@@ -346,6 +446,7 @@ impl CaseRecord {
             timed_out: false,
             interrupted: false,
             snapshots: Vec::new(),
+            golden_changes: None,
         }
     }
 
@@ -556,7 +657,31 @@ impl Serialize for FinalStatus {
 
 #[cfg(test)]
 mod tests {
-    use super::FinalStatus;
+    use super::{FinalStatus, GoldenChanges};
+
+    #[test]
+    fn a_long_change_list_is_summarised_by_top_level_path_and_bounded() {
+        let short = GoldenChanges {
+            added: vec!["a".into()],
+            ..GoldenChanges::default()
+        };
+        assert_eq!(short.summary(), "added: a");
+        let many = GoldenChanges {
+            added: (0..500)
+                .map(|i| format!("dir{}/sub/file-{i}", i % 40))
+                .chain(["out.csv".to_string(), ".odibi/".to_string()])
+                .collect(),
+            changed: vec!["report.html (content)".into()],
+            removed: vec![],
+        };
+        let s = many.summary();
+        assert!(
+            s.starts_with("502 entries changed: dir0/ (13), dir1/ (13)"),
+            "{s}"
+        );
+        assert!(s.contains(" and "), "{s}");
+        assert!(s.chars().count() <= 320, "{} chars: {s}", s.chars().count());
+    }
 
     #[test]
     fn final_status_renders_the_contract_strings() {

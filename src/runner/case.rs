@@ -104,7 +104,7 @@ impl<'h> Engine<'h> {
     /// work tree (unless `allow_dirty`): a change a failed run left behind
     /// must fail the next run too. Outside git it is noted, not refused.
     fn refuse_dirty(&self, def: &CaseDef) -> Result<(), CaseError> {
-        let Some(path) = def.path.as_ref().filter(|p| !def.allow_dirty && p.exists()) else {
+        let Some(path) = def.root.as_ref().filter(|p| !def.allow_dirty && p.exists()) else {
             return Ok(());
         };
         let exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
@@ -393,13 +393,17 @@ impl<'h> Engine<'h> {
         rec: &mut CaseRecord,
     ) -> Result<AfterCheck, CaseError> {
         let mut after = AfterCheck::default();
-        let (Some(path), Some(before)) = (&def.path, &isolated.before) else {
+        let (Some(path), Some(before)) = (&def.root, &isolated.before) else {
             return Ok(after);
         };
         match isolation::fingerprint(path, &isolated.exclude, budget) {
             Ok(now) => {
                 let c = before.diff(&now);
-                after.changes = (!c.is_empty()).then(|| c.describe());
+                if !c.is_empty() {
+                    // The issue summarises; evidence.json lists every entry.
+                    after.changes = Some(c.summary());
+                    rec.golden_changes = Some(c);
+                }
             }
             Err(IsolationError::Stopped(stop)) => {
                 rec.warnings.push(stopped_warning(
@@ -556,11 +560,11 @@ impl<'h> Engine<'h> {
             exclude: Exclude::default(),
             _copy: None,
         };
-        let Some(path) = &def.path else {
+        let (Some(file), Some(path)) = (&def.path, &def.root) else {
             return Ok(iso);
         };
-        if !path.exists() {
-            return Err(CaseError::GoldenMissing { path: path.clone() });
+        if !file.exists() {
+            return Err(CaseError::GoldenMissing { path: file.clone() });
         }
         // The original is fingerprinted under `copy` too: a command that
         // reaches it by an absolute path is seen (SPEC section 12).
@@ -590,13 +594,13 @@ impl<'h> Engine<'h> {
                 for note in &copied.notes {
                     rec.warnings.push(format!("isolation copy: {note}"));
                 }
-                let project_dir = crate::config::default_working_dir(path);
-                let copy_dir = crate::config::default_working_dir(&copied.path);
-                iso.working_dir = in_copy(&def.working_dir, &project_dir, &copy_dir);
+                // The project directory is copied whole; `{path}` names the
+                // copy of the file (or directory) the case declared.
+                iso.working_dir = in_copy(&def.working_dir, path, &copied.path);
                 iso.command = crate::config::substitute(
                     &self.harness.shell,
                     &def.command_template,
-                    &copied.path,
+                    &in_copy(file, path, &copied.path),
                     &iso.working_dir,
                     &def.name,
                 );
@@ -645,17 +649,26 @@ fn partial_evidence(
     crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code).ok()
 }
 
-/// Where the case runs in the copy: `working_dir` moved from the project to
-/// the copy when it lies inside the project, however it is spelled (`..`
-/// is folded when the declarations are read; symlinks are resolved here).
+/// Where a path of the project lies in the copy (the working dir, the
+/// declared file): moved from the project to the copy when it lies inside
+/// the project, however it is spelled (`..` is folded when the
+/// declarations are read; symlinks are resolved here).
 fn in_copy(working_dir: &Path, project_dir: &Path, copy_dir: &Path) -> PathBuf {
+    // `join("")` would add a trailing separator.
+    let join = |rel: &Path| {
+        if rel.as_os_str().is_empty() {
+            copy_dir.to_path_buf()
+        } else {
+            copy_dir.join(rel)
+        }
+    };
     if let Ok(rel) = working_dir.strip_prefix(project_dir) {
-        return copy_dir.join(rel);
+        return join(rel);
     }
     if let (Ok(w), Ok(p)) = (working_dir.canonicalize(), project_dir.canonicalize())
         && let Ok(rel) = w.strip_prefix(&p)
     {
-        return copy_dir.join(rel);
+        return join(rel);
     }
     working_dir.to_path_buf()
 }
@@ -917,6 +930,15 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
                 .flat_map(|v| [&mut v.field, &mut v.message]),
         );
     for t in texts {
+        redactor.mask_in_place(t);
+    }
+    let changed = rec.golden_changes.iter_mut().flat_map(|c| {
+        c.added
+            .iter_mut()
+            .chain(c.changed.iter_mut())
+            .chain(c.removed.iter_mut())
+    });
+    for t in changed {
         redactor.mask_in_place(t);
     }
     let dir = rec.working_dir.to_string_lossy();

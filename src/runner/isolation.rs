@@ -235,37 +235,7 @@ pub(crate) struct Fingerprint {
 }
 
 /// What changed between two fingerprints.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Changes {
-    /// Entries that appeared.
-    pub added: Vec<String>,
-    /// Entries that changed, each with what changed: `a (content)`.
-    pub changed: Vec<String>,
-    /// Entries that disappeared.
-    pub removed: Vec<String>,
-}
-
-impl Changes {
-    /// Nothing changed.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
-    }
-
-    /// `added: a, b; changed: c (content); removed: d`.
-    pub(crate) fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        for (label, list) in [
-            ("added", &self.added),
-            ("changed", &self.changed),
-            ("removed", &self.removed),
-        ] {
-            if !list.is_empty() {
-                parts.push(format!("{label}: {}", list.join(", ")));
-            }
-        }
-        parts.join("; ")
-    }
-}
+pub(crate) type Changes = crate::model::GoldenChanges;
 
 /// Fingerprint `root` (a directory, or a single file).
 pub(crate) fn fingerprint(

@@ -17,8 +17,8 @@ use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `expected`,
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
-/// 1.2 added `redactions`; 1.3 `snapshots`.
-pub(crate) const SCHEMA_VERSION: &str = "1.3.0";
+/// 1.2 added `redactions`; 1.3 `snapshots`; 1.4 `golden_changes`.
+pub(crate) const SCHEMA_VERSION: &str = "1.4.0";
 
 /// How a case's warning begins when its evidence.json could not be
 /// written: the end of the run then does not look for the file.
@@ -128,6 +128,11 @@ pub struct Evidence {
     /// snapshot (and in files written before snapshots existed).
     #[serde(default)]
     pub snapshots: Vec<crate::model::SnapshotCheck>,
+    /// Every entry of the golden project the run added, changed or
+    /// removed, when it changed one; the `GOLDEN_MODIFIED` issue's message
+    /// summarises them. Null when nothing changed (absent before 1.4).
+    #[serde(default)]
+    pub golden_changes: Option<crate::model::GoldenChanges>,
 }
 
 fn first_version() -> String {
@@ -192,6 +197,7 @@ impl Evidence {
             timed_out: case.timed_out,
             interrupted: case.interrupted,
             snapshots: case.snapshots.clone(),
+            golden_changes: case.golden_changes.clone(),
         }
     }
 }

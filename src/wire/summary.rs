@@ -365,6 +365,8 @@ impl SummaryCase {
             timed_out: self.timed_out,
             interrupted: self.interrupted,
             snapshots: self.snapshots,
+            // Kept in evidence.json only; the issues carry the summary.
+            golden_changes: None,
         })
     }
 }

@@ -460,6 +460,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "timed_out",
             "interrupted",
             "snapshots",
+            "golden_changes",
         ]
     );
     assert_eq!(v["case"], HOSTILE_NAME);

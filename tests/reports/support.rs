@@ -99,6 +99,7 @@ pub fn ran(
         timed_out: false,
         interrupted: false,
         snapshots: Vec::new(),
+        golden_changes: None,
     }
 }
 

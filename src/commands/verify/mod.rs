@@ -373,6 +373,7 @@ pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.flaky = ev.flaky;
     case.timed_out = ev.timed_out;
     case.interrupted = ev.interrupted;
+    case.golden_changes = ev.golden_changes;
     if let Some(expected) = ev.expected {
         case.expected = expected;
     }
