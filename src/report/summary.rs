@@ -145,7 +145,7 @@ fn check(
     let failures = summary
         .cases
         .iter()
-        .filter(|c| c.result.is_failure())
+        .filter(|c| c.run.result.is_failure())
         .count();
     compare(
         found,
@@ -166,7 +166,7 @@ fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c
         case,
         "result",
         case.result.as_str(),
-        c.result.as_str(),
+        c.run.result.as_str(),
     );
     case_field(
         found,
@@ -174,7 +174,7 @@ fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c
         case,
         "execution_status",
         case.execution_status.as_str(),
-        c.execution_status.as_str(),
+        c.run.execution_status.as_str(),
     );
     case_field(
         found,
@@ -182,7 +182,7 @@ fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c
         case,
         "exit_code",
         json_of(case.exit_code),
-        json_of(c.exit_code),
+        json_of(c.run.exit_code),
     );
     case_field(
         found,
@@ -190,6 +190,6 @@ fn summary_case(found: &mut Vec<Disagreement>, path: &Path, case: &CaseRecord, c
         case,
         "evidence_hash",
         json_of(case.evidence_hash.as_deref()),
-        json_of(c.evidence_hash.as_deref()),
+        json_of(c.run.evidence_hash.as_deref()),
     );
 }

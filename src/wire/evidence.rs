@@ -8,12 +8,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Encoding, encode_outputs};
-use crate::layout::Artifacts;
-use crate::model::{
-    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, ValidationError,
-};
-use crate::redact::Redactions;
+use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 
 /// The schema version written by this crate: 1.1 added `expected`,
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
@@ -60,50 +55,10 @@ pub struct Evidence {
     pub case: String,
     /// `golden` or `verify`.
     pub kind: CaseKind,
-    /// The exact command string run (also in `command.txt`).
-    pub raw_command: String,
-    /// Absolute working directory.
-    pub working_dir: String,
-    /// Exit code; 128+N when killed by signal N; null when not run.
-    pub exit_code: Option<i32>,
-    /// stdout, truncated as in the reports (the full output is in
-    /// `stdout.log`); Base64 when `encoding` is `"base64"`.
-    pub stdout: String,
-    /// stderr, truncated as in the reports (the full output is in
-    /// `stderr.log`); Base64 when `encoding` is `"base64"`.
-    pub stderr: String,
-    /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
-    /// not valid UTF-8 (or a NUL): then both are Base64.
-    #[serde(default)]
-    pub encoding: Encoding,
-    /// When the command started, RFC 3339 UTC.
-    pub started_at: Option<jiff::Timestamp>,
-    /// When it finished, RFC 3339 UTC.
-    pub finished_at: Option<jiff::Timestamp>,
-    /// Wall clock in seconds.
-    #[schemars(range(min = 0))]
-    pub duration_seconds: f64,
-    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`: exit code 0, not 0, or not run.
-    pub status: EvidenceStatus,
-    /// Classification of the output.
-    pub execution_status: ExecutionStatus,
-    /// What the case counts as.
-    pub result: CaseResult,
-    /// Hex sha256 of `command + "|" + stdout + "|" + stderr + "|" +
-    /// exit_code` over the full artifact files; null when not run.
-    pub evidence_hash: Option<String>,
-    /// Issues (at least one when FAILED or ERROR).
-    pub issues: Vec<Issue>,
-    /// Validation errors extracted from pydantic-style output.
-    pub validation_errors: Vec<ValidationError>,
-    /// Paths of the artifact files, relative to the out dir.
-    pub artifacts: Option<Artifacts>,
-    /// How many secret values were masked in each artifact file (never
-    /// which); all zero in files written before masking.
-    #[serde(default)]
-    pub redactions: Redactions,
-    /// Warnings about the case (leaked processes, ...).
-    pub warnings: Vec<String>,
+    /// The command, its outputs as kept in the reports, how it ended and
+    /// how it was judged.
+    #[serde(flatten)]
+    pub run: super::case_run::CaseRun,
     /// Passed on a retry after failing.
     pub flaky: bool,
     /// Why the case could not run, when it did not.
@@ -157,29 +112,11 @@ pub struct PreviousAttempt {
 impl Evidence {
     /// The evidence document of `case`.
     pub fn from_case(case: &CaseRecord) -> Evidence {
-        let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
         Evidence {
             schema_version: SCHEMA_VERSION.to_string(),
             case: case.name.clone(),
             kind: case.kind,
-            raw_command: case.raw_command.clone(),
-            working_dir: case.working_dir.to_string_lossy().into_owned(),
-            exit_code: case.exit_code,
-            stdout,
-            stderr,
-            encoding,
-            started_at: case.started_at,
-            finished_at: case.finished_at,
-            duration_seconds: case.duration.as_secs_f64(),
-            status: case.status,
-            execution_status: case.execution_status,
-            result: case.result,
-            evidence_hash: case.evidence_hash.clone(),
-            issues: case.issues.clone(),
-            validation_errors: case.validation_errors.clone(),
-            artifacts: case.artifacts.clone(),
-            redactions: case.redactions,
-            warnings: case.warnings.clone(),
+            run: super::case_run::CaseRun::of(case),
             flaky: case.flaky,
             reason: case.reason.clone(),
             previous_attempts: case

@@ -17,6 +17,7 @@
 //! readers accept any `1.x.y` and ignore fields they do not know; a field
 //! is only ever added within a major version.
 
+pub mod case_run;
 pub mod evidence;
 pub(crate) mod message;
 pub mod observation;

@@ -13,13 +13,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Encoding, decode_output, encode_outputs};
-use crate::layout::Artifacts;
+use super::decode_output;
 use crate::model::{
-    CaseKind, CaseRecord, CaseResult, Counts, EmptySelection, EvidenceStatus, ExecutionStatus,
-    FinalStatus, Issue, JunitFlavour, RunRecord, ValidationError,
+    CaseKind, CaseRecord, Counts, EmptySelection, FinalStatus, JunitFlavour, RunRecord,
 };
-use crate::redact::Redactions;
 
 /// The schema version written by this crate: 1.1 added `encoding` (output
 /// copies were lossy text before); 1.2 added `empty_selection` and each
@@ -109,50 +106,10 @@ pub(crate) struct SummaryCase {
     pub line: usize,
     /// The declaration's description.
     pub description: Option<String>,
-    /// The exact command string run.
-    pub raw_command: String,
-    /// Absolute working directory.
-    pub working_dir: String,
-    /// Exit code; 128+N when killed by signal N; null when not run.
-    pub exit_code: Option<i32>,
-    /// stdout, truncated as in the reports; Base64 when `encoding` is
-    /// `"base64"`.
-    pub stdout: String,
-    /// stderr, truncated as in the reports; Base64 when `encoding` is
-    /// `"base64"`.
-    pub stderr: String,
-    /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
-    /// not valid UTF-8 (or a NUL): then both are Base64.
-    #[serde(default)]
-    pub encoding: Encoding,
-    /// When the command started, RFC 3339 UTC.
-    pub started_at: Option<jiff::Timestamp>,
-    /// When it finished, RFC 3339 UTC.
-    pub finished_at: Option<jiff::Timestamp>,
-    /// Wall clock in seconds.
-    #[schemars(range(min = 0))]
-    pub duration_seconds: f64,
-    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
-    pub status: EvidenceStatus,
-    /// Classification of the output.
-    pub execution_status: ExecutionStatus,
-    /// What the case counts as.
-    pub result: CaseResult,
-    /// Hex sha256 evidence hash; null when not run.
-    pub evidence_hash: Option<String>,
-    /// Issues (at least one when FAILED or ERROR).
-    pub issues: Vec<Issue>,
-    /// Validation errors extracted from pydantic-style output.
-    pub validation_errors: Vec<ValidationError>,
-    /// Paths of the artifact files, relative to the out dir; null when
-    /// nothing was written.
-    pub artifacts: Option<Artifacts>,
-    /// How many secret values were masked in each artifact file (never
-    /// which); all zero in files written before masking.
-    #[serde(default)]
-    pub redactions: Redactions,
-    /// Warnings about the case.
-    pub warnings: Vec<String>,
+    /// The command, its outputs as kept in the reports, how it ended and
+    /// how it was judged.
+    #[serde(flatten)]
+    pub run: super::case_run::CaseRun,
     /// Why the case was skipped or could not run.
     pub reason: Option<String>,
     /// Passed on a retry after failing.
@@ -278,31 +235,13 @@ impl Summary {
 impl SummaryCase {
     /// The summary entry of `case`.
     pub(crate) fn from_case(case: &CaseRecord) -> SummaryCase {
-        let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
         SummaryCase {
             index: case.index,
             name: case.name.clone(),
             kind: case.kind,
             line: case.line,
             description: case.description.clone(),
-            raw_command: case.raw_command.clone(),
-            working_dir: case.working_dir.to_string_lossy().into_owned(),
-            exit_code: case.exit_code,
-            stdout,
-            stderr,
-            encoding,
-            started_at: case.started_at,
-            finished_at: case.finished_at,
-            duration_seconds: case.duration.as_secs_f64(),
-            status: case.status,
-            execution_status: case.execution_status,
-            result: case.result,
-            evidence_hash: case.evidence_hash.clone(),
-            issues: case.issues.clone(),
-            validation_errors: case.validation_errors.clone(),
-            artifacts: case.artifacts.clone(),
-            redactions: case.redactions,
-            warnings: case.warnings.clone(),
+            run: super::case_run::CaseRun::of(case),
             reason: case.reason.clone(),
             flaky: case.flaky,
             previous_attempts: case
@@ -321,16 +260,17 @@ impl SummaryCase {
     /// errors.
     pub(crate) fn into_case(self, at: &str) -> Result<CaseRecord, FieldError> {
         let at = format!("{at}[{}]", self.index);
+        let run = self.run;
         let bytes = |field: &str, text: &str| {
-            decode_output(text, self.encoding).map_err(|e| FieldError {
+            decode_output(text, run.encoding).map_err(|e| FieldError {
                 field: format!("{at}.{field}"),
                 message: format!("not valid base64 (encoding is \"base64\"): {e}"),
             })
         };
-        let stdout = bytes("stdout", &self.stdout)?;
-        let stderr = bytes("stderr", &self.stderr)?;
+        let stdout = bytes("stdout", &run.stdout)?;
+        let stderr = bytes("stderr", &run.stderr)?;
         Ok(CaseRecord {
-            duration: duration(format!("{at}.duration_seconds"), self.duration_seconds)?,
+            duration: duration(format!("{at}.duration_seconds"), run.duration_seconds)?,
             previous_attempts: self
                 .previous_attempts
                 .into_iter()
@@ -341,24 +281,24 @@ impl SummaryCase {
             kind: self.kind,
             line: self.line,
             description: self.description,
-            raw_command: self.raw_command,
-            working_dir: PathBuf::from(self.working_dir),
-            exit_code: self.exit_code,
+            raw_command: run.raw_command,
+            working_dir: PathBuf::from(run.working_dir),
+            exit_code: run.exit_code,
             // Not a field of its own: read back as the run judged it.
-            signal: self.exit_code.and_then(crate::model::shell_signal),
+            signal: run.exit_code.and_then(crate::model::shell_signal),
             stdout,
             stderr,
-            started_at: self.started_at,
-            finished_at: self.finished_at,
-            status: self.status,
-            execution_status: self.execution_status,
-            result: self.result,
-            evidence_hash: self.evidence_hash,
-            issues: self.issues,
-            validation_errors: self.validation_errors,
-            artifacts: self.artifacts,
-            redactions: self.redactions,
-            warnings: self.warnings,
+            started_at: run.started_at,
+            finished_at: run.finished_at,
+            status: run.status,
+            execution_status: run.execution_status,
+            result: run.result,
+            evidence_hash: run.evidence_hash,
+            issues: run.issues,
+            validation_errors: run.validation_errors,
+            artifacts: run.artifacts,
+            redactions: run.redactions,
+            warnings: run.warnings,
             reason: self.reason,
             flaky: self.flaky,
             expected: self.expected,

@@ -116,7 +116,7 @@ pub(crate) fn plain_relative(path: &str) -> bool {
 /// not recompute, a verdict that does not follow.
 pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> {
     let mut problems = Vec::new();
-    let Some(a) = &ev.artifacts else {
+    let Some(a) = &ev.run.artifacts else {
         problems.push("records no artifact paths".to_string());
         return problems;
     };
@@ -138,7 +138,7 @@ pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> 
         return problems;
     }
     let logs = (files[1].1.as_path(), files[2].1.as_path());
-    match &ev.evidence_hash {
+    match &ev.run.evidence_hash {
         Some(recorded) => hash(ev, recorded, &files, &mut problems),
         None => {
             // The command never ran: its logs, if any, must be empty.
@@ -167,7 +167,7 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
         return;
     }
     let [command, stdout, stderr] = [&files[0].1, &files[1].1, &files[2].1];
-    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.exit_code) {
+    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code) {
         Ok(actual) if actual == recorded => {}
         Ok(actual) => {
             problems.push(format!(
@@ -175,14 +175,14 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
             ));
             // The hash covers everything; say which part is off where it
             // can be told.
-            if std::fs::read(command).ok().as_deref() != Some(ev.raw_command.as_bytes()) {
+            if std::fs::read(command).ok().as_deref() != Some(ev.run.raw_command.as_bytes()) {
                 problems.push("command.txt differs from raw_command".to_string());
             }
             for (name, field, file, copy) in [
-                (Artifacts::STDOUT, "stdout", stdout, &ev.stdout),
-                (Artifacts::STDERR, "stderr", stderr, &ev.stderr),
+                (Artifacts::STDOUT, "stdout", stdout, &ev.run.stdout),
+                (Artifacts::STDERR, "stderr", stderr, &ev.run.stderr),
             ] {
-                let differs = decode_output(copy, ev.encoding)
+                let differs = decode_output(copy, ev.run.encoding)
                     .map_or(true, |copy| prefix_differs(file, &copy));
                 if differs {
                     problems.push(format!("{name} differs from the recorded {field}"));
@@ -218,12 +218,13 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
 /// Whether the command of this evidence's case ran: it has an exit code
 /// and status, or it ran and could not be finished.
 pub(crate) fn ran(ev: &Evidence) -> bool {
-    ev.status != EvidenceStatus::NoEvidence || incomplete(ev)
+    ev.run.status != EvidenceStatus::NoEvidence || incomplete(ev)
 }
 
 /// The case ran and could not be finished (an `EVIDENCE_INCOMPLETE` issue).
 fn incomplete(ev: &Evidence) -> bool {
-    ev.issues
+    ev.run
+        .issues
         .iter()
         .any(|i| i.issue_type == IssueType::EvidenceIncomplete)
 }
@@ -239,26 +240,26 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         return rejudge_incomplete(ev);
     }
     let mut p = Vec::new();
-    let ran = ev.status != EvidenceStatus::NoEvidence;
+    let ran = ev.run.status != EvidenceStatus::NoEvidence;
     let status = if ran {
-        ran_status(ev.exit_code)
+        ran_status(ev.run.exit_code)
     } else {
         EvidenceStatus::NoEvidence
     };
-    if ran && (ev.exit_code.is_none() || status != ev.status) {
+    if ran && (ev.run.exit_code.is_none() || status != ev.run.status) {
         p.push(format!(
             "status is {}, but the exit code {} calls for {}",
-            ev.status.as_str(),
-            shown(ev.exit_code),
+            ev.run.status.as_str(),
+            shown(ev.run.exit_code),
             status.as_str()
         ));
     }
     // The reverse (a hash with NO_EVIDENCE) is not refused: the hash is
     // recomputed from the logs like any other.
-    if ran && ev.evidence_hash.is_none() {
+    if ran && ev.run.evidence_hash.is_none() {
         p.push(format!(
             "evidence_hash is null, but the case ran (status {})",
-            ev.status.as_str()
+            ev.run.status.as_str()
         ));
     }
     if !ran {
@@ -274,13 +275,13 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         } else {
             (CaseResult::Error, "a case that could not run is ERROR")
         };
-        if ev.result != result {
-            p.push(format!("result is {}, but {why}", ev.result.as_str()));
+        if ev.run.result != result {
+            p.push(format!("result is {}, but {why}", ev.run.result.as_str()));
         }
-        if stopped && ev.execution_status != ExecutionStatus::Aborted {
+        if stopped && ev.run.execution_status != ExecutionStatus::Aborted {
             p.push(format!(
                 "execution status is {}, but a case stopped by its timeout or an interrupt is ABORTED",
-                ev.execution_status.as_str()
+                ev.run.execution_status.as_str()
             ));
         }
         p.extend(issue_rule(ev));
@@ -302,31 +303,31 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
 /// without one), and an evidence hash whenever it has an exit code.
 fn rejudge_incomplete(ev: &Evidence) -> Vec<String> {
     let mut p = Vec::new();
-    let status = unfinished_status(ev.exit_code);
-    if ev.status != status {
+    let status = unfinished_status(ev.run.exit_code);
+    if ev.run.status != status {
         p.push(format!(
             "status is {}, but the exit code {} calls for {}",
-            ev.status.as_str(),
-            shown(ev.exit_code),
+            ev.run.status.as_str(),
+            shown(ev.run.exit_code),
             status.as_str()
         ));
     }
-    if ev.exit_code.is_some() && ev.evidence_hash.is_none() {
+    if ev.run.exit_code.is_some() && ev.run.evidence_hash.is_none() {
         p.push(format!(
             "evidence_hash is null, but the case ran to exit code {}",
-            shown(ev.exit_code)
+            shown(ev.run.exit_code)
         ));
     }
-    if ev.execution_status != ExecutionStatus::RuntimeFailed {
+    if ev.run.execution_status != ExecutionStatus::RuntimeFailed {
         p.push(format!(
             "execution_status is {}, but a case that ran and could not be finished is RUNTIME_FAILED",
-            ev.execution_status.as_str()
+            ev.run.execution_status.as_str()
         ));
     }
-    if ev.result != CaseResult::Error {
+    if ev.run.result != CaseResult::Error {
         p.push(format!(
             "result is {}, but a case that ran and could not be finished is ERROR",
-            ev.result.as_str()
+            ev.run.result.as_str()
         ));
     }
     p.extend(snapshot_rule(ev));
@@ -338,14 +339,14 @@ fn shown(code: Option<i32>) -> String {
 }
 
 fn execution_rule(ev: &Evidence) -> Option<String> {
-    let x = ev.execution_status;
+    let x = ev.run.execution_status;
     if x == ExecutionStatus::Skipped {
         return Some("execution_status is SKIPPED, but the case ran".into());
     }
-    if x == ExecutionStatus::Success && ev.exit_code != Some(0) {
+    if x == ExecutionStatus::Success && ev.run.exit_code != Some(0) {
         return Some(format!(
             "execution_status is SUCCESS, but the exit code is {}",
-            shown(ev.exit_code)
+            shown(ev.run.exit_code)
         ));
     }
     if ending(ev).stopped() && x != ExecutionStatus::Aborted {
@@ -362,7 +363,7 @@ fn ending(ev: &Evidence) -> Ending {
     Ending {
         timed_out: ev.timed_out,
         interrupted: ev.interrupted,
-        signal: ev.exit_code.and_then(crate::model::shell_signal),
+        signal: ev.run.exit_code.and_then(crate::model::shell_signal),
     }
 }
 
@@ -388,16 +389,11 @@ fn expected(ev: &Evidence) -> Result<Expected, EvidenceError> {
 /// against the logs again; `Err` when the expected outcome cannot be read.
 fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, EvidenceError> {
     let expected = expected(ev)?;
-    let golden_modified = ev
-        .issues
-        .iter()
-        .any(|i| i.issue_type == IssueType::GoldenModified);
+    let golden_modified = (ev.run.issues.iter()).any(|i| i.issue_type == IssueType::GoldenModified);
     // A snapshot that does not match fails a case whatever its status;
     // `snapshot_rule` holds the issue to the recorded comparison.
     // So does a `require` line the output lacked (NOTHING_RAN).
-    let output_changed = ev
-        .issues
-        .iter()
+    let output_changed = (ev.run.issues.iter())
         .any(|i| is_snapshot_issue(i) || i.issue_type == IssueType::NothingRan);
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
@@ -407,13 +403,13 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     };
     let why_not = unmet(
         &expected,
-        ev.execution_status,
+        ev.run.execution_status,
         ending(ev),
         golden_modified,
         output_changed,
         matched,
     )?;
-    Ok(match (ev.result, why_not) {
+    Ok(match (ev.run.result, why_not) {
         (CaseResult::Passed, Some(why)) => Some(format!(
             "result is PASSED, but {why} (expected {expected}): it is FAILED"
         )),
@@ -423,7 +419,7 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
         ),
         (CaseResult::Error | CaseResult::Skipped, _) => Some(format!(
             "result is {}, but the case ran",
-            ev.result.as_str()
+            ev.run.result.as_str()
         )),
         _ => None,
     })
@@ -432,7 +428,7 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
 /// Whether secret values were masked in the logs: they are then not the
 /// bytes the engine judged.
 fn masked_logs(ev: &Evidence) -> bool {
-    ev.redactions.stdout + ev.redactions.stderr > 0
+    ev.run.redactions.stdout + ev.run.redactions.stderr > 0
 }
 
 /// Whether `re` matches a line of either log, judged as the engine judges
@@ -479,7 +475,12 @@ fn is_snapshot_issue(i: &crate::model::Issue) -> bool {
 /// Snapshot issues exactly when a recorded snapshot comparison failed
 /// (SPEC section 15).
 fn snapshot_rule(ev: &Evidence) -> Option<String> {
-    let issues = ev.issues.iter().filter(|i| is_snapshot_issue(i)).count();
+    let issues = ev
+        .run
+        .issues
+        .iter()
+        .filter(|i| is_snapshot_issue(i))
+        .count();
     let failed = ev.snapshots.iter().filter(|s| s.fails()).count();
     (issues != failed).then(|| {
         format!(
@@ -489,14 +490,14 @@ fn snapshot_rule(ev: &Evidence) -> Option<String> {
 }
 
 fn issue_rule(ev: &Evidence) -> Option<String> {
-    match (ev.result, ev.issues.is_empty()) {
+    match (ev.run.result, ev.run.issues.is_empty()) {
         (CaseResult::Failed | CaseResult::Error, true) => Some(format!(
             "result is {} without any issue",
-            ev.result.as_str()
+            ev.run.result.as_str()
         )),
         (CaseResult::Passed, false) => Some(format!(
             "result is PASSED, but it records {} issue(s)",
-            ev.issues.len()
+            ev.run.issues.len()
         )),
         _ => None,
     }

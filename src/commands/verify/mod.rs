@@ -344,7 +344,7 @@ fn check_attempt(
     if ev.case != name {
         finding(&rel, format!("names case {:?}", ev.case));
     }
-    if ev.artifacts.as_ref() != Some(&a) {
+    if ev.run.artifacts.as_ref() != Some(&a) {
         finding(SUMMARY_FILE, format!("artifact paths differ from {rel}"));
     }
     // A case that ran but could not be finished is no "did not run", even
@@ -352,7 +352,7 @@ fn check_attempt(
     if evidence::ran(&ev) {
         report
             .verified
-            .push((name.to_string(), ev.result.as_str().to_string()));
+            .push((name.to_string(), ev.run.result.as_str().to_string()));
     } else {
         report.without_evidence.push(name.to_string());
     }
@@ -362,14 +362,14 @@ fn check_attempt(
 /// Replace the verdict of `case` by what its evidence says: the evidence,
 /// not a summary, decides (`merge` does the same).
 pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
-    case.exit_code = ev.exit_code;
-    case.signal = ev.exit_code.and_then(crate::model::shell_signal);
-    case.status = ev.status;
-    case.execution_status = ev.execution_status;
-    case.result = ev.result;
-    case.evidence_hash = ev.evidence_hash;
-    case.issues = ev.issues;
-    case.validation_errors = ev.validation_errors;
+    case.exit_code = ev.run.exit_code;
+    case.signal = ev.run.exit_code.and_then(crate::model::shell_signal);
+    case.status = ev.run.status;
+    case.execution_status = ev.run.execution_status;
+    case.result = ev.run.result;
+    case.evidence_hash = ev.run.evidence_hash;
+    case.issues = ev.run.issues;
+    case.validation_errors = ev.run.validation_errors;
     case.flaky = ev.flaky;
     case.timed_out = ev.timed_out;
     case.interrupted = ev.interrupted;
