@@ -72,6 +72,13 @@ record() {
             junit=$full.junit.xml
             sed "${rewrite[@]}" "$dir/report.junit.xml" >"$dest/$junit"
         fi
+        # The run's story (odibi writes one JSON and one HTML a run).
+        local story= s
+        s=$(ls -t "$dir"/out/stories/*/*/run_*.json 2>/dev/null | grep -v '/stories/lineage/' | head -n 1 || true)
+        if [ -n "$s" ]; then
+            story=$full.story.json
+            sed "${rewrite[@]}" "$s" >"$dest/$story"
+        fi
         local left
         left=$(grep -l "$(basename "$work")" "$dest/$full".* || true)
         if [ -n "$left" ]; then
@@ -91,6 +98,7 @@ record() {
             echo "outcome = \"$outcome\""
             echo "expect = \"$expect\""
             if [ -n "$junit" ]; then echo "junit = \"$junit\""; fi
+            if [ -n "$story" ]; then echo "story = \"$story\""; fi
         } >>"$manifest"
         echo "$full: exit $status" >&2
     done
@@ -102,12 +110,14 @@ header() {
 # $python_version on $(uname -s) $(uname -m). One [[output]] a recording:
 # <name>.stdout and <name>.stderr, the argv it ran from the project's dir,
 # the terminal width (80: no COLUMNS, output to files; 1000: COLUMNS=1000),
-# the exit status, what happened, and the verdict a correct judge gives.
+# the exit status, what happened, and the verdict a correct judge gives;
+# `junit`: the --junitxml file; `story`: the run's story JSON, as odibi wrote
+# it under out/stories/<pipeline>/<date>/run_<time>.json.
 EOF
 }
 
 ex=$root/examples/odibi
-rm -f "$root"/tests/corpus/odibi/*.stdout "$root"/tests/corpus/odibi/*.stderr
+rm -f "$root"/tests/corpus/odibi/*.stdout "$root"/tests/corpus/odibi/*.stderr "$root"/tests/corpus/odibi/*.story.json
 header "$root/tests/corpus/odibi" "odibi $odibi_version (pandas engine)"
 record odibi healthy_etl-run "$ex/healthy_etl" dq_warn PASSED odibi run odibi.yaml
 record odibi healthy_etl-validate "$ex/healthy_etl" validate_ok PASSED odibi validate odibi.yaml
