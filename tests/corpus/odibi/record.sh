@@ -12,12 +12,14 @@
 # dir, LANG=C.UTF-8, and COLUMNS when wide).
 #
 # The bytes are kept as the tool wrote them, timestamps included, except the
-# temp dir prefix, rewritten by
+# prefixes of three machine paths, rewritten by
 #
-#   sed -e "s|$work|/home/ci/odibi|g" -e "s|$venv|/home/ci/venv|g"
+#   sed -e "s|$work|/home/ci/odibi|g" -e "s|$venv|/home/ci/venv|g" \
+#       -e "s|$base_prefix/|/usr/local/|g"
 #
-# ($work is /tmp/odiXXXXXX for odibi, /tmp/tooXXXXXX with /home/ci/tools for
-# pytest: the same length as the neutral prefix, so rich's wrapping of the
+# ($base_prefix: the Python the venv was made from, seen in tracebacks;
+# $work: /tmp/odiXXXXXX for odibi, /tmp/tooXXXXXX with /home/ci/tools for
+# pytest, the same length as the neutral prefix, so rich's wrapping of the
 # rewritten lines is the wrapping it did). The script fails if any trace of
 # the temp dir is left after the rewrite.
 set -euo pipefail
@@ -33,6 +35,8 @@ have=$("$venv/bin/odibi" --version 2>/dev/null || true)
 have=$("$venv/bin/python" -c 'import pytest; print(pytest.__version__)' 2>/dev/null || true)
 [ "$have" = "$pytest_version" ] || { echo "record.sh: $venv has pytest '$have', not $pytest_version" >&2; exit 2; }
 python_version=$("$venv/bin/python" -c 'import platform; print(platform.python_version())')
+# The interpreter the venv was made from appears in tracebacks.
+base_prefix=$("$venv/bin/python" -c 'import sys; print(sys.base_prefix)')
 
 odibi_work=$(mktemp -d /tmp/odiXXXXXX)
 tools_work=$(mktemp -d /tmp/tooXXXXXX)
@@ -64,7 +68,7 @@ record() {
         local status=0
         (cd "$dir" && env -i PATH="$venv/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/.home" \
             LANG=C.UTF-8 "${wide[@]}" "$@" >"$work/stdout" 2>"$work/stderr" </dev/null) || status=$?
-        local rewrite=(-e "s|$work|$neutral|g" -e "s|$venv|/home/ci/venv|g")
+        local rewrite=(-e "s|$work|$neutral|g" -e "s|$venv|/home/ci/venv|g" -e "s|$base_prefix/|/usr/local/|g")
         sed "${rewrite[@]}" "$work/stdout" >"$dest/$full.stdout"
         sed "${rewrite[@]}" "$work/stderr" >"$dest/$full.stderr"
         local junit=
