@@ -448,3 +448,19 @@ fn an_empty_shell_is_an_error_at_its_line() {
     assert_eq!((errs[0].0, errs[0].1), (2, 9));
     assert!(errs[0].2.contains("`shell` needs a program"), "{errs:?}");
 }
+
+/// A key declared in the schema types is accepted by the loader (which
+/// takes its known keys from them); this holds the loader to reading it, so
+/// a key is never accepted and then ignored.
+#[test]
+fn the_loader_reads_every_key_the_schema_declares() {
+    let loader = concat!(include_str!("validate.rs"), include_str!("mod.rs"));
+    for (table, keys) in super::schema::table_keys() {
+        for key in keys {
+            assert!(
+                loader.contains(&format!("\"{key}\"")),
+                "`{key}` of [{table}] is declared in config/schema.rs but the loader never reads it"
+            );
+        }
+    }
+}
