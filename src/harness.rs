@@ -385,12 +385,18 @@ fn describe_failure(rec: &CaseRecord) -> Result<(), Failed> {
             i.evidence
         ));
     }
-    for (label, bytes) in [("stdout", &rec.stdout), ("stderr", &rec.stderr)] {
+    for (label, bytes, end) in [
+        ("stdout", &rec.stdout, &rec.stdout_end),
+        ("stderr", &rec.stderr, &rec.stderr_end),
+    ] {
         if !bytes.is_empty() {
             msg.push_str(&format!(
                 "--- {label}\n{}\n",
                 String::from_utf8_lossy(bytes).trim_end()
             ));
+        }
+        if let Some(end) = end {
+            msg.push_str(&format!("--- {label} (end)\n{}\n", end.trim_end()));
         }
     }
     for s in &rec.snapshots {

@@ -293,3 +293,73 @@ fn step_summary_names_artifacts_as_paths_not_links() {
     assert!(md.contains("[stdout](artifacts/"), "{md}");
     assert!(!md.contains("uploaded `target/golden`"), "{md}");
 }
+
+/// A long log whose cause is its last line: every report quotes the real
+/// end of the output, not the end of the first `truncate` characters kept,
+/// and the issue names the cause rather than the exit code.
+#[test]
+fn the_cause_at_the_end_of_a_long_log_is_in_every_report() {
+    // 50 KB of filler on both streams, well past the 10,000 characters
+    // kept, then the cause on stderr.
+    let p = Project::new(
+        "[harness]\nname = \"long\"\n\n[[verify]]\nname = \"long-log\"\ncommand = \"yes 'filler line of a long healthy log, nothing to see' | head -n 1000; yes 'filler line of a long healthy log, nothing to see' | head -n 1000 >&2; echo 'fatal: the real cause' >&2; exit 1\"\n",
+    );
+    let step_summary = p.path().join("step-summary.md");
+    let o = run_in_actions(&p, &step_summary);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    const CAUSE: &str = "the real cause";
+
+    let summary = p.summary();
+    let case = &summary["cases"][0];
+    assert!(
+        case["stderr"].as_str().unwrap().len() < 20_000,
+        "the stored copy stays truncated"
+    );
+    let issue = &case["issues"][0];
+    let message = issue["message"].as_str().unwrap();
+    assert!(message.contains(CAUSE), "{message}");
+    assert!(
+        issue["evidence"].as_str().unwrap().contains("Exit code: 1"),
+        "{issue}"
+    );
+
+    let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap_or_else(|| panic!("no failure:\n{xml}"));
+    assert!(
+        failure.attribute("message").unwrap().contains(CAUSE),
+        "{xml}"
+    );
+    let body = failure.text().unwrap();
+    let end = body.split("--- stderr (end) ---").nth(1).unwrap_or(body);
+    assert!(end.contains(CAUSE), "{body}");
+    assert!(!end.contains("[TRUNCATED"), "{body}");
+
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    let annotation = stdout
+        .lines()
+        .find(|l| l.starts_with("::error ") && l.contains("long-log"))
+        .unwrap_or_else(|| panic!("no annotation:\n{stdout}"));
+    assert!(unescape(annotation).contains(CAUSE), "{annotation}");
+    let group_end = stdout
+        .split("--- stderr (end) ---")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no stderr end:\n{stdout}"));
+    let group_end = group_end.split("::endgroup::").next().unwrap();
+    assert!(group_end.contains(CAUSE), "{group_end}");
+
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    let tail = md
+        .split("## Output of failed cases")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no output section:\n{md}"));
+    assert!(tail.contains(&format!("fatal: {CAUSE}")), "{md}");
+    let summary_md = std::fs::read_to_string(&step_summary).unwrap();
+    assert!(
+        summary_md.contains(&format!("fatal: {CAUSE}")),
+        "{summary_md}"
+    );
+}

@@ -430,12 +430,23 @@ impl<'a> Judging<'a> {
             failures.push((IssueType::PipelineExecutionError, message, line));
         }
         if failures.is_empty() && status != ExecutionStatus::Success {
-            let message = match (self.obs.exit_code, self.obs.signal) {
-                (Some(code), Some(n)) => format!("Command killed by signal {n} (exit code {code})"),
-                (Some(code), None) => format!("Command exited with code {code}"),
-                (None, _) => "Command ended without an exit code".to_string(),
+            let (message, output) = match (self.obs.exit_code, self.obs.signal) {
+                (Some(code), Some(n)) => (
+                    format!("Command killed by signal {n} (exit code {code})"),
+                    default_output,
+                ),
+                // The exit code stays in the issue's evidence: the last
+                // line that looks like an error says more.
+                (Some(code), None) => match self.first(|s| &s.last_error) {
+                    Some(line) => (line.to_string(), line),
+                    None => (format!("Command exited with code {code}"), default_output),
+                },
+                (None, _) => (
+                    "Command ended without an exit code".to_string(),
+                    default_output,
+                ),
             };
-            failures.push((IssueType::ExecutionFailure, message, default_output));
+            failures.push((IssueType::ExecutionFailure, message, output));
         }
         failures
     }
@@ -537,6 +548,7 @@ mod tests {
                 "auth" => f.auth = line,
                 "schema" => f.schema = line,
                 "first" => f.first_line = line,
+                "last_error" => f.last_error = line,
                 other => panic!("no slot {other}"),
             }
         }
@@ -594,6 +606,21 @@ mod tests {
             v.issues[0].evidence,
             "Status: RUNTIME_FAILED | Exit code: 3 | Output: something went sideways"
         );
+    }
+
+    #[test]
+    fn a_failed_exit_is_headlined_by_the_last_error_line_stderr_first() {
+        let out = lines(&[("first", "start"), ("last_error", "stdout failed")]);
+        let err = lines(&[("first", "loading"), ("last_error", "fatal: the cause")]);
+        let v = verify(&observed(Some(1), &out, &err));
+        assert_eq!(types(&v), [IssueType::ExecutionFailure]);
+        assert_eq!(v.issues[0].message, "fatal: the cause");
+        assert_eq!(
+            v.issues[0].evidence,
+            "Status: RUNTIME_FAILED | Exit code: 1 | Output: fatal: the cause"
+        );
+        let v = verify(&observed(Some(1), &out, &StreamFindings::default()));
+        assert_eq!(v.issues[0].message, "stdout failed");
     }
 
     #[test]

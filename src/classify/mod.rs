@@ -557,6 +557,9 @@ pub struct StreamFindings {
     pub validation_errors: Vec<ValidationError>,
     /// The case's `require` patterns no line of the stream matched.
     pub missing_required: Vec<String>,
+    /// The last line near the end of the stream that looks like an error
+    /// (see [`last_error_line`]).
+    pub last_error: Option<String>,
 }
 
 impl StreamFindings {
@@ -613,6 +616,25 @@ fn tail_snippet(tail: &[u8], cut: bool) -> String {
 }
 
 /// At most `max` characters; a cut is marked with `…`.
+/// Words that make a line look like an error when no pattern names one.
+static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("error|Error|ERROR|failed|Failed|FAILED|Exception|fatal|Fatal|FATAL|panicked")
+        .expect("valid regex")
+});
+
+/// The last line of `text` that looks like an error (it holds `error`,
+/// `failed`, `Exception`, `fatal` or `panicked`), as one clean line: what
+/// a command that failed without a matching pattern is headlined by
+/// rather than its exit code. Given the end of a stream, where failures
+/// explain themselves.
+pub(crate) fn last_error_line(text: &str) -> Option<String> {
+    text.lines()
+        .rev()
+        .map(crate::ansi::one_line)
+        .find(|l| ERROR_WORDS.is_match(l.as_bytes()))
+        .map(|l| clip(&l, MAX_FINDING_CHARS))
+}
+
 fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
@@ -691,6 +713,16 @@ mod tests {
             field: field.into(),
             message: message.into(),
         }
+    }
+
+    #[test]
+    fn the_last_error_looking_line_is_found_cleaned() {
+        let text = "Error: early\nall fine\n\x1b[31mfatal:   the  cause\x1b[0m\nbye\n";
+        assert_eq!(last_error_line(text).as_deref(), Some("fatal: the cause"));
+        assert_eq!(last_error_line("ok\ndone\n"), None);
+        let long = format!("ERROR {}", "x".repeat(2 * MAX_FINDING_CHARS));
+        let got = last_error_line(&long).unwrap();
+        assert_eq!(got.chars().count(), MAX_FINDING_CHARS);
     }
 
     #[test]

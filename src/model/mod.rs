@@ -298,6 +298,41 @@ pub fn shell_signal(code: i32) -> Option<i32> {
     (129..=192).contains(&code).then(|| code - 128)
 }
 
+/// Lines of a stream's end that reports quote.
+pub const END_LINES: usize = 20;
+/// Characters of a stream's end that reports quote.
+pub const END_CHARS: usize = 4000;
+
+/// The end of an output as reports quote it: its last [`END_LINES`] lines,
+/// cut further to their last [`END_CHARS`] characters. Failures usually
+/// explain themselves at the end of the output.
+pub fn output_end(text: &str) -> &str {
+    tail_lines(text, END_LINES, END_CHARS)
+}
+
+/// The last `lines` lines of `text`, cut further to its last `max_chars`
+/// characters (at a char boundary).
+pub(crate) fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
+    let trimmed = text.strip_suffix('\n').unwrap_or(text);
+    let mut start = 0;
+    let mut seen = 0;
+    for (i, b) in trimmed.bytes().enumerate().rev() {
+        if b == b'\n' {
+            seen += 1;
+            if seen == lines {
+                start = i + 1;
+                break;
+            }
+        }
+    }
+    let tail = &text[start..];
+    match tail.char_indices().rev().nth(max_chars.saturating_sub(1)) {
+        Some((i, _)) if max_chars > 0 => &tail[i..],
+        Some(_) => "",
+        None => tail,
+    }
+}
+
 /// What happened to one case (or one attempt of it).
 #[derive(Clone, Debug)]
 pub struct CaseRecord {
@@ -326,6 +361,11 @@ pub struct CaseRecord {
     pub stdout: Vec<u8>,
     /// Truncated copy of stderr.
     pub stderr: Vec<u8>,
+    /// When `stdout` was truncated: the real end of the stream (see
+    /// [`output_end`]), which the truncated copy does not hold.
+    pub stdout_end: Option<String>,
+    /// When `stderr` was truncated: the real end of the stream.
+    pub stderr_end: Option<String>,
     /// When the command started (None when it did not run).
     pub started_at: Option<jiff::Timestamp>,
     /// When it finished.
@@ -427,6 +467,8 @@ impl CaseRecord {
             signal: None,
             stdout: Vec::new(),
             stderr: Vec::new(),
+            stdout_end: None,
+            stderr_end: None,
             started_at: None,
             finished_at: None,
             duration: Duration::ZERO,
@@ -657,7 +699,7 @@ impl Serialize for FinalStatus {
 
 #[cfg(test)]
 mod tests {
-    use super::{FinalStatus, GoldenChanges};
+    use super::{FinalStatus, GoldenChanges, tail_lines};
 
     #[test]
     fn a_long_change_list_is_summarised_by_top_level_path_and_bounded() {
@@ -681,6 +723,15 @@ mod tests {
         );
         assert!(s.contains(" and "), "{s}");
         assert!(s.chars().count() <= 320, "{} chars: {s}", s.chars().count());
+    }
+
+    #[test]
+    fn tail_keeps_last_lines_and_chars() {
+        assert_eq!(tail_lines("a\nb\nc\n", 2, 100), "b\nc\n");
+        assert_eq!(tail_lines("a\nb\nc", 5, 100), "a\nb\nc");
+        assert_eq!(tail_lines("abcdef", 5, 3), "def");
+        assert_eq!(tail_lines("ééé", 5, 2), "éé");
+        assert_eq!(tail_lines("", 5, 2), "");
     }
 
     #[test]

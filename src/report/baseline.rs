@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::integrity::{Disagreement, compare};
-use super::markup::{Align, Table, inline};
+use super::markup::{Align, Table, fence_for, inline};
 use crate::baseline::{Class, Comparison, SnapshotCheck};
 use crate::config::Gate;
 use crate::model::RunRecord;
@@ -141,21 +141,6 @@ pub(super) fn output_changes(out: &mut String, record: &RunRecord) {
             if diff.ends_with('\n') { "" } else { "\n" }
         );
     }
-}
-
-/// A backtick fence longer than any run of backticks in `text`.
-fn fence_for(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for ch in text.chars() {
-        if ch == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    "`".repeat(longest.max(2) + 1)
 }
 
 /// Suite properties: the gate and the count of each class.

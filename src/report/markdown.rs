@@ -10,8 +10,8 @@ use std::path::Path;
 
 use super::format::{Format, ReadBack, RenderError, RunView};
 use super::integrity::{Disagreement, case_field, compare};
-use super::markup::{Align, Table, inline, link};
-use super::{NO_ISSUES_PHRASE, seconds, severity_str, stage_str};
+use super::markup::{Align, Table, code_block, inline, link};
+use super::{NO_ISSUES_PHRASE, output_ends, seconds, severity_str, stage_str};
 use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
 
 /// Prefix of the line that states the final status.
@@ -25,6 +25,8 @@ pub(super) const COUNTS_PREFIX: &str = "**Counts:** ";
 pub(super) const RESULTS_HEADING: &str = "## Results";
 /// Heading of the issues section.
 pub(super) const ISSUES_HEADING: &str = "## Issues";
+/// Heading of the output ends of failed cases.
+pub(super) const OUTPUT_HEADING: &str = "## Output of failed cases";
 /// Heading of the evidence table.
 pub(super) const EVIDENCE_HEADING: &str = "## Execution Evidence";
 /// Marks an evidence Status that differs from the case's result.
@@ -112,6 +114,8 @@ pub(super) fn render(
     let _ = writeln!(out, "{ISSUES_HEADING}\n");
     issues(&mut out, record, &counts);
     out.push('\n');
+
+    output_of_failures(&mut out, record);
 
     super::baseline::output_changes(&mut out, record);
 
@@ -210,6 +214,30 @@ fn issues(out: &mut String, record: &RunRecord, counts: &Counts) {
             "No issue was recorded, yet {} of {} case(s) did not pass.",
             counts.total - counts.passed,
             counts.total
+        );
+    }
+}
+
+/// The end of each stream of every failed or errored case, where the
+/// cause usually is: the real end of the output, not of the copy kept.
+fn output_of_failures(out: &mut String, record: &RunRecord) {
+    let failed: Vec<_> = record
+        .cases
+        .iter()
+        .filter(|c| c.result.is_failure())
+        .flat_map(|c| output_ends(c).into_iter().map(move |(s, end)| (c, s, end)))
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{OUTPUT_HEADING}\n");
+    for (case, stream, end) in failed {
+        let _ = writeln!(
+            out,
+            "- {} “{}”, {stream} (end):\n\n{}",
+            case.kind.as_str(),
+            inline(&case.name),
+            code_block(&end, "  ")
         );
     }
 }

@@ -45,12 +45,13 @@ pub(crate) fn inline(text: &str) -> String {
             c => out.push(c),
         }
     }
-    guard_phrase(&out)
+    guard_phrase(&out, "&#32;")
 }
 
 /// Keep user text from ever spelling the all-clear phrase literally: the
 /// integrity check treats the phrase as a claim that every case passed.
-fn guard_phrase(s: &str) -> String {
+/// The space after "no issues" becomes `space`, which reads the same.
+fn guard_phrase(s: &str, space: &str) -> String {
     let lower = s.to_ascii_lowercase();
     let needle = super::NO_ISSUES_PHRASE.to_ascii_lowercase();
     if !lower.contains(&needle) {
@@ -59,13 +60,54 @@ fn guard_phrase(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     let mut rest = 0;
     for (i, _) in lower.match_indices(&needle) {
-        // "no issues" is 9 bytes (ASCII); the space after it becomes a
-        // character reference, so the rendered text reads the same.
+        // "no issues" is 9 bytes (ASCII), then the space.
         out.push_str(&s[rest..i + 9]);
-        out.push_str("&#32;");
+        out.push_str(space);
         rest = i + 10;
     }
     out.push_str(&s[rest..]);
+    out
+}
+
+/// A backtick fence longer than any run of backticks in `text`.
+pub(crate) fn fence_for(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in text.chars() {
+        if ch == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// `text` (output) as a fenced code block whose every line, fences
+/// included, starts with `indent`: with an indent, no line of the output
+/// can pass for a heading, list item or table row of the report, which
+/// the integrity check reads back. Escape sequences and other control
+/// characters are dropped, as in [`inline`].
+pub(crate) fn code_block(text: &str, indent: &str) -> String {
+    let text = crate::ansi::strip_str(text);
+    let clean: String = text
+        .chars()
+        .filter_map(|c| match c {
+            '\n' | '\t' => Some(c),
+            '\u{FFFE}' | '\u{FFFF}' => Some('\u{FFFD}'),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect();
+    // A code block shows character references as typed: a no-break space.
+    let clean = guard_phrase(&clean, "\u{A0}");
+    let fence = fence_for(&clean);
+    let mut out = format!("{indent}{fence}text\n");
+    for line in clean.lines() {
+        let _ = writeln!(out, "{indent}{line}");
+    }
+    let _ = writeln!(out, "{indent}{fence}");
     out
 }
 
@@ -179,6 +221,18 @@ mod tests {
         assert!(!s.to_ascii_lowercase().contains("no issues observed"));
         assert!(s.contains("no issues&#32;observed"));
         assert!(s.contains("No Issues&#32;Observed"));
+    }
+
+    #[test]
+    fn code_blocks_are_indented_fenced_and_guarded() {
+        let block = code_block(
+            "## Results\n``` x\n\x1b[31mNo issues observed\x1b[0m\0\n",
+            "  ",
+        );
+        assert_eq!(
+            block,
+            "  ````text\n  ## Results\n  ``` x\n  No issues\u{A0}observed\n  ````\n"
+        );
     }
 
     #[test]

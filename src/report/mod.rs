@@ -192,55 +192,41 @@ pub(crate) fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Lines of output kept in an excerpt (failure text, annotation groups).
-pub(crate) const EXCERPT_LINES: usize = 20;
-/// Characters of output kept in an excerpt.
-pub(crate) const EXCERPT_CHARS: usize = 4000;
+/// The end of each stream of `case` that is not empty, as reports quote
+/// it (see [`crate::model::output_end`]): from the real end of the stream
+/// when the kept copy was truncated.
+pub(crate) fn output_ends(case: &CaseRecord) -> Vec<(&'static str, String)> {
+    [
+        ("stdout", &case.stdout, &case.stdout_end),
+        ("stderr", &case.stderr, &case.stderr_end),
+    ]
+    .into_iter()
+    .filter(|(_, bytes, _)| !bytes.is_empty())
+    .map(|(label, bytes, end)| {
+        let end = match end {
+            Some(end) => end.clone(),
+            None => crate::model::output_end(&lossy(bytes)).to_string(),
+        };
+        (label, end)
+    })
+    .collect()
+}
 
-/// The last [`EXCERPT_LINES`] lines (at most [`EXCERPT_CHARS`] characters)
-/// of stdout and of stderr, each under a heading; empty when both are.
-/// Failures usually explain themselves at the end of the output.
+/// The end of stdout and of stderr (see [`output_ends`]), each under a
+/// heading; empty when both are.
 pub(crate) fn output_excerpt(case: &CaseRecord) -> String {
     let mut out = String::new();
-    for (label, bytes) in [("stdout", &case.stdout), ("stderr", &case.stderr)] {
-        if bytes.is_empty() {
-            continue;
-        }
-        let text = lossy(bytes);
-        let tail = tail_lines(&text, EXCERPT_LINES, EXCERPT_CHARS);
+    for (label, tail) in output_ends(case) {
         if !out.is_empty() {
             out.push('\n');
         }
         let _ = writeln!(out, "--- {label} (end) ---");
-        out.push_str(tail);
+        out.push_str(&tail);
         if !tail.ends_with('\n') {
             out.push('\n');
         }
     }
     out
-}
-
-/// The last `lines` lines of `text`, cut further to its last `max_chars`
-/// characters (at a char boundary).
-pub(crate) fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
-    let trimmed = text.strip_suffix('\n').unwrap_or(text);
-    let mut start = 0;
-    let mut seen = 0;
-    for (i, b) in trimmed.bytes().enumerate().rev() {
-        if b == b'\n' {
-            seen += 1;
-            if seen == lines {
-                start = i + 1;
-                break;
-            }
-        }
-    }
-    let tail = &text[start..];
-    match tail.char_indices().rev().nth(max_chars.saturating_sub(1)) {
-        Some((i, _)) if max_chars > 0 => &tail[i..],
-        Some(_) => "",
-        None => tail,
-    }
 }
 
 /// The one-line headline of a failed or errored case: its first issue's
@@ -505,18 +491,4 @@ fn remove_reports(out_dir: &Path) -> Vec<String> {
         .filter(|p| std::fs::remove_file(p).is_ok())
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tail_keeps_last_lines_and_chars() {
-        assert_eq!(tail_lines("a\nb\nc\n", 2, 100), "b\nc\n");
-        assert_eq!(tail_lines("a\nb\nc", 5, 100), "a\nb\nc");
-        assert_eq!(tail_lines("abcdef", 5, 3), "def");
-        assert_eq!(tail_lines("ééé", 5, 2), "éé");
-        assert_eq!(tail_lines("", 5, 2), "");
-    }
 }

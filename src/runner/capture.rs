@@ -2,8 +2,9 @@
 //! the command wrote it (in memory only: masking must never change a
 //! verdict, and the classifier masks the lines its findings quote), then,
 //! masked (secret values replaced, SPEC section 14), to its log file (never
-//! truncated), a bounded excerpt for reports and, for stdout, the running
-//! evidence hash. Nothing unmasked is written, hashed or shown. Memory
+//! truncated), a bounded excerpt (its first characters), a bounded tail
+//! (its last bytes, where failures explain themselves) and, for stdout,
+//! the running evidence hash. Nothing unmasked is written, hashed or shown. Memory
 //! stays bounded whatever the output size.
 
 use std::fs::File;
@@ -81,6 +82,44 @@ impl Excerpt {
     }
 }
 
+/// Bytes of a stream's end kept: enough for [`crate::model::output_end`]
+/// to quote the same text as it would from the whole stream (a character
+/// is at most 4 bytes), and for the last error-looking line.
+const TAIL_BYTES: usize = 4 * crate::model::END_CHARS;
+
+/// The last [`TAIL_BYTES`] bytes of a stream.
+#[derive(Debug, Default)]
+struct Tail {
+    bytes: Vec<u8>,
+}
+
+impl Tail {
+    fn push(&mut self, chunk: &[u8]) {
+        if chunk.len() >= TAIL_BYTES {
+            self.bytes.clear();
+            self.bytes
+                .extend_from_slice(&chunk[chunk.len() - TAIL_BYTES..]);
+            return;
+        }
+        self.bytes.extend_from_slice(chunk);
+        // Dropped in bulk, so each byte is moved at most once.
+        if self.bytes.len() > 2 * TAIL_BYTES {
+            self.bytes.drain(..self.bytes.len() - TAIL_BYTES);
+        }
+    }
+
+    /// The kept end as text, starting at a character boundary.
+    fn text(&self) -> String {
+        let start = self.bytes.len().saturating_sub(TAIL_BYTES);
+        let mut kept = &self.bytes[start..];
+        if start > 0 {
+            let lead = kept.iter().take(3).take_while(|&&b| b & 0xC0 == 0x80);
+            kept = &kept[lead.count()..];
+        }
+        String::from_utf8_lossy(kept).into_owned()
+    }
+}
+
 /// One stream's capture.
 pub(crate) struct Capture {
     /// `None` when there is no secret to mask.
@@ -94,6 +133,7 @@ pub(crate) struct Capture {
 struct Store {
     file: File,
     excerpt: Excerpt,
+    tail: Tail,
     evidence: Option<EvidenceHasher>,
     /// Also copy each chunk to the tool's stderr (`--no-capture`).
     live: bool,
@@ -109,6 +149,7 @@ impl Store {
             h.update(chunk);
         }
         self.excerpt.push(chunk);
+        self.tail.push(chunk);
         if self.live {
             // A closed terminal must not fail the case: the log has it all.
             let mut e = io::stderr().lock();
@@ -122,6 +163,9 @@ impl Store {
 pub(crate) struct Captured {
     /// Truncated copy.
     pub excerpt: Vec<u8>,
+    /// When the copy was truncated: the end of the stream as reports quote
+    /// it.
+    pub end: Option<String>,
     /// Classifier findings.
     pub findings: StreamFindings,
     /// Evidence hasher state, when this stream fed it.
@@ -148,6 +192,7 @@ impl Capture {
             store: Store {
                 file,
                 excerpt: Excerpt::new(truncate),
+                tail: Tail::default(),
                 evidence,
                 live: false,
             },
@@ -172,10 +217,14 @@ impl Capture {
         let mut store = self.store;
         store.file.flush()?;
         let complete = store.excerpt.is_complete();
+        let tail = store.tail.text();
+        let mut findings = self.classifier.finish();
+        findings.last_error = crate::classify::last_error_line(&tail);
         Ok(Captured {
             complete,
             excerpt: store.excerpt.finish(),
-            findings: self.classifier.finish(),
+            end: (!complete).then(|| crate::model::output_end(&tail).to_string()),
+            findings,
             evidence: store.evidence,
             redactions,
         })
@@ -249,6 +298,27 @@ mod tests {
         let kept = e.finish();
         assert!(kept.ends_with(TRUNCATION_MARKER.as_bytes()));
         assert_eq!(kept.len() - TRUNCATION_MARKER.len(), 400);
+    }
+
+    #[test]
+    fn the_tail_keeps_the_last_bytes_whatever_the_chunking() {
+        let data = "ligne é\n".repeat(5000).into_bytes();
+        let want = {
+            let mut t = Tail::default();
+            t.push(&data);
+            t.text()
+        };
+        assert!(want.len() <= TAIL_BYTES && want.len() > TAIL_BYTES - 4);
+        assert!(std::str::from_utf8(&data).unwrap().ends_with(&want));
+        assert!(!want.starts_with('\u{FFFD}'));
+        for split in [1, 7, 4096, TAIL_BYTES + 1] {
+            let mut t = Tail::default();
+            for c in data.chunks(split) {
+                t.push(c);
+            }
+            assert_eq!(t.text(), want);
+            assert!(t.bytes.len() <= 2 * TAIL_BYTES);
+        }
     }
 
     #[test]

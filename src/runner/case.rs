@@ -490,6 +490,8 @@ impl<'h> Engine<'h> {
         }
         rec.stdout = out.excerpt;
         rec.stderr = err.excerpt;
+        rec.stdout_end = out.end;
+        rec.stderr_end = err.end;
         rec.timed_out = outcome.timed_out;
         rec.interrupted = outcome.interrupted;
         rec.redactions.stdout = out.redactions;

@@ -22,8 +22,8 @@ use crate::model::{
 /// copies were lossy text before); 1.2 added `empty_selection` and each
 /// case's `expected`, `timed_out` and `interrupted`;
 /// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
-/// snapshot checks.
-pub(crate) const SCHEMA_VERSION: &str = "1.4.0";
+/// snapshot checks; 1.5 each case's `stdout_end` and `stderr_end`.
+pub(crate) const SCHEMA_VERSION: &str = "1.5.0";
 
 /// # cargo-golden summary
 ///
@@ -110,6 +110,15 @@ pub(crate) struct SummaryCase {
     /// how it was judged.
     #[serde(flatten)]
     pub run: super::case_run::CaseRun,
+    /// When `stdout` is truncated: the real end of stdout as the reports
+    /// quote it (its last lines, as text, invalid UTF-8 replaced); null
+    /// otherwise (absent in summaries written before 1.5).
+    #[serde(default)]
+    pub stdout_end: Option<String>,
+    /// When `stderr` is truncated: the real end of stderr, like
+    /// `stdout_end`.
+    #[serde(default)]
+    pub stderr_end: Option<String>,
     /// Why the case was skipped or could not run.
     pub reason: Option<String>,
     /// Passed on a retry after failing.
@@ -242,6 +251,8 @@ impl SummaryCase {
             line: case.line,
             description: case.description.clone(),
             run: super::case_run::CaseRun::of(case),
+            stdout_end: case.stdout_end.clone(),
+            stderr_end: case.stderr_end.clone(),
             reason: case.reason.clone(),
             flaky: case.flaky,
             previous_attempts: case
@@ -288,6 +299,8 @@ impl SummaryCase {
             signal: run.exit_code.and_then(crate::model::shell_signal),
             stdout,
             stderr,
+            stdout_end: self.stdout_end,
+            stderr_end: self.stderr_end,
             started_at: run.started_at,
             finished_at: run.finished_at,
             status: run.status,

@@ -76,6 +76,8 @@ pub fn ran(
         signal: cargo_golden::model::shell_signal(exit),
         stdout: stdout.to_vec(),
         stderr: stderr.to_vec(),
+        stdout_end: None,
+        stderr_end: None,
         started_at: Some(ts(start)),
         finished_at: Some(ts(start + 250)),
         duration: Duration::from_millis(250),
