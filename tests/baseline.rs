@@ -188,6 +188,36 @@ fn timestamps_temp_dirs_and_durations_do_not_break_a_snapshot() {
     }
 }
 
+/// The temp dir is redacted only as a whole path component: a `mktemp`
+/// name inside it keeps its own name (`[TMP]/tmp.Ab12`, never
+/// `[TMP][TMP].Ab12`), and a sibling name that merely starts like it is
+/// not the temp dir.
+#[test]
+fn the_temp_dir_is_redacted_only_on_a_path_boundary() {
+    let p = Project::new(
+        "[[verify]]\nname = \"scratch\"\ncommand = 'echo \"in $T/tmp.Ab12/x\"; echo \"next $T.Ab12 and $T.\"'\nsnapshot = [\"stdout\"]\n",
+    );
+    let tmp = std::env::temp_dir();
+    let tmp = tmp.to_str().unwrap().trim_end_matches('/');
+    let o = p.cmd(&["--bless"]).env("T", tmp).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join("snapshots/scratch.stdout"));
+    assert!(!snapshot.contains("[TMP][TMP]"), "{snapshot}");
+    assert_eq!(
+        snapshot,
+        format!("in [TMP]/tmp.Ab12/x\nnext {tmp}.Ab12 and [TMP].\n"),
+    );
+
+    // The random name itself, redacted as the README says.
+    let p = Project::new(
+        "[redactions]\n\"[MKTEMP]\" = 'tmp\\.[A-Za-z0-9]+'\n\n[[verify]]\nname = \"scratch\"\ncommand = 'echo \"in $T/tmp.Ab12/x\"'\nsnapshot = [\"stdout\"]\n",
+    );
+    let o = p.cmd(&["--bless"]).env("T", tmp).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join("snapshots/scratch.stdout"));
+    assert_eq!(snapshot, "in [TMP]/[MKTEMP]/x\n");
+}
+
 #[test]
 fn wildcards_match_text_and_lines_and_a_real_change_still_shows() {
     let toml = |rows: u32| {

@@ -10,7 +10,9 @@
 //!    `[ROOT]` (the harness file's directory), `[TMP]` (the system temporary
 //!    directory); each also in its canonical form when that differs. A path
 //!    is replaced only where it starts and ends at a path boundary, so
-//!    `/tmp` never eats into `/tmpfiles`;
+//!    `/tmp` never eats into `/tmpfiles` or `/tmp.Ab12`, and `/tmp/tmp.Ab12`
+//!    becomes `[TMP]/tmp.Ab12` (the random name is left to a wildcard or a
+//!    `[redactions]` entry);
 //! 2. `[RUN_ID]`, this run's id;
 //! 3. `[TIMESTAMP]`: RFC 3339 / ISO 8601 date-times such as
 //!    `2026-11-21T23:00:00Z`, `2026-11-21 23:00:00.123+01:00`,
@@ -137,25 +139,35 @@ fn continues_name(c: char) -> bool {
 }
 
 /// `text` with every occurrence of `path` that stands on its own (a path
-/// boundary on both sides) replaced by `name`.
+/// boundary on both sides, judged in `text` as given) replaced by `name`:
+/// `/tmp` is replaced in `/tmp/tmp.Ab12` once, as the directory, and not
+/// in `/tmp.Ab12` or `/x/tmp`.
 fn replace_path(text: &str, path: &str, name: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(path) {
-        let before = rest[..i].chars().last().or_else(|| out.chars().last());
-        let after = rest[i + path.len()..].chars().next();
-        let alone = !before.is_some_and(|c| continues_name(c) || c == '/' || c == '.')
-            && !after.is_some_and(continues_name);
-        out.push_str(&rest[..i]);
-        if alone {
+    let mut kept = 0;
+    for (i, _) in text.match_indices(path) {
+        let before = text[..i].chars().next_back();
+        let starts = !before.is_some_and(|c| continues_name(c) || c == '/' || c == '.');
+        if starts && ends_component(&text[i + path.len()..]) {
+            out.push_str(&text[kept..i]);
             out.push_str(name);
-        } else {
-            out.push_str(path);
+            kept = i + path.len();
         }
-        rest = &rest[i + path.len()..];
     }
-    out.push_str(rest);
+    out.push_str(&text[kept..]);
     out
+}
+
+/// Whether a path followed by `rest` ends there: at a separator, the end
+/// of the text or a character no name holds. A dot ends it only when no
+/// name goes on after it (`/tmp.` closing a sentence, not `/tmp.Ab12`).
+fn ends_component(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some('.') => !chars.next().is_some_and(|c| continues_name(c) || c == '.'),
+        Some(c) => !continues_name(c),
+        None => true,
+    }
 }
 
 #[cfg(test)]
@@ -181,6 +193,25 @@ mod tests {
         assert_eq!(r.redact("/home/u/project2"), "/home/u/project2");
         assert_eq!(r.redact("/x/home/u/proj"), "/x/home/u/proj");
         assert_eq!(r.redact("'/home/u/proj'."), "'[ROOT]'.");
+        assert_eq!(r.redact("/home/u/proj/proj.a1"), "[ROOT]/proj.a1");
+        assert_eq!(
+            r.redact("/home/u/proj.a1 /home/u/proj"),
+            "/home/u/proj.a1 [ROOT]"
+        );
+    }
+
+    #[test]
+    fn a_path_repeated_inside_itself_is_replaced_once() {
+        assert_eq!(
+            replace_path("/tmp/tmp.Ab12/x", "/tmp", "[TMP]"),
+            "[TMP]/tmp.Ab12/x"
+        );
+        assert_eq!(replace_path("/tmp/tmp", "/tmp", "[TMP]"), "[TMP]/tmp");
+        assert_eq!(replace_path("/tmp.Ab12", "/tmp", "[TMP]"), "/tmp.Ab12");
+        assert_eq!(
+            replace_path("/tmp\\x /tmp.", "/tmp", "[TMP]"),
+            "[TMP]\\x [TMP]."
+        );
     }
 
     #[test]
