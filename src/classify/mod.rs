@@ -558,7 +558,7 @@ pub struct StreamFindings {
     /// The case's `require` patterns no line of the stream matched.
     pub missing_required: Vec<String>,
     /// The last line near the end of the stream that looks like an error
-    /// (see [`last_error_line`]).
+    /// (it holds `error`, `failed`, `Exception`, `fatal` or `panicked`).
     pub last_error: Option<String>,
 }
 
@@ -628,8 +628,10 @@ static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// rather than its exit code. Given the end of a stream, where failures
 /// explain themselves.
 pub(crate) fn last_error_line(text: &str) -> Option<String> {
+    // Only the lines that may hold a word are cleaned.
     text.lines()
         .rev()
+        .filter(|l| ERROR_WORDS.is_match(l.as_bytes()))
         .map(crate::ansi::one_line)
         .find(|l| ERROR_WORDS.is_match(l.as_bytes()))
         .map(|l| clip(&l, MAX_FINDING_CHARS))
