@@ -160,7 +160,7 @@ fn select(
     skip_ignored: bool,
 ) -> (usize, usize) {
     let (mut selected, mut ignored) = (0, 0);
-    for (pos, trial) in trials.iter().enumerate() {
+    for (&pos, trial) in run.order().iter().zip(trials) {
         let why = run.cases()[pos].ignored.as_deref();
         if args.is_filtered_out(trial) {
             run.skip(pos, crate::model::SkipReason::FilteredOut.as_str());
@@ -334,16 +334,18 @@ fn conclude(
     code
 }
 
-/// One libtest trial per declared case; each runs its case through `run`,
-/// so `--test-threads` trials share its gate and its record. With
+/// One libtest trial per declared case, in the run's order (libtest takes
+/// them in that order, so no case waits for one it is `after` that was not
+/// taken yet); each runs its case through `run`, so `--test-threads`
+/// trials share its gate and its record. With
 /// `say_why`, an ignored case is a trial that reports itself ignored with
 /// its reason (libtest-mimic prints no reason for a trial flagged
 /// ignored); the flag is kept otherwise, so `--ignored`, `--include-ignored`
 /// and `--list --ignored` select by it.
 fn trials(run: &Arc<Run<'static>>, say_why: bool) -> Vec<Trial> {
-    run.cases()
+    run.order()
         .iter()
-        .enumerate()
+        .map(|&pos| (pos, run.cases()[pos]))
         .map(|(pos, case)| match case.ignored.as_deref() {
             Some(why) if say_why => {
                 let why = why.to_string();

@@ -81,6 +81,43 @@ fn both_invocation_styles_work() {
     assert_eq!(direct.stdout, via_cargo.stdout);
 }
 
+/// `after` names cases: an unknown name is an error at its line with the
+/// closest name, and a cycle is an error naming it.
+#[test]
+fn after_an_unknown_case_or_in_a_cycle_is_a_config_error() {
+    let p = Project::new(
+        "[[verify]]\nname = \"writes\"\ncommand = \"true\"\n\n\
+         [[verify]]\nname = \"reads\"\ncommand = \"true\"\nafter = [\"writse\"]\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("harness.toml:8:10: error: `after` names `writse`, which is not a case"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `writes`?"), "{err}");
+    assert!(!p.out().join("artifacts").exists(), "something ran");
+
+    let p = Project::new(
+        "[[verify]]\nname = \"a\"\ncommand = \"true\"\nafter = [\"c\"]\n\n\
+         [[verify]]\nname = \"b\"\ncommand = \"true\"\nafter = [\"a\"]\n\n\
+         [[verify]]\nname = \"c\"\ncommand = \"true\"\nafter = [\"b\"]\n\n\
+         [[verify]]\nname = \"d\"\ncommand = \"true\"\nafter = [\"d\"]\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("harness.toml:4:1: error: `after` makes a cycle: a → c → b → a"),
+        "{err}"
+    );
+    assert!(
+        err.contains("harness.toml:19:1: error: `after` makes a cycle: d → d"),
+        "{err}"
+    );
+}
+
 #[test]
 fn config_errors_exit_2_name_file_line_and_leave_reports_alone() {
     let p = Project::new(

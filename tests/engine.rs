@@ -271,6 +271,52 @@ isolation = "copy"
     );
 }
 
+/// `[harness] isolation` and `env` are defaults: a golden project without
+/// its own `isolation` takes the harness's, one with it keeps its own, and
+/// a case's `env` entries win over the harness's, key by key.
+#[test]
+fn harness_isolation_and_env_are_defaults_a_case_overrides() {
+    let p = Project::new(
+        r#"
+[harness]
+isolation = "copy"
+env = { SHARED = "from-harness", OVERRIDDEN = "from-harness" }
+
+[[golden]]
+name = "copied"
+path = "golden/p"
+command = "echo changed >> data.csv && echo \"$SHARED $OVERRIDDEN\""
+env = { OVERRIDDEN = "from-case" }
+
+[[golden]]
+name = "checked"
+path = "golden/q"
+command = "echo changed >> data.csv"
+isolation = "check"
+
+[[verify]]
+name = "plain"
+command = "echo \"$SHARED $OVERRIDDEN\""
+"#,
+    );
+    let data = p.write("golden/p/data.csv", "a,b\n");
+    p.write("golden/q/data.csv", "a,b\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    let case = |i: usize| &summary["cases"][i];
+
+    // The harness's `copy`: the original is untouched.
+    assert_eq!(case(0)["result"], "PASSED", "{}", case(0));
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "a,b\n");
+    assert_eq!(case(0)["stdout"], "from-harness from-case\n");
+    // Its own `check`: the change is caught.
+    assert_eq!(case(1)["result"], "FAILED", "{}", case(1));
+    assert_eq!(case(1)["issues"][0]["type"], "GOLDEN_MODIFIED");
+    // A verify command gets the harness's env too.
+    assert_eq!(case(2)["stdout"], "from-harness from-harness\n");
+}
+
 #[cfg(unix)]
 #[test]
 fn sigint_kills_the_running_case_and_skips_the_rest() {

@@ -614,6 +614,36 @@ fn both_front_doors_run_an_exclusive_case_alone() {
     assert_exclusive_ran_alone(&log, "cargo test -- --test-threads 4");
 }
 
+/// Under `cargo test` a case waits for the cases it is `after` too, even
+/// one declared after it, with one test thread (libtest takes the trials
+/// in the run's order) or several.
+#[test]
+fn cargo_test_runs_a_case_after_one_declared_later() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let toml = format!(
+        "[[verify]]\nname = \"reads\"\ncommand = '''grep -q written \"${SCHED_LOG}\"'''\nafter = [\"writes\"]\n\n\
+         [[verify]]\nname = \"writes\"\ncommand = '''sleep 0.5; echo written > \"${SCHED_LOG}\"'''\n"
+    );
+    let dir = harness_crate(tmp.path(), "after", &toml);
+    for threads in ["1", "2"] {
+        let log = tmp.path().join(format!("shared-{threads}.txt"));
+        let o = cargo_cmd(
+            &dir,
+            &["test", "--test", "golden", "--", "--test-threads", threads],
+        )
+        .env(SCHED_LOG, &log)
+        .output()
+        .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed"),
+            "{}",
+            text(&o)
+        );
+    }
+}
+
 #[test]
 fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
     let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());

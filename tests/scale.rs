@@ -223,6 +223,64 @@ fn an_exclusive_case_runs_alone() {
     );
 }
 
+/// `after` under `--jobs`: a verify command that reads what a golden
+/// project writes never starts before the project has finished, although
+/// it is declared first and the project takes a second.
+#[test]
+fn a_case_after_another_starts_once_it_has_finished() {
+    let p = Project::new("");
+    let shared = p.path().join("shared.txt");
+    let shared = sh_quote(&shared.display().to_string());
+    p.write(
+        "harness.toml",
+        &format!(
+            "[[verify]]\nname = \"reads\"\ncommand = {}\nafter = [\"writes\"]\n\n\
+             [[golden]]\nname = \"writes\"\npath = \"golden/w\"\ncommand = {}\n\n\
+             [[verify]]\nname = \"other\"\ncommand = \"true\"\n",
+            toml_str(&format!("grep -q written {shared}")),
+            toml_str(&format!("sleep 1; echo written > {shared}")),
+        ),
+    );
+    p.write("golden/w/README", "a project\n");
+    let o = p.run(&["--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let summary = json(&p.out().join("summary.json"));
+    // Reports keep declaration order.
+    assert_eq!(summary_names(&summary), ["reads", "writes", "other"]);
+    let at = |name: &str, key: &str| {
+        let v = &summary_case(&summary, name)[key];
+        v.as_str()
+            .unwrap_or_else(|| panic!("{name}.{key} is {v}"))
+            .parse::<jiff::Timestamp>()
+            .unwrap()
+    };
+    assert!(
+        at("reads", "started_at") >= at("writes", "finished_at"),
+        "reads started before writes finished: {summary}"
+    );
+}
+
+/// A case `after` one the filters leave out still runs: `after` orders
+/// cases, it does not make one depend on another's success.
+#[test]
+fn a_case_after_one_filtered_out_still_runs() {
+    let p = Project::new(
+        "[[verify]]\nname = \"first\"\ncommand = \"false\"\n\n\
+         [[verify]]\nname = \"second\"\ncommand = \"true\"\nafter = [\"first\"]\n",
+    );
+    let o = p.run(&["second", "--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let summary = json(&p.out().join("summary.json"));
+    assert_eq!(summary_case(&summary, "first")["result"], "SKIPPED");
+    assert_eq!(summary_case(&summary, "second")["result"], "PASSED");
+    // Nor does a failure of the case it follows skip it.
+    let o = p.run(&["--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = json(&p.out().join("summary.json"));
+    assert_eq!(summary_case(&summary, "first")["result"], "FAILED");
+    assert_eq!(summary_case(&summary, "second")["result"], "PASSED");
+}
+
 /// The binary on `p`'s harness file with its reports in `out`.
 fn run_into(p: &Project, out: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-golden"))

@@ -155,6 +155,13 @@ fn schema_and_loader_agree() {
             "{golden}env = {{ N = 3, DEBUG = true, NAME = \"x\" }}\nretries = 2\nexclusive = true\n"
         ),
         &format!("{golden}isolation = \"copy\"\nignore = [\"*.log\"]\ntimeout = \"1h 30m\"\n"),
+        // Suite defaults of isolation and env; cases that start after others.
+        &format!(
+            "[harness]\nisolation = \"copy\"\nenv = {{ A = \"1\", N = 2 }}\n{golden}env = {{ A = \"2\" }}\n"
+        ),
+        &format!(
+            "{golden}after = [\"v\"]\n[[verify]]\nname = \"v\"\ncommand = \"true\"\nafter = []\n"
+        ),
         // Declaration order may interleave.
         &format!(
             "[[verify]]\nname = \"v\"\ncommand = \"true\"\n{golden}[[verify]]\nname = \"w\"\ncommand = \"true\"\n"
@@ -208,6 +215,15 @@ fn schema_and_loader_agree() {
             "exclusive as a string",
             format!("{golden}exclusive = \"yes\"\n"),
         ),
+        (
+            "unknown [harness] isolation",
+            "[harness]\nisolation = \"move\"\n".into(),
+        ),
+        (
+            "[harness] env as a string",
+            "[harness]\nenv = \"A=1\"\n".into(),
+        ),
+        ("after as a string", format!("{golden}after = \"v\"\n")),
         (
             "allow_dirty as a string",
             format!("{golden}allow_dirty = \"yes\"\n"),
@@ -264,6 +280,9 @@ fn schema_and_loader_agree() {
         "unknown isolation",
         "nested env",
         "exclusive as a string",
+        "unknown [harness] isolation",
+        "[harness] env as a string",
+        "after as a string",
         "allow_dirty as a string",
         "allow_dirty on a verify command",
         "golden without name",

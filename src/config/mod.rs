@@ -186,6 +186,9 @@ pub struct CaseDef {
     pub retries: u32,
     /// Run alone even with `--jobs N`.
     pub exclusive: bool,
+    /// Declaration indices of the cases this one starts after (`after`),
+    /// without repeats: under `--jobs N` it waits until each has finished.
+    pub after: Vec<usize>,
     /// Running longer than this (and each such period again) reports the
     /// case as slow.
     pub slow: Duration,
@@ -239,6 +242,10 @@ pub struct HarnessConfig {
     pub slow: Duration,
     /// Default working directory of cases (`[harness] working_dir`).
     pub working_dir: Option<PathBuf>,
+    /// Default isolation of golden projects (`[harness] isolation`).
+    pub isolation: Isolation,
+    /// Environment of every case (`[harness] env`), under each case's own.
+    pub env: BTreeMap<String, String>,
     /// Run directories kept under `artifacts/` (0: all).
     pub keep_runs: usize,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
@@ -341,6 +348,8 @@ impl HarnessConfig {
             junit: JunitFlavour::Rich,
             slow: defaults::SLOW,
             working_dir: None,
+            isolation: Isolation::Check,
+            env: BTreeMap::new(),
             keep_runs: defaults::KEEP_RUNS,
             profile: None,
             shell: Shell::platform_default(),
@@ -536,12 +545,13 @@ impl HarnessConfig {
                 working_dir,
                 expected: Expected::Success,
                 timeout: self.timeout,
-                env: BTreeMap::new(),
-                isolation: Isolation::Check,
+                env: self.env.clone(),
+                isolation: self.isolation,
                 ignore: Vec::new(),
                 allow_dirty: self.allow_dirty,
                 retries: self.retries,
                 exclusive: false,
+                after: Vec::new(),
                 slow: self.slow,
                 ignored: None,
                 patterns: None,

@@ -429,6 +429,15 @@ pub struct HarnessTable {
     /// Default working directory of every case, relative to this file
     /// (`${VAR}` expanded).
     pub working_dir: Option<String>,
+    /// Default isolation of golden projects; a project's own `isolation`
+    /// overrides it.
+    #[serde(default = "default_isolation")]
+    pub isolation: Isolation,
+    /// Environment variables of every case, added to the inherited
+    /// environment; a case's own `env` entries win, name by name.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
+    pub env: BTreeMap<String, EnvValue>,
     /// Run directories kept under `artifacts/` after a run whose reports
     /// were written; older ones are removed. 0 keeps every run.
     #[serde(default = "default_keep_runs")]
@@ -615,7 +624,8 @@ pub struct Golden {
     pub expected: ExpectedOutcome,
     /// Timeout of this case. Default: `[harness] timeout`.
     pub timeout: Option<HumanDuration>,
-    /// Environment variables added to the inherited environment.
+    /// Environment variables added to the inherited environment and to
+    /// `[harness] env` (these win, name by name).
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
     pub env: BTreeMap<String, EnvValue>,
@@ -623,9 +633,9 @@ pub struct Golden {
     /// project directory: `path` if it is a directory, else `root`, else
     /// the file's directory.
     pub working_dir: Option<String>,
-    /// How the project is protected from modification by a run.
-    #[serde(default = "default_isolation")]
-    pub isolation: Isolation,
+    /// How the project is protected from modification by a run. Default:
+    /// `[harness] isolation`.
+    pub isolation: Option<Isolation>,
     /// Globs, relative to the project, of files the modification check
     /// leaves out.
     #[serde(default)]
@@ -638,6 +648,11 @@ pub struct Golden {
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
+    /// Names of cases this one starts after: with `jobs` > 1 it waits until
+    /// each has finished (passed or not). A case the filters, `ignored` or
+    /// the partition leave out is not waited for.
+    #[serde(default)]
+    pub after: Vec<String>,
     /// Period after which this case is reported slow. Default:
     /// `[harness] slow`.
     pub slow: Option<HumanDuration>,
@@ -693,7 +708,8 @@ pub struct Verify {
     /// and its stdout or stderr match the regex.
     #[serde(default = "default_expected")]
     pub expected: ExpectedOutcome,
-    /// Environment variables added to the inherited environment.
+    /// Environment variables added to the inherited environment and to
+    /// `[harness] env` (these win, name by name).
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
     pub env: BTreeMap<String, EnvValue>,
@@ -702,6 +718,11 @@ pub struct Verify {
     /// `true`: run alone, even with `jobs` > 1.
     #[serde(default)]
     pub exclusive: bool,
+    /// Names of cases this one starts after: with `jobs` > 1 it waits until
+    /// each has finished (passed or not). A case the filters, `ignored` or
+    /// the partition leave out is not waited for.
+    #[serde(default)]
+    pub after: Vec<String>,
     /// Period after which this case is reported slow. Default:
     /// `[harness] slow`.
     pub slow: Option<HumanDuration>,
@@ -918,9 +939,9 @@ mod tests {
         assert_eq!(duration("kill_grace"), Some(defaults::KILL_GRACE));
         assert_eq!(duration("leak_wait"), Some(defaults::LEAK_WAIT));
         assert_eq!(harness["truncate"]["default"], defaults::TRUNCATE);
+        assert_eq!(harness["isolation"]["default"], "check");
         let golden = &schema["definitions"]["Golden"]["properties"];
         assert_eq!(golden["expected"]["default"], "success");
-        assert_eq!(golden["isolation"]["default"], "check");
     }
 
     #[test]

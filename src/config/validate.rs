@@ -378,6 +378,21 @@ impl Ctx<'_> {
             .collect()
     }
 
+    fn isolation(&mut self, node: &Node) -> Option<Isolation> {
+        match self.string(node, "isolation")?.as_str() {
+            "check" => Some(Isolation::Check),
+            "copy" => Some(Isolation::Copy),
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
     fn junit_flavour(&mut self, node: &Node, key: &str) -> Option<JunitFlavour> {
         let s = self.string(node, key)?;
         let flavour = JunitFlavour::parse(&s);
@@ -522,6 +537,9 @@ fn harness_settings(
                     .expanded(v, key)
                     .map(|s| crate::layout::absolute_from(&h.base_dir, Path::new(&s)));
             }
+            "isolation" => h.isolation = cx.isolation(v).unwrap_or(h.isolation),
+            // A profile's entries go over those of `[harness]`, name by name.
+            "env" => h.env.extend(cx.env(v)),
             "jobs" => {
                 h.jobs = cx
                     .integer(v, key, 1, MAX_JOBS as i64)
@@ -662,6 +680,7 @@ pub(super) fn check(root: &Node, file: &Path, h: &mut HarnessConfig) -> Result<(
             cases.check(&mut cx, h, Declared { kind, what, node }, &t);
         }
     }
+    cases.resolve_after(&mut cx, h);
     if cx.diags.is_empty() {
         Ok(())
     } else {
@@ -791,6 +810,63 @@ struct Cases {
     /// Line of the first declaration of each name.
     seen: HashMap<String, usize>,
     snapshot_files: baseline::SnapshotFiles,
+    /// Each case's `after`, resolved once every case is declared.
+    after: Vec<AfterKey>,
+}
+
+/// A case's `after` as written.
+struct AfterKey {
+    /// The case.
+    case: String,
+    /// Where the key is.
+    at: Pos,
+    /// The names given, each with where it is.
+    names: Vec<(String, Pos)>,
+}
+
+/// The cycles of the `after` graph of `cases` (indexed by declaration
+/// index), each once, starting at its first declared case.
+fn after_cycles(cases: &[CaseDef]) -> Vec<Vec<usize>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark = vec![Mark::New; cases.len()];
+    let mut cycles = Vec::new();
+    for root in 0..cases.len() {
+        if mark[root] != Mark::New {
+            continue;
+        }
+        // Depth-first, iteratively: the path from `root`, with how many of
+        // each case's `after` entries were followed.
+        let mut path: Vec<(usize, usize)> = vec![(root, 0)];
+        mark[root] = Mark::Open;
+        while let Some((case, next)) = path.last_mut() {
+            let Some(&dep) = cases[*case].after.get(*next) else {
+                mark[*case] = Mark::Done;
+                path.pop();
+                continue;
+            };
+            *next += 1;
+            match mark[dep] {
+                Mark::New => {
+                    mark[dep] = Mark::Open;
+                    path.push((dep, 0));
+                }
+                Mark::Open => {
+                    let from = path.iter().position(|(c, _)| *c == dep).unwrap_or(0);
+                    let mut cycle: Vec<usize> = path[from..].iter().map(|(c, _)| *c).collect();
+                    let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+                    cycle.rotate_left(first);
+                    cycles.push(cycle);
+                }
+                Mark::Done => {}
+            }
+        }
+    }
+    cycles
 }
 
 /// The keys only one kind of case has.
@@ -828,7 +904,10 @@ impl Cases {
             Some((_, v)) => cx.expected(v, expected_key),
             None => Some(Expected::Success),
         };
-        let env = t.get("env").map(|(_, v)| cx.env(v)).unwrap_or_default();
+        let mut env = h.env.clone();
+        if let Some((_, v)) = t.get("env") {
+            env.extend(cx.env(v));
+        }
         let retries = t
             .get("retries")
             .and_then(|(_, v)| cx.integer(v, "retries", 0, MAX_RETRIES.into()))
@@ -837,6 +916,13 @@ impl Cases {
             .get("exclusive")
             .and_then(|(_, v)| cx.boolean(v, "exclusive"))
             .unwrap_or(false);
+        if let (Some(n), Some((k, v))) = (&name, t.get("after")) {
+            self.after.push(AfterKey {
+                case: n.clone(),
+                at: k.pos,
+                names: cx.strings(v, "after"),
+            });
+        }
         let patterns = t
             .get("patterns")
             .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {}", d.what), "patterns."));
@@ -876,12 +962,71 @@ impl Cases {
             allow_dirty: fields.allow_dirty,
             retries,
             exclusive,
+            // Resolved once every case is declared (see `Cases::after`).
+            after: Vec::new(),
             slow,
             ignored,
             patterns,
             snapshot,
             require,
         });
+    }
+
+    /// Resolve each case's `after` names into `h.cases`: a name that is no
+    /// case is an error at the name, a cycle an error at the `after` of
+    /// the first case in it.
+    fn resolve_after(&self, cx: &mut Ctx<'_>, h: &mut HarnessConfig) {
+        let mut declared: Vec<&str> = self.seen.keys().map(String::as_str).collect();
+        // Ties between suggestions go the same way every time.
+        declared.sort_unstable();
+        let index: HashMap<&str, usize> =
+            h.cases.iter().map(|c| (c.name.as_str(), c.index)).collect();
+        let mut resolved = Vec::new();
+        for AfterKey {
+            case,
+            at: key_at,
+            names,
+        } in &self.after
+        {
+            let mut after = Vec::new();
+            for (name, at) in names {
+                if !self.seen.contains_key(name) {
+                    let help = suggest(name, &declared).map_or_else(
+                        || "`after` takes names of [[golden]] or [[verify]] cases".to_string(),
+                        |s| format!("did you mean `{s}`?"),
+                    );
+                    cx.err(
+                        *at,
+                        format!("`after` names `{name}`, which is not a case"),
+                        Some(help),
+                    );
+                } else if let Some(&i) = index.get(name.as_str())
+                    && !after.contains(&i)
+                {
+                    after.push(i);
+                }
+            }
+            if let Some(&i) = index.get(case.as_str()) {
+                resolved.push((i, *key_at, after));
+            }
+        }
+        let mut key_pos = HashMap::new();
+        for (i, pos, after) in resolved {
+            h.cases[i].after = after;
+            key_pos.insert(i, pos);
+        }
+        for cycle in after_cycles(&h.cases) {
+            let names: Vec<&str> = cycle.iter().map(|&i| h.cases[i].name.as_str()).collect();
+            cx.err(
+                key_pos[&cycle[0]],
+                format!(
+                    "`after` makes a cycle: {} → {}",
+                    names.join(" → "),
+                    names[0]
+                ),
+                Some("a case cannot wait for one that waits for it: remove one of these `after` entries".into()),
+            );
+        }
     }
 
     /// The streams snapshotted; each file is claimed by one case only.
@@ -994,7 +1139,10 @@ fn golden_fields(
         root,
         command,
         working_dir,
-        isolation: isolation(cx, t),
+        isolation: t
+            .get("isolation")
+            .and_then(|(_, v)| cx.isolation(v))
+            .unwrap_or(h.isolation),
         ignore: ignore_globs(cx, t),
         allow_dirty: t
             .get("allow_dirty")
@@ -1028,25 +1176,6 @@ fn project_root(
         return None;
     }
     Some(root)
-}
-
-fn isolation(cx: &mut Ctx<'_>, t: &Table<'_>) -> Isolation {
-    let Some((_, v)) = t.get("isolation") else {
-        return Isolation::Check;
-    };
-    match cx.string(v, "isolation").as_deref() {
-        Some("check") => Isolation::Check,
-        Some("copy") => Isolation::Copy,
-        Some(other) => {
-            cx.err(
-                v.pos,
-                format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""),
-                None,
-            );
-            Isolation::Check
-        }
-        None => Isolation::Check,
-    }
 }
 
 /// The `ignore` globs that compile; each one that does not is an error.

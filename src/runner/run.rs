@@ -1,7 +1,14 @@
 //! The scheduler, one for both front doors: declaration order (or up to
-//! `jobs` at once), the admission of `exclusive` cases, fail-fast, skip reasons, retries,
-//! interrupts, and the assembly of the run record. It emits events and
-//! never writes a report.
+//! `jobs` at once), cases that start `after` others, the admission of
+//! `exclusive` cases, fail-fast, skip reasons, retries, interrupts, and the
+//! assembly of the run record. It emits events and never writes a report.
+//!
+//! Cases are taken in [`Run::order`]: declaration order, except that a case
+//! comes after every case it is `after`. A case waits, before admission,
+//! until each of those has its record (it ran, or was skipped): since they
+//! were all taken before it, each is running, waiting or done, so the wait
+//! ends. `after` orders cases; it does not make one depend on another's
+//! success, so a case runs whatever the ones before it did.
 //!
 //! A [`Run`] is driven by whoever owns the threads: `cargo golden` calls
 //! [`Run::run_all`], which starts its own workers; the libtest-mimic
@@ -9,6 +16,8 @@
 //! threads (`--test-threads`). Either way every case passes the same admission
 //! and [`Run::finish`] assembles the one record.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -116,12 +125,55 @@ impl Drop for Pass<'_> {
     }
 }
 
+/// Positions in `cases` (sorted by declaration index) in the order cases
+/// are taken: declaration order, except that a case comes after every case
+/// of `cases` it is `after` (the loader refuses cycles).
+fn run_order(cases: &[&CaseDef]) -> Vec<usize> {
+    let mut waits_for = vec![0; cases.len()];
+    let mut followers: Vec<Vec<usize>> = vec![Vec::new(); cases.len()];
+    for (pos, case) in cases.iter().enumerate() {
+        for dep in after_positions(cases, case) {
+            waits_for[pos] += 1;
+            followers[dep].push(pos);
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..cases.len())
+        .filter(|&p| waits_for[p] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(cases.len());
+    while let Some(Reverse(pos)) = ready.pop() {
+        order.push(pos);
+        for &f in &followers[pos] {
+            waits_for[f] -= 1;
+            if waits_for[f] == 0 {
+                ready.push(Reverse(f));
+            }
+        }
+    }
+    debug_assert_eq!(order.len(), cases.len(), "a cycle of `after`");
+    order
+}
+
+/// Positions in `cases` of the cases `case` is `after`; one that is not in
+/// this run (another partition) is not waited for.
+fn after_positions<'c>(
+    cases: &'c [&CaseDef],
+    case: &'c CaseDef,
+) -> impl Iterator<Item = usize> + 'c {
+    case.after
+        .iter()
+        .filter_map(|i| cases.binary_search_by_key(i, |c| c.index).ok())
+}
+
 /// One run of the included cases of a harness.
 pub struct Run<'h> {
     harness: &'h HarnessConfig,
     engine: Engine<'h>,
     opts: RunOptions,
     cases: Vec<&'h CaseDef>,
+    /// Positions in `cases`, in the order they are taken.
+    order: Vec<usize>,
     warnings: Vec<String>,
     /// Set when neither the filters nor the partition leave a case to run.
     empty_selection: Option<EmptySelection>,
@@ -134,6 +186,11 @@ pub struct Run<'h> {
     /// changes was emitted.
     noted: AtomicBool,
     slots: Mutex<Vec<Option<CaseRecord>>>,
+    /// Notified each time a slot is filled, for cases waiting on `after`.
+    recorded: Condvar,
+    /// A case thread panicked: its slot may never be filled, so no case
+    /// waits any longer.
+    abandoned: AtomicBool,
     fanout: Mutex<Fanout>,
     started_at: jiff::Timestamp,
     clock: Instant,
@@ -175,6 +232,9 @@ impl<'h> Run<'h> {
             cut_short: AtomicBool::new(false),
             noted: AtomicBool::new(false),
             slots: Mutex::new(cases.iter().map(|_| None).collect()),
+            recorded: Condvar::new(),
+            abandoned: AtomicBool::new(false),
+            order: run_order(&cases),
             cases,
             opts,
             fanout: Mutex::new(fanout),
@@ -206,6 +266,13 @@ impl<'h> Run<'h> {
     /// what [`Run::run_case`] takes.
     pub fn cases(&self) -> &[&'h CaseDef] {
         &self.cases
+    }
+
+    /// Positions in [`Run::cases`] in the order cases must be taken so that
+    /// none waits for one taken after it: declaration order, except that a
+    /// case comes after those it is `after`.
+    pub fn order(&self) -> &[usize] {
+        &self.order
     }
 
     fn emit(&self, event: &Event<'_>) {
@@ -251,11 +318,7 @@ impl<'h> Run<'h> {
         std::thread::scope(|s| {
             for _ in 0..jobs {
                 s.spawn(|| {
-                    loop {
-                        let pos = next.fetch_add(1, Ordering::SeqCst);
-                        if pos >= self.cases.len() {
-                            break;
-                        }
+                    while let Some(&pos) = self.order.get(next.fetch_add(1, Ordering::SeqCst)) {
                         self.run_case(pos, |_| ());
                     }
                 });
@@ -268,6 +331,8 @@ impl<'h> Run<'h> {
     /// keep its record, and hand the record to `inspect`.
     pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
         let def = self.cases[pos];
+        let _watch = PanicWatch(self);
+        self.wait_for_after(def);
         let rec = match self.reason_to_skip(def) {
             Some(reason) => self.engine.skipped_record(def, &reason),
             None => self.admit_and_run(def),
@@ -278,6 +343,18 @@ impl<'h> Run<'h> {
             self.cut_short.store(true, Ordering::SeqCst);
         }
         self.record(pos, rec, inspect)
+    }
+
+    /// Wait until every case `def` is `after` has its record.
+    fn wait_for_after(&self, def: &CaseDef) {
+        let deps: Vec<usize> = after_positions(&self.cases, def).collect();
+        if deps.is_empty() {
+            return;
+        }
+        let mut slots = lock(&self.slots);
+        while deps.iter().any(|&p| slots[p].is_none()) && !self.abandoned.load(Ordering::SeqCst) {
+            slots = self.recorded.wait(slots).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     fn admit_and_run(&self, def: &CaseDef) -> CaseRecord {
@@ -341,6 +418,7 @@ impl<'h> Run<'h> {
         self.emit(&Event::CaseFinished { case: &rec });
         let out = inspect(&rec);
         lock(&self.slots)[pos] = Some(rec);
+        self.recorded.notify_all();
         out
     }
 
@@ -377,6 +455,22 @@ impl<'h> Run<'h> {
             baseline: None,
         };
         (record, std::mem::take(&mut *lock(&self.fanout)))
+    }
+}
+
+/// Ends every wait on `after` when a case thread panics, whose record may
+/// then never come.
+struct PanicWatch<'r, 'h>(&'r Run<'h>);
+
+impl Drop for PanicWatch<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abandoned.store(true, Ordering::SeqCst);
+            // Under the lock, so no waiter misses it between its check and
+            // its wait.
+            let _slots = lock(&self.0.slots);
+            self.0.recorded.notify_all();
+        }
     }
 }
 
