@@ -295,15 +295,21 @@ fn real_odibi_runs_judge_right_with_the_preset_alone() {
     }
 }
 
-/// Real pytest 9 runs judged with `preset = "pytest"` alone.
+/// Real pytest 9 and PySpark 3.5 runs, each judged with its preset alone.
 #[test]
-fn real_pytest_runs_judge_right_with_the_preset_alone() {
-    let wrong: Vec<String> = replay("tools", Some("pytest"))
-        .into_iter()
-        .filter(|(r, case)| case["result"] != r.expect.as_str())
-        .map(|(r, case)| format!("{}: {}", r.name, case["result"]))
-        .collect();
-    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+fn real_pytest_and_spark_runs_judge_right_with_their_presets_alone() {
+    for (dir, preset) in [("tools", "pytest"), ("spark", "spark")] {
+        let wrong: Vec<String> = replay(dir, Some(preset))
+            .into_iter()
+            .filter(|(r, case)| case["result"] != r.expect.as_str())
+            .map(|(r, case)| format!("{}: {} {}", r.name, case["result"], case["issues"]))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{preset} misjudged:\n{}",
+            wrong.join("\n")
+        );
+    }
 }
 
 /// The built-ins alone, on the real runs as `cargo golden` makes them (a
@@ -315,7 +321,12 @@ fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
     let wide = |r: &Recorded| r.name.ends_with("-1000");
     let mut wrong = Vec::new();
     let mut judged = 0;
-    for (dir, keep) in [("odibi", wide), ("tools", wide)] {
+    for (dir, keep) in [
+        ("odibi", wide),
+        ("tools", wide),
+        ("spark", wide),
+        ("build", wide),
+    ] {
         for (r, case) in replay_some(dir, None, keep) {
             judged += 1;
             let want = if r.outcome == "nothing_selected" {
@@ -393,4 +404,22 @@ fn the_odibi_examples_judge_right_with_the_real_tool() {
             project.display()
         );
     }
+}
+
+/// The real pydantic v2 outputs of the failure corpus are caught by the
+/// `pydantic` preset's own patterns, the built-ins dropped.
+#[test]
+fn real_pydantic_errors_are_caught_by_the_preset_alone() {
+    let outputs: Vec<FailureOutput> = failure_outputs()
+        .into_iter()
+        .filter(|f| f.file.starts_with("pydantic"))
+        .collect();
+    assert!(outputs.len() >= 4);
+    let (toml, expected) = harness(
+        "preset = \"pydantic\"\n[patterns]\nbuiltin = false\n",
+        0,
+        &outputs,
+    );
+    let wrong = misclassified(&toml, &expected);
+    assert!(wrong.is_empty(), "misclassified:\n{}", wrong.join("\n"));
 }

@@ -204,8 +204,9 @@ impl Records {
     }
 }
 
-/// Levels that fail no case by a failure word, unless `quiet` says
-/// otherwise.
+/// Levels whose lines of a known format abort no case by an abort word
+/// (and, in a preset's records, fail it by no failure word), unless
+/// `quiet` says otherwise.
 pub const DEFAULT_QUIET: &[&str] = &["TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING"];
 
 /// Log lines of formats known without a preset, each with its `level`:

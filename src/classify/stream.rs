@@ -443,10 +443,14 @@ impl StreamClassifier {
             let allow = self.patterns.shared.allow.as_ref();
             allow.is_some_and(|re| re.is_match(line))
         };
-        let quiet = quiet
-            || (self.patterns.shared.records.is_none()
-                && !hits.is_empty()
-                && (self.patterns.shared.levels.as_ref()).is_some_and(|l| l.quiet(line)));
+        // Without a preset's record format, a quiet level silences the
+        // abort words only: tools log real failures at INFO too (Spark's
+        // `Job aborted due to stage failure`), while `Timeout` in a
+        // warning is a value or a retried attempt.
+        let quiet_abort = self.patterns.shared.records.is_none()
+            && hits.iter().any(|(cat, _)| *cat == ABORT)
+            && (self.patterns.shared.levels.as_ref()).is_some_and(|l| l.quiet(line));
+        hits.retain(|(cat, _)| !(quiet_abort && *cat == ABORT));
         if !hits.is_empty() && !quiet && !allowed() {
             for (cat, at) in hits {
                 let quote = self.quote(line, at);

@@ -15,6 +15,7 @@ const PRESETS: &[(&str, &str)] = &[
     ("odibi", include_str!("../../presets/odibi.toml")),
     ("pydantic", include_str!("../../presets/pydantic.toml")),
     ("pytest", include_str!("../../presets/pytest.toml")),
+    ("spark", include_str!("../../presets/spark.toml")),
 ];
 
 /// The names of the presets shipped.
