@@ -267,7 +267,10 @@ def bench_odibi(tmp):
         f'[[golden]]\nname = "p{i}"\npath = "p{i}/odibi.yaml"\ncommand = "odibi run {{path}}"\nisolation = "copy"\n'
         for i in range(n)
     ))
-    env = dict(os.environ, PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    # The loop gets the wide terminal cargo golden gives its cases, so both
+    # sides make rich do the same work.
+    env = dict(os.environ, COLUMNS="1000",
+               PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
     loop = " && ".join(f"(cd p{i} && odibi run odibi.yaml)" for i in range(n))
 
     def plain():

@@ -70,6 +70,11 @@ impl EvidenceHasher {
 
     /// End stderr and add the exit code: the hex digest.
     pub fn finish(mut self, exit_code: Option<i32>) -> String {
+        self.exit_code(exit_code);
+        hex(&self.h.finalize())
+    }
+
+    fn exit_code(&mut self, exit_code: Option<i32>) {
         while self.separators < 3 {
             self.h.update(b"|");
             self.separators += 1;
@@ -77,7 +82,22 @@ impl EvidenceHasher {
         if let Some(c) = exit_code {
             self.h.update(c.to_string().as_bytes());
         }
-        hex(&self.h.finalize())
+    }
+
+    /// [`EvidenceHasher::finish`], then, for a case that keeps a
+    /// structured result (`result = {...}`), `"|"` and the kept file's
+    /// bytes: the hash covers the result as kept.
+    pub fn finish_with_result(
+        mut self,
+        exit_code: Option<i32>,
+        result: Option<&Path>,
+    ) -> io::Result<String> {
+        self.exit_code(exit_code);
+        if let Some(path) = result {
+            self.h.update(b"|");
+            hash_file_into(&mut self.h, path)?;
+        }
+        Ok(hex(&self.h.finalize()))
     }
 }
 
@@ -96,12 +116,14 @@ pub fn evidence_hash(
 }
 
 /// The evidence hash over a case's artifact files (`command.txt`,
-/// `stdout.log`, `stderr.log`), streamed: outputs can be gigabytes.
+/// `stdout.log`, `stderr.log`, and its kept structured result if it has
+/// one), streamed: outputs can be gigabytes.
 pub(crate) fn evidence_hash_of_files(
     command: &Path,
     stdout: &Path,
     stderr: &Path,
     exit_code: Option<i32>,
+    result: Option<&Path>,
 ) -> io::Result<String> {
     let mut h = EvidenceHasher::new();
     h.update_from_file(command)?;
@@ -109,7 +131,7 @@ pub(crate) fn evidence_hash_of_files(
     h.update_from_file(stdout)?;
     h.next_part();
     h.update_from_file(stderr)?;
-    Ok(h.finish(exit_code))
+    h.finish_with_result(exit_code, result)
 }
 
 /// Hex sha256 of a file, streamed.
@@ -159,7 +181,7 @@ mod tests {
         let (c, o, e) = (p("c", b"sh x"), p("o", b"out|put"), p("e", b""));
         for exit in [Some(0), Some(137), None] {
             assert_eq!(
-                super::evidence_hash_of_files(&c, &o, &e, exit).unwrap(),
+                super::evidence_hash_of_files(&c, &o, &e, exit, None).unwrap(),
                 super::evidence_hash("sh x", b"out|put", b"", exit)
             );
         }

@@ -320,6 +320,43 @@ command = "cat data.csv"
 }
 
 #[test]
+fn a_kept_structured_result_moves_with_its_case_and_still_verifies() {
+    let p = project(
+        r#"
+[[verify]]
+name = "suite"
+command = "printf '<testsuite><testcase classname=\"t\" name=\"sum\"><failure message=\"off by one\"/></testcase></testsuite>' > j.xml"
+result = { format = "junit", path = "j.xml" }
+[[verify]]
+name = "b"
+command = "echo b"
+"#,
+    );
+    shard(&p, "s1", "count:1/2");
+    shard(&p, "s2", "count:2/2");
+    let o = merge(&p, &["s1", "s2"], "merged");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let merged = p.path().join("merged");
+    let v = verify_evidence(&merged);
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+    let got = summary(&merged);
+    let suite = &cases(&got)[0];
+    assert_eq!(suite["result"], "FAILED");
+    let evidence = merged.join(suite["artifacts"]["evidence"].as_str().unwrap());
+    let ev: Value = serde_json::from_slice(&std::fs::read(&evidence).unwrap()).unwrap();
+    let kept = merged.join(ev["structured_result"]["artifact"].as_str().unwrap());
+    assert!(kept.starts_with(evidence.parent().unwrap()), "{kept:?}");
+    assert!(
+        std::fs::read_to_string(&kept)
+            .unwrap()
+            .contains("off by one")
+    );
+    std::fs::write(&kept, "<testsuite/>").unwrap();
+    let v = verify_evidence(&merged);
+    assert_eq!(v.status.code(), Some(1), "{}", text(&v));
+}
+
+#[test]
 fn every_attempt_of_a_retried_case_keeps_its_evidence() {
     // Fails on the first attempt, passes on the second: flaky.
     let p = project(

@@ -751,3 +751,144 @@ fn merged_verdicts_come_from_the_evidence_and_verify() {
     let run = merged.join("artifacts").join(common_run_id(&merged));
     assert_eq!(sha256sum_check(&run).status.code(), Some(0));
 }
+
+// ---- structured results -----------------------------------------------------
+
+/// Cases whose command writes a machine-readable result, each exiting 0.
+const RESULTS: &str = r#"
+[[golden]]
+name = "pytest suite"
+path = "golden/suite"
+command = "mkdir -p reports && cp junit.xml reports/junit.xml"
+isolation = "copy"
+result = { format = "junit", path = "reports/junit.xml" }
+
+[[verify]]
+name = "config validates"
+command = "printf '%s\n' '[20:27:29] INFO     validating' '{\"valid\": false, \"errors\": [{\"code\": \"MODEL_VALIDATION_FAILED\", \"field_path\": \"pipelines.0.nodes.0.write.mode\", \"message\": \"Input should be overwrite or append\", \"fix\": \"Use a valid write mode.\"}]}'"
+result = { format = "odibi-validate" }
+
+[[verify]]
+name = "forgot its report"
+command = "echo all good"
+result = { format = "junit", path = "out/junit.xml" }
+
+[[verify]]
+name = "odibi run"
+command = "cp -r ../stories out"
+working_dir = "golden/run"
+result = { format = "odibi-story", path = "out" }
+
+[[verify]]
+name = "green suite"
+command = "printf '<testsuite><testcase classname=\"t\" name=\"ok\"/></testsuite>' > green.xml"
+result = { format = "junit", path = "green.xml" }
+"#;
+
+const JUNIT: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="2" failures="1">
+<testcase classname="tests.test_totals" name="test_ok" time="0.01"/>
+<testcase classname="tests.test_totals" name="test_sum_by_region" time="0.02"><failure message="AssertionError: assert 12 == 13">def test_sum_by_region(): ...</failure></testcase>
+</testsuite></testsuites>
+"#;
+
+fn results_project() -> Project {
+    let p = Project::new(RESULTS);
+    p.write("golden/suite/junit.xml", JUNIT);
+    // A real story's shape (odibi 3.15.1), trimmed, beside the lineage
+    // JSON Odibi writes at the same time.
+    p.write(
+        "golden/stories/orders/2026-11-25/run_20-27-32.json",
+        r#"{"pipeline_name": "orders", "failed_nodes": 1, "nodes": [{"node_name": "clean_orders", "status": "failed", "error_type": "NodeExecutionError", "error_message": "[X] Node execution failed: clean_orders\n\n  Error: [X] Validation failed for node: clean_orders\n\n  Failures:\n    * Column 'amount' contains 1 values out of range\n"}]}"#,
+    );
+    p.write(
+        "golden/stories/lineage/2026-11-25/run_20-27-32.json",
+        r#"{"generated_at": "x", "nodes": [], "edges": []}"#,
+    );
+    std::fs::create_dir_all(p.path().join("golden/run")).unwrap();
+    p
+}
+
+fn issues_of(ev: &Value, issue_type: &str) -> Vec<String> {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == issue_type)
+        .map(|i| i["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_failed_structured_result_fails_the_case_whatever_the_exit_code() {
+    let p = results_project();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    let ev = p.evidence("001-pytest_suite");
+    assert_eq!(ev["exit_code"], 0);
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert_eq!(
+        issues,
+        ["testcase tests.test_totals::test_sum_by_region failure: AssertionError: assert 12 == 13"]
+    );
+    // Read in the copy, kept beside the logs as written.
+    let kept = p.case_dir("001-pytest_suite").join("result.xml");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), JUNIT);
+    assert_eq!(ev["structured_result"]["source"], "reports/junit.xml");
+    assert!(!p.path().join("golden/suite/reports").exists());
+
+    let ev = p.evidence("002-config_validates");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert!(
+        issues[0].contains("pipelines.0.nodes.0.write.mode"),
+        "{issues:?}"
+    );
+    assert!(issues[0].contains("Use a valid write mode."), "{issues:?}");
+    assert_eq!(
+        ev["validation_errors"][0]["field"],
+        "pipelines.0.nodes.0.write.mode"
+    );
+    assert_eq!(ev["structured_result"]["source"], "stdout");
+
+    let ev = p.evidence("003-forgot_its_report");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert!(issues[0].contains("out/junit.xml is missing"), "{issues:?}");
+
+    let ev = p.evidence("004-odibi_run");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert_eq!(
+        issues,
+        [
+            "odibi story: node clean_orders failed: NodeExecutionError: Validation failed for node: clean_orders; Column 'amount' contains 1 values out of range"
+        ]
+    );
+    assert_eq!(
+        ev["structured_result"]["source"],
+        "out/orders/2026-11-25/run_20-27-32.json"
+    );
+
+    let ev = p.evidence("005-green_suite");
+    assert_eq!(ev["result"], "PASSED", "{ev}");
+    assert_eq!(ev["structured_result"]["failed"], false);
+
+    // The kept results are evidence: verify-evidence holds, and catches an
+    // edit of one.
+    let o = verify(&p.out(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    forge(&kept, &JUNIT.replace("failure message", "skipped message"));
+    let o = verify(&p.out(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains(
+            "case \"pytest suite\": execution/001-pytest_suite/evidence.json: evidence hash differs"
+        ),
+        "{}",
+        text(&o)
+    );
+}

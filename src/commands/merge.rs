@@ -657,7 +657,14 @@ fn check_artifacts(shard: &Shard, case: &CaseRecord) -> Result<(), Refusal> {
     let Some(a) = &case.artifacts else {
         return Ok(());
     };
-    for path in [&a.command, &a.stdout, &a.stderr, &a.evidence] {
+    let kept = case
+        .structured_result
+        .as_ref()
+        .and_then(|r| r.artifact.as_ref());
+    for path in [&a.command, &a.stdout, &a.stderr, &a.evidence]
+        .into_iter()
+        .chain(kept)
+    {
         if !is_inside(path) {
             return Err(Refusal::UnsafeArtifact {
                 dir: shard.dir.clone(),
@@ -866,11 +873,26 @@ fn copy_attempt(
         path: dir.clone(),
         source,
     })?;
-    for (from_rel, name) in [
-        (&src.command, Artifacts::COMMAND),
-        (&src.stdout, Artifacts::STDOUT),
-        (&src.stderr, Artifacts::STDERR),
-    ] {
+    // A kept structured result is under the evidence hash: it moves too.
+    let kept = case
+        .structured_result
+        .as_mut()
+        .and_then(|r| r.artifact.as_mut());
+    let mut result = None;
+    if let Some(artifact) = kept {
+        let name = artifact
+            .rsplit_once('/')
+            .map_or(artifact.as_str(), |(_, n)| n)
+            .to_string();
+        result = Some((std::mem::take(artifact), name.clone()));
+        *artifact = format!("{rel}/{name}");
+    }
+    let files = [
+        (src.command.clone(), Artifacts::COMMAND.to_string()),
+        (src.stdout.clone(), Artifacts::STDOUT.to_string()),
+        (src.stderr.clone(), Artifacts::STDERR.to_string()),
+    ];
+    for (from_rel, name) in files.iter().chain(&result) {
         let from_path = from.join(from_rel);
         let to = dir.join(name);
         // Never through a symlink: it could point anywhere on the machine.

@@ -20,7 +20,7 @@ pub use error::{ConfigError, Diagnostic};
 pub(crate) use validate::substitute;
 pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
 
-pub use schema::Isolation;
+pub use schema::{Isolation, ResultFormat};
 
 pub use crate::model::Gate;
 
@@ -143,6 +143,16 @@ pub struct CasePatterns {
     pub quiet: Option<Vec<String>>,
 }
 
+/// A case's `result`: a machine-readable result its command writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultSpec {
+    /// What the result is.
+    pub format: ResultFormat,
+    /// Where, relative to the case's working dir (under `copy`, in the
+    /// copy); None: stdout (`odibi-validate` only).
+    pub path: Option<PathBuf>,
+}
+
 /// One declared case, validated.
 #[derive(Clone, Debug)]
 pub struct CaseDef {
@@ -201,6 +211,8 @@ pub struct CaseDef {
     pub snapshot: SnapshotStreams,
     /// The case's own `require` (replacing the presets').
     pub require: Option<Vec<String>>,
+    /// The machine-readable result the command writes, if declared.
+    pub result: Option<ResultSpec>,
 }
 
 /// A validated harness file.
@@ -557,6 +569,7 @@ impl HarnessConfig {
                 patterns: None,
                 snapshot: SnapshotStreams::default(),
                 require: None,
+                result: None,
             });
         }
         if diags.is_empty() {

@@ -63,6 +63,7 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
         ("golden", keys(&props["golden"]["items"])),
         ("verify", keys(&props["verify"]["items"])),
         ("golden_projects", keys(&props["golden_projects"]["items"])),
+        ("result", keys(&root["definitions"]["ResultFile"])),
     ]
 }
 
@@ -569,6 +570,47 @@ pub struct Patterns {
     pub quiet: Option<Vec<String>>,
 }
 
+/// A machine-readable result the command writes: its failures fail the
+/// case whatever the exit code, and the file is kept beside the logs,
+/// under the evidence hash.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultFile {
+    /// What the result is.
+    pub format: ResultFormat,
+    /// The file, relative to the case's working dir (under `copy`, in the
+    /// copy). `junit`: the XML file; `odibi-validate`: the JSON file
+    /// (default: stdout); `odibi-story`: a directory, whose newest `*.json`
+    /// story is read.
+    #[schemars(example = &"target/junit.xml")]
+    pub path: Option<String>,
+}
+
+/// The format of a case's `result`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultFormat {
+    /// A JUnit XML report (pytest `--junitxml`, cargo nextest): each failed
+    /// or erroring testcase is an issue.
+    Junit,
+    /// The JSON of `odibi validate --format json`: `valid: false` fails,
+    /// each error is an issue with its field path and fix.
+    OdibiValidate,
+    /// An Odibi story (the run's JSON): each failed node is an issue.
+    OdibiStory,
+}
+
+impl ResultFormat {
+    /// The name in the harness file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultFormat::Junit => "junit",
+            ResultFormat::OdibiValidate => "odibi-validate",
+            ResultFormat::OdibiStory => "odibi-story",
+        }
+    }
+}
+
 /// A case's own patterns, added to those of `[patterns]`; the keys are
 /// those of `[patterns]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -674,6 +716,9 @@ pub struct Golden {
     #[serde(default)]
     #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
     pub snapshot: Vec<Stream>,
+    /// A machine-readable result the command writes, judged and kept as
+    /// evidence.
+    pub result: Option<ResultFile>,
 }
 
 /// How a golden project is protected from modification.
@@ -744,6 +789,9 @@ pub struct Verify {
     #[serde(default)]
     #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
     pub snapshot: Vec<Stream>,
+    /// A machine-readable result the command writes, judged and kept as
+    /// evidence.
+    pub result: Option<ResultFile>,
 }
 
 fn default_slow() -> HumanDuration {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::tree::{Key, Node, Pos, Value};
 use super::{
     CaseDef, CasePatterns, ConfigError, Diagnostic, Expected, HarnessConfig, Isolation, MAX_JOBS,
-    MAX_RETRIES, MAX_TRUNCATE,
+    MAX_RETRIES, MAX_TRUNCATE, ResultFormat,
 };
 use crate::model::{CaseKind, JunitFlavour};
 use crate::redact::{NamePattern, RedactRules, RuleEntry};
@@ -438,6 +438,45 @@ impl Ctx<'_> {
             }
         }
         Some(p)
+    }
+
+    /// A case's `result = { format, path }`.
+    fn result(&mut self, node: &Node) -> Option<super::ResultSpec> {
+        let t = self.table(node, "`result`", &keys_of("result"))?;
+        let path = t
+            .get("path")
+            .and_then(|(_, v)| self.expanded(v, "result.path"))
+            .map(PathBuf::from);
+        let Some((_, f)) = t.get("format") else {
+            self.err(
+                node.pos,
+                "`result` has no `format`".into(),
+                Some("add `format = \"junit\"`, `\"odibi-validate\"` or `\"odibi-story\"`".into()),
+            );
+            return None;
+        };
+        let format = match self.string(f, "result.format")?.as_str() {
+            "junit" => ResultFormat::Junit,
+            "odibi-validate" => ResultFormat::OdibiValidate,
+            "odibi-story" => ResultFormat::OdibiStory,
+            other => {
+                self.err(
+                    f.pos,
+                    format!("`result.format` must be \"junit\", \"odibi-validate\" or \"odibi-story\", found \"{other}\""),
+                    None,
+                );
+                return None;
+            }
+        };
+        if path.is_none() && format != ResultFormat::OdibiValidate {
+            self.err(
+                node.pos,
+                format!("`result` of format \"{}\" has no `path`", format.as_str()),
+                Some("add `path = \"…\"`, relative to the case's working dir".into()),
+            );
+            return None;
+        }
+        Some(super::ResultSpec { format, path })
     }
 
     fn expected(&mut self, node: &Node, key: &str) -> Option<Expected> {
@@ -928,6 +967,7 @@ impl Cases {
             .and_then(|(_, v)| cx.patterns(v, &format!("`patterns` of {}", d.what), "patterns."));
         let snapshot = self.snapshot(cx, t, name.as_deref());
         let require = t.get("require").map(|(_, v)| cx.require(v));
+        let result = t.get("result").and_then(|(_, v)| cx.result(v));
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
         let fields = match d.kind {
             CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
@@ -969,6 +1009,7 @@ impl Cases {
             patterns,
             snapshot,
             require,
+            result,
         });
     }
 

@@ -143,6 +143,9 @@ pub enum IssueType {
     /// A passing case did not show a line it `require`s: it did nothing
     /// (SPEC section 17).
     NothingRan,
+    /// The case's structured result (`result`) reports a failure, or is
+    /// missing or unreadable.
+    ResultFailed,
 }
 
 /// Where in the pipeline an issue arose.
@@ -195,6 +198,24 @@ pub struct GoldenChanges {
     pub changed: Vec<String>,
     /// Entries that disappeared.
     pub removed: Vec<String>,
+}
+
+/// A case's structured result (`result = { format, path }`), as read after
+/// its command ran.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StructuredResult {
+    /// `junit`, `odibi-validate` or `odibi-story`.
+    pub format: String,
+    /// Where it was read: the file, relative to the working dir, or
+    /// `stdout`.
+    pub source: String,
+    /// The kept copy beside the logs, relative to the out dir (covered by
+    /// the evidence hash); null when read from stdout or not found.
+    pub artifact: Option<String>,
+    /// The result reports a failure.
+    pub failed: bool,
+    /// Why it could not be read (missing, unparsable); the case then fails.
+    pub error: Option<String>,
 }
 
 /// Longest [`GoldenChanges::summary`], in characters (before its last
@@ -408,6 +429,8 @@ pub struct CaseRecord {
     /// Every entry of the golden project the run changed, when it changed
     /// one (issues carry a summary).
     pub golden_changes: Option<GoldenChanges>,
+    /// The structured result the case declared, as read.
+    pub structured_result: Option<StructuredResult>,
 }
 
 /// Why a case was skipped without running, when the engine decided it: the
@@ -489,6 +512,7 @@ impl CaseRecord {
             interrupted: false,
             snapshots: Vec::new(),
             golden_changes: None,
+            structured_result: None,
         }
     }
 

@@ -200,9 +200,14 @@ pub(crate) fn sealed_files(record: &RunRecord) -> Vec<String> {
 }
 
 fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
+    let kept = case
+        .structured_result
+        .as_ref()
+        .and_then(|r| r.artifact.as_ref());
     case.artifacts
         .iter()
         .flat_map(|a| [&a.command, &a.stdout, &a.stderr, &a.evidence])
+        .chain(kept)
         .map(String::as_str)
         .collect()
 }

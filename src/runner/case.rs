@@ -238,7 +238,7 @@ impl<'h> Engine<'h> {
             Err(CaseError::Dirty { files, .. }) => Some(files.clone()),
             _ => None,
         };
-        let (ran, not_run) = match outcome {
+        let (mut ran, not_run) = match outcome {
             Ok(mut x) => {
                 if let Some(c) = &mut x.changes {
                     self.redactor.mask_in_place(c);
@@ -283,6 +283,10 @@ impl<'h> Engine<'h> {
         rec.validation_errors = verdict.validation_errors;
         rec.reason = not_run;
         rec.status = verdict.status;
+        if let Some(read) = ran.as_mut().and_then(|r| r.result.take()) {
+            apply_result(def, &mut rec, read, &rel);
+            self.hash_with_result(&mut rec, &dir);
+        }
         if ran.as_ref().is_some_and(|r| !r.ran) {
             // Stopped while fingerprinting or copying: the command never ran.
             rec.status = crate::model::EvidenceStatus::NoEvidence;
@@ -292,6 +296,31 @@ impl<'h> Engine<'h> {
         mask_record(&self.redactor, &mut rec);
         self.write_evidence(&mut rec);
         rec
+    }
+
+    /// With a kept structured result, the evidence hash covers it too:
+    /// recomputed from the artifact files, the result appended.
+    fn hash_with_result(&self, rec: &mut CaseRecord, dir: &Path) {
+        let kept = rec
+            .structured_result
+            .as_ref()
+            .and_then(|r| r.artifact.as_ref())
+            .map(|a| self.out_dir.join(a));
+        let (Some(kept), Some(_)) = (kept, &rec.evidence_hash) else {
+            return;
+        };
+        match crate::hash::evidence_hash_of_files(
+            &dir.join(Artifacts::COMMAND),
+            &dir.join(Artifacts::STDOUT),
+            &dir.join(Artifacts::STDERR),
+            rec.exit_code,
+            Some(&kept),
+        ) {
+            Ok(h) => rec.evidence_hash = Some(h),
+            Err(e) => rec.warnings.push(format!(
+                "the evidence hash does not cover the kept result: {e}"
+            )),
+        }
     }
 
     /// Write `command` masked to command.txt; the record shows what was
@@ -363,7 +392,18 @@ impl<'h> Engine<'h> {
         }
         rec.working_dir = isolated.working_dir.clone();
 
-        let ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
+        let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
+        // Read before the copy is removed: the result may lie in it.
+        if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
+            let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
+            x.result = Some(super::result::read(
+                spec,
+                &isolated.working_dir,
+                dir,
+                stdout_log,
+                &mask,
+            ));
+        }
         // Checked whatever became of the run: a change the command made is
         // not lost because its output could not be kept.
         let after = self.check_after(def, &isolated, &budget, rec);
@@ -501,6 +541,7 @@ impl<'h> Engine<'h> {
             stdout: out.findings,
             stderr: err.findings,
             changes: None,
+            result: None,
             timed_out: outcome.timed_out,
             interrupted: outcome.interrupted,
             ran: true,
@@ -613,6 +654,63 @@ impl<'h> Engine<'h> {
     }
 }
 
+/// Judge a case's structured result into its record: a result that cannot
+/// be read fails the case (whatever it expects: the declared evidence is
+/// not there); a result that reports failures fails a case expected to
+/// succeed, each failure an issue. A case that expects a specific error
+/// keeps the verdict of its output: a failing result is what it expects.
+fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::ResultRead, rel: &str) {
+    let Some(spec) = &def.result else {
+        return;
+    };
+    let format = spec.format.as_str();
+    let mut kept = crate::model::StructuredResult {
+        format: format.to_string(),
+        source: read.source,
+        artifact: read.kept.map(|name| format!("{rel}/{name}")),
+        failed: false,
+        error: None,
+    };
+    let exit = rec
+        .exit_code
+        .map_or_else(|| "none".to_string(), |c| c.to_string());
+    let issue = |message: String, detail: &str| crate::model::Issue {
+        issue_type: crate::model::IssueType::ResultFailed,
+        case: def.name.clone(),
+        kind: def.kind,
+        stage: crate::model::Stage::Execution,
+        severity: if def.kind == crate::model::CaseKind::Golden {
+            crate::model::Severity::High
+        } else {
+            crate::model::Severity::Medium
+        },
+        message,
+        evidence: format!(
+            "Exit code: {exit} | Result: {} ({format}) | {detail}",
+            kept.source
+        ),
+    };
+    match read.outcome {
+        Err(why) => {
+            let message = format!("Structured result ({format}): {why}");
+            rec.issues.push(issue(message, "not read"));
+            kept.error = Some(why);
+            rec.result = CaseResult::Failed;
+        }
+        Ok(parsed) => {
+            kept.failed = parsed.failed;
+            if parsed.failed && matches!(def.expected, crate::config::Expected::Success) {
+                for f in &parsed.failures {
+                    rec.issues.push(issue(f.message.clone(), &f.detail));
+                }
+                rec.validation_errors.extend(parsed.validation_errors);
+                rec.result = CaseResult::Failed;
+            }
+        }
+    }
+    rec.structured_result = Some(kept);
+}
+
 /// Create the case's artifact directory and its two logs. The files exist
 /// for every case that was attempted, so report links work.
 fn prepare_artifacts(
@@ -648,7 +746,7 @@ fn partial_evidence(
     if exit_code.is_none() && len(stdout) == 0 && len(stderr) == 0 {
         return None;
     }
-    crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code).ok()
+    crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code, None).ok()
 }
 
 /// Where a path of the project lies in the copy (the working dir, the
@@ -890,6 +988,8 @@ struct Executed {
     stderr: classify::StreamFindings,
     /// Description of golden files changed by the run.
     changes: Option<String>,
+    /// The structured result, when the case declares one.
+    result: Option<super::result::ResultRead>,
     timed_out: bool,
     interrupted: bool,
     /// The command was started (false: stopped during isolation).
@@ -903,6 +1003,7 @@ impl Executed {
             stdout: classify::StreamFindings::default(),
             stderr: classify::StreamFindings::default(),
             changes: None,
+            result: None,
             timed_out: stop == Stop::TimedOut,
             interrupted: stop == Stop::Interrupted,
             ran: false,

@@ -19,6 +19,7 @@ pub(crate) mod git;
 pub(crate) mod interrupt;
 pub(crate) mod isolation;
 pub(crate) mod process;
+pub(crate) mod result;
 pub(crate) mod run;
 pub(crate) mod select;
 

@@ -46,7 +46,8 @@ pub struct CaseRun {
     /// What the case counts as.
     pub result: CaseResult,
     /// Hex sha256 of `command + "|" + stdout + "|" + stderr + "|" +
-    /// exit_code` over the full artifact files; null when not run.
+    /// exit_code` over the full artifact files, then `"|" + result` when
+    /// evidence.json's `structured_result` kept a file; null when not run.
     pub evidence_hash: Option<String>,
     /// Issues (at least one when FAILED or ERROR).
     pub issues: Vec<Issue>,

@@ -12,7 +12,8 @@ use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 
 /// The schema version written by this crate: 1.1 added `expected`,
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
-/// 1.2 added `redactions`; 1.3 `snapshots`; 1.4 `golden_changes`.
+/// 1.2 added `redactions`; 1.3 `snapshots`; 1.4 `golden_changes` and
+/// `structured_result`.
 pub(crate) const SCHEMA_VERSION: &str = "1.4.0";
 
 /// How a case's warning begins when its evidence.json could not be
@@ -88,6 +89,11 @@ pub struct Evidence {
     /// summarises them. Null when nothing changed (absent before 1.4).
     #[serde(default)]
     pub golden_changes: Option<crate::model::GoldenChanges>,
+    /// The case's structured result (`result = { format, path }`), as read:
+    /// its kept copy is covered by `evidence_hash` (its bytes after
+    /// `"|"` and the exit code). Null without one (absent before 1.4).
+    #[serde(default)]
+    pub structured_result: Option<crate::model::StructuredResult>,
 }
 
 fn first_version() -> String {
@@ -135,6 +141,7 @@ impl Evidence {
             interrupted: case.interrupted,
             snapshots: case.snapshots.clone(),
             golden_changes: case.golden_changes.clone(),
+            structured_result: case.structured_result.clone(),
         }
     }
 }

@@ -320,6 +320,8 @@ impl SummaryCase {
             snapshots: self.snapshots,
             // Kept in evidence.json only; the issues carry the summary.
             golden_changes: None,
+            // Taken from evidence.json by verify-evidence and merge.
+            structured_result: None,
         })
     }
 }

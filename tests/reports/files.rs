@@ -461,6 +461,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "interrupted",
             "snapshots",
             "golden_changes",
+            "structured_result",
         ]
     );
     assert_eq!(v["case"], HOSTILE_NAME);

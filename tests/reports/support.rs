@@ -102,6 +102,7 @@ pub fn ran(
         interrupted: false,
         snapshots: Vec::new(),
         golden_changes: None,
+        structured_result: None,
     }
 }
 

@@ -137,6 +137,20 @@ pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> 
     if files.len() < 3 {
         return problems;
     }
+    // A kept structured result is under the hash too.
+    let kept = ev
+        .structured_result
+        .as_ref()
+        .and_then(|r| r.artifact.as_ref());
+    if let Some(rel) = kept {
+        match inside_run(run_dir, run_id, rel) {
+            Ok(p) => files.push((RESULT, p)),
+            Err(e) => {
+                problems.push(e.message());
+                return problems;
+            }
+        }
+    }
     let logs = (files[1].1.as_path(), files[2].1.as_path());
     match &ev.run.evidence_hash {
         Some(recorded) => hash(ev, recorded, &files, &mut problems),
@@ -155,6 +169,9 @@ pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> 
     problems
 }
 
+/// How a finding names a case's kept structured result.
+const RESULT: &str = "the kept result";
+
 fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut Vec<String>) {
     let mut broken = false;
     for (name, p) in files {
@@ -167,7 +184,8 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
         return;
     }
     let [command, stdout, stderr] = [&files[0].1, &files[1].1, &files[2].1];
-    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code) {
+    let result = files.get(3).map(|(_, p)| p.as_path());
+    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code, result) {
         Ok(actual) if actual == recorded => {}
         Ok(actual) => {
             problems.push(format!(
@@ -392,9 +410,13 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     let golden_modified = (ev.run.issues.iter()).any(|i| i.issue_type == IssueType::GoldenModified);
     // A snapshot that does not match fails a case whatever its status;
     // `snapshot_rule` holds the issue to the recorded comparison.
-    // So does a `require` line the output lacked (NOTHING_RAN).
-    let output_changed = (ev.run.issues.iter())
-        .any(|i| is_snapshot_issue(i) || i.issue_type == IssueType::NothingRan);
+    // So does a `require` line the output lacked (NOTHING_RAN), and a
+    // structured result that failed or could not be read (`RESULT_FAILED`):
+    // its kept copy is under the hash.
+    let output_changed = (ev.run.issues.iter()).any(|i| {
+        is_snapshot_issue(i)
+            || matches!(i.issue_type, IssueType::NothingRan | IssueType::ResultFailed)
+    });
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
     let matched = || match &expected {

@@ -374,6 +374,7 @@ pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.timed_out = ev.timed_out;
     case.interrupted = ev.interrupted;
     case.golden_changes = ev.golden_changes;
+    case.structured_result = ev.structured_result;
     if let Some(expected) = ev.expected {
         case.expected = expected;
     }
@@ -401,6 +402,14 @@ fn owners(record: Option<&RunRecord>, run_id: &str) -> BTreeMap<String, String> 
                         map.insert(format!("{dir}/{f}"), case.name.clone());
                     }
                 }
+            }
+            let kept = attempt
+                .structured_result
+                .as_ref()
+                .and_then(|r| r.artifact.as_deref())
+                .and_then(|k| k.strip_prefix(&prefix));
+            if let Some(kept) = kept {
+                map.insert(kept.to_string(), case.name.clone());
             }
         }
     }

@@ -1,0 +1,449 @@
+//! Structured results (`result = { format, path }`): a machine-readable
+//! file the command writes (JUnit XML, `odibi validate --format json`, an
+//! Odibi story), found after the run, kept beside the logs and read into
+//! failures with their own fields.
+//!
+//! Reading never fails the engine: a result that is missing or cannot be
+//! parsed is itself the finding (the case fails naming the path).
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{ResultFormat, ResultSpec};
+use crate::model::ValidationError;
+
+/// The most of a result file read: results are reports, not data.
+const MAX_RESULT_BYTES: u64 = 64 << 20;
+
+/// Longest text of one failure quoted in an issue, in characters.
+const MAX_FAILURE_CHARS: usize = 300;
+
+/// One failure the result reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// One line: what failed and why.
+    pub message: String,
+    /// The fields of the failure, `Key: value | …`.
+    pub detail: String,
+}
+
+/// What a result says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    /// The result reports a failure.
+    pub failed: bool,
+    /// Each failure it reports.
+    pub failures: Vec<Failure>,
+    /// Field errors (`odibi-validate`), for the validation error list.
+    pub validation_errors: Vec<ValidationError>,
+}
+
+/// A result as read after the run.
+#[derive(Debug)]
+pub(crate) struct ResultRead {
+    /// Where it was read: the path as found, relative to the working dir,
+    /// or `stdout`.
+    pub source: String,
+    /// The name of the kept copy in the case's artifact dir, when a file
+    /// was kept.
+    pub kept: Option<&'static str>,
+    /// What it says, or why it could not be read.
+    pub outcome: Result<Parsed, String>,
+}
+
+/// Find and read the result of `spec` for a case that ran in
+/// `working_dir`, keeping a copy (masked by `mask`) in the artifact dir
+/// `dir`. `stdout_log` is the case's full stdout.
+pub(crate) fn read(
+    spec: &ResultSpec,
+    working_dir: &Path,
+    dir: &Path,
+    stdout_log: &Path,
+    mask: &dyn Fn(Vec<u8>) -> Vec<u8>,
+) -> ResultRead {
+    let Some(declared) = &spec.path else {
+        let outcome = std::fs::read(stdout_log)
+            .map_err(|e| format!("stdout cannot be read: {e}"))
+            .and_then(|b| parse(spec.format, &b));
+        return ResultRead {
+            source: "stdout".to_string(),
+            kept: None,
+            outcome,
+        };
+    };
+    let shown = declared.to_string_lossy().replace('\\', "/");
+    let at = working_dir.join(declared);
+    let found = match spec.format {
+        ResultFormat::OdibiStory => newest_story(&at).map_err(|why| format!("{shown} {why}")),
+        _ => Ok(at.clone()),
+    };
+    let mut read = ResultRead {
+        source: shown.clone(),
+        kept: None,
+        outcome: Err(String::new()),
+    };
+    let file = match found {
+        Ok(f) => f,
+        Err(why) => {
+            read.outcome = Err(why);
+            return read;
+        }
+    };
+    if let Some(rel) = file.strip_prefix(working_dir).ok().filter(|_| file != at) {
+        read.source = rel.to_string_lossy().replace('\\', "/");
+    }
+    let bytes = match read_bounded(&file) {
+        Ok(b) => mask(b),
+        Err(why) => {
+            read.outcome = Err(format!("{} {why}", read.source));
+            return read;
+        }
+    };
+    let name = kept_name(spec.format);
+    if let Err(e) = crate::fsio::atomic_write(&dir.join(name), &bytes) {
+        read.outcome = Err(format!("{} cannot be kept as evidence: {e}", read.source));
+        return read;
+    }
+    read.kept = Some(name);
+    read.outcome = parse(spec.format, &bytes).map_err(|why| format!("{} {why}", read.source));
+    read
+}
+
+/// The kept copy's name in the artifact dir.
+fn kept_name(format: ResultFormat) -> &'static str {
+    match format {
+        ResultFormat::Junit => "result.xml",
+        ResultFormat::OdibiValidate | ResultFormat::OdibiStory => "result.json",
+    }
+}
+
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err("is missing: the command did not write it".to_string());
+        }
+        Err(e) => return Err(format!("cannot be read: {e}")),
+    };
+    if !meta.is_file() {
+        return Err("is not a regular file".to_string());
+    }
+    if meta.len() > MAX_RESULT_BYTES {
+        return Err(format!(
+            "is larger than {} MiB, too large for a result",
+            MAX_RESULT_BYTES >> 20
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_RESULT_BYTES).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    Ok(bytes)
+}
+
+/// The newest `*.json` run story at or below `at` (a story file, or a
+/// directory of them): the lineage and other JSON files Odibi writes
+/// beside the stories are passed over.
+fn newest_story(at: &Path) -> Result<PathBuf, String> {
+    if at.is_file() {
+        return Ok(at.to_path_buf());
+    }
+    if !at.is_dir() {
+        return Err("is missing: the command wrote no story there".to_string());
+    }
+    let mut stories: Vec<(std::time::SystemTime, PathBuf)> = walkdir::WalkDir::new(at)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.into_path())))
+        .collect();
+    // Newest first; the name breaks a tie (stories are named by time).
+    stories.sort_by(|a, b| b.cmp(a));
+    stories
+        .into_iter()
+        .map(|(_, p)| p)
+        .find(|p| read_bounded(p).is_ok_and(|b| is_run_story(&b)))
+        .ok_or_else(|| "holds no run story (*.json with `pipeline_name` and `nodes`)".to_string())
+}
+
+fn is_run_story(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .is_ok_and(|v| v.get("pipeline_name").is_some() && v["nodes"].is_array())
+}
+
+/// Parse a result of `format`; `Err` says why it is not one.
+pub(crate) fn parse(format: ResultFormat, bytes: &[u8]) -> Result<Parsed, String> {
+    match format {
+        ResultFormat::Junit => junit(bytes),
+        ResultFormat::OdibiValidate => odibi_validate(bytes),
+        ResultFormat::OdibiStory => odibi_story(bytes),
+    }
+}
+
+/// `text` on one line and at most [`MAX_FAILURE_CHARS`] characters.
+fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::ansi::no_controls(&joined)
+        .chars()
+        .take(MAX_FAILURE_CHARS)
+        .collect()
+}
+
+fn junit(bytes: &[u8]) -> Result<Parsed, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8 XML".to_string())?;
+    let doc =
+        roxmltree::Document::parse(text).map_err(|e| format!("is not a JUnit XML report: {e}"))?;
+    let root = doc.root_element().tag_name().name();
+    if root != "testsuites" && root != "testsuite" {
+        return Err(format!(
+            "is not a JUnit XML report: its root element is <{root}>, not <testsuites> or <testsuite>"
+        ));
+    }
+    let mut parsed = Parsed::default();
+    for tc in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let name = tc.attribute("name").unwrap_or("?");
+        let class = tc.attribute("classname").unwrap_or("");
+        for f in tc
+            .children()
+            .filter(|c| c.has_tag_name("failure") || c.has_tag_name("error"))
+        {
+            let kind = f.tag_name().name();
+            let message = f
+                .attribute("message")
+                .filter(|m| !m.trim().is_empty())
+                .or_else(|| f.text())
+                .unwrap_or("");
+            let full = if class.is_empty() {
+                name.to_string()
+            } else {
+                format!("{class}::{name}")
+            };
+            parsed.failures.push(Failure {
+                message: format!("testcase {full} {kind}: {}", one_line(message)),
+                detail: format!(
+                    "Testcase: {name} | Classname: {class} | {}: {}",
+                    if kind == "error" { "Error" } else { "Failure" },
+                    one_line(message)
+                ),
+            });
+        }
+    }
+    parsed.failed = !parsed.failures.is_empty();
+    Ok(parsed)
+}
+
+/// The first JSON value in `bytes`: the whole text, or from the first line
+/// that opens an object (a tool may log before it prints its JSON).
+fn first_json(bytes: &[u8]) -> Option<serde_json::Value> {
+    if let Ok(v) = serde_json::from_slice(bytes) {
+        return Some(v);
+    }
+    let mut start = 0;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        if line.first() == Some(&b'{') {
+            let mut it = serde_json::Deserializer::from_slice(&bytes[start..])
+                .into_iter::<serde_json::Value>();
+            if let Some(Ok(v)) = it.next() {
+                return Some(v);
+            }
+        }
+        start += line.len();
+    }
+    None
+}
+
+fn field<'v>(v: &'v serde_json::Value, key: &str) -> &'v str {
+    v.get(key).and_then(serde_json::Value::as_str).unwrap_or("")
+}
+
+fn odibi_validate(bytes: &[u8]) -> Result<Parsed, String> {
+    let v = first_json(bytes).ok_or("holds no JSON object (`odibi validate --format json`)")?;
+    let valid = v
+        .get("valid")
+        .and_then(serde_json::Value::as_bool)
+        .ok_or("is not `odibi validate --format json` output: it has no boolean `valid`")?;
+    let mut parsed = Parsed {
+        failed: !valid,
+        ..Parsed::default()
+    };
+    let errors = v["errors"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for e in errors {
+        let (path, message, fix, code) = (
+            field(e, "field_path"),
+            field(e, "message"),
+            field(e, "fix"),
+            field(e, "code"),
+        );
+        let mut line = format!("odibi validate: {}", one_line(message));
+        if !path.is_empty() {
+            line = format!("odibi validate: {path}: {}", one_line(message));
+        }
+        if !fix.is_empty() {
+            line.push_str(&format!(" (fix: {})", one_line(fix)));
+        }
+        parsed.failures.push(Failure {
+            message: line,
+            detail: format!(
+                "Code: {code} | Field: {path} | Message: {} | Fix: {}",
+                one_line(message),
+                one_line(fix)
+            ),
+        });
+        parsed.validation_errors.push(ValidationError {
+            field: path.to_string(),
+            message: one_line(message),
+        });
+    }
+    if !valid && parsed.failures.is_empty() {
+        parsed.failures.push(Failure {
+            message: "odibi validate: the config is not valid (`valid: false`, no errors listed)"
+                .to_string(),
+            detail: format!("Summary: {}", one_line(field(&v, "summary"))),
+        });
+    }
+    // Errors listed under `valid: true` fail too: the tool found them.
+    parsed.failed |= !errors.is_empty();
+    Ok(parsed)
+}
+
+fn odibi_story(bytes: &[u8]) -> Result<Parsed, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("is not a JSON story: {e}"))?;
+    let nodes = v["nodes"]
+        .as_array()
+        .ok_or("is not an Odibi run story: it has no `nodes` list")?;
+    let pipeline = field(&v, "pipeline_name");
+    let mut parsed = Parsed::default();
+    for n in nodes.iter().filter(|n| field(n, "status") == "failed") {
+        let (name, kind) = (field(n, "node_name"), field(n, "error_type"));
+        let error = story_error(field(n, "error_message"));
+        let kind = if kind.is_empty() {
+            String::new()
+        } else {
+            format!("{kind}: ")
+        };
+        parsed.failures.push(Failure {
+            message: format!("odibi story: node {name} failed: {kind}{error}"),
+            detail: format!("Pipeline: {pipeline} | Node: {name} | Error: {kind}{error}"),
+        });
+    }
+    let counted = v["failed_nodes"].as_u64().unwrap_or(0);
+    if parsed.failures.is_empty() && counted > 0 {
+        parsed.failures.push(Failure {
+            message: format!("odibi story: {counted} node(s) failed in pipeline {pipeline}"),
+            detail: format!("Pipeline: {pipeline} | Failed nodes: {counted}"),
+        });
+    }
+    parsed.failed = !parsed.failures.is_empty();
+    Ok(parsed)
+}
+
+/// The cause in an Odibi node error: its `Error:` and `Failures:` lines,
+/// without the location, the columns and the suggestions around them.
+fn story_error(message: &str) -> String {
+    let mut keep = Vec::new();
+    let mut in_failures = false;
+    for line in message.lines().map(str::trim) {
+        if let Some(e) = line.strip_prefix("Error:") {
+            keep.push(e.trim().trim_start_matches("[X]").trim().to_string());
+            in_failures = false;
+        } else if line == "Failures:" {
+            in_failures = true;
+        } else if in_failures && line.starts_with('*') {
+            keep.push(line.trim_start_matches('*').trim().to_string());
+        } else if in_failures {
+            in_failures = false;
+        }
+    }
+    if keep.is_empty() {
+        return one_line(message);
+    }
+    one_line(&keep.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_failures_and_errors_name_the_testcase() {
+        let xml = r#"<testsuites><testsuite name="s" tests="3" failures="1" errors="1">
+            <testcase classname="tests.test_a" name="test_ok"/>
+            <testcase classname="tests.test_a" name="test_sum"><failure message="assert 2 == 3">long text</failure></testcase>
+            <testcase classname="tests.test_b" name="test_io"><error>OSError: boom
+            second line</error></testcase>
+            <testcase classname="tests.test_b" name="test_skip"><skipped/></testcase>
+        </testsuite></testsuites>"#;
+        let p = parse(ResultFormat::Junit, xml.as_bytes()).unwrap();
+        assert!(p.failed);
+        assert_eq!(p.failures.len(), 2);
+        assert_eq!(
+            p.failures[0].message,
+            "testcase tests.test_a::test_sum failure: assert 2 == 3"
+        );
+        assert_eq!(
+            p.failures[1].message,
+            "testcase tests.test_b::test_io error: OSError: boom second line"
+        );
+        let ok = parse(
+            ResultFormat::Junit,
+            b"<testsuite><testcase name=\"a\"/></testsuite>",
+        )
+        .unwrap();
+        assert!(!ok.failed);
+        assert!(parse(ResultFormat::Junit, b"<html/>").is_err());
+        assert!(parse(ResultFormat::Junit, b"not xml").is_err());
+    }
+
+    #[test]
+    fn odibi_validate_errors_carry_field_path_and_fix() {
+        let json = br#"{"valid": false, "errors": [{"field_path": "pipelines.0.nodes.0.write.mode", "source_path": "odibi.yaml", "fix": "Check required fields and field types.", "code": "MODEL_VALIDATION_FAILED", "message": "Configuration does not match the project model."}], "warnings": [], "summary": "1 error(s), 0 warning(s)"}"#;
+        let p = parse(ResultFormat::OdibiValidate, json).unwrap();
+        assert!(p.failed);
+        assert_eq!(
+            p.failures[0].message,
+            "odibi validate: pipelines.0.nodes.0.write.mode: Configuration does not match the project model. (fix: Check required fields and field types.)"
+        );
+        assert_eq!(
+            p.validation_errors[0].field,
+            "pipelines.0.nodes.0.write.mode"
+        );
+        let logged = b"[20:27:29] INFO starting\n{\"valid\": true, \"errors\": []}\n";
+        assert!(!parse(ResultFormat::OdibiValidate, logged).unwrap().failed);
+        assert!(parse(ResultFormat::OdibiValidate, b"{\"ok\": 1}").is_err());
+    }
+
+    #[test]
+    fn odibi_story_failed_nodes_name_the_node_and_the_cause() {
+        // Trimmed from a real odibi 3.15.1 story of a blocking range check.
+        let story = serde_json::json!({
+            "pipeline_name": "orders", "failed_nodes": 1,
+            "nodes": [
+                {"node_name": "load", "status": "success", "error_message": null},
+                {"node_name": "clean_orders", "status": "failed", "error_type": "NodeExecutionError",
+                 "error_message": "[X] Node execution failed: clean_orders\n  Location: /p/odibi.yaml\n\n  Error: [X] Validation failed for node: clean_orders\n\n  Failures:\n    * Column 'amount' contains 1 values out of range\n  Type: ValidationError\n\n  Suggestions:\n    1. Verify column name spelling"}
+            ]
+        });
+        let p = parse(ResultFormat::OdibiStory, story.to_string().as_bytes()).unwrap();
+        assert!(p.failed);
+        assert_eq!(
+            p.failures[0].message,
+            "odibi story: node clean_orders failed: NodeExecutionError: Validation failed for node: clean_orders; Column 'amount' contains 1 values out of range"
+        );
+        let ok = serde_json::json!({"pipeline_name": "o", "failed_nodes": 0, "nodes": [{"node_name": "a", "status": "success"}]});
+        assert!(
+            !parse(ResultFormat::OdibiStory, ok.to_string().as_bytes())
+                .unwrap()
+                .failed
+        );
+    }
+}
