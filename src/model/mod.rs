@@ -218,6 +218,16 @@ pub struct StructuredResult {
     pub error: Option<String>,
 }
 
+/// Entries of a [`GoldenChanges`] under one path, for its summary.
+struct ChangeGroup {
+    /// The path (`/`-separated, no trailing `/`).
+    path: String,
+    /// Entries below it (a file: itself).
+    entries: usize,
+    /// It is a directory.
+    dir: bool,
+}
+
 /// Longest [`GoldenChanges::summary`], in characters (before its last
 /// `and N more`).
 const CHANGES_SUMMARY_CHARS: usize = 300;
@@ -247,8 +257,50 @@ impl GoldenChanges {
         parts.join("; ")
     }
 
+    /// The entries by their first `depth` path components, most first:
+    /// (path, (entries below it, it is a directory)), and how many entries
+    /// are counted (a directory's own entry is not, its contents are).
+    fn grouped(&self, depth: usize) -> (Vec<ChangeGroup>, usize) {
+        let mut groups: std::collections::BTreeMap<String, (usize, bool)> =
+            std::collections::BTreeMap::new();
+        let mut total = 0;
+        for e in self.entries() {
+            let (path, is_dir) = match e.strip_suffix('/') {
+                Some(p) => (p, true),
+                None => (e.as_str(), false),
+            };
+            let parts: Vec<&str> = path.split('/').collect();
+            if parts.len() > depth {
+                let g = groups.entry(parts[..depth].join("/")).or_default();
+                g.0 += 1;
+                g.1 = true;
+                total += 1;
+            } else {
+                let g = groups.entry(path.to_string()).or_default();
+                g.1 |= is_dir;
+                if !is_dir {
+                    g.0 += 1;
+                    total += 1;
+                }
+            }
+        }
+        // A directory's own entry adds nothing beside its contents.
+        let parents: std::collections::BTreeSet<String> = groups
+            .keys()
+            .filter_map(|k| k.rsplit_once('/').map(|(p, _)| p.to_string()))
+            .collect();
+        let mut groups: Vec<_> = groups
+            .into_iter()
+            .filter(|(k, (n, _))| *n > 0 || !parents.contains(k))
+            .map(|(path, (entries, dir))| ChangeGroup { path, entries, dir })
+            .collect();
+        groups.sort_by(|a, b| b.entries.cmp(&a.entries).then(a.path.cmp(&b.path)));
+        (groups, total)
+    }
+
     /// [`GoldenChanges::describe`] when it is short; else the entries
-    /// counted by top-level path, most first (`142 entries changed:
+    /// counted by top-level path (a level below when all lies in one
+    /// directory), most first (`142 entries changed:
     /// .odibi/ (140), out.csv, report.html`), at most about
     /// 300 characters: a catalog a tool writes into the project is one
     /// name in an issue, not thousands.
@@ -257,30 +309,21 @@ impl GoldenChanges {
         if full.chars().count() <= CHANGES_SUMMARY_CHARS {
             return full;
         }
-        // Top-level name → entries below it (a file at the top: itself).
-        let mut groups: std::collections::BTreeMap<&str, (usize, bool)> =
-            std::collections::BTreeMap::new();
-        let mut total = 0;
-        for e in self.entries() {
-            let (top, below) = match e.split_once('/') {
-                Some((top, rest)) => (top, !rest.is_empty()),
-                None => (e.as_str(), false),
-            };
-            let g = groups.entry(top).or_default();
-            g.1 |= e.contains('/');
-            if below || !e.contains('/') {
-                g.0 += 1;
-                total += 1;
-            }
+        // By top-level path; when all of it lies in one directory, by
+        // the paths one level below (`out/` says less than `out/_system/`).
+        let mut depth = 1;
+        let (mut groups, total) = self.grouped(depth);
+        while depth < 4 && groups.len() == 1 && groups[0].dir && groups[0].entries > 1 {
+            depth += 1;
+            (groups, _) = self.grouped(depth);
         }
-        let mut groups: Vec<_> = groups.into_iter().collect();
-        groups.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
         let mut out = format!("{total} entries changed:");
         let mut shown = 0;
-        for (top, (n, dir)) in &groups {
-            let item = if *dir && *n > 0 {
+        for g in &groups {
+            let (top, n) = (&g.path, g.entries);
+            let item = if g.dir && n > 0 {
                 format!(" {top}/ ({n})")
-            } else if *dir {
+            } else if g.dir {
                 format!(" {top}/")
             } else {
                 format!(" {top}")
@@ -724,6 +767,25 @@ impl Serialize for FinalStatus {
 #[cfg(test)]
 mod tests {
     use super::{FinalStatus, GoldenChanges, tail_lines};
+
+    #[test]
+    fn one_directory_of_changes_is_summarised_a_level_below() {
+        let c = GoldenChanges {
+            added: [
+                "out/".to_string(),
+                "out/_system/".to_string(),
+                "out/orders.csv".to_string(),
+            ]
+            .into_iter()
+            .chain((0..90).map(|i| format!("out/_system/part-{i}.json")))
+            .collect(),
+            ..GoldenChanges::default()
+        };
+        assert_eq!(
+            c.summary(),
+            "92 entries changed: out/_system/ (90), out/orders.csv; every entry is in evidence.json (golden_changes)"
+        );
+    }
 
     #[test]
     fn a_long_change_list_is_summarised_by_top_level_path_and_bounded() {
