@@ -464,3 +464,35 @@ fn the_loader_reads_every_key_the_schema_declares() {
         }
     }
 }
+
+#[test]
+fn a_result_needs_a_known_format_and_a_path_unless_read_from_stdout() {
+    let case = |result: &str| format!("[[verify]]\nname = \"a\"\ncommand = \"true\"\n{result}\n");
+    let (line, _, msg) = one_error(&case("result = { format = \"tap\", path = \"x\" }"));
+    assert_eq!(line, 4);
+    assert!(msg.contains("`result.format` must be"), "{msg}");
+    let (_, _, msg) = one_error(&case("result = { format = \"junit\" }"));
+    assert!(msg.contains("has no `path`"), "{msg}");
+    let (_, _, msg) = one_error(&case("result = { path = \"x\" }"));
+    assert!(msg.contains("has no `format`"), "{msg}");
+    let e = errors(
+        "harness.toml",
+        &case("result = { format = \"junit\", paht = \"x\" }"),
+    );
+    assert!(
+        e.iter().any(|(_, _, m)| m.contains("did you mean `path`?")),
+        "{e:?}"
+    );
+    let h = load_text(
+        "harness.toml",
+        &case("result = { format = \"odibi-validate\" }"),
+    )
+    .unwrap();
+    assert_eq!(
+        h.cases[0].result,
+        Some(ResultSpec {
+            format: ResultFormat::OdibiValidate,
+            path: None
+        })
+    );
+}

@@ -690,12 +690,18 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
             kept.source
         ),
     };
+    // An ERROR (the case could not be finished) stays one.
+    let fail = |rec: &mut CaseRecord| {
+        if rec.result != CaseResult::Error {
+            rec.result = CaseResult::Failed;
+        }
+    };
     match read.outcome {
         Err(why) => {
             let message = format!("Structured result ({format}): {why}");
             rec.issues.push(issue(message, "not read"));
             kept.error = Some(why);
-            rec.result = CaseResult::Failed;
+            fail(rec);
         }
         Ok(parsed) => {
             kept.failed = parsed.failed;
@@ -704,7 +710,7 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
                     rec.issues.push(issue(f.message.clone(), &f.detail));
                 }
                 rec.validation_errors.extend(parsed.validation_errors);
-                rec.result = CaseResult::Failed;
+                fail(rec);
             }
         }
     }
