@@ -783,6 +783,18 @@ result = { format = "odibi-story", path = "out" }
 name = "green suite"
 command = "printf '<testsuite><testcase classname=\"t\" name=\"ok\"/></testsuite>' > green.xml"
 result = { format = "junit", path = "green.xml" }
+
+[[golden]]
+name = "stale report"
+path = "golden/stale"
+command = "echo the suite did not run"
+result = { format = "junit", path = "junit.xml" }
+
+[[verify]]
+name = "stale story"
+command = "echo the pipeline did not run"
+working_dir = "golden/stale"
+result = { format = "odibi-story", path = "stories" }
 "#;
 
 const JUNIT: &str = r#"<?xml version="1.0" encoding="utf-8"?>
@@ -806,6 +818,15 @@ fn results_project() -> Project {
         r#"{"generated_at": "x", "nodes": [], "edges": []}"#,
     );
     std::fs::create_dir_all(p.path().join("golden/run")).unwrap();
+    // Green results an earlier run left in a project: not this run's.
+    p.write(
+        "golden/stale/junit.xml",
+        r#"<testsuite><testcase classname="t" name="ok"/></testsuite>"#,
+    );
+    p.write(
+        "golden/stale/stories/orders/run.json",
+        r#"{"pipeline_name": "orders", "failed_nodes": 0, "nodes": [{"node_name": "a", "status": "success"}]}"#,
+    );
     p
 }
 
@@ -876,6 +897,21 @@ fn a_failed_structured_result_fails_the_case_whatever_the_exit_code() {
     let ev = p.evidence("005-green_suite");
     assert_eq!(ev["result"], "PASSED", "{ev}");
     assert_eq!(ev["structured_result"]["failed"], false);
+
+    let ev = p.evidence("006-stale_report");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert!(
+        issues[0].contains("junit.xml was not written by this run"),
+        "{issues:?}"
+    );
+    let ev = p.evidence("007-stale_story");
+    assert_eq!(ev["result"], "FAILED", "{ev}");
+    let issues = issues_of(&ev, "RESULT_FAILED");
+    assert!(
+        issues[0].contains("stories holds no run story this run wrote"),
+        "{issues:?}"
+    );
 
     // The kept results are evidence: verify-evidence holds, and catches an
     // edit of one.

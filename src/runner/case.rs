@@ -392,13 +392,18 @@ impl<'h> Engine<'h> {
         }
         rec.working_dir = isolated.working_dir.clone();
 
+        let before = def
+            .result
+            .as_ref()
+            .map(|spec| super::result::Before::look(spec, &isolated.working_dir))
+            .unwrap_or_default();
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Read before the copy is removed: the result may lie in it.
         if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
             let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
             x.result = Some(super::result::read(
                 spec,
-                &isolated.working_dir,
+                (&isolated.working_dir, &before),
                 dir,
                 stdout_log,
                 &mask,

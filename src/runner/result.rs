@@ -6,7 +6,9 @@
 //! Reading never fails the engine: a result that is missing or cannot be
 //! parsed is itself the finding (the case fails naming the path).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::config::{ResultFormat, ResultSpec};
 use crate::model::ValidationError;
@@ -50,12 +52,56 @@ pub(crate) struct ResultRead {
     pub outcome: Result<Parsed, String>,
 }
 
+/// The result files that were there before the command ran, each with
+/// its modification time and size: one left from an earlier run (a
+/// project under `check` keeps it) was not written by this one, and must
+/// not speak for it.
+#[derive(Debug, Default)]
+pub(crate) struct Before(BTreeMap<PathBuf, (Option<SystemTime>, u64)>);
+
+fn stamp(path: &Path) -> Option<(Option<SystemTime>, u64)> {
+    let m = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
+    Some((m.modified().ok(), m.len()))
+}
+
+impl Before {
+    /// Look before the run of a case in `working_dir`.
+    pub(crate) fn look(spec: &ResultSpec, working_dir: &Path) -> Before {
+        let Some(declared) = &spec.path else {
+            return Before::default();
+        };
+        let at = working_dir.join(declared);
+        let files = if spec.format == ResultFormat::OdibiStory && at.is_dir() {
+            json_files(&at)
+        } else {
+            vec![at]
+        };
+        Before(
+            files
+                .into_iter()
+                .filter_map(|f| Some((stamp(&f)?, f)))
+                .map(|(s, f)| (f, s))
+                .collect(),
+        )
+    }
+
+    /// `file` is as it was before the run.
+    fn unchanged(&self, file: &Path) -> bool {
+        self.0
+            .get(file)
+            .is_some_and(|before| stamp(file).as_ref() == Some(before))
+    }
+}
+
 /// Find and read the result of `spec` for a case that ran in
 /// `working_dir`, keeping a copy (masked by `mask`) in the artifact dir
-/// `dir`. `stdout_log` is the case's full stdout.
+/// `dir`. `stdout_log` is the case's full stdout; `before`, what was there
+/// before the command ran.
 pub(crate) fn read(
     spec: &ResultSpec,
-    working_dir: &Path,
+    (working_dir, before): (&Path, &Before),
     dir: &Path,
     stdout_log: &Path,
     mask: &dyn Fn(Vec<u8>) -> Vec<u8>,
@@ -73,7 +119,12 @@ pub(crate) fn read(
     let shown = declared.to_string_lossy().replace('\\', "/");
     let at = working_dir.join(declared);
     let found = match spec.format {
-        ResultFormat::OdibiStory => newest_story(&at).map_err(|why| format!("{shown} {why}")),
+        ResultFormat::OdibiStory => {
+            newest_story(&at, before).map_err(|why| format!("{shown} {why}"))
+        }
+        _ if before.unchanged(&at) => Err(format!(
+            "{shown} was not written by this run: it is unchanged since before the command ran (left by an earlier run?)"
+        )),
         _ => Ok(at.clone()),
     };
     let mut read = ResultRead {
@@ -144,19 +195,23 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
 /// The newest `*.json` run story at or below `at` (a story file, or a
 /// directory of them): the lineage and other JSON files Odibi writes
 /// beside the stories are passed over.
-fn newest_story(at: &Path) -> Result<PathBuf, String> {
+fn newest_story(at: &Path, before: &Before) -> Result<PathBuf, String> {
     if at.is_file() {
+        if before.unchanged(at) {
+            return Err(
+                "was not written by this run: it is unchanged since before the command ran"
+                    .to_string(),
+            );
+        }
         return Ok(at.to_path_buf());
     }
     if !at.is_dir() {
         return Err("is missing: the command wrote no story there".to_string());
     }
-    let mut stories: Vec<(std::time::SystemTime, PathBuf)> = walkdir::WalkDir::new(at)
-        .follow_links(false)
+    let mut stories: Vec<(Option<SystemTime>, PathBuf)> = json_files(at)
         .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.into_path())))
+        .filter(|p| !before.unchanged(p))
+        .map(|p| (stamp(&p).and_then(|s| s.0), p))
         .collect();
     // Newest first; the name breaks a tie (stories are named by time).
     stories.sort_by(|a, b| b.cmp(a));
@@ -164,7 +219,21 @@ fn newest_story(at: &Path) -> Result<PathBuf, String> {
         .into_iter()
         .map(|(_, p)| p)
         .find(|p| read_bounded(p).is_ok_and(|b| is_run_story(&b)))
-        .ok_or_else(|| "holds no run story (*.json with `pipeline_name` and `nodes`)".to_string())
+        .ok_or_else(|| {
+            "holds no run story this run wrote (*.json with `pipeline_name` and `nodes`)"
+                .to_string()
+        })
+}
+
+/// Every `*.json` file at or below the directory `at`.
+fn json_files(at: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(at)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json"))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
 }
 
 fn is_run_story(bytes: &[u8]) -> bool {
