@@ -415,7 +415,10 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     // its kept copy is under the hash.
     let output_changed = (ev.run.issues.iter()).any(|i| {
         is_snapshot_issue(i)
-            || matches!(i.issue_type, IssueType::NothingRan | IssueType::ResultFailed)
+            || matches!(
+                i.issue_type,
+                IssueType::NothingRan | IssueType::ResultFailed
+            )
     });
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
