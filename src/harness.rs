@@ -403,7 +403,11 @@ fn describe_failure(rec: &CaseRecord) -> Result<(), Failed> {
     }
     for s in &rec.snapshots {
         if let Some(diff) = &s.diff {
-            msg.push_str(&format!("--- {} differs from {}\n{diff}", s.stream, s.file));
+            msg.push_str(&format!(
+                "--- {} differs from {}\n{diff}",
+                s.subject(),
+                s.file
+            ));
         }
     }
     if let Some(a) = &rec.artifacts {

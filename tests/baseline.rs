@@ -660,3 +660,179 @@ fn config_errors_name_file_line_and_column() {
     );
     assert!(!p.path().join("ran").exists());
 }
+
+/// A case that writes `out/sales.csv` from `src.csv`, with a data
+/// snapshot keyed by region, `loaded_at` ignored, cents of tolerance.
+const SALES: &str = r#"
+[[verify]]
+name = "sales"
+command = "mkdir -p out && cp src.csv out/sales.csv"
+outputs = [{ path = "out/sales.csv", key = ["region"], ignore = ["loaded_at"], tolerance = { abs = 0.01, rel = 1e-9 } }]
+"#;
+
+const SALES_CSV: &str = "region,total,orders,loaded_at\nWest,120.50,3,2026-01-01T10:00\nSilver,84.97,2,2026-01-01T10:00\nEast,10,1,2026-01-01T10:00\n";
+
+/// The sales project, blessed from `SALES_CSV`.
+fn blessed_sales() -> Project {
+    let p = Project::new(SALES);
+    p.write("src.csv", SALES_CSV);
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    p
+}
+
+/// The diff of the sales case's data snapshot in its evidence.
+fn data_diff(p: &Project) -> String {
+    p.evidence("001-sales")["snapshots"][0]["diff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no diff in {}", p.evidence("001-sales")))
+        .to_string()
+}
+
+const SALES_SNAPSHOT: &str = "snapshots/sales.out.sales.csv.data";
+
+#[test]
+fn bless_writes_a_canonical_data_snapshot_sorted_by_key_without_ignored_columns() {
+    let p = blessed_sales();
+    assert_eq!(
+        read(p.path().join(SALES_SNAPSHOT)),
+        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.50,3\n"
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let evidence = p.evidence("001-sales");
+    let check = &evidence["snapshots"][0];
+    assert_eq!(check["stream"], "data");
+    assert_eq!(check["output"], "out/sales.csv");
+    assert_eq!(check["outcome"], "matched");
+    assert_eq!(check["sha256"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn a_number_changed_beyond_the_tolerance_is_data_changed_naming_row_column_and_values() {
+    let p = blessed_sales();
+    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(case(&summary, "sales")["result"], "FAILED");
+    assert_eq!(issue_types(&summary, "sales"), ["DATA_CHANGED"]);
+    let line = "changed: region=Silver total 84.97 -> 90.12";
+    let evidence = p.evidence("001-sales");
+    assert_eq!(evidence["snapshots"][0]["outcome"], "changed");
+    let diff = evidence["snapshots"][0]["diff"].as_str().unwrap();
+    assert_eq!(diff, format!("{line}\n"));
+    assert!(stderr(&o).contains(line), "{}", text(&o));
+    let md = read(p.out().join("report.md"));
+    assert!(md.contains("`DATA_CHANGED`") && md.contains(line), "{md}");
+    assert!(junit_failure(&p, "sales").contains(line));
+    // verify-evidence accepts DATA_CHANGED as the reason of the FAILED.
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+    // An ordinary run leaves the snapshot as it was.
+    assert!(read(p.path().join(SALES_SNAPSHOT)).contains("Silver,84.97,2"));
+}
+
+#[test]
+fn a_change_within_the_tolerance_and_in_an_ignored_column_passes() {
+    let p = blessed_sales();
+    let now = SALES_CSV
+        .replace("84.97", "84.975")
+        .replace("2026-01-01T10:00", "2026-02-02T11:11");
+    p.write("src.csv", &now);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Beyond it, the same column fails.
+    p.write("src.csv", &SALES_CSV.replace("84.97", "84.99"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+#[test]
+fn a_dropped_row_and_a_renamed_column_are_data_changes() {
+    let p = blessed_sales();
+    p.write(
+        "src.csv",
+        &SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""),
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"]);
+    let diff = data_diff(&p);
+    assert_eq!(diff, "row count: 3 -> 2\nrow removed: region=West\n");
+
+    p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"]);
+    let diff = data_diff(&p);
+    assert_eq!(diff, "column renamed: total -> total_usd\n");
+    assert!(
+        stderr(&o).contains("column renamed: total -> total_usd"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_jsonl_output_is_snapshotted_and_compared_the_same_way() {
+    let harness = r#"
+[[verify]]
+name = "events"
+command = "mkdir -p out && cp src.jsonl out/events.jsonl"
+outputs = [{ path = "out/*.jsonl", key = ["id"] }]
+"#;
+    let p = Project::new(harness);
+    let rows =
+        "{\"id\": 2, \"amount\": 5.5, \"ok\": true}\n{\"id\": 1, \"amount\": 3, \"ok\": false}\n";
+    p.write("src.jsonl", rows);
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        read(p.path().join("snapshots/events.out.events.jsonl.data")),
+        "# columns: id:integer, amount:float, ok:bool\n1,3,false\n2,5.5,true\n"
+    );
+    p.write("src.jsonl", &rows.replace("5.5", "6.5"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(issue_types(&p.summary(), "events"), ["DATA_CHANGED"]);
+    assert!(
+        stderr(&o).contains("changed: id=2 amount 5.5 -> 6.5"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_data_output_without_a_snapshot_is_snapshot_missing() {
+    let p = Project::new(SALES);
+    p.write("src.csv", SALES_CSV);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(issue_types(&p.summary(), "sales"), ["SNAPSHOT_MISSING"]);
+    assert!(stderr(&o).contains(SALES_SNAPSHOT), "{}", text(&o));
+}
+
+#[test]
+fn under_copy_isolation_a_data_output_is_read_from_the_copy() {
+    let harness = r#"
+[[golden]]
+name = "etl"
+path = "project"
+command = "mkdir -p out && cp in.csv out/sales.csv"
+isolation = "copy"
+outputs = [{ path = "out/sales.csv", key = ["region"] }]
+"#;
+    let p = Project::new(harness);
+    p.write("project/in.csv", "region,total\nWest,1.5\n");
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        read(p.path().join("snapshots/etl.out.sales.csv.data")),
+        "# columns: region:string, total:float\nWest,1.5\n"
+    );
+    // The project itself was never written to.
+    assert!(!p.path().join("project/out").exists());
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

@@ -359,6 +359,20 @@ fn every_table_has_exactly_the_loaders_keys() {
                 &root,
                 &resolve(&root, &root["properties"]["golden"]["items"])["properties"]["result"],
             ),
+            // An entry of a case's `outputs = [{ path, key, ignore, tolerance }]`.
+            "outputs" => resolve(
+                &root,
+                &resolve(&root, &root["properties"]["verify"]["items"])["properties"]["outputs"]["items"],
+            ),
+            // Its `tolerance = { abs, rel }`.
+            "tolerance" => {
+                let outputs = resolve(
+                    &root,
+                    &resolve(&root, &root["properties"]["golden"]["items"])["properties"]["outputs"]
+                        ["items"],
+                );
+                resolve(&root, &outputs["properties"]["tolerance"])
+            }
             other => panic!("KNOWN_KEYS has a table this test does not know: {other}"),
         };
         let expected: BTreeSet<String> = keys.iter().map(|k| k.to_string()).collect();

@@ -18,6 +18,7 @@
 
 pub(crate) mod bless;
 pub mod compare;
+pub(crate) mod data;
 pub(crate) mod file;
 pub(crate) mod redactions;
 pub(crate) mod snapshot;
@@ -27,6 +28,7 @@ use std::collections::HashSet;
 
 pub(crate) use bless::BlessReport;
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
+pub(crate) use data::{OutputRead, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{SnapshotCheck, Snapshots};

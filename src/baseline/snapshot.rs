@@ -18,9 +18,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::data::{self, OutputRead};
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
-use crate::config::{CaseDef, HarnessConfig, Redaction};
+use crate::config::{CaseDef, HarnessConfig, OutputSpec, Redaction};
 use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
 pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
@@ -96,7 +97,8 @@ impl<'h> Snapshots<'h> {
             let file = format!("{}/{stem}.{stream}", crate::layout::SNAPSHOT_DIR);
             let log = rec.artifacts.as_ref().map(|a| match stream {
                 Stream::Stdout => a.stdout.clone(),
-                Stream::Stderr => a.stderr.clone(),
+                // Only the two streams are looped over.
+                Stream::Stderr | Stream::Data => a.stderr.clone(),
             });
             let check = match (rec.ran(), log) {
                 (true, Some(log)) => {
@@ -110,7 +112,7 @@ impl<'h> Snapshots<'h> {
                         ));
                     }
                     if let Some((t, message)) = check.issue(&log) {
-                        push_issue(rec, t, &message, check.diff.as_deref());
+                        push_issue(rec, t, &message, first_change(check.diff.as_deref()));
                     }
                     check
                 }
@@ -122,11 +124,111 @@ impl<'h> Snapshots<'h> {
                     outcome: SnapshotOutcome::NotWritten,
                     diff: None,
                     detail: None,
+                    output: None,
+                    sha256: None,
                 },
                 _ => continue,
             };
             rec.snapshots.push(check);
         }
+    }
+
+    /// Compare (or bless) the data outputs of `def` read after its run
+    /// (`reads`, see [`data::read_outputs`]); record each check and its
+    /// issue, and fail a passed case that has one.
+    pub(crate) fn apply_data(&self, def: &CaseDef, rec: &mut CaseRecord, reads: Vec<OutputRead>) {
+        if def.outputs.is_empty() {
+            return;
+        }
+        let stem = crate::layout::snapshot_stem(&def.name);
+        if !rec.ran() || reads.is_empty() {
+            // A case that could not run keeps its data snapshots as they were.
+            if self.bless {
+                for spec in &def.outputs {
+                    rec.snapshots.push(data_check(
+                        data::snapshot_file(&stem, &spec.path),
+                        &spec.path,
+                        SnapshotOutcome::NotWritten,
+                    ));
+                }
+            }
+            return;
+        }
+        for read in reads {
+            let file = data::snapshot_file(&stem, &read.rel);
+            let check = self.check_data(&def.outputs[read.spec], file, read);
+            if let Some((t, message)) = check.issue("") {
+                let first = check.diff.as_deref().and_then(|d| d.lines().next());
+                push_issue(rec, t, &message, first);
+            }
+            rec.snapshots.push(check);
+        }
+    }
+
+    fn check_data(&self, spec: &OutputSpec, file: String, read: OutputRead) -> SnapshotCheck {
+        let mut check = data_check(file, &read.rel, SnapshotOutcome::Matched);
+        let path = self.root.join(&check.file);
+        let actual = match read.data {
+            Ok((table, sha)) => {
+                check.sha256 = Some(sha);
+                table
+            }
+            Err(why) if self.bless => {
+                check.outcome = SnapshotOutcome::NotWritten;
+                check.detail = Some(format!("{}: {why}", read.rel));
+                return check;
+            }
+            Err(why) => {
+                check.outcome = SnapshotOutcome::Changed;
+                check.detail = Some(format!("{}: {why}", read.rel));
+                check.diff = Some(format!("output missing: {}: {why}\n", read.rel));
+                return check;
+            }
+        };
+        let expected = match crate::userfile::read(&path) {
+            Ok(bytes) => Some(data::parse_snapshot(&String::from_utf8_lossy(&bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some(Err(format!("cannot read it: {e}"))),
+        };
+        let lines = match &expected {
+            Some(Ok(expected)) => data::differences(expected, &actual, spec),
+            Some(Err(_)) | None => Vec::new(),
+        };
+        if self.bless {
+            if matches!(expected, Some(Ok(_))) && lines.is_empty() {
+                // Within the tolerance: the snapshot stays as it is.
+                check.outcome = SnapshotOutcome::Unchanged;
+                return check;
+            }
+            check.outcome = if expected.is_some() {
+                SnapshotOutcome::Updated
+            } else {
+                SnapshotOutcome::Created
+            };
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::fsio::atomic_write(&path, data::render(&actual).as_bytes()));
+            if let Err(e) = written {
+                check.outcome = SnapshotOutcome::NotWritten;
+                check.detail = Some(format!("cannot write it: {e}"));
+            }
+            return check;
+        }
+        match expected {
+            None => check.outcome = SnapshotOutcome::Missing,
+            Some(Err(why)) => {
+                check.outcome = SnapshotOutcome::Unreadable;
+                check.detail = Some(why);
+            }
+            Some(Ok(_)) if lines.is_empty() => {}
+            Some(Ok(_)) => {
+                check.outcome = SnapshotOutcome::Changed;
+                check.detail = Some(format!("{} difference(s)", lines.len()));
+                check.diff = Some(data::diff_text(&lines));
+            }
+        }
+        check
     }
 
     /// The check of one stream, and the names of the secret values its
@@ -144,6 +246,8 @@ impl<'h> Snapshots<'h> {
             outcome: SnapshotOutcome::Matched,
             diff: None,
             detail: None,
+            output: None,
+            sha256: None,
         };
         let actual = match output {
             Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
@@ -197,6 +301,19 @@ impl<'h> Snapshots<'h> {
             }
         }
         (check, secrets)
+    }
+}
+
+/// A check of data output `rel` against snapshot `file`.
+fn data_check(file: String, rel: &str, outcome: SnapshotOutcome) -> SnapshotCheck {
+    SnapshotCheck {
+        stream: Stream::Data,
+        file,
+        outcome,
+        diff: None,
+        detail: None,
+        output: Some(rel.to_string()),
+        sha256: None,
     }
 }
 
@@ -308,17 +425,26 @@ fn cap(diff: &str) -> String {
     out
 }
 
-/// Add a snapshot issue to `rec` and fail it if it had passed.
-fn push_issue(rec: &mut CaseRecord, issue_type: IssueType, message: &str, diff: Option<&str>) {
-    let first_change = diff
-        .and_then(|d| {
-            d.lines().find(|l| {
-                (l.starts_with('+') || l.starts_with('-'))
-                    && !l.starts_with("+++")
-                    && !l.starts_with("---")
-            })
+/// The first changed line of a unified diff.
+fn first_change(diff: Option<&str>) -> Option<&str> {
+    diff.and_then(|d| {
+        d.lines().find(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
         })
-        .unwrap_or("(no output excerpt)");
+    })
+}
+
+/// Add a snapshot issue to `rec`, quoting `first_change` as its evidence,
+/// and fail it if it had passed.
+fn push_issue(
+    rec: &mut CaseRecord,
+    issue_type: IssueType,
+    message: &str,
+    first_change: Option<&str>,
+) {
+    let first_change = first_change.unwrap_or("(no output excerpt)");
     let exit = rec
         .exit_code
         .map_or_else(|| "none".to_string(), |c| c.to_string());

@@ -62,6 +62,21 @@ impl SnapshotStreams {
     }
 }
 
+/// A data output of a case (`outputs = [{ path = "out/sales.csv", ... }]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputSpec {
+    /// The file or glob, relative to the case's working dir.
+    pub path: String,
+    /// Columns rows are matched by; empty: rows are matched whole.
+    pub key: Vec<String>,
+    /// Columns left out.
+    pub ignore: Vec<String>,
+    /// Absolute numeric tolerance.
+    pub abs: f64,
+    /// Relative numeric tolerance (of the snapshot's value).
+    pub rel: f64,
+}
+
 /// A redaction of the `[redactions]` table: text matching `regex` becomes
 /// `name` before output is compared with a snapshot.
 #[derive(Clone, Debug)]
@@ -213,6 +228,8 @@ pub struct CaseDef {
     pub require: Option<Vec<String>>,
     /// The machine-readable result the command writes, if declared.
     pub result: Option<ResultSpec>,
+    /// Data files compared with data snapshots (`outputs`).
+    pub outputs: Vec<OutputSpec>,
 }
 
 /// A validated harness file.
@@ -570,6 +587,7 @@ impl HarnessConfig {
                 snapshot: SnapshotStreams::default(),
                 require: None,
                 result: None,
+                outputs: Vec::new(),
             });
         }
         if diags.is_empty() {

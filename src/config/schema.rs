@@ -64,6 +64,8 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
         ("verify", keys(&props["verify"]["items"])),
         ("golden_projects", keys(&props["golden_projects"]["items"])),
         ("result", keys(&root["definitions"]["ResultFile"])),
+        ("outputs", keys(&root["definitions"]["DataOutput"])),
+        ("tolerance", keys(&root["definitions"]["Tolerance"])),
     ]
 }
 
@@ -83,6 +85,8 @@ pub fn keys_reference() -> String {
         let heading = match table {
             "" => "Top level".to_string(),
             "golden" | "verify" | "golden_projects" => format!("`[[{table}]]`"),
+            "outputs" => "`outputs` entries".to_string(),
+            "tolerance" => "`outputs.tolerance`".to_string(),
             _ => format!("`[{table}]`"),
         };
         out.push_str(&format!(
@@ -586,6 +590,43 @@ pub struct ResultFile {
     pub path: Option<String>,
 }
 
+/// A data file a case writes, compared with its data snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DataOutput {
+    /// The file, relative to the case's working dir (under `copy`, in the
+    /// copy); a glob matches several, each compared on its own. Its
+    /// extension says the format: `.csv` (a header row), `.json` (an array
+    /// of objects) or `.jsonl` (an object per line).
+    #[schemars(example = &"out/sales.csv")]
+    pub path: String,
+    /// Columns that identify a row: rows are matched by them and numbers
+    /// compared within `tolerance`. Without a key, rows are matched whole.
+    #[serde(default)]
+    pub key: Vec<String>,
+    /// Columns left out of the snapshot and the comparison (load times,
+    /// run ids).
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    /// How far a number may move: `|now - snapshot| <= abs + rel * |snapshot|`.
+    /// Default: exact.
+    pub tolerance: Option<Tolerance>,
+}
+
+/// The numeric tolerance of a data output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Absolute difference allowed. Default: 0.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub abs: f64,
+    /// Difference allowed relative to the snapshot's value. Default: 0.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub rel: f64,
+}
+
 /// The format of a case's `result`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -719,6 +760,15 @@ pub struct Golden {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
+    /// Data files the case writes (CSV, JSON, JSONL), each compared with
+    /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
+    /// `.`), a canonical CSV under a schema line: on column names and
+    /// types, row count, and rows matched by `key` with numbers within
+    /// `tolerance`. A difference fails the case with DATA_CHANGED;
+    /// `cargo golden --bless` writes them.
+    #[serde(default)]
+    #[schemars(length(max = 64))]
+    pub outputs: Vec<DataOutput>,
 }
 
 /// How a golden project is protected from modification.
@@ -792,6 +842,15 @@ pub struct Verify {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
+    /// Data files the case writes (CSV, JSON, JSONL), each compared with
+    /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
+    /// `.`), a canonical CSV under a schema line: on column names and
+    /// types, row count, and rows matched by `key` with numbers within
+    /// `tolerance`. A difference fails the case with DATA_CHANGED;
+    /// `cargo golden --bless` writes them.
+    #[serde(default)]
+    #[schemars(length(max = 64))]
+    pub outputs: Vec<DataOutput>,
 }
 
 fn default_slow() -> HumanDuration {

@@ -496,3 +496,34 @@ fn a_result_needs_a_known_format_and_a_path_unless_read_from_stdout() {
         })
     );
 }
+
+#[test]
+fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
+    let case = |outputs: &str| format!("[[verify]]\nname = \"a\"\ncommand = \"true\"\n{outputs}\n");
+    let (line, _, msg) = one_error(&case("outputs = [{ path = \"out/x.parquet\" }]"));
+    assert_eq!(line, 4);
+    assert!(msg.contains("must end in .csv, .json or .jsonl"), "{msg}");
+    let (_, _, msg) = one_error(&case(
+        "outputs = [{ path = \"x.csv\", key = [\"id\"], ignore = [\"id\"] }]",
+    ));
+    assert!(msg.contains("both a `key` and ignored"), "{msg}");
+    let (_, _, msg) = one_error(&case(
+        "outputs = [{ path = \"x.csv\", tolerance = { abs = -1 } }]",
+    ));
+    assert!(msg.contains("outputs.tolerance.abs"), "{msg}");
+    let h = load_text(
+        "harness.toml",
+        &case("outputs = [{ path = \"out/*.csv\", key = [\"id\"], tolerance = { rel = 1e-9 } }]"),
+    )
+    .unwrap();
+    assert_eq!(
+        h.cases[0].outputs,
+        [super::OutputSpec {
+            path: "out/*.csv".into(),
+            key: vec!["id".into()],
+            ignore: vec![],
+            abs: 0.0,
+            rel: 1e-9,
+        }]
+    );
+}

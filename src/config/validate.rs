@@ -479,6 +479,114 @@ impl Ctx<'_> {
         Some(super::ResultSpec { format, path })
     }
 
+    /// A case's `outputs`: data files compared with data snapshots.
+    fn outputs(&mut self, node: &Node) -> Vec<super::OutputSpec> {
+        let Value::Seq(items) = &node.value else {
+            self.err(
+                node.pos,
+                format!(
+                    "`outputs` must be an array of tables, found {}",
+                    node.value.kind_name()
+                ),
+                Some("write `outputs = [{ path = \"out/sales.csv\", key = [\"id\"] }]`".into()),
+            );
+            return Vec::new();
+        };
+        items.iter().filter_map(|item| self.output(item)).collect()
+    }
+
+    fn output(&mut self, node: &Node) -> Option<super::OutputSpec> {
+        let t = self.table(node, "an `outputs` entry", &keys_of("outputs"))?;
+        let Some((_, p)) = t.get("path") else {
+            self.err(
+                node.pos,
+                "an `outputs` entry has no `path`".into(),
+                Some("add `path = \"…\"`, relative to the case's working dir".into()),
+            );
+            return None;
+        };
+        let path = self.expanded(p, "outputs.path")?;
+        if crate::model::DataFormat::of(&path).is_none() {
+            self.err(
+                p.pos,
+                format!("`outputs.path` \"{path}\" must end in .csv, .json or .jsonl"),
+                Some("the extension says how the file is read".into()),
+            );
+            return None;
+        }
+        if let Err(e) = globset::Glob::new(&path) {
+            self.err(
+                p.pos,
+                format!("`outputs.path` is not a valid glob: {e}"),
+                None,
+            );
+            return None;
+        }
+        let columns = |cx: &mut Self, key: &str| {
+            t.get(key)
+                .map(|(_, v)| cx.strings(v, &format!("outputs.{key}")))
+                .unwrap_or_default()
+        };
+        let key = columns(self, "key");
+        let ignore = columns(self, "ignore");
+        for (k, pos) in &key {
+            if ignore.iter().any(|(i, _)| i == k) {
+                self.err(
+                    *pos,
+                    format!("column `{k}` is both a `key` and ignored"),
+                    Some("a key column identifies rows: remove it from `ignore`".into()),
+                );
+            }
+        }
+        let (mut abs, mut rel) = (0.0, 0.0);
+        if let Some((_, tol)) = t.get("tolerance") {
+            let tt = self.table(tol, "`outputs.tolerance`", &keys_of("tolerance"))?;
+            for (name, slot) in [("abs", &mut abs), ("rel", &mut rel)] {
+                if let Some((_, v)) = tt.get(name) {
+                    *slot = self.non_negative(v, &format!("outputs.tolerance.{name}"))?;
+                }
+            }
+        }
+        Some(super::OutputSpec {
+            path,
+            key: key.into_iter().map(|(k, _)| k).collect(),
+            ignore: ignore.into_iter().map(|(k, _)| k).collect(),
+            abs,
+            rel,
+        })
+    }
+
+    /// A number (an integer or a float).
+    fn number(&mut self, node: &Node, key: &str) -> Option<f64> {
+        match &node.value {
+            Value::Float(f) => Some(*f),
+            Value::Int(i) => Some(*i as f64),
+            other => {
+                self.err(
+                    node.pos,
+                    format!("`{key}` must be a number, found {}", other.kind_name()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// A finite number ≥ 0.
+    fn non_negative(&mut self, node: &Node, key: &str) -> Option<f64> {
+        let value = self.number(node, key)?;
+        if value.is_finite() && value >= 0.0 {
+            Some(value)
+        } else {
+            self.err(
+                node.pos,
+                format!("`{key}` must be a number ≥ 0, found {value}"),
+                None,
+            );
+            None
+        }
+    }
+
     fn expected(&mut self, node: &Node, key: &str) -> Option<Expected> {
         let s = self.string(node, key)?;
         let t = s.trim();
@@ -968,6 +1076,9 @@ impl Cases {
         let snapshot = self.snapshot(cx, t, name.as_deref());
         let require = t.get("require").map(|(_, v)| cx.require(v));
         let result = t.get("result").and_then(|(_, v)| cx.result(v));
+        let outputs = t
+            .get("outputs")
+            .map_or_else(Vec::new, |(_, v)| cx.outputs(v));
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
         let fields = match d.kind {
             CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
@@ -1010,6 +1121,7 @@ impl Cases {
             snapshot,
             require,
             result,
+            outputs,
         });
     }
 

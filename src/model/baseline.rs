@@ -246,6 +246,9 @@ pub enum Stream {
     Stdout,
     /// Standard error.
     Stderr,
+    /// Not a stream: a data file the case wrote (`outputs`), named by the
+    /// check's `output`.
+    Data,
 }
 
 /// What became of one snapshotted stream.
@@ -291,6 +294,12 @@ pub struct SnapshotCheck {
     /// Why, for outcomes that need a reason.
     #[serde(default)]
     pub detail: Option<String>,
+    /// For `data`: the data file, relative to the case's working dir.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// For `data`: sha256 of the data file as the case wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl SnapshotCheck {
@@ -299,10 +308,28 @@ impl SnapshotCheck {
         self.issue("").is_some()
     }
 
-    /// The issue this check raises, if any: `OUTPUT_CHANGED` or
-    /// `SNAPSHOT_MISSING`, with its message.
+    /// What was compared, as reports name it: the stream, or the data
+    /// file.
+    pub fn subject(&self) -> &str {
+        match (&self.output, self.stream) {
+            (Some(output), _) => output,
+            (None, stream) => stream.as_str(),
+        }
+    }
+
+    /// The issue type a difference raises: `DATA_CHANGED` for a data
+    /// output, else `OUTPUT_CHANGED`.
+    pub fn changed_type(&self) -> IssueType {
+        match self.stream {
+            Stream::Data => IssueType::DataChanged,
+            Stream::Stdout | Stream::Stderr => IssueType::OutputChanged,
+        }
+    }
+
+    /// The issue this check raises, if any: `OUTPUT_CHANGED` (or
+    /// `DATA_CHANGED`) or `SNAPSHOT_MISSING`, with its message.
     pub(crate) fn issue(&self, log: &str) -> Option<(IssueType, String)> {
-        let (file, stream) = (&self.file, self.stream);
+        let (file, stream) = (&self.file, self.subject());
         let detail = self.detail.as_deref().unwrap_or("");
         match self.outcome {
             SnapshotOutcome::Matched
@@ -310,7 +337,7 @@ impl SnapshotCheck {
             | SnapshotOutcome::Updated
             | SnapshotOutcome::Unchanged => None,
             SnapshotOutcome::Changed => Some((
-                IssueType::OutputChanged,
+                self.changed_type(),
                 format!("{stream} differs from {file} ({detail})"),
             )),
             SnapshotOutcome::Missing => Some((
@@ -332,6 +359,30 @@ impl SnapshotCheck {
                 IssueType::SnapshotMissing,
                 format!("{file} was not blessed: {detail}"),
             )),
+        }
+    }
+}
+
+/// The format of a data output, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// `.csv`: a header row, then rows.
+    Csv,
+    /// `.json`: an array of objects.
+    Json,
+    /// `.jsonl`: one object per line.
+    Jsonl,
+}
+
+impl DataFormat {
+    /// The format of `path` (a file or a glob), by its extension.
+    pub fn of(path: &str) -> Option<DataFormat> {
+        let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => Some(DataFormat::Csv),
+            "json" => Some(DataFormat::Json),
+            "jsonl" | "ndjson" => Some(DataFormat::Jsonl),
+            _ => None,
         }
     }
 }

@@ -13,8 +13,8 @@ mod baseline;
 mod name;
 
 pub use baseline::{
-    CaseComparison, Class, ClassCounts, Comparison, Gate, SnapshotCheck, SnapshotOutcome, Stream,
-    Verdict, fails_gate,
+    CaseComparison, Class, ClassCounts, Comparison, DataFormat, Gate, SnapshotCheck,
+    SnapshotOutcome, Stream, Verdict, fails_gate,
 };
 
 name::serde_names!(
@@ -140,6 +140,9 @@ pub enum IssueType {
     OutputChanged,
     /// A snapshotted output has no snapshot file.
     SnapshotMissing,
+    /// A data output (`outputs`) differs from its data snapshot: schema,
+    /// rows or values (SPEC section 15).
+    DataChanged,
     /// A passing case did not show a line it `require`s: it did nothing
     /// (SPEC section 17).
     NothingRan,

@@ -128,9 +128,10 @@ pub(super) fn output_changes(out: &mut String, record: &RunRecord) {
         let diff = s.diff.as_deref().unwrap_or("");
         let _ = writeln!(
             out,
-            "`OUTPUT_CHANGED` “{}” ({} vs {}):\n",
+            "`{}` “{}” ({} vs {}):\n",
+            s.changed_type(),
             inline(name),
-            s.stream,
+            inline(s.subject()),
             inline(&s.file)
         );
         let fence = fence_for(diff);

@@ -287,8 +287,9 @@ fn failure_text(case: &CaseRecord) -> String {
     }
     for s in case.snapshots.iter().filter(|s| s.diff.is_some()) {
         out.push_str(&format!(
-            "\nOUTPUT_CHANGED: {} differs from {}:\n{}",
-            s.stream,
+            "\n{}: {} differs from {}:\n{}",
+            s.changed_type(),
+            s.subject(),
             s.file,
             s.diff.as_deref().unwrap_or("")
         ));

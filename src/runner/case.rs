@@ -292,6 +292,9 @@ impl<'h> Engine<'h> {
             rec.status = crate::model::EvidenceStatus::NoEvidence;
         } else {
             self.snapshots.apply(def, &mut rec, &self.out_dir);
+            let outputs = ran.as_mut().map(|r| std::mem::take(&mut r.outputs));
+            self.snapshots
+                .apply_data(def, &mut rec, outputs.unwrap_or_default());
         }
         mask_record(&self.redactor, &mut rec);
         self.write_evidence(&mut rec);
@@ -408,6 +411,9 @@ impl<'h> Engine<'h> {
                 stdout_log,
                 &mask,
             ));
+        }
+        if let Ok(x) = &mut ran {
+            x.outputs = crate::baseline::read_outputs(&def.outputs, &isolated.working_dir);
         }
         // Checked whatever became of the run: a change the command made is
         // not lost because its output could not be kept.
@@ -547,6 +553,7 @@ impl<'h> Engine<'h> {
             stderr: err.findings,
             changes: None,
             result: None,
+            outputs: Vec::new(),
             timed_out: outcome.timed_out,
             interrupted: outcome.interrupted,
             ran: true,
@@ -1001,6 +1008,8 @@ struct Executed {
     changes: Option<String>,
     /// The structured result, when the case declares one.
     result: Option<super::result::ResultRead>,
+    /// The data outputs (`outputs`), read before a copy is removed.
+    outputs: Vec<crate::baseline::OutputRead>,
     timed_out: bool,
     interrupted: bool,
     /// The command was started (false: stopped during isolation).
@@ -1015,6 +1024,7 @@ impl Executed {
             stderr: classify::StreamFindings::default(),
             changes: None,
             result: None,
+            outputs: Vec::new(),
             timed_out: stop == Stop::TimedOut,
             interrupted: stop == Stop::Interrupted,
             ran: false,
@@ -1042,7 +1052,9 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
             rec.validation_errors
                 .iter_mut()
                 .flat_map(|v| [&mut v.field, &mut v.message]),
-        );
+        )
+        // Data diffs quote values of the data, not of the masked logs.
+        .chain(rec.snapshots.iter_mut().filter_map(|s| s.diff.as_mut()));
     for t in texts {
         redactor.mask_in_place(t);
     }

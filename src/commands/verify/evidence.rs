@@ -493,7 +493,7 @@ fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, Ev
 fn is_snapshot_issue(i: &crate::model::Issue) -> bool {
     matches!(
         i.issue_type,
-        IssueType::OutputChanged | IssueType::SnapshotMissing
+        IssueType::OutputChanged | IssueType::SnapshotMissing | IssueType::DataChanged
     )
 }
 
@@ -509,7 +509,7 @@ fn snapshot_rule(ev: &Evidence) -> Option<String> {
     let failed = ev.snapshots.iter().filter(|s| s.fails()).count();
     (issues != failed).then(|| {
         format!(
-            "records {issues} OUTPUT_CHANGED/SNAPSHOT_MISSING issue(s), but {failed} failed snapshot comparison(s)"
+            "records {issues} OUTPUT_CHANGED/DATA_CHANGED/SNAPSHOT_MISSING issue(s), but {failed} failed snapshot comparison(s)"
         )
     })
 }

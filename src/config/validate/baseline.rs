@@ -41,18 +41,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn slowdown(&mut self, node: &Node, key: &str) -> Option<f64> {
-        let value = match &node.value {
-            Value::Float(f) => *f,
-            Value::Int(i) => *i as f64,
-            other => {
-                self.err(
-                    node.pos,
-                    format!("`{key}` must be a number, found {}", other.kind_name()),
-                    None,
-                );
-                return None;
-            }
-        };
+        let value = self.number(node, key)?;
         if value.is_finite() && (1.0..=MAX_SLOWDOWN).contains(&value) {
             Some(value)
         } else {
