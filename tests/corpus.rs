@@ -352,8 +352,10 @@ fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
 /// `examples/odibi/` run by the real tool (the virtualenv `.ci/odibi-venv`
 /// makes, named by `CARGO_GOLDEN_ODIBI_VENV`): with `preset = "odibi"`
 /// every example is judged as declared, the run that selected nothing is
-/// FAILED with NOTHING_RAN, the evidence verifies, and no example project
-/// was written to (every case ran in a copy).
+/// FAILED with NOTHING_RAN, the changed tax rate is FAILED with
+/// DATA_CHANGED by its data snapshot while the healthy ETL's output matches
+/// its own, the evidence verifies, and no example project was written to
+/// (every case ran in a copy).
 #[test]
 fn the_odibi_examples_judge_right_with_the_real_tool() {
     let Some(venv) = std::env::var_os("CARGO_GOLDEN_ODIBI_VENV") else {
@@ -383,10 +385,10 @@ fn the_odibi_examples_judge_right_with_the_real_tool() {
     let mut wrong = Vec::new();
     for case in summary["cases"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let want = if name == "nothing_selected" {
-            ("FAILED", vec!["NOTHING_RAN"])
-        } else {
-            ("PASSED", vec![])
+        let want = match name {
+            "nothing_selected" => ("FAILED", vec!["NOTHING_RAN"]),
+            "tax_rate_changed" => ("FAILED", vec!["DATA_CHANGED"]),
+            _ => ("PASSED", vec![]),
         };
         let got = (case["result"].as_str().unwrap(), issue_types(case));
         if got != want {
@@ -394,6 +396,20 @@ fn the_odibi_examples_judge_right_with_the_real_tool() {
         }
     }
     assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+    // The changed tax rate is named cell by cell; the healthy ETL's output
+    // matched its snapshot.
+    let cases = summary["cases"].as_array().unwrap();
+    let changed = cases
+        .iter()
+        .find(|c| c["name"] == "tax_rate_changed")
+        .unwrap();
+    let message = changed["issues"].to_string();
+    assert!(
+        message.contains("order_id=1 amount_with_tax 144.6 -> 150.625"),
+        "{message}"
+    );
+    let healthy = cases.iter().find(|c| c["name"] == "healthy_etl").unwrap();
+    assert_eq!(healthy["snapshots"][0]["stream"], "data", "{healthy}");
     let v = common::verify_evidence(out.path());
     assert!(v.status.success(), "{}", text(&v));
     for project in std::fs::read_dir(&examples).unwrap() {
