@@ -297,6 +297,56 @@ def bench_odibi(tmp):
     )]
 
 
+def bench_data(tmp):
+    """Data snapshots: a 1,000,000-row, 10-column CSV compared with its
+    snapshot (matched on a key, a tolerance on the numbers) by cargo golden,
+    and the same comparison in pandas (read both, merge on the key,
+    compare): wall time and peak memory of each."""
+    venv = os.environ.get("CARGO_GOLDEN_ODIBI_VENV") or os.path.join(ROOT, "target", "odibi-venv")
+    python = os.path.join(venv, "bin", "python")
+    name = "data snapshot, 1,000,000 x 10 CSV: cargo golden / pandas"
+    if not os.access(python, os.X_OK):
+        return [(name, f"no pandas at {python} (bash .ci/odibi-venv makes it)", "<= 1.0x", True)]
+    n = 1_000_000
+    with open(os.path.join(tmp, "data.csv"), "w") as f:
+        f.write("id,region,a,b,c,d,e,f,g,h\n")
+        for i in range(n):
+            f.write(f"{i},r{i % 50},{i * 0.5},{i % 977 * 1.25},{i % 13},{i % 7},x{i % 101},{i % 3 == 0},{i * 2},{i % 11}\n")
+    harness(tmp, '[[verify]]\nname = "data"\ncommand = "true"\n'
+                 'outputs = [{ path = "data.csv", key = ["id"], tolerance = { abs = 0.01 } }]\n')
+    subprocess.run(golden(tmp, "--bless"), check=True, capture_output=True)
+    snapshot = os.path.join(tmp, "snapshots", "data.data.csv.data")
+    compare = (
+        "import pandas as pd, numpy as np, sys\n"
+        "a = pd.read_csv(sys.argv[1])\n"
+        "b = pd.read_csv(sys.argv[2], comment=None, skiprows=1, header=None, names=a.columns)\n"
+        "m = a.merge(b, on='id', how='outer', suffixes=('', '_s'), indicator=True)\n"
+        "bad = (m['_merge'] != 'both') | ~np.isclose(m['a'], m['a_s'], atol=0.01, rtol=0)"
+        " | ~np.isclose(m['b'], m['b_s'], atol=0.01, rtol=0)\n"
+        "for c in ['region', 'c', 'd', 'e', 'f', 'g', 'h']:\n"
+        "    bad |= m[c] != m[c + '_s']\n"
+        "sys.exit(1 if bad.any() else 0)\n"
+    )
+    pandas_cmd = [python, "-c", compare, os.path.join(tmp, "data.csv"), snapshot]
+    tg, tp, mg, mp = [], [], [], []
+    for _ in range(3):
+        wall, rss, code = run(golden(tmp))
+        assert code == 0, "cargo golden found a difference"
+        tg.append(wall)
+        mg.append(rss)
+        wall, rss, code = run(pandas_cmd)
+        assert code == 0, "pandas found a difference"
+        tp.append(wall)
+        mp.append(rss)
+    g, p = statistics.median(tg), statistics.median(tp)
+    return [(
+        name,
+        f"{g:.2f} s ({max(mg):.0f} MiB) / {p:.2f} s ({max(mp):.0f} MiB) = {g / p:.2f}x",
+        "<= 1.0x",
+        g / p <= 1.0,
+    )]
+
+
 def bench_reports():
     out = subprocess.run(
         ["cargo", "bench", "--locked", "--quiet", "--bench", "reports"],
@@ -322,7 +372,7 @@ def bench_reports():
 def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi):
+    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi, bench_data):
         with tempfile.TemporaryDirectory() as tmp:
             rows += fn(tmp)
     rows += bench_reports()

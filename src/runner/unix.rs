@@ -401,10 +401,13 @@ struct Stat {
 
 /// What the guardian check needs of `pid`, from one read of
 /// `/proc/<pid>/status`: a SIGKILL is pending (sent, not yet acted on),
-/// and it is stopped.
+/// and it is stopped, or a SIGSTOP is pending (sent, and the process not
+/// yet scheduled to act on it: on a busy machine that can outlast the case
+/// that sent it).
 #[cfg(target_os = "linux")]
 fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
     const SIGKILL_BIT: u64 = 1 << (libc::SIGKILL - 1);
+    const SIGSTOP_BIT: u64 = 1 << (libc::SIGSTOP - 1);
     let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
         return (false, false);
     };
@@ -414,10 +417,12 @@ fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
             .strip_prefix("SigPnd:")
             .or_else(|| line.strip_prefix("ShdPnd:"))
         {
-            pending |= u64::from_str_radix(hex.trim(), 16).is_ok_and(|set| set & SIGKILL_BIT != 0);
+            let set = u64::from_str_radix(hex.trim(), 16).unwrap_or(0);
+            pending |= set & SIGKILL_BIT != 0;
+            stopped |= set & SIGSTOP_BIT != 0;
         } else if let Some(state) = line.strip_prefix("State:") {
             // `T (stopped)` or `t (tracing stop)`.
-            stopped = matches!(state.trim_start().chars().next(), Some('T' | 't'));
+            stopped |= matches!(state.trim_start().chars().next(), Some('T' | 't'));
         }
     }
     (pending, stopped)
@@ -607,7 +612,7 @@ impl Guardian {
     /// It has died (and is reaped now): something killed it, since it
     /// leaves only when released. A SIGKILL sent to it but not yet acted
     /// on (it takes effect when the process next runs) is waited for, and
-    /// a guardian that was stopped (SIGSTOP) cannot do its work: it is
+    /// a guardian that was stopped, or has a SIGSTOP pending, cannot do its work: it is
     /// ended here and counts as lost too.
     pub(super) fn exited(&mut self) -> bool {
         let child = &mut self.child;
