@@ -27,6 +27,10 @@ pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
 pub(crate) const SNAPSHOT_LIMIT: u64 = 8 * 1024 * 1024;
+/// Largest data snapshot read: a committed canonical copy of a case's
+/// output data, as large as that data (a million rows of ten columns is
+/// about 50 MiB), unlike the 16 MiB of the other files a user writes.
+const DATA_SNAPSHOT_LIMIT: u64 = 1 << 30;
 /// Lines of a unified diff kept in the records and reports.
 const MAX_DIFF_LINES: usize = 200;
 /// Bytes of a unified diff kept in the records and reports.
@@ -185,7 +189,7 @@ impl<'h> Snapshots<'h> {
                 return check;
             }
         };
-        let expected = match crate::userfile::read(&path) {
+        let expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
             Ok(bytes) => Some(data::parse_snapshot(&String::from_utf8_lossy(&bytes))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => Some(Err(format!("cannot read it: {e}"))),
