@@ -836,3 +836,123 @@ outputs = [{ path = "out/sales.csv", key = ["region"] }]
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+/// The Python of the virtualenv `CARGO_GOLDEN_ODIBI_VENV` names (pandas,
+/// pyarrow and deltalake, as `.ci/run` makes it), or None: the test says
+/// why it does not run.
+fn data_tools_python(test: &str) -> Option<std::path::PathBuf> {
+    let Some(venv) = std::env::var_os("CARGO_GOLDEN_ODIBI_VENV") else {
+        eprintln!(
+            "{test} skipped: CARGO_GOLDEN_ODIBI_VENV is not set (.ci/run sets it from .ci/odibi-venv)"
+        );
+        return None;
+    };
+    Some(Path::new(&venv).join("bin/python"))
+}
+
+/// Writes `src.csv` as a Parquet file with pandas (pyarrow), and as a
+/// Delta table with deltalake in two commits: a stale first version, then
+/// an overwrite with the data, so only the current version is the table.
+const WRITE_TABLES: &str = r#"
+import os, shutil
+import pandas as pd
+from deltalake import write_deltalake
+
+shutil.rmtree("data", ignore_errors=True)
+os.makedirs("data")
+df = pd.read_csv("src.csv", parse_dates=["loaded_at"])
+df.to_parquet("data/sales.parquet", index=False)
+stale = pd.DataFrame({"region": ["Stale"], "total": [1.0], "orders": [9]})
+write_deltalake("data/sales_delta", stale)
+write_deltalake("data/sales_delta", df, mode="overwrite", schema_mode="overwrite")
+"#;
+
+/// A project whose case writes the sales data as Parquet and Delta with
+/// the real tools, blessed from `SALES_CSV`.
+fn blessed_tables(python: &Path) -> Project {
+    let harness = format!(
+        r#"
+[[verify]]
+name = "sales"
+command = "'{}' write_tables.py"
+outputs = [
+  {{ path = "data/*.parquet", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
+  {{ path = "data/sales_delta", format = "delta", key = ["region"], tolerance = {{ abs = 0.01 }} }},
+]
+"#,
+        python.display()
+    );
+    let p = Project::new(&harness);
+    p.write("write_tables.py", WRITE_TABLES);
+    p.write("src.csv", SALES_CSV);
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    p
+}
+
+/// Run the tables project, which fails with DATA_CHANGED on both outputs:
+/// the diffs of the Parquet and the Delta output, in that order.
+fn run_changed(p: &Project) -> [String; 2] {
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        issue_types(&p.summary(), "sales"),
+        ["DATA_CHANGED", "DATA_CHANGED"]
+    );
+    let evidence = p.evidence("001-sales");
+    ["data/sales.parquet", "data/sales_delta"].map(|output| {
+        evidence["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["output"] == output)
+            .and_then(|s| s["diff"].as_str())
+            .unwrap_or_else(|| panic!("no diff of {output} in {evidence}"))
+            .to_string()
+    })
+}
+
+#[test]
+fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compared() {
+    let Some(python) = data_tools_python("parquet and delta outputs") else {
+        return;
+    };
+    let p = blessed_tables(&python);
+    assert_eq!(
+        read(p.path().join("snapshots/sales.data.sales.parquet.data")),
+        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+    );
+    // The current version only: the stale first commit's row is not in it;
+    // the timestamp column in ISO 8601.
+    assert_eq!(
+        read(p.path().join("snapshots/sales.data.sales_delta.data")),
+        "# columns: region:string, total:float, orders:integer, loaded_at:string\n\
+         East,10,1,2026-01-01T10:00:00Z\nSilver,84.97,2,2026-01-01T10:00:00Z\nWest,120.5,3,2026-01-01T10:00:00Z\n"
+    );
+    // Within the tolerance, both pass.
+    p.write("src.csv", &SALES_CSV.replace("84.97", "84.975"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Beyond it, both are DATA_CHANGED naming key, column and values.
+    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
+    let changed = "changed: region=Silver total 84.97 -> 90.12\n";
+    assert_eq!(run_changed(&p), [changed, changed]);
+}
+
+#[test]
+fn a_dropped_row_and_a_renamed_column_are_caught_in_parquet_and_delta() {
+    let Some(python) = data_tools_python("parquet and delta changes") else {
+        return;
+    };
+    let p = blessed_tables(&python);
+    p.write(
+        "src.csv",
+        &SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""),
+    );
+    let dropped = "row count: 3 -> 2\nrow removed: region=West\n";
+    assert_eq!(run_changed(&p), [dropped, dropped]);
+
+    p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));
+    let renamed = "column renamed: total -> total_usd\n";
+    assert_eq!(run_changed(&p), [renamed, renamed]);
+}

@@ -1,5 +1,6 @@
-//! Data snapshots: a case's `outputs` (CSV, JSON, JSONL files it writes)
-//! compared with `snapshots/<stem>.<path>.data` beside the harness file.
+//! Data snapshots: a case's `outputs` (CSV, JSON, JSONL, Parquet files and
+//! Delta tables it writes) compared with `snapshots/<stem>.<path>.data`
+//! beside the harness file.
 //!
 //! A snapshot is a canonical text form git diffs well: a schema line
 //! (`# columns: region:string, total:float`), then the rows as CSV,
@@ -20,6 +21,9 @@ use std::path::Path;
 
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
+
+mod delta;
+mod parquet_file;
 
 /// Differences listed in a diff; the rest are counted.
 const MAX_DIFF_ITEMS: usize = 20;
@@ -94,7 +98,7 @@ pub(crate) struct Table {
 pub(crate) fn read_outputs(specs: &[OutputSpec], working_dir: &Path) -> Vec<OutputRead> {
     let mut out = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let files = matching(&spec.path, working_dir);
+        let files = matching(&spec.path, spec.format, working_dir);
         if files.is_empty() {
             out.push(OutputRead {
                 spec: i,
@@ -110,11 +114,17 @@ pub(crate) fn read_outputs(specs: &[OutputSpec], working_dir: &Path) -> Vec<Outp
     out
 }
 
-/// The files (relative, `/`-separated, sorted) `pattern` names.
-fn matching(pattern: &str, working_dir: &Path) -> Vec<String> {
+/// The files (relative, `/`-separated, sorted) `pattern` names; for a
+/// Delta table, the directories with a `_delta_log`.
+fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String> {
     let is_glob = |s: &str| s.contains(['*', '?', '[', '{']);
+    let wanted = |path: &Path, is_file: bool| match format {
+        DataFormat::Delta => path.join(delta::LOG_DIR).is_dir(),
+        _ => is_file,
+    };
     if !is_glob(pattern) {
-        return if working_dir.join(pattern).is_file() {
+        let path = working_dir.join(pattern);
+        return if wanted(&path, path.is_file()) {
             vec![pattern.to_string()]
         } else {
             Vec::new()
@@ -136,7 +146,7 @@ fn matching(pattern: &str, working_dir: &Path) -> Vec<String> {
     let mut found: Vec<String> = walkdir::WalkDir::new(working_dir.join(&base))
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
+        .filter(|e| wanted(e.path(), e.file_type().is_file()))
         .filter_map(|e| {
             let rel = e.path().strip_prefix(working_dir).ok()?;
             let rel = rel.to_string_lossy().replace('\\', "/");
@@ -148,12 +158,19 @@ fn matching(pattern: &str, working_dir: &Path) -> Vec<String> {
 }
 
 /// The file at `path` as a canonical table (ignored columns out, types
-/// inferred, rows sorted), with its sha256.
+/// inferred or, for Parquet and Delta, from the schema, rows sorted), with
+/// its sha256 (of a Delta table: of its live files, named).
 fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String> {
+    if spec.format == DataFormat::Delta {
+        let (table, sha) = delta::read(path)?;
+        return Ok((
+            canonical(table.names, table.rows, Some(table.types), spec),
+            sha,
+        ));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
     let sha = crate::hash::sha256_hex(&bytes);
-    let format = DataFormat::of(&path.to_string_lossy()).ok_or("not .csv, .json or .jsonl")?;
-    let (names, rows) = match format {
+    let (names, rows) = match spec.format {
         DataFormat::Csv => parse_csv(&bytes)?,
         DataFormat::Json => {
             let value: serde_json::Value =
@@ -175,11 +192,26 @@ fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String>
                     }),
             )?
         }
+        DataFormat::Parquet | DataFormat::Delta => {
+            let table = parquet_file::read(bytes)?;
+            return Ok((
+                canonical(table.names, table.rows, Some(table.types), spec),
+                sha,
+            ));
+        }
     };
-    Ok((canonical(names, rows, spec), sha))
+    Ok((canonical(names, rows, None, spec), sha))
 }
 
-type Rows = Vec<Vec<Option<String>>>;
+pub(crate) type Rows = Vec<Vec<Option<String>>>;
+
+/// A table read with its column types (Parquet, Delta), not yet canonical.
+#[derive(Debug, Default)]
+pub(crate) struct Typed {
+    pub names: Vec<String>,
+    pub types: Vec<ColType>,
+    pub rows: Rows,
+}
 
 fn parse_csv(bytes: &[u8]) -> Result<(Vec<String>, Rows), String> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
@@ -264,8 +296,14 @@ fn infer(values: impl Iterator<Item = Option<String>>) -> ColType {
     ty
 }
 
-/// Drop the ignored columns, infer the types, sort the rows.
-fn canonical(names: Vec<String>, rows: Rows, spec: &OutputSpec) -> Table {
+/// Drop the ignored columns, infer the types (unless `types` gives them),
+/// sort the rows.
+fn canonical(
+    names: Vec<String>,
+    rows: Rows,
+    types: Option<Vec<ColType>>,
+    spec: &OutputSpec,
+) -> Table {
     let keep: Vec<usize> = (0..names.len())
         .filter(|&i| !spec.ignore.contains(&names[i]))
         .collect();
@@ -277,7 +315,10 @@ fn canonical(names: Vec<String>, rows: Rows, spec: &OutputSpec) -> Table {
         .iter()
         .enumerate()
         .map(|(j, &i)| {
-            let ty = infer(rows.iter().map(|r| r[j].clone()));
+            let ty = match &types {
+                Some(types) => types[i],
+                None => infer(rows.iter().map(|r| r[j].clone())),
+            };
             (names[i].clone(), ty)
         })
         .collect();
@@ -590,12 +631,13 @@ mod tests {
             ignore: vec!["at".into()],
             abs: 0.01,
             rel: 0.0,
+            format: DataFormat::Csv,
         }
     }
 
     fn table(csv: &str, spec: &OutputSpec) -> Table {
         let (names, rows) = parse_csv(csv.as_bytes()).unwrap();
-        canonical(names, rows, spec)
+        canonical(names, rows, None, spec)
     }
 
     #[test]

@@ -75,6 +75,8 @@ pub struct OutputSpec {
     pub abs: f64,
     /// Relative numeric tolerance (of the snapshot's value).
     pub rel: f64,
+    /// The format: `path`'s extension, or a Delta table.
+    pub format: crate::model::DataFormat,
 }
 
 /// A redaction of the `[redactions]` table: text matching `regex` becomes

@@ -597,7 +597,8 @@ pub struct DataOutput {
     /// The file, relative to the case's working dir (under `copy`, in the
     /// copy); a glob matches several, each compared on its own. Its
     /// extension says the format: `.csv` (a header row), `.json` (an array
-    /// of objects) or `.jsonl` (an object per line).
+    /// of objects), `.jsonl` (an object per line) or `.parquet`; a Delta
+    /// table is a directory, with `format = "delta"`.
     #[schemars(example = &"out/sales.csv")]
     pub path: String,
     /// Columns that identify a row: rows are matched by them and numbers
@@ -611,6 +612,19 @@ pub struct DataOutput {
     /// How far a number may move: `|now - snapshot| <= abs + rel * |snapshot|`.
     /// Default: exact.
     pub tolerance: Option<Tolerance>,
+    /// `"delta"`: `path` is a Delta table, a directory with `_delta_log/`,
+    /// read at its current version (the `add` and `remove` actions of its
+    /// JSON commits replayed, then every live Parquet file read). Default:
+    /// the extension of `path` says the format.
+    pub format: Option<DataOutputFormat>,
+}
+
+/// The format of a data output that its extension does not say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DataOutputFormat {
+    /// A Delta table directory.
+    Delta,
 }
 
 /// The numeric tolerance of a data output.
@@ -760,7 +774,8 @@ pub struct Golden {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
-    /// Data files the case writes (CSV, JSON, JSONL), each compared with
+    /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
+    /// tables), each compared with
     /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
     /// `.`), a canonical CSV under a schema line: on column names and
     /// types, row count, and rows matched by `key` with numbers within
@@ -842,7 +857,8 @@ pub struct Verify {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
-    /// Data files the case writes (CSV, JSON, JSONL), each compared with
+    /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
+    /// tables), each compared with
     /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
     /// `.`), a canonical CSV under a schema line: on column names and
     /// types, row count, and rows matched by `key` with numbers within

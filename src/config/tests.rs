@@ -500,9 +500,29 @@ fn a_result_needs_a_known_format_and_a_path_unless_read_from_stdout() {
 #[test]
 fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
     let case = |outputs: &str| format!("[[verify]]\nname = \"a\"\ncommand = \"true\"\n{outputs}\n");
-    let (line, _, msg) = one_error(&case("outputs = [{ path = \"out/x.parquet\" }]"));
+    let (line, _, msg) = one_error(&case("outputs = [{ path = \"out/sales\" }]"));
     assert_eq!(line, 4);
-    assert!(msg.contains("must end in .csv, .json or .jsonl"), "{msg}");
+    assert!(
+        msg.contains("must end in .csv, .json, .jsonl or .parquet"),
+        "{msg}"
+    );
+    let (_, _, msg) = one_error(&case(
+        "outputs = [{ path = \"out/sales\", format = \"iceberg\" }]",
+    ));
+    assert!(msg.contains("`outputs.format` must be \"delta\""), "{msg}");
+    let h = load_text(
+        "harness.toml",
+        &case("outputs = [{ path = \"out/sales\", format = \"delta\" }, { path = \"a.parquet\" }]"),
+    )
+    .unwrap();
+    let formats: Vec<_> = h.cases[0].outputs.iter().map(|o| o.format).collect();
+    assert_eq!(
+        formats,
+        [
+            crate::model::DataFormat::Delta,
+            crate::model::DataFormat::Parquet
+        ]
+    );
     let (_, _, msg) = one_error(&case(
         "outputs = [{ path = \"x.csv\", key = [\"id\"], ignore = [\"id\"] }]",
     ));
@@ -524,6 +544,7 @@ fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
             ignore: vec![],
             abs: 0.0,
             rel: 1e-9,
+            format: crate::model::DataFormat::Csv,
         }]
     );
 }

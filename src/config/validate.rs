@@ -506,14 +506,35 @@ impl Ctx<'_> {
             return None;
         };
         let path = self.expanded(p, "outputs.path")?;
-        if crate::model::DataFormat::of(&path).is_none() {
-            self.err(
-                p.pos,
-                format!("`outputs.path` \"{path}\" must end in .csv, .json or .jsonl"),
-                Some("the extension says how the file is read".into()),
-            );
-            return None;
-        }
+        let format = match t.get("format") {
+            Some((_, f)) => match self.string(f, "outputs.format")?.as_str() {
+                "delta" => crate::model::DataFormat::Delta,
+                other => {
+                    self.err(
+                        f.pos,
+                        format!("`outputs.format` must be \"delta\", found \"{other}\""),
+                        Some("leave it out for a file: its extension says the format".into()),
+                    );
+                    return None;
+                }
+            },
+            None => {
+                let Some(format) = crate::model::DataFormat::of(&path) else {
+                    self.err(
+                        p.pos,
+                        format!(
+                            "`outputs.path` \"{path}\" must end in .csv, .json, .jsonl or .parquet"
+                        ),
+                        Some(
+                            "the extension says how the file is read; for a Delta table (a directory) add `format = \"delta\"`"
+                                .into(),
+                        ),
+                    );
+                    return None;
+                };
+                format
+            }
+        };
         if let Err(e) = globset::Glob::new(&path) {
             self.err(
                 p.pos,
@@ -553,6 +574,7 @@ impl Ctx<'_> {
             ignore: ignore.into_iter().map(|(k, _)| k).collect(),
             abs,
             rel,
+            format,
         })
     }
 

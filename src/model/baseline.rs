@@ -363,7 +363,7 @@ impl SnapshotCheck {
     }
 }
 
-/// The format of a data output, from its extension.
+/// The format of a data output: from its extension, or `format = "delta"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataFormat {
     /// `.csv`: a header row, then rows.
@@ -372,6 +372,11 @@ pub enum DataFormat {
     Json,
     /// `.jsonl`: one object per line.
     Jsonl,
+    /// `.parquet`: an Apache Parquet file.
+    Parquet,
+    /// A Delta table: a directory with `_delta_log/`, read at its current
+    /// version (`format = "delta"`).
+    Delta,
 }
 
 impl DataFormat {
@@ -382,6 +387,7 @@ impl DataFormat {
             "csv" => Some(DataFormat::Csv),
             "json" => Some(DataFormat::Json),
             "jsonl" | "ndjson" => Some(DataFormat::Jsonl),
+            "parquet" => Some(DataFormat::Parquet),
             _ => None,
         }
     }
