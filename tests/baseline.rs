@@ -956,3 +956,28 @@ fn a_dropped_row_and_a_renamed_column_are_caught_in_parquet_and_delta() {
     let renamed = "column renamed: total -> total_usd\n";
     assert_eq!(run_changed(&p), [renamed, renamed]);
 }
+
+#[test]
+fn a_delta_table_with_a_checkpoint_is_refused_not_read_at_a_wrong_version() {
+    let harness = r#"
+[[verify]]
+name = "sales"
+command = "mkdir -p data/sales/_delta_log && echo '{}' > data/sales/_delta_log/00000000000000000000.json && echo '{}' > data/sales/_delta_log/_last_checkpoint"
+outputs = [{ path = "data/sales", format = "delta", key = ["region"] }]
+"#;
+    let p = Project::new(harness);
+    p.write(
+        "snapshots/sales.data.sales.data",
+        "# columns: region:string\nWest\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"]);
+    let diff = p.evidence("001-sales")["snapshots"][0]["diff"].clone();
+    assert!(
+        diff.as_str().is_some_and(|d| d.starts_with(
+            "output not read: data/sales: its _delta_log has a checkpoint (_last_checkpoint)"
+        )),
+        "{diff}"
+    );
+}

@@ -185,7 +185,7 @@ impl<'h> Snapshots<'h> {
             Err(why) => {
                 check.outcome = SnapshotOutcome::Changed;
                 check.detail = Some(format!("{}: {why}", read.rel));
-                check.diff = Some(format!("output missing: {}: {why}\n", read.rel));
+                check.diff = Some(format!("output not read: {}: {why}\n", read.rel));
                 return check;
             }
         };
