@@ -852,7 +852,8 @@ fn data_tools_python(test: &str) -> Option<std::path::PathBuf> {
 
 /// Writes `src.csv` as a Parquet file with pandas (pyarrow), and as a
 /// Delta table with deltalake in two commits: a stale first version, then
-/// an overwrite with the data, so only the current version is the table.
+/// an overwrite with the data, so only the current version is the table;
+/// and as a Delta table partitioned by region.
 const WRITE_TABLES: &str = r#"
 import os, shutil
 import pandas as pd
@@ -865,6 +866,7 @@ df.to_parquet("data/sales.parquet", index=False)
 stale = pd.DataFrame({"region": ["Stale"], "total": [1.0], "orders": [9]})
 write_deltalake("data/sales_delta", stale)
 write_deltalake("data/sales_delta", df, mode="overwrite", schema_mode="overwrite")
+write_deltalake("data/sales_by_region", df, partition_by=["region"])
 "#;
 
 /// A project whose case writes the sales data as Parquet and Delta with
@@ -878,6 +880,7 @@ command = "'{}' write_tables.py"
 outputs = [
   {{ path = "data/*.parquet", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
   {{ path = "data/sales_delta", format = "delta", key = ["region"], tolerance = {{ abs = 0.01 }} }},
+  {{ path = "data/sales_by_region", format = "delta", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
 ]
 "#,
         python.display()
@@ -891,16 +894,21 @@ outputs = [
 }
 
 /// Run the tables project, which fails with DATA_CHANGED on both outputs:
-/// the diffs of the Parquet and the Delta output, in that order.
-fn run_changed(p: &Project) -> [String; 2] {
+/// the diffs of the Parquet, the Delta and the partitioned Delta output.
+fn run_changed(p: &Project) -> [String; 3] {
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert_eq!(
         issue_types(&p.summary(), "sales"),
-        ["DATA_CHANGED", "DATA_CHANGED"]
+        ["DATA_CHANGED", "DATA_CHANGED", "DATA_CHANGED"]
     );
     let evidence = p.evidence("001-sales");
-    ["data/sales.parquet", "data/sales_delta"].map(|output| {
+    [
+        "data/sales.parquet",
+        "data/sales_delta",
+        "data/sales_by_region",
+    ]
+    .map(|output| {
         evidence["snapshots"]
             .as_array()
             .unwrap()
@@ -929,14 +937,19 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
         "# columns: region:string, total:float, orders:integer, loaded_at:string\n\
          East,10,1,2026-01-01T10:00:00Z\nSilver,84.97,2,2026-01-01T10:00:00Z\nWest,120.5,3,2026-01-01T10:00:00Z\n"
     );
-    // Within the tolerance, both pass.
+    // A partitioned table: the partition column from the log.
+    assert_eq!(
+        read(p.path().join("snapshots/sales.data.sales_by_region.data")),
+        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+    );
+    // Within the tolerance, all pass.
     p.write("src.csv", &SALES_CSV.replace("84.97", "84.975"));
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    // Beyond it, both are DATA_CHANGED naming key, column and values.
+    // Beyond it, each is DATA_CHANGED naming key, column and values.
     p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
     let changed = "changed: region=Silver total 84.97 -> 90.12\n";
-    assert_eq!(run_changed(&p), [changed, changed]);
+    assert_eq!(run_changed(&p), [changed, changed, changed]);
 }
 
 #[test]
@@ -950,11 +963,11 @@ fn a_dropped_row_and_a_renamed_column_are_caught_in_parquet_and_delta() {
         &SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""),
     );
     let dropped = "row count: 3 -> 2\nrow removed: region=West\n";
-    assert_eq!(run_changed(&p), [dropped, dropped]);
+    assert_eq!(run_changed(&p), [dropped, dropped, dropped]);
 
     p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));
     let renamed = "column renamed: total -> total_usd\n";
-    assert_eq!(run_changed(&p), [renamed, renamed]);
+    assert_eq!(run_changed(&p), [renamed, renamed, renamed]);
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! replayed in order (`add` makes a file live, `remove` retires it), then
 //! every live Parquet file read and the rows concatenated.
 //!
-//! Checkpoints are not read: a table whose log has a `_last_checkpoint`
-//! (or whose JSON commits do not start at version 0) is refused rather
-//! than read at a wrong version, and so are partitioned tables and
-//! deletion vectors.
+//! A partitioned table's partition columns come from each file's
+//! `partitionValues`. Checkpoints are not read: a table whose log has a
+//! `_last_checkpoint` (or whose JSON commits do not start at version 0) is
+//! refused rather than read at a wrong version, and so are deletion
+//! vectors.
 
 use std::path::Path;
 
@@ -24,7 +25,7 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
         rows: Vec::new(),
     };
     let mut digest = String::new();
-    for file in &state.live {
+    for (file, partition) in &state.live {
         let path = dir.join(file);
         let bytes =
             std::fs::read(&path).map_err(|e| format!("cannot read live file {file}: {e}"))?;
@@ -46,10 +47,28 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
                 },
             )
             .collect();
+        // Partition columns are in the log, not in the file.
+        let fixed: Vec<(usize, Option<String>)> = partition
+            .iter()
+            .map(|(name, value)| {
+                let i = match table.names.iter().position(|n| n == name) {
+                    Some(i) => i,
+                    None => {
+                        table.names.push(name.clone());
+                        table.types.push(ColType::String);
+                        table.names.len() - 1
+                    }
+                };
+                (i, value.clone())
+            })
+            .collect();
         for row in part.rows {
             let mut cells = vec![None; table.names.len()];
             for (j, value) in row.into_iter().enumerate() {
                 cells[at[j]] = value;
+            }
+            for (i, value) in &fixed {
+                cells[*i].clone_from(value);
             }
             table.rows.push(cells);
         }
@@ -64,11 +83,15 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
 /// What the log says at its latest version.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct State {
-    /// The live data files, relative to the table, in the order added.
-    pub live: Vec<String>,
+    /// The live data files, relative to the table, in the order added,
+    /// with their partition values.
+    pub live: Vec<(String, Partition)>,
     /// Columns of the latest `metaData` schema.
     pub schema: Vec<(String, ColType)>,
 }
+
+/// A file's partition columns and values (None: null).
+pub(crate) type Partition = Vec<(String, Option<String>)>;
 
 /// Replay the JSON commits of the log directory `log`.
 pub(crate) fn replay(log: &Path) -> Result<State, String> {
@@ -124,19 +147,24 @@ fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
         if add.get("deletionVector").is_some_and(|d| !d.is_null()) {
             return Err(format!("{path} has a deletion vector, which is not read"));
         }
-        state.live.retain(|p| *p != path);
-        state.live.push(path);
+        let partition = add
+            .get("partitionValues")
+            .and_then(serde_json::Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().filter(|s| !s.is_empty()).map(str::to_string),
+                )
+            })
+            .collect();
+        state.live.retain(|(p, _)| *p != path);
+        state.live.push((path, partition));
     } else if let Some(remove) = action.get("remove") {
         let path = file_path(remove)?;
-        state.live.retain(|p| *p != path);
+        state.live.retain(|(p, _)| *p != path);
     } else if let Some(meta) = action.get("metaData") {
-        let partitioned = meta
-            .get("partitionColumns")
-            .and_then(serde_json::Value::as_array)
-            .is_some_and(|p| !p.is_empty());
-        if partitioned {
-            return Err("the table is partitioned, which is not read yet".into());
-        }
         let schema: serde_json::Value = meta
             .get("schemaString")
             .and_then(serde_json::Value::as_str)
@@ -234,7 +262,7 @@ mod tests {
             &log,
             1,
             &[
-                r#"{"add":{"path":"part%20one.parquet","partitionValues":{},"size":1,"modificationTime":0,"dataChange":true}}"#,
+                r#"{"add":{"path":"region=North/part%20one.parquet","partitionValues":{"region":"North"},"size":1,"modificationTime":0,"dataChange":true}}"#,
             ],
         );
         commit(
@@ -246,7 +274,13 @@ mod tests {
             ],
         );
         let state = replay(&log).unwrap();
-        assert_eq!(state.live, ["part one.parquet"]);
+        assert_eq!(
+            state.live,
+            [(
+                "region=North/part one.parquet".to_string(),
+                vec![("region".to_string(), Some("North".to_string()))]
+            )]
+        );
         assert_eq!(
             state.schema,
             [
