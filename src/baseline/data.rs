@@ -274,12 +274,16 @@ fn is_number(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
-fn infer(values: impl Iterator<Item = Option<String>>) -> ColType {
+fn infer<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ColType {
     let mut ty = ColType::Null;
     for v in values.flatten() {
+        // Once a column is text, nothing makes it anything else.
+        if ty == ColType::String {
+            break;
+        }
         let this = if v.parse::<i64>().is_ok() {
             ColType::Integer
-        } else if is_number(&v) {
+        } else if is_number(v) {
             ColType::Float
         } else if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
             ColType::Bool
@@ -317,7 +321,7 @@ fn canonical(
         .map(|(j, &i)| {
             let ty = match &types {
                 Some(types) => types[i],
-                None => infer(rows.iter().map(|r| r[j].clone())),
+                None => infer(rows.iter().map(|r| r[j].as_deref())),
             };
             (names[i].clone(), ty)
         })
@@ -334,23 +338,34 @@ fn sort(table: &mut Table, key: &[String]) {
         .filter_map(|k| table.columns.iter().position(|(n, _)| n == k))
         .collect();
     let numeric: Vec<bool> = table.columns.iter().map(|(_, t)| t.numeric()).collect();
-    let cmp_cell = |i: usize, a: &Option<String>, b: &Option<String>| match (a, b) {
-        (Some(x), Some(y)) if numeric[i] => {
-            let (fx, fy) = (x.parse::<f64>(), y.parse::<f64>());
-            match (fx, fy) {
-                (Ok(fx), Ok(fy)) => fx.total_cmp(&fy).then_with(|| x.cmp(y)),
-                _ => x.cmp(y),
-            }
-        }
-        _ => a.cmp(b),
-    };
-    table.rows.sort_by(|a, b| {
+    let cmp_cell = |i: usize, a: &Option<String>, b: &Option<String>| cmp_cells(numeric[i], a, b);
+    let cmp_rows = |a: &Vec<Option<String>>, b: &Vec<Option<String>>| {
         key.iter()
             .map(|&i| cmp_cell(i, &a[i], &b[i]))
             .chain((0..a.len()).map(|i| cmp_cell(i, &a[i], &b[i])))
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
-    });
+    };
+    // Pipelines mostly write their rows in key order already: one pass
+    // says so, where a sort compares (and parses) n log n times.
+    if !table
+        .rows
+        .is_sorted_by(|a, b| cmp_rows(a, b) != Ordering::Greater)
+    {
+        table.rows.sort_by(cmp_rows);
+    }
+}
+
+/// How two cells of a column sort: numbers as numbers (then as text, so
+/// only equal text is equal), anything else as text, null first.
+fn cmp_cells(numeric: bool, a: &Option<String>, b: &Option<String>) -> Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) if numeric => match (x.parse::<f64>(), y.parse::<f64>()) {
+            (Ok(fx), Ok(fy)) => fx.total_cmp(&fy).then_with(|| x.cmp(y)),
+            _ => x.cmp(y),
+        },
+        _ => a.cmp(b),
+    }
 }
 
 /// The snapshot text of `table`.
@@ -508,18 +523,11 @@ fn keyed(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let id = |row: &[Option<String>], now: bool| -> Vec<Option<String>> {
-        key.iter()
-            .map(|&(_, i, j)| row[if now { j } else { i }].clone())
-            .collect()
-    };
-    let mut now: HashMap<Vec<Option<String>>, VecDeque<usize>> = HashMap::new();
-    for (r, row) in actual.rows.iter().enumerate() {
-        now.entry(id(row, true)).or_default().push_back(r);
-    }
+    let pairs =
+        merge_join(expected, actual, key).unwrap_or_else(|| hash_join(expected, actual, key));
     let mut matched = vec![false; actual.rows.len()];
-    for row in &expected.rows {
-        let Some(r) = now.get_mut(&id(row, false)).and_then(VecDeque::pop_front) else {
+    for (row, pair) in expected.rows.iter().zip(pairs) {
+        let Some(r) = pair else {
             out.push(format!("row removed: {}", label(row, false)));
             continue;
         };
@@ -541,6 +549,76 @@ fn keyed(
             out.push(format!("row added: {}", label(row, true)));
         }
     }
+}
+
+/// For each row of `expected`, the row of `actual` with the same key (the
+/// first one not taken yet), found by walking both in key order: both are
+/// sorted by their key with the same comparison when the key columns are
+/// of one kind on both sides and neither table was reordered by hand. None
+/// when they are not so sorted.
+fn merge_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Option<Vec<Option<usize>>> {
+    let numeric: Vec<bool> = key
+        .iter()
+        .map(|&(_, i, j)| {
+            let (was, now) = (
+                expected.columns[i].1.numeric(),
+                actual.columns[j].1.numeric(),
+            );
+            (was == now).then_some(was)
+        })
+        .collect::<Option<_>>()?;
+    let cmp = |a: &[Option<String>], a_now: bool, b: &[Option<String>], b_now: bool| {
+        key.iter()
+            .zip(&numeric)
+            .map(|(&(_, i, j), &n)| {
+                cmp_cells(
+                    n,
+                    &a[if a_now { j } else { i }],
+                    &b[if b_now { j } else { i }],
+                )
+            })
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal)
+    };
+    let sorted = |rows: &[Vec<Option<String>>], now: bool| {
+        rows.is_sorted_by(|a, b| cmp(a, now, b, now) != Ordering::Greater)
+    };
+    if !sorted(&expected.rows, false) || !sorted(&actual.rows, true) {
+        return None;
+    }
+    let mut pairs = Vec::with_capacity(expected.rows.len());
+    let mut r = 0;
+    for row in &expected.rows {
+        while r < actual.rows.len() && cmp(&actual.rows[r], true, row, false) == Ordering::Less {
+            r += 1;
+        }
+        if r < actual.rows.len() && cmp(&actual.rows[r], true, row, false) == Ordering::Equal {
+            pairs.push(Some(r));
+            r += 1;
+        } else {
+            pairs.push(None);
+        }
+    }
+    Some(pairs)
+}
+
+/// [`merge_join`]'s pairs by a hash of the key, for tables not in key
+/// order.
+fn hash_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Vec<Option<usize>> {
+    let id = |row: &[Option<String>], now: bool| -> Vec<Option<String>> {
+        key.iter()
+            .map(|&(_, i, j)| row[if now { j } else { i }].clone())
+            .collect()
+    };
+    let mut now: HashMap<Vec<Option<String>>, VecDeque<usize>> = HashMap::new();
+    for (r, row) in actual.rows.iter().enumerate() {
+        now.entry(id(row, true)).or_default().push_back(r);
+    }
+    expected
+        .rows
+        .iter()
+        .map(|row| now.get_mut(&id(row, false)).and_then(VecDeque::pop_front))
+        .collect()
 }
 
 fn whole(expected: &Table, actual: &Table, common: &Cols<'_>, out: &mut Vec<String>) {
@@ -672,6 +750,31 @@ mod tests {
             ]
         );
         assert!(differences(&was, &was, &s).is_empty());
+    }
+
+    /// Walking both tables in key order pairs the rows a hash of the key
+    /// pairs, duplicate, missing and added keys included; a snapshot put
+    /// out of key order by hand falls back to the hash.
+    #[test]
+    fn the_key_order_walk_pairs_rows_as_the_hash_does() {
+        let s = spec(&["k"]);
+        let was = table("k,v\n1,a\n2,b\n2,c\n5,d\n10,e\n10,f\n", &s);
+        let now = table("k,v\n0,z\n2,b\n2,x\n2,y\n10,e\n11,g\n", &s);
+        let key = [("k", 0, 0)];
+        let walked = merge_join(&was, &now, &key).expect("both in key order");
+        assert_eq!(walked, hash_join(&was, &now, &key));
+        assert_eq!(walked, [None, Some(1), Some(2), None, Some(4), None]);
+        let mut by_hand = was.clone();
+        by_hand.rows.swap(0, 3);
+        assert_eq!(merge_join(&by_hand, &now, &key), None);
+        let sorted = |mut d: Vec<String>| {
+            d.sort();
+            d
+        };
+        assert_eq!(
+            sorted(differences(&by_hand, &now, &s)),
+            sorted(differences(&was, &now, &s))
+        );
     }
 
     #[test]
