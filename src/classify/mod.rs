@@ -166,7 +166,23 @@ struct Shared {
 struct Records {
     start: Regex,
     json_level: Option<String>,
-    quiet: Vec<String>,
+    quiet: QuietLevels,
+}
+
+/// Levels whose lines fail nothing (or abort nothing), upper-cased: log
+/// levels are compared without case.
+#[derive(Debug)]
+struct QuietLevels(Vec<String>);
+
+impl QuietLevels {
+    fn new<'a>(levels: impl IntoIterator<Item = &'a str>) -> QuietLevels {
+        QuietLevels(levels.into_iter().map(str::to_ascii_uppercase).collect())
+    }
+
+    fn has(&self, level: &[u8]) -> bool {
+        let level = String::from_utf8_lossy(level).to_ascii_uppercase();
+        self.0.contains(&level)
+    }
 }
 
 impl Records {
@@ -178,29 +194,24 @@ impl Records {
                 source,
             })?,
             json_level: format.json_level.clone(),
-            quiet: quiet
-                .unwrap_or(&format.quiet)
-                .iter()
-                .map(|l| l.to_ascii_uppercase())
-                .collect(),
+            quiet: QuietLevels::new(quiet.unwrap_or(&format.quiet).iter().map(String::as_str)),
         })
     }
 
-    /// Whether a record beginning with `line` is of a level whose failure
-    /// words do not count: from the `level` group of `start`, or the level
-    /// field of a JSON line.
-    fn quiet(&self, line: &[u8]) -> bool {
-        let level = |l: &[u8]| {
-            let l = String::from_utf8_lossy(l).to_ascii_uppercase();
-            self.quiet.contains(&l)
-        };
-        if let Some(caps) = self.start.captures(line) {
-            return caps.name("level").is_some_and(|m| level(m.as_bytes()));
+    /// Whether a record beginning with `line` (whose match of `start`, if
+    /// any, is `start`) is of a level whose failure words do not count:
+    /// from the `level` group of `start`, or the level field of a JSON
+    /// line.
+    fn quiet(&self, line: &[u8], start: Option<&regex::bytes::Captures<'_>>) -> bool {
+        if let Some(caps) = start {
+            return caps
+                .name("level")
+                .is_some_and(|m| self.quiet.has(m.as_bytes()));
         }
         let Some(key) = &self.json_level else {
             return false;
         };
-        json_level(line, key).is_some_and(|l| level(&l))
+        json_level(line, key).is_some_and(|l| self.quiet.has(&l))
     }
 }
 
@@ -232,7 +243,7 @@ static KNOWN_LEVELS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// Levels read off lines of the known formats ([`KNOWN_LEVELS`]).
 #[derive(Debug)]
 struct KnownLevels {
-    quiet: Vec<String>,
+    quiet: QuietLevels,
 }
 
 impl KnownLevels {
@@ -243,10 +254,7 @@ impl KnownLevels {
             .find_map(|re| re.captures(line)?.name("level"))
             .map(|m| m.as_bytes().to_vec())
             .or_else(|| json_level(line, "level"));
-        level.is_some_and(|l| {
-            let l = String::from_utf8_lossy(&l).to_ascii_uppercase();
-            self.quiet.contains(&l)
-        })
+        level.is_some_and(|l| self.quiet.has(&l))
     }
 }
 
@@ -468,11 +476,11 @@ impl Patterns {
 
 /// The quiet levels of known log formats for `config`.
 fn known_levels(config: &PatternConfig) -> Option<KnownLevels> {
-    let quiet: Vec<String> = match &config.quiet {
-        Some(levels) => levels.iter().map(|l| l.to_ascii_uppercase()).collect(),
-        None => DEFAULT_QUIET.iter().map(|l| l.to_string()).collect(),
+    let quiet = match &config.quiet {
+        Some(levels) => QuietLevels::new(levels.iter().map(String::as_str)),
+        None => QuietLevels::new(DEFAULT_QUIET.iter().copied()),
     };
-    (!quiet.is_empty()).then_some(KnownLevels { quiet })
+    (!quiet.0.is_empty()).then_some(KnownLevels { quiet })
 }
 
 fn bit(cat: usize) -> u8 {

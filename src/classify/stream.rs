@@ -4,8 +4,6 @@
 //! [`super::HOLD`] bytes stops being held and is fed through the long-line
 //! DFA instead, so memory stays bounded whatever the output.
 
-use std::sync::Arc;
-
 use memchr::{memchr, memrchr};
 use regex::bytes::Regex;
 
@@ -353,15 +351,18 @@ impl StreamClassifier {
     /// indented line continues the record (joined by one space, so wrapped
     /// text reads as written); any other line ends it and starts the next.
     fn record_line(&mut self, line: &[u8]) {
-        let shared = Arc::clone(&self.patterns.shared);
-        let Some(records) = &shared.records else {
+        let Some(records) = &self.patterns.shared.records else {
             return;
         };
+        // The start pattern runs once a line: it says whether an indented
+        // line is a record of its own and, for a record, its level.
+        let start = records.start.captures(line);
         let indented = matches!(line.first(), Some(b' ' | b'\t'));
         let continues = indented
+            && start.is_none()
             && !self.record.is_empty()
-            && self.record.len() + line.len() < self.hold
-            && !records.start.is_match(line);
+            && self.record.len() + line.len() < self.hold;
+        let quiet = !continues && records.quiet(line, start.as_ref());
         let text = line.trim_ascii();
         if continues {
             if !text.is_empty() {
@@ -374,7 +375,7 @@ impl StreamClassifier {
         if text.is_empty() {
             return;
         }
-        self.record_quiet = records.quiet(line);
+        self.record_quiet = quiet;
         self.record.extend_from_slice(line.trim_ascii_end());
     }
 
@@ -391,10 +392,11 @@ impl StreamClassifier {
 
     /// Note the `require` patterns `line` matches.
     fn match_required(&mut self, line: &[u8]) {
-        let Some(required) = self.patterns.required.clone() else {
+        let Some(required) = &self.patterns.required else {
             return;
         };
-        if self.found_required == required.all() {
+        let all = required.all();
+        if self.found_required == all {
             return;
         }
         for (i, re) in required.res.iter().enumerate() {
@@ -402,7 +404,7 @@ impl StreamClassifier {
                 self.found_required |= 1 << i;
             }
         }
-        if self.found_required == required.all() {
+        if self.found_required == all {
             self.refresh_quick();
         }
     }
