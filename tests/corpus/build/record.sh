@@ -27,6 +27,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../record-lib.sh
+. "$here/../record-lib.sh"
 python=${PYTHON:-python3}
 python_version=$("$python" -c 'import platform; print(platform.python_version())')
 base_prefix=$("$python" -c 'import sys; print(sys.base_prefix)')
@@ -71,25 +73,8 @@ record() {
     local rewrite=(-e "s|$work|/home/ci/build|g" -e "s|$base_prefix/|/usr/local/|g")
     sed "${rewrite[@]}" "$work/stdout" >"$here/$name.stdout"
     sed "${rewrite[@]}" "$work/stderr" >"$here/$name.stderr"
-    local left
-    left=$(grep -l "$(basename "$work")" "$here/$name".* || true)
-    if [ -n "$left" ]; then
-        echo "record.sh: $name: the temp dir name is left after the rewrite in: $left" >&2
-        exit 1
-    fi
-    local argv="" a
-    for a in "$@"; do argv+="${argv:+, }\"$a\""; done
-    {
-        echo
-        echo "[[output]]"
-        echo "name = \"$name\""
-        echo "project = \"$project\""
-        echo "command = [$argv]"
-        echo "columns = 1000"
-        echo "exit = $status"
-        echo "outcome = \"$outcome\""
-        echo "expect = \"$expect\""
-    } >>"$manifest"
+    corpus_check_rewritten "$work" "$name" "$here/$name".*
+    corpus_manifest_entry "$manifest" "$name" "$project" 1000 "$status" "$outcome" "$expect" -- "$@"
     echo "$name: exit $status" >&2
 }
 

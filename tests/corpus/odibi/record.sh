@@ -25,6 +25,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=../record-lib.sh
+. "$root/tests/corpus/record-lib.sh"
 venv=${1:-$root/target/odibi-venv}
 venv=$(cd "$venv" && pwd)
 odibi_version=3.15.1
@@ -83,27 +85,9 @@ record() {
             story=$full.story.json
             sed "${rewrite[@]}" "$s" >"$dest/$story"
         fi
-        local left
-        left=$(grep -l "$(basename "$work")" "$dest/$full".* || true)
-        if [ -n "$left" ]; then
-            echo "record.sh: $full: the temp dir name is left after the rewrite in: $left" >&2
-            exit 1
-        fi
-        local argv="" a
-        for a in "$@"; do argv+="${argv:+, }\"$a\""; done
-        {
-            echo
-            echo "[[output]]"
-            echo "name = \"$full\""
-            echo "project = \"$project\""
-            echo "command = [$argv]"
-            echo "columns = $columns"
-            echo "exit = $status"
-            echo "outcome = \"$outcome\""
-            echo "expect = \"$expect\""
-            if [ -n "$junit" ]; then echo "junit = \"$junit\""; fi
-            if [ -n "$story" ]; then echo "story = \"$story\""; fi
-        } >>"$manifest"
+        corpus_check_rewritten "$work" "$full" "$dest/$full".*
+        corpus_manifest_entry "$manifest" "$full" "$project" "$columns" "$status" "$outcome" "$expect" \
+            "junit=$junit" "story=$story" -- "$@"
         echo "$full: exit $status" >&2
     done
 }

@@ -26,6 +26,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../record-lib.sh
+. "$here/../record-lib.sh"
 venv=${1:?usage: record.sh VENV}
 venv=$(cd "$venv" && pwd)
 pyspark_version=3.5.5
@@ -62,25 +64,8 @@ record() {
     local rewrite=(-e "s|$work|/home/ci/spark|g" -e "s|$venv|/home/ci/venv|g" -e "s|$base_prefix/|/usr/local/|g")
     sed "${rewrite[@]}" "$work/stdout" >"$here/$name.stdout"
     sed "${rewrite[@]}" "$work/stderr" >"$here/$name.stderr"
-    local left
-    left=$(grep -l "$(basename "$work")" "$here/$name".* || true)
-    if [ -n "$left" ]; then
-        echo "record.sh: $name: the temp dir name is left after the rewrite in: $left" >&2
-        exit 1
-    fi
-    local argv="" a
-    for a in "$@"; do argv+="${argv:+, }\"$a\""; done
-    {
-        echo
-        echo "[[output]]"
-        echo "name = \"$name\""
-        echo "project = \"jobs\""
-        echo "command = [$argv]"
-        echo "columns = 1000"
-        echo "exit = $status"
-        echo "outcome = \"$outcome\""
-        echo "expect = \"$expect\""
-    } >>"$manifest"
+    corpus_check_rewritten "$work" "$name" "$here/$name".*
+    corpus_manifest_entry "$manifest" "$name" jobs 1000 "$status" "$outcome" "$expect" -- "$@"
     echo "$name: exit $status" >&2
 }
 
