@@ -252,10 +252,16 @@ def bench_list(tmp):
     return [("list on a 10,000-case harness.toml", f"{t * 1000:.0f} ms", "<= 200 ms", t <= 0.2)]
 
 
+def odibi_venv():
+    """The virtualenv with the pinned odibi, pandas and pyarrow that
+    `.ci/odibi-venv` makes (or the one CARGO_GOLDEN_ODIBI_VENV names)."""
+    return os.environ.get("CARGO_GOLDEN_ODIBI_VENV") or os.path.join(ROOT, "target", "odibi-venv")
+
+
 def bench_odibi(tmp):
     """Judging real Odibi runs: cargo golden (preset odibi, each project in
     a copy) against the same `odibi run` commands in a plain shell loop."""
-    venv = os.environ.get("CARGO_GOLDEN_ODIBI_VENV") or os.path.join(ROOT, "target", "odibi-venv")
+    venv = odibi_venv()
     odibi = os.path.join(venv, "bin", "odibi")
     name = "Odibi projects: cargo golden / plain shell loop"
     if not os.access(odibi, os.X_OK):
@@ -302,7 +308,7 @@ def bench_data(tmp):
     snapshot (matched on a key, a tolerance on the numbers) by cargo golden,
     and the same comparison in pandas (read both, merge on the key,
     compare): wall time and peak memory of each."""
-    venv = os.environ.get("CARGO_GOLDEN_ODIBI_VENV") or os.path.join(ROOT, "target", "odibi-venv")
+    venv = odibi_venv()
     python = os.path.join(venv, "bin", "python")
     name = "data snapshot, 1,000,000 x 10 CSV: cargo golden / pandas"
     if not os.access(python, os.X_OK):
