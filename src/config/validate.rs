@@ -878,23 +878,10 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
     }
     h.require_golden_at = require_golden_pos;
 
-    if let Some((_, node)) = top.get("patterns")
-        && let Some(p) = cx.patterns(node, "[patterns]", "patterns.")
-    {
-        h.patterns = super::PatternConfig {
-            validation: p.validation,
-            runtime: p.runtime,
-            abort: p.abort,
-            allow: p.allow,
-            builtin: p.builtin.unwrap_or(true),
-            records: None,
-            quiet: p.quiet,
-        };
-        h.patterns.builtin = p.builtin.unwrap_or(true);
-        apply_presets(h, p.builtin);
-    } else {
-        apply_presets(h, None);
-    }
+    let own = top
+        .get("patterns")
+        .and_then(|(_, node)| cx.patterns(node, "[patterns]", "patterns."));
+    apply_presets(h, own.unwrap_or_default());
 
     if let Some((_, node)) = top.get("redactions") {
         h.redactions = cx.redactions(node);
@@ -903,8 +890,8 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
 
 /// The presets' patterns go before `[patterns]`' own, their record format
 /// and `require` lines are taken, and their `builtin = false` drops the
-/// built-ins unless `[patterns] builtin` says otherwise.
-fn apply_presets(h: &mut HarnessConfig, builtin: Option<bool>) {
+/// built-ins unless `[patterns] builtin` (in `own`) says otherwise.
+fn apply_presets(h: &mut HarnessConfig, own: CasePatterns) {
     let mut drops_builtin = false;
     let mut patterns = super::PatternConfig::default();
     for name in &h.presets {
@@ -926,13 +913,12 @@ fn apply_presets(h: &mut HarnessConfig, builtin: Option<bool>) {
             h.preset_env.entry(k).or_insert(v);
         }
     }
-    let own = std::mem::take(&mut h.patterns);
     h.patterns = super::PatternConfig {
         validation: [patterns.validation, own.validation].concat(),
         runtime: [patterns.runtime, own.runtime].concat(),
         abort: [patterns.abort, own.abort].concat(),
         allow: [patterns.allow, own.allow].concat(),
-        builtin: builtin.unwrap_or(!drops_builtin),
+        builtin: own.builtin.unwrap_or(!drops_builtin),
         records: patterns.records,
         quiet: own.quiet,
     };
