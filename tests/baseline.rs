@@ -853,11 +853,13 @@ fn data_tools_python(test: &str) -> Option<std::path::PathBuf> {
 /// Writes `src.csv` as a Parquet file with pandas (pyarrow), and as a
 /// Delta table with deltalake in two commits: a stale first version, then
 /// an overwrite with the data, so only the current version is the table;
-/// and as a Delta table partitioned by region.
+/// as a Delta table partitioned by region; and as a Delta table whose log
+/// starts at a checkpoint (the commits before it cleaned up) with the data
+/// in the commit after it.
 const WRITE_TABLES: &str = r#"
 import os, shutil
 import pandas as pd
-from deltalake import write_deltalake
+from deltalake import DeltaTable, write_deltalake
 
 shutil.rmtree("data", ignore_errors=True)
 os.makedirs("data")
@@ -867,6 +869,12 @@ stale = pd.DataFrame({"region": ["Stale"], "total": [1.0], "orders": [9]})
 write_deltalake("data/sales_delta", stale)
 write_deltalake("data/sales_delta", df, mode="overwrite", schema_mode="overwrite")
 write_deltalake("data/sales_by_region", df, partition_by=["region"])
+write_deltalake("data/sales_checkpointed", stale)
+write_deltalake("data/sales_checkpointed", stale.assign(total=[2.0]), mode="overwrite")
+DeltaTable("data/sales_checkpointed").create_checkpoint()
+for v in (0, 1):
+    os.remove(f"data/sales_checkpointed/_delta_log/{v:020}.json")
+write_deltalake("data/sales_checkpointed", df, mode="overwrite", schema_mode="overwrite")
 "#;
 
 /// A project whose case writes the sales data as Parquet and Delta with
@@ -881,6 +889,7 @@ outputs = [
   {{ path = "data/*.parquet", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
   {{ path = "data/sales_delta", format = "delta", key = ["region"], tolerance = {{ abs = 0.01 }} }},
   {{ path = "data/sales_by_region", format = "delta", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
+  {{ path = "data/sales_checkpointed", format = "delta", key = ["region"], ignore = ["loaded_at"], tolerance = {{ abs = 0.01 }} }},
 ]
 "#,
         python.display()
@@ -893,20 +902,19 @@ outputs = [
     p
 }
 
-/// Run the tables project, which fails with DATA_CHANGED on both outputs:
-/// the diffs of the Parquet, the Delta and the partitioned Delta output.
-fn run_changed(p: &Project) -> [String; 3] {
+/// Run the tables project, which fails with DATA_CHANGED on every output:
+/// the diffs of the Parquet, the Delta, the partitioned Delta and the
+/// checkpointed Delta output.
+fn run_changed(p: &Project) -> [String; 4] {
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert_eq!(
-        issue_types(&p.summary(), "sales"),
-        ["DATA_CHANGED", "DATA_CHANGED", "DATA_CHANGED"]
-    );
+    assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"; 4]);
     let evidence = p.evidence("001-sales");
     [
         "data/sales.parquet",
         "data/sales_delta",
         "data/sales_by_region",
+        "data/sales_checkpointed",
     ]
     .map(|output| {
         evidence["snapshots"]
@@ -942,6 +950,14 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
         read(p.path().join("snapshots/sales.data.sales_by_region.data")),
         "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
     );
+    // A log read from its checkpoint on: the version after it.
+    assert_eq!(
+        read(
+            p.path()
+                .join("snapshots/sales.data.sales_checkpointed.data")
+        ),
+        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+    );
     // Within the tolerance, all pass.
     p.write("src.csv", &SALES_CSV.replace("84.97", "84.975"));
     let o = p.run(&[]);
@@ -949,7 +965,7 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
     // Beyond it, each is DATA_CHANGED naming key, column and values.
     p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
     let changed = "changed: region=Silver total 84.97 -> 90.12\n";
-    assert_eq!(run_changed(&p), [changed, changed, changed]);
+    assert_eq!(run_changed(&p), [changed; 4]);
 }
 
 #[test]
@@ -963,19 +979,19 @@ fn a_dropped_row_and_a_renamed_column_are_caught_in_parquet_and_delta() {
         &SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""),
     );
     let dropped = "row count: 3 -> 2\nrow removed: region=West\n";
-    assert_eq!(run_changed(&p), [dropped, dropped, dropped]);
+    assert_eq!(run_changed(&p), [dropped; 4]);
 
     p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));
     let renamed = "column renamed: total -> total_usd\n";
-    assert_eq!(run_changed(&p), [renamed, renamed, renamed]);
+    assert_eq!(run_changed(&p), [renamed; 4]);
 }
 
 #[test]
-fn a_delta_table_with_a_checkpoint_is_refused_not_read_at_a_wrong_version() {
+fn a_delta_table_whose_checkpoint_is_gone_is_refused_not_read_at_a_wrong_version() {
     let harness = r#"
 [[verify]]
 name = "sales"
-command = "mkdir -p data/sales/_delta_log && echo '{}' > data/sales/_delta_log/00000000000000000000.json && echo '{}' > data/sales/_delta_log/_last_checkpoint"
+command = "mkdir -p data/sales/_delta_log && echo '{}' > data/sales/_delta_log/00000000000000000000.json && echo '{\"version\":3}' > data/sales/_delta_log/_last_checkpoint"
 outputs = [{ path = "data/sales", format = "delta", key = ["region"] }]
 "#;
     let p = Project::new(harness);
@@ -989,8 +1005,129 @@ outputs = [{ path = "data/sales", format = "delta", key = ["region"] }]
     let diff = p.evidence("001-sales")["snapshots"][0]["diff"].clone();
     assert!(
         diff.as_str().is_some_and(|d| d.starts_with(
-            "output not read: data/sales: its _delta_log has a checkpoint (_last_checkpoint)"
+            "output not read: data/sales: its _last_checkpoint names version 3, whose checkpoint is not all there"
         )),
         "{diff}"
+    );
+}
+
+/// The sales project with its output snapshotted as a summary.
+const SALES_SUMMARY: &str = r#"
+[[verify]]
+name = "sales"
+command = "mkdir -p out && cp src.csv out/sales.csv"
+outputs = [{ path = "out/sales.csv", mode = "summary", ignore = ["loaded_at"], tolerance = { abs = 0.01 } }]
+"#;
+
+#[test]
+fn a_summary_snapshot_catches_a_changed_number_a_dropped_row_and_a_renamed_column() {
+    let p = Project::new(SALES_SUMMARY);
+    p.write("src.csv", SALES_CSV);
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join(SALES_SNAPSHOT));
+    let lines: Vec<&str> = snapshot.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "# summary: 3 rows",
+            "column,type,nulls,min,max,sum,checksum"
+        ]
+    );
+    assert!(
+        lines[2].starts_with("region,string,0,East,West,,"),
+        "{snapshot}"
+    );
+    assert!(
+        lines[3].starts_with("total,float,0,10,120.5,215.47,"),
+        "{snapshot}"
+    );
+    assert!(
+        lines[4].starts_with("orders,integer,0,1,3,6,"),
+        "{snapshot}"
+    );
+    assert_eq!(lines.len(), 5, "{snapshot}");
+
+    // Rows in another order and a number within the tolerance: the same.
+    p.write(
+        "src.csv",
+        "region,total,orders,loaded_at\nEast,10,1,x\nWest,120.50,3,y\nSilver,84.975,2,z\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let changed = |csv: &str| {
+        p.write("src.csv", csv);
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"]);
+        data_diff(&p)
+    };
+    assert_eq!(
+        changed(&SALES_CSV.replace("84.97", "90.12")),
+        "column total: sum 215.47 -> 220.62\n"
+    );
+    let dropped = changed(&SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""));
+    assert!(
+        dropped.starts_with("row count: 3 -> 2\ncolumn region: max West -> Silver\n"),
+        "{dropped}"
+    );
+    assert_eq!(
+        changed(&SALES_CSV.replace("total,", "total_usd,")),
+        "column renamed: total -> total_usd\n"
+    );
+    let renamed_region = changed(&SALES_CSV.replace("West", "Wests"));
+    assert!(
+        renamed_region.starts_with(
+            "column region: max West -> Wests\ncolumn region: values changed (checksum "
+        ),
+        "{renamed_region}"
+    );
+}
+
+#[test]
+fn a_summary_of_jsonl_and_a_key_with_a_summary() {
+    let harness = r#"
+[[verify]]
+name = "events"
+command = "mkdir -p out && cp src.jsonl out/events.jsonl"
+outputs = [{ path = "out/events.jsonl", mode = "summary" }]
+"#;
+    let p = Project::new(harness);
+    p.write(
+        "src.jsonl",
+        "{\"id\": 2, \"amount\": 5.5}\n{\"id\": 1, \"amount\": null}\n",
+    );
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join("snapshots/events.out.events.jsonl.data"));
+    assert!(snapshot.starts_with("# summary: 2 rows\n"), "{snapshot}");
+    assert!(
+        snapshot.contains("\namount,float,1,5.5,5.5,5.5,"),
+        "{snapshot}"
+    );
+    // A snapshot of rows where a summary is wanted says to bless again.
+    p.write(
+        "snapshots/events.out.events.jsonl.data",
+        "# columns: id:integer, amount:float\n1,\n2,5.5\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stderr(&o).contains(
+            "the snapshot holds rows and `mode = \"summary\"` wants a summary: bless it again"
+        ),
+        "{}",
+        text(&o)
+    );
+
+    let p =
+        Project::new(&harness.replace("mode = \"summary\"", "mode = \"summary\", key = [\"id\"]"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        stderr(&o).contains("`key` matches rows, which `mode = \"summary\"` does not keep"),
+        "{}",
+        text(&o)
     );
 }

@@ -19,11 +19,12 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
-use crate::config::OutputSpec;
+use crate::config::{DataOutputMode, OutputSpec};
 use crate::model::DataFormat;
 
 mod delta;
 mod parquet_file;
+mod summary;
 
 /// Differences listed in a diff; the rest are counted.
 const MAX_DIFF_ITEMS: usize = 20;
@@ -85,11 +86,157 @@ impl ColType {
     }
 }
 
-/// A table: named, typed columns and rows of cells (None: null).
+/// What a data snapshot holds: every row, or a summary
+/// (`mode = "summary"`).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Table {
+pub(crate) enum Table {
+    Rows(RowTable),
+    Summary(summary::Summary),
+}
+
+/// Where cells read from a file go, row by row.
+trait Sink {
+    /// The next cell of the row being read (None or empty: null).
+    fn cell(&mut self, value: Option<&str>);
+    /// The end of the row being read.
+    fn end_row(&mut self);
+}
+
+/// Marks a null cell in [`RowTable`]'s cell ends.
+const NULL: u64 = 1 << 63;
+
+/// A table: named, typed columns and rows of cells (None: null).
+///
+/// The cells' text is one buffer and each cell is where it ends there, row
+/// by row: a million-row table is three allocations, not ten million
+/// strings. Rows are shown in `order` (sorted once), never moved.
+#[derive(Clone, Debug)]
+pub(crate) struct RowTable {
     pub columns: Vec<(String, ColType)>,
-    pub rows: Vec<Vec<Option<String>>>,
+    text: String,
+    /// The end of each cell in `text`, row-major; [`NULL`] set for null.
+    ends: Vec<u64>,
+    /// The stored row shown at each position.
+    order: Vec<usize>,
+}
+
+/// One row of a [`RowTable`].
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'t> {
+    table: &'t RowTable,
+    base: usize,
+}
+
+impl<'t> Row<'t> {
+    /// The cell in column `c` (None: null).
+    fn get(&self, c: usize) -> Option<&'t str> {
+        let k = self.base + c;
+        let end = self.table.ends[k];
+        if end & NULL != 0 {
+            return None;
+        }
+        let start = if k == 0 {
+            0
+        } else {
+            self.table.ends[k - 1] & !NULL
+        };
+        // Offsets were taken from `text` itself, at char boundaries.
+        Some(&self.table.text[start as usize..end as usize])
+    }
+
+    /// The row's cells in column order.
+    fn cells(self) -> impl Iterator<Item = Option<&'t str>> {
+        (0..self.table.columns.len()).map(move |c| self.get(c))
+    }
+}
+
+impl RowTable {
+    /// The number of rows.
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The row at position `r` (in the table's order).
+    fn row(&self, r: usize) -> Row<'_> {
+        Row {
+            table: self,
+            base: self.order[r] * self.columns.len(),
+        }
+    }
+
+    /// The rows in order.
+    fn rows(&self) -> impl Iterator<Item = Row<'_>> {
+        (0..self.len()).map(|r| self.row(r))
+    }
+}
+
+impl PartialEq for RowTable {
+    fn eq(&self, other: &RowTable) -> bool {
+        self.columns == other.columns
+            && self.len() == other.len()
+            && self
+                .rows()
+                .zip(other.rows())
+                .all(|(a, b)| a.cells().eq(b.cells()))
+    }
+}
+
+/// Collects a table's cells row by row into one buffer.
+struct Builder {
+    text: String,
+    ends: Vec<u64>,
+    width: usize,
+    /// Cells pushed to the row being built.
+    filled: usize,
+    rows: usize,
+}
+
+impl Builder {
+    fn new(width: usize) -> Builder {
+        Builder {
+            text: String::new(),
+            ends: Vec::new(),
+            width,
+            filled: 0,
+            rows: 0,
+        }
+    }
+
+    fn finish(self, columns: Vec<(String, ColType)>) -> RowTable {
+        RowTable {
+            columns,
+            text: self.text,
+            ends: self.ends,
+            order: (0..self.rows).collect(),
+        }
+    }
+}
+
+impl Sink for Builder {
+    /// The next cell of the row being built; cells past the width are
+    /// dropped. An empty cell is null, as in CSV.
+    fn cell(&mut self, value: Option<&str>) {
+        if self.filled >= self.width {
+            return;
+        }
+        self.filled += 1;
+        match value.filter(|v| !v.is_empty()) {
+            Some(v) => {
+                self.text.push_str(v);
+                self.ends.push(self.text.len() as u64);
+            }
+            None => self.ends.push(self.text.len() as u64 | NULL),
+        }
+    }
+
+    /// End the row being built, null-filling the cells it lacks.
+    fn end_row(&mut self) {
+        while self.filled < self.width {
+            self.cell(None);
+        }
+        self.filled = 0;
+        self.rows += 1;
+    }
 }
 
 /// Read the files of `specs` under `working_dir`: each file a glob
@@ -163,25 +310,51 @@ fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String
 fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String> {
     if spec.format == DataFormat::Delta {
         let (table, sha) = delta::read(path)?;
-        return Ok((
-            canonical(table.names, table.rows, Some(table.types), spec),
-            sha,
-        ));
+        return Ok((typed_table(table, spec), sha));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let sha = crate::hash::sha256_hex(&bytes);
-    let (names, rows) = match spec.format {
-        DataFormat::Csv => parse_csv(&bytes)?,
+    // The hash and the parse each take a core where there are two.
+    let (sha, table) = std::thread::scope(|s| {
+        let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
+        let table = parse(&bytes, spec);
+        // The hashing thread cannot panic short of running out of memory.
+        (sha.join().unwrap_or_default(), table)
+    });
+    Ok((table?, sha))
+}
+
+/// The file `bytes` of `spec`'s format as a canonical table.
+fn parse(bytes: &[u8], spec: &OutputSpec) -> Result<Table, String> {
+    let typed = match spec.format {
+        DataFormat::Csv if spec.mode == DataOutputMode::Summary => {
+            let (names, summarizer) = parse_csv(bytes, &spec.ignore, |names| {
+                summary::Summarizer::new(names.to_vec(), None)
+            })?;
+            drop(names);
+            return Ok(Table::Summary(summarizer.finish()));
+        }
+        DataFormat::Csv => {
+            let (names, builder) = parse_csv(bytes, &spec.ignore, |names| {
+                let mut builder = Builder::new(names.len());
+                builder.text.reserve(bytes.len());
+                builder
+            })?;
+            let columns = names.into_iter().map(|n| (n, ColType::Null)).collect();
+            let mut table = builder.finish(columns);
+            infer_types(&mut table);
+            sort(&mut table, &spec.key);
+            return Ok(Table::Rows(table));
+        }
         DataFormat::Json => {
             let value: serde_json::Value =
-                serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
+                serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
             let serde_json::Value::Array(items) = value else {
                 return Err("not a JSON array of objects".into());
             };
             objects(items.into_iter().map(Ok))?
         }
         DataFormat::Jsonl => {
-            let text = String::from_utf8_lossy(&bytes);
+            let text = String::from_utf8_lossy(bytes);
             objects(
                 text.lines()
                     .enumerate()
@@ -192,28 +365,52 @@ fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String>
                     }),
             )?
         }
-        DataFormat::Parquet | DataFormat::Delta => {
-            let table = parquet_file::read(bytes)?;
-            return Ok((
-                canonical(table.names, table.rows, Some(table.types), spec),
-                sha,
-            ));
-        }
+        DataFormat::Parquet | DataFormat::Delta => parquet_file::read(bytes.to_vec())?,
     };
-    Ok((canonical(names, rows, None, spec), sha))
+    Ok(typed_table(typed, spec))
+}
+
+/// A table read row by row as `spec`'s mode wants it.
+fn typed_table(typed: Typed, spec: &OutputSpec) -> Table {
+    if spec.mode == DataOutputMode::Summary {
+        let keep: Vec<usize> = (0..typed.names.len())
+            .filter(|&i| !spec.ignore.contains(&typed.names[i]))
+            .collect();
+        let names = keep.iter().map(|&i| typed.names[i].clone()).collect();
+        let types = typed
+            .types
+            .as_ref()
+            .map(|t| keep.iter().map(|&i| t[i]).collect());
+        let mut s = summary::Summarizer::new(names, types);
+        for row in &typed.rows {
+            for &i in &keep {
+                s.cell(row.get(i).and_then(Option::as_deref));
+            }
+            s.end_row();
+        }
+        return Table::Summary(s.finish());
+    }
+    Table::Rows(canonical(typed, spec))
 }
 
 pub(crate) type Rows = Vec<Vec<Option<String>>>;
 
-/// A table read with its column types (Parquet, Delta), not yet canonical.
+/// A table read row by row (JSON, Parquet, Delta), not yet canonical;
+/// `types` None: to be inferred from the values.
 #[derive(Debug, Default)]
 pub(crate) struct Typed {
     pub names: Vec<String>,
-    pub types: Vec<ColType>,
+    pub types: Option<Vec<ColType>>,
     pub rows: Rows,
 }
 
-fn parse_csv(bytes: &[u8]) -> Result<(Vec<String>, Rows), String> {
+/// The CSV `bytes`' columns not in `ignore`, in file order, their cells
+/// pushed row by row into the sink `make` gives for their names.
+fn parse_csv<S: Sink>(
+    bytes: &[u8],
+    ignore: &[String],
+    make: impl FnOnce(&[String]) -> S,
+) -> Result<(Vec<String>, S), String> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
     let names: Vec<String> = reader
         .headers()
@@ -221,25 +418,35 @@ fn parse_csv(bytes: &[u8]) -> Result<(Vec<String>, Rows), String> {
         .iter()
         .map(str::to_string)
         .collect();
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| format!("not CSV: {e}"))?;
-        let mut row: Vec<Option<String>> = record.iter().map(cell).collect();
-        row.resize(names.len(), None);
-        rows.push(row);
+    let keep: Vec<bool> = names.iter().map(|n| !ignore.contains(n)).collect();
+    let names: Vec<String> = names
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(n, _)| n)
+        .collect();
+    let mut sink = make(&names);
+    let mut record = csv::ByteRecord::new();
+    let mut line = 1;
+    while reader
+        .read_byte_record(&mut record)
+        .map_err(|e| format!("not CSV: {e}"))?
+    {
+        line += 1;
+        for (field, _) in record.iter().zip(&keep).filter(|(_, k)| **k) {
+            let text = std::str::from_utf8(field)
+                .map_err(|_| format!("not CSV: row {line} is not UTF-8"))?;
+            sink.cell(Some(text));
+        }
+        sink.end_row();
     }
-    Ok((names, rows))
-}
-
-/// A text cell: empty is null.
-fn cell(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
+    Ok((names, sink))
 }
 
 /// Rows from JSON objects; columns in the order keys first appear.
 fn objects(
     items: impl Iterator<Item = Result<serde_json::Value, String>>,
-) -> Result<(Vec<String>, Rows), String> {
+) -> Result<Typed, String> {
     let mut names: Vec<String> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut rows: Vec<Vec<Option<String>>> = Vec::new();
@@ -258,118 +465,169 @@ fn objects(
             }
             row[i] = match v {
                 serde_json::Value::Null => None,
-                serde_json::Value::String(s) => cell(&s),
+                serde_json::Value::String(s) => Some(s),
                 other => Some(other.to_string()),
             };
         }
         rows.push(row);
     }
-    for row in &mut rows {
-        row.resize(names.len(), None);
-    }
-    Ok((names, rows))
+    Ok(Typed {
+        names,
+        types: None,
+        rows,
+    })
 }
 
 fn is_number(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit()) && s.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
-fn infer<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ColType {
-    let mut ty = ColType::Null;
-    for v in values.flatten() {
-        // Once a column is text, nothing makes it anything else.
-        if ty == ColType::String {
-            break;
-        }
-        let this = if v.parse::<i64>().is_ok() {
-            ColType::Integer
-        } else if is_number(v) {
-            ColType::Float
-        } else if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
-            ColType::Bool
-        } else {
-            ColType::String
-        };
-        ty = match (ty, this) {
-            (ColType::Null, t) => t,
-            (a, b) if a == b => a,
-            (a, b) if a.numeric() && b.numeric() => ColType::Float,
-            _ => ColType::String,
-        };
-    }
-    ty
+/// A cell's value, as its text reads.
+enum Value {
+    Integer(i64),
+    Float(f64),
+    Bool,
+    Text,
 }
 
-/// Drop the ignored columns, infer the types (unless `types` gives them),
-/// sort the rows.
-fn canonical(
-    names: Vec<String>,
-    rows: Rows,
-    types: Option<Vec<ColType>>,
-    spec: &OutputSpec,
-) -> Table {
-    let keep: Vec<usize> = (0..names.len())
-        .filter(|&i| !spec.ignore.contains(&names[i]))
+fn value_of(v: &str) -> Value {
+    if let Ok(i) = v.parse::<i64>() {
+        Value::Integer(i)
+    } else if let Some(f) = v
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite() && v.bytes().any(|b| b.is_ascii_digit()))
+    {
+        Value::Float(f)
+    } else if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
+        Value::Bool
+    } else {
+        Value::Text
+    }
+}
+
+/// The type of one value.
+fn type_of(v: &Value) -> ColType {
+    match v {
+        Value::Integer(_) => ColType::Integer,
+        Value::Float(_) => ColType::Float,
+        Value::Bool => ColType::Bool,
+        Value::Text => ColType::String,
+    }
+}
+
+/// The type of a column holding a value of type `b` and values of type `a`.
+fn widen(a: ColType, b: ColType) -> ColType {
+    match (a, b) {
+        (ColType::Null, t) | (t, ColType::Null) => t,
+        (a, b) if a == b => a,
+        (a, b) if a.numeric() && b.numeric() => ColType::Float,
+        _ => ColType::String,
+    }
+}
+
+/// Infer each column's type from its values, in one pass over the rows.
+fn infer_types(table: &mut RowTable) {
+    let width = table.columns.len();
+    let mut types = vec![ColType::Null; width];
+    // Columns not yet text: once a column is text, nothing changes it.
+    let mut open: Vec<usize> = (0..width).collect();
+    for row in table.rows() {
+        if open.is_empty() {
+            break;
+        }
+        open.retain(|&c| {
+            if let Some(v) = row.get(c) {
+                types[c] = widen(types[c], type_of(&value_of(v)));
+            }
+            types[c] != ColType::String
+        });
+    }
+    for ((_, ty), t) in table.columns.iter_mut().zip(types) {
+        *ty = t;
+    }
+}
+
+/// Drop the ignored columns, infer the types (unless given), sort the rows.
+fn canonical(typed: Typed, spec: &OutputSpec) -> RowTable {
+    let keep: Vec<usize> = (0..typed.names.len())
+        .filter(|&i| !spec.ignore.contains(&typed.names[i]))
         .collect();
-    let rows: Rows = rows
-        .into_iter()
-        .map(|mut r| keep.iter().map(|&i| r[i].take()).collect())
-        .collect();
+    let mut builder = Builder::new(keep.len());
+    for row in &typed.rows {
+        for &i in &keep {
+            builder.cell(row.get(i).and_then(Option::as_deref));
+        }
+        builder.end_row();
+    }
     let columns = keep
         .iter()
-        .enumerate()
-        .map(|(j, &i)| {
-            let ty = match &types {
-                Some(types) => types[i],
-                None => infer(rows.iter().map(|r| r[j].as_deref())),
-            };
-            (names[i].clone(), ty)
+        .map(|&i| {
+            let ty = typed.types.as_ref().map_or(ColType::Null, |t| t[i]);
+            (typed.names[i].clone(), ty)
         })
         .collect();
-    let mut table = Table { columns, rows };
+    let mut table = builder.finish(columns);
+    if typed.types.is_none() {
+        infer_types(&mut table);
+    }
     sort(&mut table, &spec.key);
     table
 }
 
 /// Sort rows by the key columns (numbers as numbers), then whole.
-fn sort(table: &mut Table, key: &[String]) {
+fn sort(table: &mut RowTable, key: &[String]) {
     let key: Vec<usize> = key
         .iter()
         .filter_map(|k| table.columns.iter().position(|(n, _)| n == k))
         .collect();
     let numeric: Vec<bool> = table.columns.iter().map(|(_, t)| t.numeric()).collect();
-    let cmp_cell = |i: usize, a: &Option<String>, b: &Option<String>| cmp_cells(numeric[i], a, b);
-    let cmp_rows = |a: &Vec<Option<String>>, b: &Vec<Option<String>>| {
+    let width = table.columns.len();
+    let cmp_rows = |a: Row<'_>, b: Row<'_>| {
         key.iter()
-            .map(|&i| cmp_cell(i, &a[i], &b[i]))
-            .chain((0..a.len()).map(|i| cmp_cell(i, &a[i], &b[i])))
+            .copied()
+            .chain(0..width)
+            .map(|c| cmp_cells(numeric[c], a.get(c), b.get(c)))
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
     };
     // Pipelines mostly write their rows in key order already: one pass
     // says so, where a sort compares (and parses) n log n times.
-    if !table
-        .rows
-        .is_sorted_by(|a, b| cmp_rows(a, b) != Ordering::Greater)
-    {
-        table.rows.sort_by(cmp_rows);
+    let sorted =
+        (1..table.len()).all(|r| cmp_rows(table.row(r - 1), table.row(r)) != Ordering::Greater);
+    if !sorted {
+        let mut order = std::mem::take(&mut table.order);
+        let at = |r: usize| Row {
+            table,
+            base: r * width,
+        };
+        order.sort_by(|&a, &b| cmp_rows(at(a), at(b)));
+        table.order = order;
     }
 }
 
 /// How two cells of a column sort: numbers as numbers (then as text, so
 /// only equal text is equal), anything else as text, null first.
-fn cmp_cells(numeric: bool, a: &Option<String>, b: &Option<String>) -> Ordering {
+fn cmp_cells(numeric: bool, a: Option<&str>, b: Option<&str>) -> Ordering {
     match (a, b) {
-        (Some(x), Some(y)) if numeric => match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Some(x), Some(y)) if numeric && x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
             (Ok(fx), Ok(fy)) => fx.total_cmp(&fy).then_with(|| x.cmp(y)),
             _ => x.cmp(y),
         },
-        _ => a.cmp(b),
+        _ => a.cmp(&b),
     }
 }
 
 /// The snapshot text of `table`.
 pub(crate) fn render(table: &Table) -> String {
+    match table {
+        Table::Rows(rows) => render_rows(rows),
+        Table::Summary(s) => summary::render(s),
+    }
+}
+
+/// The snapshot text of every row of `table`.
+fn render_rows(table: &RowTable) -> String {
     let schema: Vec<String> = table
         .columns
         .iter()
@@ -378,10 +636,10 @@ pub(crate) fn render(table: &Table) -> String {
     let mut out = format!("{SCHEMA_PREFIX}{}\n", schema.join(", "));
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    for row in &table.rows {
+        .from_writer(Vec::with_capacity(table.text.len() + table.ends.len()));
+    for row in table.rows() {
         // A write to memory cannot fail.
-        let _ = writer.write_record(row.iter().map(|c| c.as_deref().unwrap_or("")));
+        let _ = writer.write_record(row.cells().map(|c| c.unwrap_or("")));
     }
     let bytes = writer.into_inner().unwrap_or_default();
     out.push_str(&String::from_utf8_lossy(&bytes));
@@ -399,6 +657,14 @@ fn csv_field(s: &str) -> String {
 
 /// A snapshot file's text as a table.
 pub(crate) fn parse_snapshot(text: &str) -> Result<Table, String> {
+    if text.starts_with(summary::PREFIX) {
+        return summary::parse(text).map(Table::Summary);
+    }
+    parse_rows(text).map(Table::Rows)
+}
+
+/// A rows snapshot's text as a table.
+fn parse_rows(text: &str) -> Result<RowTable, String> {
     let (first, body) = text.split_once('\n').unwrap_or((text, ""));
     let schema = first
         .trim_end_matches('\r')
@@ -418,26 +684,54 @@ pub(crate) fn parse_snapshot(text: &str) -> Result<Table, String> {
             columns.push((name.to_string(), ty));
         }
     }
-    let mut rows = Vec::new();
+    let mut table = Builder::new(columns.len());
+    table.text.reserve(body.len());
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(body.as_bytes());
-    for record in reader.records() {
-        let record = record.map_err(|e| format!("bad row: {e}"))?;
-        let mut row: Vec<Option<String>> = record.iter().map(cell).collect();
-        row.resize(columns.len(), None);
-        rows.push(row);
+    let mut record = csv::StringRecord::new();
+    while reader
+        .read_record(&mut record)
+        .map_err(|e| format!("bad row: {e}"))?
+    {
+        for field in &record {
+            table.cell(Some(field));
+        }
+        table.end_row();
     }
-    Ok(Table { columns, rows })
+    Ok(table.finish(columns))
 }
 
 /// The differences from `expected` (the snapshot) to `actual`, one a
 /// line, all of them.
 pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -> Vec<String> {
-    let mut out = Vec::new();
-    let exp: Vec<&str> = expected.columns.iter().map(|(n, _)| n.as_str()).collect();
-    let act: Vec<&str> = actual.columns.iter().map(|(n, _)| n.as_str()).collect();
+    match (expected, actual) {
+        (Table::Rows(was), Table::Rows(now)) => row_differences(was, now, spec),
+        (Table::Summary(was), Table::Summary(now)) => summary::differences(was, now, spec),
+        (Table::Rows(_), Table::Summary(_)) => {
+            vec![
+                "the snapshot holds rows and `mode = \"summary\"` wants a summary: bless it again"
+                    .into(),
+            ]
+        }
+        (Table::Summary(_), Table::Rows(_)) => {
+            vec!["the snapshot holds a summary and the output wants rows: bless it again".into()]
+        }
+    }
+}
+
+/// Column changes from `exp` (the snapshot's columns) to `act`, pushed
+/// to `out`: renamed, removed, added, retyped. Returns the columns both
+/// have, as (name in the snapshot, index there, index now).
+fn column_changes<'a>(
+    exp: &'a [(String, ColType)],
+    act: &'a [(String, ColType)],
+    out: &mut Vec<String>,
+) -> Vec<(&'a str, usize, usize)> {
+    let types = (exp, act);
+    let exp: Vec<&str> = exp.iter().map(|(n, _)| n.as_str()).collect();
+    let act: Vec<&str> = act.iter().map(|(n, _)| n.as_str()).collect();
     // (name in the snapshot, index there, index now)
     let mut common: Vec<(&str, usize, usize)> = Vec::new();
     let mut renamed: Vec<usize> = Vec::new();
@@ -459,7 +753,7 @@ pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -
         }
     }
     for &(name, i, j) in &common {
-        let (was, now) = (expected.columns[i].1, actual.columns[j].1);
+        let (was, now) = (types.0[i].1, types.1[j].1);
         // Integer and float are one kind: a float column whose values are
         // whole numbers reads as integer; the values are compared anyway.
         let compatible = was == now
@@ -474,12 +768,15 @@ pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -
             ));
         }
     }
-    if expected.rows.len() != actual.rows.len() {
-        out.push(format!(
-            "row count: {} -> {}",
-            expected.rows.len(),
-            actual.rows.len()
-        ));
+    common
+}
+
+/// [`differences`] of two row tables.
+fn row_differences(expected: &RowTable, actual: &RowTable, spec: &OutputSpec) -> Vec<String> {
+    let mut out = Vec::new();
+    let common = column_changes(&expected.columns, &actual.columns, &mut out);
+    if expected.len() != actual.len() {
+        out.push(format!("row count: {} -> {}", expected.len(), actual.len()));
     }
     let key: Option<Vec<(&str, usize, usize)>> = (!spec.key.is_empty())
         .then(|| {
@@ -505,46 +802,51 @@ pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -
 
 type Cols<'a> = [(&'a str, usize, usize)];
 
-fn show(c: &Option<String>) -> &str {
-    c.as_deref().unwrap_or("null")
+/// Column `i` of a snapshot row or `j` of an actual one.
+fn side((_, i, j): (&str, usize, usize), now: bool) -> usize {
+    if now { j } else { i }
+}
+
+fn show(c: Option<&str>) -> &str {
+    c.unwrap_or("null")
 }
 
 fn keyed(
-    expected: &Table,
-    actual: &Table,
+    expected: &RowTable,
+    actual: &RowTable,
     key: &Cols<'_>,
     common: &Cols<'_>,
     spec: &OutputSpec,
     out: &mut Vec<String>,
 ) {
-    let label = |row: &[Option<String>], now: bool| {
+    let label = |row: Row<'_>, now: bool| {
         key.iter()
-            .map(|&(n, i, j)| format!("{n}={}", show(&row[if now { j } else { i }])))
+            .map(|&c| format!("{}={}", c.0, show(row.get(side(c, now)))))
             .collect::<Vec<_>>()
             .join(", ")
     };
     let pairs =
         merge_join(expected, actual, key).unwrap_or_else(|| hash_join(expected, actual, key));
-    let mut matched = vec![false; actual.rows.len()];
-    for (row, pair) in expected.rows.iter().zip(pairs) {
+    let mut matched = vec![false; actual.len()];
+    for (row, pair) in expected.rows().zip(pairs) {
         let Some(r) = pair else {
             out.push(format!("row removed: {}", label(row, false)));
             continue;
         };
         matched[r] = true;
-        let other = &actual.rows[r];
+        let other = actual.row(r);
         for &(name, i, j) in common {
-            if !same(&row[i], &other[j], spec) {
+            if !same(row.get(i), other.get(j), spec) {
                 out.push(format!(
                     "changed: {} {name} {} -> {}",
                     label(row, false),
-                    show(&row[i]),
-                    show(&other[j])
+                    show(row.get(i)),
+                    show(other.get(j))
                 ));
             }
         }
     }
-    for (r, row) in actual.rows.iter().enumerate() {
+    for (r, row) in actual.rows().enumerate() {
         if !matched[r] {
             out.push(format!("row added: {}", label(row, true)));
         }
@@ -556,7 +858,11 @@ fn keyed(
 /// sorted by their key with the same comparison when the key columns are
 /// of one kind on both sides and neither table was reordered by hand. None
 /// when they are not so sorted.
-fn merge_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Option<Vec<Option<usize>>> {
+fn merge_join(
+    expected: &RowTable,
+    actual: &RowTable,
+    key: &Cols<'_>,
+) -> Option<Vec<Option<usize>>> {
     let numeric: Vec<bool> = key
         .iter()
         .map(|&(_, i, j)| {
@@ -567,32 +873,26 @@ fn merge_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Option<Vec<Op
             (was == now).then_some(was)
         })
         .collect::<Option<_>>()?;
-    let cmp = |a: &[Option<String>], a_now: bool, b: &[Option<String>], b_now: bool| {
+    let cmp = |a: Row<'_>, a_now: bool, b: Row<'_>, b_now: bool| {
         key.iter()
             .zip(&numeric)
-            .map(|(&(_, i, j), &n)| {
-                cmp_cells(
-                    n,
-                    &a[if a_now { j } else { i }],
-                    &b[if b_now { j } else { i }],
-                )
-            })
+            .map(|(&c, &n)| cmp_cells(n, a.get(side(c, a_now)), b.get(side(c, b_now))))
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
     };
-    let sorted = |rows: &[Vec<Option<String>>], now: bool| {
-        rows.is_sorted_by(|a, b| cmp(a, now, b, now) != Ordering::Greater)
+    let sorted = |t: &RowTable, now: bool| {
+        (1..t.len()).all(|r| cmp(t.row(r - 1), now, t.row(r), now) != Ordering::Greater)
     };
-    if !sorted(&expected.rows, false) || !sorted(&actual.rows, true) {
+    if !sorted(expected, false) || !sorted(actual, true) {
         return None;
     }
-    let mut pairs = Vec::with_capacity(expected.rows.len());
+    let mut pairs = Vec::with_capacity(expected.len());
     let mut r = 0;
-    for row in &expected.rows {
-        while r < actual.rows.len() && cmp(&actual.rows[r], true, row, false) == Ordering::Less {
+    for row in expected.rows() {
+        while r < actual.len() && cmp(actual.row(r), true, row, false) == Ordering::Less {
             r += 1;
         }
-        if r < actual.rows.len() && cmp(&actual.rows[r], true, row, false) == Ordering::Equal {
+        if r < actual.len() && cmp(actual.row(r), true, row, false) == Ordering::Equal {
             pairs.push(Some(r));
             r += 1;
         } else {
@@ -604,33 +904,33 @@ fn merge_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Option<Vec<Op
 
 /// [`merge_join`]'s pairs by a hash of the key, for tables not in key
 /// order.
-fn hash_join(expected: &Table, actual: &Table, key: &Cols<'_>) -> Vec<Option<usize>> {
-    let id = |row: &[Option<String>], now: bool| -> Vec<Option<String>> {
-        key.iter()
-            .map(|&(_, i, j)| row[if now { j } else { i }].clone())
-            .collect()
-    };
-    let mut now: HashMap<Vec<Option<String>>, VecDeque<usize>> = HashMap::new();
-    for (r, row) in actual.rows.iter().enumerate() {
-        now.entry(id(row, true)).or_default().push_back(r);
+fn hash_join(expected: &RowTable, actual: &RowTable, key: &Cols<'_>) -> Vec<Option<usize>> {
+    fn id<'t>(row: Row<'t>, key: &Cols<'_>, now: bool) -> Vec<Option<&'t str>> {
+        key.iter().map(|&c| row.get(side(c, now))).collect()
+    }
+    let mut now: HashMap<Vec<Option<&str>>, VecDeque<usize>> = HashMap::new();
+    for (r, row) in actual.rows().enumerate() {
+        now.entry(id(row, key, true)).or_default().push_back(r);
     }
     expected
-        .rows
-        .iter()
-        .map(|row| now.get_mut(&id(row, false)).and_then(VecDeque::pop_front))
+        .rows()
+        .map(|row| {
+            now.get_mut(&id(row, key, false))
+                .and_then(VecDeque::pop_front)
+        })
         .collect()
 }
 
-fn whole(expected: &Table, actual: &Table, common: &Cols<'_>, out: &mut Vec<String>) {
-    let text = |row: &[Option<String>], now: bool| {
+fn whole(expected: &RowTable, actual: &RowTable, common: &Cols<'_>, out: &mut Vec<String>) {
+    let text = |row: Row<'_>, now: bool| {
         common
             .iter()
-            .map(|&(_, i, j)| csv_field(row[if now { j } else { i }].as_deref().unwrap_or("")))
+            .map(|&c| csv_field(row.get(side(c, now)).unwrap_or("")))
             .collect::<Vec<_>>()
             .join(",")
     };
-    let was: Vec<String> = expected.rows.iter().map(|r| text(r, false)).collect();
-    let now: Vec<String> = actual.rows.iter().map(|r| text(r, true)).collect();
+    let was: Vec<String> = expected.rows().map(|r| text(r, false)).collect();
+    let now: Vec<String> = actual.rows().map(|r| text(r, true)).collect();
     for t in unmatched(&was, &now) {
         out.push(format!("row removed: {t}"));
     }
@@ -658,7 +958,7 @@ fn unmatched<'r>(rows: &'r [String], other: &[String]) -> Vec<&'r str> {
 }
 
 /// Whether a cell is unchanged: equal text, or numbers within the tolerance.
-fn same(was: &Option<String>, now: &Option<String>, spec: &OutputSpec) -> bool {
+fn same(was: Option<&str>, now: Option<&str>, spec: &OutputSpec) -> bool {
     match (was, now) {
         (None, None) => true,
         (Some(a), Some(b)) if a == b => true,
@@ -710,12 +1010,15 @@ mod tests {
             abs: 0.01,
             rel: 0.0,
             format: DataFormat::Csv,
+            mode: DataOutputMode::Rows,
         }
     }
 
-    fn table(csv: &str, spec: &OutputSpec) -> Table {
-        let (names, rows) = parse_csv(csv.as_bytes()).unwrap();
-        canonical(names, rows, None, spec)
+    fn table(csv: &str, spec: &OutputSpec) -> RowTable {
+        match parse(csv.as_bytes(), spec).unwrap() {
+            Table::Rows(t) => t,
+            Table::Summary(_) => panic!("a summary"),
+        }
     }
 
     #[test]
@@ -725,13 +1028,13 @@ mod tests {
             "region,total,at,n,ok\nWest,1.5,x,2,true\n\"A, B\",,y,3,false\n",
             &s,
         );
-        let text = render(&t);
+        let text = render_rows(&t);
         assert!(
             text.starts_with("# columns: region:string, total:float, n:integer, ok:bool\n"),
             "{text}"
         );
         assert!(text.contains("\"A, B\",,3,false\n"), "{text}");
-        assert_eq!(parse_snapshot(&text).unwrap(), t);
+        assert_eq!(parse_rows(&text).unwrap(), t);
     }
 
     #[test]
@@ -739,7 +1042,7 @@ mod tests {
         let s = spec(&["region"]);
         let was = table("region,total\nEast,1\nWest,2.5\nSilver,84.97\n", &s);
         let now = table("region,total_usd\nEast,1.001\nSilver,90.12\nNorth,3\n", &s);
-        let d = differences(&was, &now, &s);
+        let d = row_differences(&was, &now, &s);
         assert_eq!(
             d,
             [
@@ -749,7 +1052,7 @@ mod tests {
                 "row added: region=North",
             ]
         );
-        assert!(differences(&was, &was, &s).is_empty());
+        assert!(row_differences(&was, &was, &s).is_empty());
     }
 
     /// Walking both tables in key order pairs the rows a hash of the key
@@ -765,15 +1068,15 @@ mod tests {
         assert_eq!(walked, hash_join(&was, &now, &key));
         assert_eq!(walked, [None, Some(1), Some(2), None, Some(4), None]);
         let mut by_hand = was.clone();
-        by_hand.rows.swap(0, 3);
+        by_hand.order.swap(0, 3);
         assert_eq!(merge_join(&by_hand, &now, &key), None);
         let sorted = |mut d: Vec<String>| {
             d.sort();
             d
         };
         assert_eq!(
-            sorted(differences(&by_hand, &now, &s)),
-            sorted(differences(&was, &now, &s))
+            sorted(row_differences(&by_hand, &now, &s)),
+            sorted(row_differences(&was, &now, &s))
         );
     }
 
@@ -783,7 +1086,7 @@ mod tests {
         let was = table("a,b\n1,x\n2,y\n2,y\n", &s);
         let now = table("a,b\n2,y\n3,z\n2,y\n", &s);
         assert_eq!(
-            differences(&was, &now, &s),
+            row_differences(&was, &now, &s),
             ["row removed: 1,x", "row added: 3,z"]
         );
     }

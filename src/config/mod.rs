@@ -20,7 +20,7 @@ pub use error::{ConfigError, Diagnostic};
 pub(crate) use validate::substitute;
 pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
 
-pub use schema::{Isolation, ResultFormat};
+pub use schema::{DataOutputMode, Isolation, ResultFormat};
 
 pub use crate::model::Gate;
 
@@ -77,6 +77,8 @@ pub struct OutputSpec {
     pub rel: f64,
     /// The format: `path`'s extension, or a Delta table.
     pub format: crate::model::DataFormat,
+    /// Every row, or a summary (`mode = "summary"`).
+    pub mode: schema::DataOutputMode,
 }
 
 /// A redaction of the `[redactions]` table: text matching `regex` becomes

@@ -603,6 +603,7 @@ pub struct DataOutput {
     pub path: String,
     /// Columns that identify a row: rows are matched by them and numbers
     /// compared within `tolerance`. Without a key, rows are matched whole.
+    /// Not with `mode = "summary"`, which keeps no rows.
     #[serde(default)]
     pub key: Vec<String>,
     /// Columns left out of the snapshot and the comparison (load times,
@@ -617,6 +618,22 @@ pub struct DataOutput {
     /// JSON commits replayed, then every live Parquet file read). Default:
     /// the extension of `path` says the format.
     pub format: Option<DataOutputFormat>,
+    /// `"rows"` (default): the snapshot holds every row. `"summary"`, for
+    /// outputs too large to snapshot whole: it holds the row count and,
+    /// per column, its type, null count, min, max, sum (numbers) and a
+    /// checksum of its values.
+    pub mode: Option<DataOutputMode>,
+}
+
+/// What a data snapshot holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DataOutputMode {
+    /// Every row, sorted.
+    #[default]
+    Rows,
+    /// The row count and per-column aggregates and checksums.
+    Summary,
 }
 
 /// The format of a data output that its extension does not say.

@@ -545,6 +545,7 @@ fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
             abs: 0.0,
             rel: 1e-9,
             format: crate::model::DataFormat::Csv,
+            mode: super::schema::DataOutputMode::Rows,
         }]
     );
 }

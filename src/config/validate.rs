@@ -559,6 +559,32 @@ impl Ctx<'_> {
                 );
             }
         }
+        let mode = match t.get("mode") {
+            Some((_, m)) => match self.string(m, "outputs.mode")?.as_str() {
+                "rows" => super::schema::DataOutputMode::Rows,
+                "summary" => super::schema::DataOutputMode::Summary,
+                other => {
+                    self.err(
+                        m.pos,
+                        format!(
+                            "`outputs.mode` must be \"rows\" or \"summary\", found \"{other}\""
+                        ),
+                        None,
+                    );
+                    return None;
+                }
+            },
+            None => super::schema::DataOutputMode::Rows,
+        };
+        if mode == super::schema::DataOutputMode::Summary
+            && let Some((_, pos)) = key.first()
+        {
+            self.err(
+                *pos,
+                "`key` matches rows, which `mode = \"summary\"` does not keep".into(),
+                Some("remove `key`, or leave `mode` out to snapshot every row".into()),
+            );
+        }
         let (mut abs, mut rel) = (0.0, 0.0);
         if let Some((_, tol)) = t.get("tolerance") {
             let tt = self.table(tol, "`outputs.tolerance`", &keys_of("tolerance"))?;
@@ -575,6 +601,7 @@ impl Ctx<'_> {
             abs,
             rel,
             format,
+            mode,
         })
     }
 

@@ -1,13 +1,14 @@
-//! A Delta table at its current version: the JSON commits of `_delta_log/`
-//! replayed in order (`add` makes a file live, `remove` retires it), then
-//! every live Parquet file read and the rows concatenated.
+//! A Delta table at its current version: the latest checkpoint of
+//! `_delta_log/` (the one `_last_checkpoint` names, else the newest whole
+//! one), then the JSON commits after it replayed in order (`add` makes a
+//! file live, `remove` retires it), then every live Parquet file read and
+//! the rows concatenated.
 //!
 //! A partitioned table's partition columns come from each file's
-//! `partitionValues`. Checkpoints are not read: a table whose log has a
-//! `_last_checkpoint` (or whose JSON commits do not start at version 0) is
-//! refused rather than read at a wrong version, and so are deletion
-//! vectors.
+//! `partitionValues`. A log with a gap in its versions, a V2 checkpoint
+//! or a deletion vector is refused rather than read at a wrong version.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{ColType, Typed};
@@ -21,9 +22,10 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
     let state = replay(&log)?;
     let mut table = Typed {
         names: state.schema.iter().map(|(n, _)| n.clone()).collect(),
-        types: state.schema.iter().map(|(_, t)| *t).collect(),
+        types: None,
         rows: Vec::new(),
     };
+    let mut types: Vec<ColType> = state.schema.iter().map(|(_, t)| *t).collect();
     let mut digest = String::new();
     for (file, partition) in &state.live {
         let path = dir.join(file);
@@ -35,13 +37,13 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
         let at: Vec<usize> = part
             .names
             .iter()
-            .zip(&part.types)
+            .zip(part.types.iter().flatten())
             .map(
                 |(name, ty)| match table.names.iter().position(|n| n == name) {
                     Some(i) => i,
                     None => {
                         table.names.push(name.clone());
-                        table.types.push(*ty);
+                        types.push(*ty);
                         table.names.len() - 1
                     }
                 },
@@ -55,7 +57,7 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
                     Some(i) => i,
                     None => {
                         table.names.push(name.clone());
-                        table.types.push(ColType::String);
+                        types.push(ColType::String);
                         table.names.len() - 1
                     }
                 };
@@ -77,6 +79,7 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
     for row in &mut table.rows {
         row.resize(width, None);
     }
+    table.types = Some(types);
     Ok((table, crate::hash::sha256_hex(digest.as_bytes())))
 }
 
@@ -93,39 +96,63 @@ pub(crate) struct State {
 /// A file's partition columns and values (None: null).
 pub(crate) type Partition = Vec<(String, Option<String>)>;
 
-/// Replay the JSON commits of the log directory `log`.
+/// Replay the log directory `log`: its latest checkpoint when it has one,
+/// then the JSON commits after it.
 pub(crate) fn replay(log: &Path) -> Result<State, String> {
-    if log.join("_last_checkpoint").exists() {
-        return Err(
-            "its _delta_log has a checkpoint (_last_checkpoint), which is not read: \
-             turn checkpoints off for this table (delta.checkpointInterval) or snapshot a Parquet export"
-                .into(),
-        );
-    }
     let entries = std::fs::read_dir(log).map_err(|e| format!("cannot read _delta_log: {e}"))?;
-    let mut commits: Vec<(u64, std::path::PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let version = name.strip_suffix(".json")?;
-            (version.len() == 20 && version.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| (version.parse().ok(), e.path()))
-                .and_then(|(v, p)| Some((v?, p)))
-        })
-        .collect();
+    let mut commits: Vec<(u64, std::path::PathBuf)> = Vec::new();
+    // Checkpoint parts by version: (part number, parts in all, path).
+    let mut checkpoints: BTreeMap<u64, Vec<(u64, u64, std::path::PathBuf)>> = BTreeMap::new();
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match log_file(&name)? {
+            Some(LogFile::Commit(v)) => commits.push((v, entry.path())),
+            Some(LogFile::Checkpoint {
+                version,
+                part,
+                parts,
+            }) => checkpoints
+                .entry(version)
+                .or_default()
+                .push((part, parts, entry.path())),
+            None => {}
+        }
+    }
     commits.sort();
-    if commits.is_empty() {
+    // A checkpoint counts once all its parts are there.
+    checkpoints.retain(|_, parts| {
+        parts.sort();
+        let n = parts[0].1;
+        parts.len() as u64 == n && parts.iter().enumerate().all(|(i, p)| p.0 == i as u64 + 1)
+    });
+    let checkpoint = match last_checkpoint(log)? {
+        Some(v) if checkpoints.contains_key(&v) => Some(v),
+        Some(v) => {
+            return Err(format!(
+                "its _last_checkpoint names version {v}, whose checkpoint is not all there"
+            ));
+        }
+        None => checkpoints.keys().next_back().copied(),
+    };
+    let first = checkpoint.map_or(0, |v| v + 1);
+    let commits: Vec<_> = commits.into_iter().filter(|(v, _)| *v >= first).collect();
+    if commits.is_empty() && checkpoint.is_none() {
         return Err("its _delta_log has no commit".into());
     }
-    for (expected, (version, _)) in commits.iter().enumerate() {
-        if *version != expected as u64 {
+    for (expected, (version, _)) in (first..).zip(&commits) {
+        if *version != expected {
             return Err(format!(
                 "its _delta_log lacks commit {expected} (found {version}): \
-                 an older log was cleaned up, and checkpoints are not read"
+                 an older log was cleaned up without a checkpoint before it"
             ));
         }
     }
     let mut state = State::default();
+    if let Some(version) = checkpoint {
+        for (_, _, path) in &checkpoints[&version] {
+            read_checkpoint(&mut state, path).map_err(|e| format!("checkpoint {version}: {e}"))?;
+        }
+    }
     for (version, path) in &commits {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read commit {version}: {e}"))?;
@@ -139,6 +166,92 @@ pub(crate) fn replay(log: &Path) -> Result<State, String> {
         }
     }
     Ok(state)
+}
+
+/// A file of the log.
+enum LogFile {
+    /// `<version>.json`.
+    Commit(u64),
+    /// `<version>.checkpoint.parquet`, or part `part` of `parts` of a
+    /// multi-part one (`<version>.checkpoint.<part>.<parts>.parquet`).
+    Checkpoint { version: u64, part: u64, parts: u64 },
+}
+
+/// What the log file called `name` is; an error for a checkpoint of a
+/// kind that is not read (V2, named by a UUID).
+fn log_file(name: &str) -> Result<Option<LogFile>, String> {
+    let number = |s: &str, len: usize| {
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+    };
+    if let Some(v) = name.strip_suffix(".json").and_then(|v| number(v, 20)) {
+        return Ok(Some(LogFile::Commit(v)));
+    }
+    let Some((version, rest)) = name.split_once(".checkpoint.") else {
+        return Ok(None);
+    };
+    let Some(version) = number(version, 20) else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = rest.split('.').collect();
+    match parts.as_slice() {
+        ["parquet"] => Ok(Some(LogFile::Checkpoint {
+            version,
+            part: 1,
+            parts: 1,
+        })),
+        [part, parts, "parquet"] => match (number(part, 10), number(parts, 10)) {
+            (Some(part), Some(parts)) if part >= 1 && part <= parts => {
+                Ok(Some(LogFile::Checkpoint {
+                    version,
+                    part,
+                    parts,
+                }))
+            }
+            _ => Ok(None),
+        },
+        _ => Err(format!(
+            "its _delta_log has a V2 checkpoint ({name}), which is not read: \
+             write classic checkpoints (delta.checkpointPolicy = classic)"
+        )),
+    }
+}
+
+/// The version `_last_checkpoint` names, if the log has that file.
+fn last_checkpoint(log: &Path) -> Result<Option<u64>, String> {
+    let text = match std::fs::read_to_string(log.join("_last_checkpoint")) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read _last_checkpoint: {e}")),
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("version")?.as_u64())
+        .map(Some)
+        .ok_or_else(|| "its _last_checkpoint names no version".into())
+}
+
+/// Apply the live files and the schema of a checkpoint (a Parquet file
+/// of one action a row; its `remove` rows are tombstones of files no
+/// longer live).
+fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), String> {
+    use ::parquet::file::reader::{FileReader, SerializedFileReader};
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
+        .map_err(|e| format!("not Parquet: {e}"))?;
+    let rows = reader
+        .get_row_iter(None)
+        .map_err(|e| format!("cannot read its rows: {e}"))?;
+    for row in rows {
+        let row = row.map_err(|e| format!("cannot read a row: {e}"))?;
+        let serde_json::Value::Object(mut action) = row.to_json_value() else {
+            continue;
+        };
+        action.retain(|k, v| !v.is_null() && (k == "add" || k == "metaData"));
+        apply(state, &serde_json::Value::Object(action))?;
+    }
+    Ok(())
 }
 
 fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
@@ -290,10 +403,50 @@ mod tests {
             ]
         );
 
-        // A gap in the versions, or a checkpoint, is refused.
+        // A gap in the versions, a checkpoint named but not there, or a
+        // V2 checkpoint is refused.
         std::fs::remove_file(log.join(format!("{:020}.json", 1))).unwrap();
         assert!(replay(&log).unwrap_err().contains("lacks commit 1"));
+        std::fs::write(log.join("_last_checkpoint"), r#"{"version":1}"#).unwrap();
+        assert!(replay(&log).unwrap_err().contains("names version 1"));
         std::fs::write(log.join("_last_checkpoint"), "{}").unwrap();
-        assert!(replay(&log).unwrap_err().contains("checkpoint"));
+        assert!(replay(&log).unwrap_err().contains("names no version"));
+        std::fs::remove_file(log.join("_last_checkpoint")).unwrap();
+        let v2 = format!(
+            "{:020}.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json",
+            2
+        );
+        std::fs::write(log.join(v2), "").unwrap();
+        assert!(replay(&log).unwrap_err().contains("V2 checkpoint"));
+    }
+
+    #[test]
+    fn log_files_are_told_apart_by_name() {
+        let kind = |name: &str| match log_file(name) {
+            Ok(Some(LogFile::Commit(v))) => format!("commit {v}"),
+            Ok(Some(LogFile::Checkpoint {
+                version,
+                part,
+                parts,
+            })) => format!("checkpoint {version} {part}/{parts}"),
+            Ok(None) => "other".into(),
+            Err(_) => "refused".into(),
+        };
+        assert_eq!(kind("00000000000000000007.json"), "commit 7");
+        assert_eq!(
+            kind("00000000000000000010.checkpoint.parquet"),
+            "checkpoint 10 1/1"
+        );
+        assert_eq!(
+            kind("00000000000000000010.checkpoint.0000000002.0000000003.parquet"),
+            "checkpoint 10 2/3"
+        );
+        assert_eq!(kind("00000000000000000010.crc"), "other");
+        assert_eq!(kind("_last_checkpoint"), "other");
+        assert_eq!(kind("7.json"), "other");
+        assert_eq!(
+            kind("00000000000000000010.checkpoint.abc.parquet"),
+            "refused"
+        );
     }
 }

@@ -43,7 +43,11 @@ pub(crate) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
         }
         rows.push(cells);
     }
-    Ok(Typed { names, types, rows })
+    Ok(Typed {
+        names,
+        types: Some(types),
+        rows,
+    })
 }
 
 /// The column type of a top-level schema field.
