@@ -353,6 +353,61 @@ def bench_data(tmp):
     )]
 
 
+def big_project(root, files=20_000, total=GIB):
+    """A generated golden project of `files` files in 200 directories,
+    `total` bytes in all (sizes vary around the mean; fixed seed)."""
+    import random
+    rng = random.Random(7)
+    mean = total // files
+    block = rng.randbytes(4 * mean)
+    for i in range(files):
+        d = os.path.join(root, f"d{i % 200:03}")
+        os.makedirs(d, exist_ok=True)
+        size = rng.randint(mean // 2, mean * 3 // 2)
+        start = rng.randint(0, len(block) - size)
+        with open(os.path.join(d, f"f{i:05}.bin"), "wb") as f:
+            f.write(block[start:start + size])
+            f.write(i.to_bytes(4, "little"))
+
+
+def bench_big_project(tmp):
+    """A 20,000-file, 1 GiB golden project: a run under isolation = "copy"
+    against `cp -a` of the tree, and a run under "check" against
+    `find -type f | xargs sha256sum`. Both runs fingerprint the project
+    before and after the case (SPEC section 12), so they do more than
+    their floors."""
+    project = os.path.join(tmp, "project")
+    big_project(project)
+    copy = os.path.join(tmp, "copy")
+    rows = []
+    for isolation, floor_name, floor in (
+        ("copy", "cp -a", lambda: run(["cp", "-a", project, copy])),
+        ("check", "find | xargs sha256sum",
+         lambda: run(["sh", "-c", f"find '{project}' -type f -print0 | xargs -0 sha256sum > /dev/null"])),
+    ):
+        harness(tmp, f'[[golden]]\nname = "big"\npath = "project"\ncommand = "true"\nisolation = "{isolation}"\n')
+
+        def ours():
+            wall, _, code = run(golden(tmp), env={**os.environ, "TMPDIR": tmp})
+            assert code == 0, f"the {isolation} run failed"
+            return wall
+
+        def theirs():
+            shutil.rmtree(copy, ignore_errors=True)
+            wall, _, code = floor()
+            assert code == 0, floor_name
+            return wall
+
+        g, f = median_pair(ours, theirs, 3)
+        rows.append((
+            f"20,000 files / 1 GiB, isolation = {isolation}: run / {floor_name}",
+            f"{g:.2f} s / {f:.2f} s = {g / f:.2f}x",
+            "<= 1.0x",
+            g / f <= 1.0,
+        ))
+    return rows
+
+
 def bench_reports():
     out = subprocess.run(
         ["cargo", "bench", "--locked", "--quiet", "--bench", "reports"],
@@ -378,7 +433,7 @@ def bench_reports():
 def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi, bench_data):
+    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi, bench_data, bench_big_project):
         with tempfile.TemporaryDirectory() as tmp:
             rows += fn(tmp)
     rows += bench_reports()

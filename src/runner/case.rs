@@ -447,7 +447,7 @@ impl<'h> Engine<'h> {
         let (Some(path), Some(before)) = (&def.root, &isolated.before) else {
             return Ok(after);
         };
-        match isolation::fingerprint(path, &isolated.exclude, budget) {
+        match isolation::fingerprint(path, &isolated.exclude, budget, Some(before)) {
             Ok(now) => {
                 let c = before.diff(&now);
                 if !c.is_empty() {
@@ -627,7 +627,7 @@ impl<'h> Engine<'h> {
         let fp = match first {
             Some(fp) => Rc::clone(fp),
             None => {
-                let fp = isolation::fingerprint(path, &iso.exclude, budget)
+                let fp = isolation::fingerprint(path, &iso.exclude, budget, None)
                     .map_err(|e| CaseError::read_golden(path, e))?;
                 Rc::clone(first.insert(Rc::new(fp)))
             }

@@ -10,12 +10,23 @@
 //!
 //! Both walks take a `budget` callback, asked between entries and between
 //! chunks of a large file, so they count towards the case's timeout and
-//! stop on an interrupt.
+//! stop on an interrupt. Files are hashed and copied on one thread per
+//! core (at most [`MAX_WORKERS`]) once there are enough of them.
+//!
+//! The fingerprint after a run reuses a file's digest from before it when
+//! its device, inode, size and change time (ctime) are the same and that
+//! ctime is over a second older than the first walk's start: every write
+//! sets ctime, no unprivileged process can set it back, and a file changed
+//! within the second before the walk (where a coarse clock could hide a
+//! second change) is read again. Windows has no such time: there every
+//! file is read again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use sha2::{Digest, Sha256};
@@ -232,25 +243,51 @@ pub(crate) struct Fingerprint {
     entries: BTreeMap<PathBuf, Entry>,
     /// Files whose content could not be read (named in a warning).
     pub unreadable: Vec<String>,
+    /// The change stamp of each file hashed, for a later walk's reuse.
+    stamps: HashMap<PathBuf, ChangeStamp>,
+    /// When the walk started.
+    taken_at: SystemTime,
 }
+
+/// A file's identity and change time (see the module's text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChangeStamp {
+    /// Device, inode, size.
+    pub id: (u64, u64, u64),
+    /// ctime.
+    pub changed: SystemTime,
+}
+
+/// A stamp this much older than a walk's start proves its file unchanged.
+const STAMP_MARGIN: Duration = Duration::from_secs(1);
+/// Threads that hash or copy files at most.
+const MAX_WORKERS: usize = 8;
+/// Fewer files than this are hashed or copied on the walking thread.
+const PARALLEL_FROM: usize = 32;
 
 /// What changed between two fingerprints.
 pub(crate) type Changes = crate::model::GoldenChanges;
 
-/// Fingerprint `root` (a directory, or a single file).
+/// Fingerprint `root` (a directory, or a single file); with `before`, an
+/// earlier fingerprint of it, reuse the digests of files whose change
+/// stamp proves them unchanged.
 pub(crate) fn fingerprint(
     root: &Path,
     exclude: &Exclude,
     budget: Budget<'_>,
+    before: Option<&Fingerprint>,
 ) -> Result<Fingerprint, IsolationError> {
     let mut fp = Fingerprint {
         entries: BTreeMap::new(),
         unreadable: Vec::new(),
+        stamps: HashMap::new(),
+        taken_at: before.map_or_else(SystemTime::now, |b| b.taken_at),
     };
+    let mut files = Vec::new();
     let meta = std::fs::metadata(root).map_err(io_at(root))?;
     if !meta.is_dir() {
-        record(&mut fp, root, PathBuf::new(), &meta, budget)?;
-        return Ok(fp);
+        record(&mut fp, root, PathBuf::new(), &meta, &mut files)?;
+        return finish(fp, files, before, budget);
     }
     let walk = walkdir::WalkDir::new(root)
         .follow_links(false)
@@ -269,9 +306,152 @@ pub(crate) fn fingerprint(
             continue;
         }
         let meta = entry.metadata().map_err(walk_error)?;
-        record(&mut fp, entry.path(), rel.to_path_buf(), &meta, budget)?;
+        record(&mut fp, entry.path(), rel.to_path_buf(), &meta, &mut files)?;
+    }
+    finish(fp, files, before, budget)
+}
+
+/// A regular file of a walk, to hash.
+struct FileToHash {
+    path: PathBuf,
+    rel: PathBuf,
+    stamp: Option<ChangeStamp>,
+}
+
+/// Hash `files` (or reuse `before`'s digests) into `fp`.
+fn finish(
+    mut fp: Fingerprint,
+    files: Vec<FileToHash>,
+    before: Option<&Fingerprint>,
+    budget: Budget<'_>,
+) -> Result<Fingerprint, IsolationError> {
+    let proven = |f: &FileToHash| {
+        let (b, stamp) = (before?, f.stamp?);
+        let unchanged =
+            b.stamps.get(&f.rel) == Some(&stamp) && stamp.changed + STAMP_MARGIN < b.taken_at;
+        unchanged.then(|| b.entries.get(&f.rel)?.digest).flatten()
+    };
+    let digests = in_parallel(&files, budget, |f, stop| match proven(f) {
+        Some(d) => Ok(Some(d)),
+        None => match hash_file(&f.path, stop) {
+            Ok(d) => Ok(d),
+            // A file the run cannot read: its mode is still compared.
+            Err(IsolationError::Io { source, .. })
+                if source.kind() == io::ErrorKind::PermissionDenied =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        },
+    })?;
+    for (f, digest) in files.into_iter().zip(digests) {
+        if digest.is_none() {
+            fp.unreadable.push(if f.rel.as_os_str().is_empty() {
+                f.path.display().to_string()
+            } else {
+                shown(&f.rel)
+            });
+        }
+        if let Some(entry) = fp.entries.get_mut(&f.rel) {
+            entry.digest = digest;
+        }
+        if let Some(stamp) = f.stamp {
+            fp.stamps.insert(f.rel, stamp);
+        }
     }
     Ok(fp)
+}
+
+/// Encodes a [`Stop`] (or none, or a worker's error) in an atomic.
+const GOING: u8 = 0;
+const FAILED: u8 = 3;
+
+fn stop_code(stop: Stop) -> u8 {
+    match stop {
+        Stop::TimedOut => 1,
+        Stop::Interrupted => 2,
+    }
+}
+
+/// `job` of each item, in order, on up to one thread per core while this
+/// thread asks `budget`; a job is given what to ask between chunks of its
+/// work. The first error (or the budget's stop) ends the others early.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    budget: Budget<'_>,
+    job: impl Fn(&T, Budget<'_>) -> Result<R, IsolationError> + Sync,
+) -> Result<Vec<R>, IsolationError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS);
+    if workers < 2 || items.len() < PARALLEL_FROM {
+        return items.iter().map(|item| job(item, budget)).collect();
+    }
+    let state = AtomicU8::new(GOING);
+    let next = AtomicUsize::new(0);
+    let asked = || match state.load(Ordering::Relaxed) {
+        1 => Some(Stop::TimedOut),
+        // A worker's error: the others stop; its error is what is returned.
+        2 | FAILED => Some(Stop::Interrupted),
+        _ => None,
+    };
+    let (job, asked, state, next) = (&job, &asked, &state, &next);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            s.spawn(move || {
+                while asked().is_none() {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = job(item, asked);
+                    if result.is_err() {
+                        let _ = state.compare_exchange(
+                            GOING,
+                            FAILED,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                    }
+                    if tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut results: Vec<Option<R>> = items.iter().map(|_| None).collect();
+        let mut error = None;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(10)) {
+                Ok((i, Ok(r))) => results[i] = Some(r),
+                Ok((_, Err(e))) => {
+                    if error.is_none() && !matches!(e, IsolationError::Stopped(_)) {
+                        error = Some(e);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if let Some(stop) = budget() {
+                let _ = state.compare_exchange(
+                    GOING,
+                    stop_code(stop),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+            }
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        match state.load(Ordering::Relaxed) {
+            1 => return Err(IsolationError::Stopped(Stop::TimedOut)),
+            2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
+            _ => {}
+        }
+        Ok(results.into_iter().flatten().collect())
+    })
 }
 
 fn walk_error(e: walkdir::Error) -> IsolationError {
@@ -283,30 +463,25 @@ fn walk_error(e: walkdir::Error) -> IsolationError {
     IsolationError::Io { path, source }
 }
 
+/// Record the entry at `path`; a regular file's digest is left to
+/// [`finish`], which hashes `files`.
 fn record(
     fp: &mut Fingerprint,
     path: &Path,
     rel: PathBuf,
     meta: &std::fs::Metadata,
-    budget: Budget<'_>,
+    files: &mut Vec<FileToHash>,
 ) -> Result<(), IsolationError> {
     let kind = sys::file_kind(meta.file_type());
     let digest = match kind {
-        FileKind::File => match hash_file(path, budget) {
-            Ok(d) => d,
-            // A file the run cannot read: its mode is still compared.
-            Err(IsolationError::Io { source, .. })
-                if source.kind() == io::ErrorKind::PermissionDenied =>
-            {
-                fp.unreadable.push(if rel.as_os_str().is_empty() {
-                    path.display().to_string()
-                } else {
-                    shown(&rel)
-                });
-                None
-            }
-            Err(e) => return Err(e),
-        },
+        FileKind::File => {
+            files.push(FileToHash {
+                path: path.to_path_buf(),
+                rel: rel.clone(),
+                stamp: sys::change_stamp(meta),
+            });
+            None
+        }
         FileKind::Symlink => {
             let target = std::fs::read_link(path).map_err(io_at(path))?;
             Some(Sha256::digest(target.as_os_str().as_encoded_bytes()).into())
@@ -434,16 +609,14 @@ pub(crate) fn copy_into(
     let mut copier = Copier {
         root: Root::new(src),
         notes: Vec::new(),
+        files: Vec::new(),
         budget,
     };
     let meta = std::fs::metadata(src).map_err(io_at(src))?;
     if !meta.is_dir() {
         let shown = Path::new(dest.file_name().unwrap_or_default());
         copier.entry(src, &dest, shown, &meta)?;
-        return Ok(Copied {
-            path: dest,
-            notes: copier.notes,
-        });
+        return copier.finish(dest);
     }
     let walk = walkdir::WalkDir::new(src)
         .follow_links(false)
@@ -462,10 +635,7 @@ pub(crate) fn copy_into(
         let meta = entry.metadata().map_err(walk_error)?;
         copier.entry(entry.path(), &dest.join(rel), rel, &meta)?;
     }
-    Ok(Copied {
-        path: dest,
-        notes: copier.notes,
-    })
+    copier.finish(dest)
 }
 
 /// The project's root, as given (made absolute) and as the file system
@@ -540,14 +710,27 @@ fn descends(target: &Path) -> bool {
         .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
-/// One copy's state: where the original lies, what to tell, when to stop.
+/// One copy's state: where the original lies, what to tell, the regular
+/// files to copy once the walk has made every directory, when to stop.
 struct Copier<'b> {
     root: Root,
     notes: Vec<String>,
+    files: Vec<(PathBuf, PathBuf, std::fs::Metadata)>,
     budget: Budget<'b>,
 }
 
 impl Copier<'_> {
+    /// Copy the files the walk found, and say what was copied to `dest`.
+    fn finish(self, dest: PathBuf) -> Result<Copied, IsolationError> {
+        in_parallel(&self.files, self.budget, |(from, to, meta), stop| {
+            copy_file(from, to, meta, stop)
+        })?;
+        Ok(Copied {
+            path: dest,
+            notes: self.notes,
+        })
+    }
+
     fn entry(
         &mut self,
         from: &Path,
@@ -559,7 +742,11 @@ impl Copier<'_> {
             // Parents come first in the walk; never recreate a removed parent.
             FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
             FileKind::Symlink => self.link(from, to, shown),
-            FileKind::File => copy_file(from, to, meta, self.budget),
+            FileKind::File => {
+                self.files
+                    .push((from.to_path_buf(), to.to_path_buf(), meta.clone()));
+                Ok(())
+            }
             FileKind::Fifo => {
                 sys::make_fifo(to, sys::mode(meta)).map_err(io_at(to))?;
                 self.notes
@@ -653,12 +840,12 @@ mod tests {
         std::fs::write(d.path().join("b"), "1").unwrap();
         std::fs::create_dir(d.path().join("target")).unwrap();
         let ex = Exclude::new(d.path(), &["target/**".to_string()], None);
-        let before = fingerprint(d.path(), &ex, &unlimited).unwrap();
+        let before = fingerprint(d.path(), &ex, &unlimited, None).unwrap();
         std::fs::write(d.path().join("a"), "2").unwrap();
         std::fs::remove_file(d.path().join("b")).unwrap();
         std::fs::write(d.path().join("c"), "1").unwrap();
         std::fs::write(d.path().join("target/out"), "x").unwrap();
-        let c = before.diff(&fingerprint(d.path(), &ex, &unlimited).unwrap());
+        let c = before.diff(&fingerprint(d.path(), &ex, &unlimited, Some(&before)).unwrap());
         assert_eq!(c.added, vec!["c"]);
         assert_eq!(c.changed, vec!["a (content)"]);
         assert_eq!(c.removed, vec!["b"]);
@@ -686,7 +873,7 @@ mod tests {
     fn errors_name_the_entry() {
         let d = tempfile::tempdir().unwrap();
         let missing = d.path().join("gone");
-        let e = fingerprint(&missing, &Exclude::default(), &unlimited).unwrap_err();
+        let e = fingerprint(&missing, &Exclude::default(), &unlimited, None).unwrap_err();
         assert!(e.to_string().contains("gone"), "{e}");
     }
 
@@ -695,7 +882,57 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a"), "1").unwrap();
         let ex = Exclude::default();
-        let r = fingerprint(d.path(), &ex, &|| Some(Stop::TimedOut));
+        let r = fingerprint(d.path(), &ex, &|| Some(Stop::TimedOut), None);
         assert!(matches!(r, Err(IsolationError::Stopped(Stop::TimedOut))));
+    }
+
+    /// Many files (hashed on worker threads): a same-size rewrite of one
+    /// is seen, and an unchanged file's digest is reused only when its
+    /// stamp is older than the first walk by the margin.
+    #[test]
+    fn the_walk_after_reuses_only_digests_its_stamps_prove() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..(PARALLEL_FROM * 3) {
+            std::fs::write(d.path().join(format!("f{i}")), format!("{i:04}")).unwrap();
+        }
+        let ex = Exclude::default();
+        let mut before = fingerprint(d.path(), &ex, &unlimited, None).unwrap();
+        assert_eq!(before.entries.len(), PARALLEL_FROM * 3);
+        assert!(before.entries.values().all(|e| e.digest.is_some()));
+        // Files written just now are read again: nothing is reused.
+        let forged = Some([0u8; 32]);
+        before.entries.get_mut(Path::new("f1")).unwrap().digest = forged;
+        let after = fingerprint(d.path(), &ex, &unlimited, Some(&before)).unwrap();
+        assert_eq!(before.diff(&after).changed, ["f1 (content)"]);
+        if cfg!(unix) {
+            // Had the first walk started well after the files' last change,
+            // f1's (forged) digest would be reused, f2's rewrite still seen.
+            before.taken_at += 10 * STAMP_MARGIN;
+            std::fs::write(d.path().join("f2"), "XXXX").unwrap();
+            let after = fingerprint(d.path(), &ex, &unlimited, Some(&before)).unwrap();
+            assert_eq!(after.entries[Path::new("f1")].digest, forged);
+            assert_eq!(before.diff(&after).changed, ["f2 (content)"]);
+        }
+    }
+
+    #[test]
+    fn many_files_are_copied_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("p");
+        std::fs::create_dir_all(src.join("sub")).unwrap();
+        for i in 0..(PARALLEL_FROM * 3) {
+            std::fs::write(
+                src.join("sub").join(format!("f{i}")),
+                i.to_string().repeat(i),
+            )
+            .unwrap();
+        }
+        let dest = d.path().join("copy");
+        std::fs::create_dir(&dest).unwrap();
+        let copied = copy_into(&src, &dest, &Exclude::default(), &unlimited).unwrap();
+        let ex = Exclude::default();
+        let a = fingerprint(&src, &ex, &unlimited, None).unwrap();
+        let b = fingerprint(&copied.path, &ex, &unlimited, None).unwrap();
+        assert_eq!(a.entries, b.entries);
     }
 }

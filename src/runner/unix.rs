@@ -20,7 +20,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus};
 use std::time::Duration;
 
-use super::isolation::FileKind;
+use super::isolation::{ChangeStamp, FileKind};
 use super::process::ProcInfo;
 
 /// Prepare `cmd` to run as a case's main process: a process group of its
@@ -672,6 +672,20 @@ pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
 pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
+}
+
+/// What identifies a file's content version without reading it: device,
+/// inode, size and change time (ctime, which every content change sets
+/// and no unprivileged process can set back).
+pub(super) fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
+    use std::os::unix::fs::MetadataExt;
+    Some(ChangeStamp {
+        id: (meta.dev(), meta.ino(), meta.size()),
+        changed: std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(
+            u64::try_from(meta.ctime()).ok()?,
+            u32::try_from(meta.ctime_nsec()).ok()?,
+        ))?,
+    })
 }
 
 /// Create a named pipe at `path` with permission bits `mode`.

@@ -17,7 +17,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::isolation::FileKind;
+use super::isolation::{ChangeStamp, FileKind};
 use super::process::ProcInfo;
 use windows_sys::Win32::Foundation::{FALSE, HANDLE, INVALID_HANDLE_VALUE, TRUE};
 use windows_sys::Win32::System::Console::{
@@ -284,6 +284,12 @@ pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
     } else {
         FileKind::File
     }
+}
+
+/// Windows offers no change time a process cannot set: every file is
+/// hashed again after a run.
+pub(super) fn change_stamp(_meta: &std::fs::Metadata) -> Option<ChangeStamp> {
+    None
 }
 
 /// Permission bits: only read-only is known, as the owner's write bit.
