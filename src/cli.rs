@@ -73,6 +73,11 @@ enum Command {
         /// is then a finding.
         #[arg(long, value_name = "KEY")]
         public_key: Option<String>,
+        /// Also check the run's test-result attestation
+        /// (`test-result.intoto.json`, and with --public-key its signed
+        /// envelope `test-result.intoto.dsse.json`) against the evidence.
+        #[arg(long)]
+        attestation: bool,
         /// The harness file whose out dir is the default (see `run`).
         #[arg(long, value_name = "PATH")]
         config: Option<PathBuf>,
@@ -332,9 +337,10 @@ pub fn main() -> i32 {
         Some(Command::VerifyEvidence {
             dir,
             public_key,
+            attestation,
             config,
             manifest,
-        }) => verify_evidence(dir, public_key.as_deref(), config, manifest),
+        }) => verify_evidence(dir, (public_key.as_deref(), attestation), config, manifest),
         Some(Command::Merge {
             dirs,
             out,
@@ -801,7 +807,7 @@ fn validate(file: &Path, format: Option<Format>) -> i32 {
 
 fn verify_evidence(
     dir: Option<PathBuf>,
-    public_key: Option<&str>,
+    (public_key, attestation): (Option<&str>, bool),
     config: Option<PathBuf>,
     manifest: clap_cargo::Manifest,
 ) -> i32 {
@@ -824,7 +830,7 @@ fn verify_evidence(
         Some(Ok(k)) => Some(k),
         Some(Err(e)) => return usage_error(&CliError::PublicKey(e)),
     };
-    match crate::commands::verify::verify_run(&dir, key.as_ref()) {
+    match crate::commands::verify::verify_run_with(&dir, key.as_ref(), attestation) {
         Ok(report) => {
             print_stdout(&report.to_string());
             if report.is_ok() {

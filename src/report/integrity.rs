@@ -61,6 +61,14 @@ pub enum Disagreement {
         /// The file.
         path: PathBuf,
     },
+    /// The test-result attestation differs from the record, the exit code,
+    /// `SHA256SUMS` or its own envelope.
+    Attestation {
+        /// The statement file.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
     /// What a report says of one case differs from the record.
     Case {
         /// The file.
@@ -100,6 +108,9 @@ impl fmt::Display for Disagreement {
                 case,
                 message,
             } => write!(f, "{}: case {case:?}: {message}", path.display()),
+            Disagreement::Attestation { path, message } => {
+                write!(f, "{}: {message}", path.display())
+            }
             Disagreement::FalseAllClear { path } => write!(
                 f,
                 "{}: says {NO_ISSUES_PHRASE:?} although not every case passed",

@@ -12,6 +12,7 @@
 //! record and the exit code: the last line of defence against a report that
 //! says something different from what happened.
 
+pub mod attest;
 pub(crate) mod baseline;
 mod format;
 pub mod github;
@@ -356,7 +357,11 @@ pub(crate) fn conclude(
         Err(e) => crate::exit::print_error(e, false),
     }
     let display = harness.display_file();
-    let finished = finish_run(record, &display, fanout, signer, blessed.is_err());
+    let sealing = Sealing {
+        signer,
+        context: &attest::Context::of(harness),
+    };
+    let finished = finish_run(record, &display, fanout, &sealing, blessed.is_err());
     if finished.problem.is_none() {
         retain(record, harness.keep_runs);
     }
@@ -390,7 +395,19 @@ pub(crate) fn finish(
     fanout: &mut crate::events::Fanout,
     signer: Option<&seal::Signer>,
 ) -> Finished {
-    finish_run(record, harness_display, fanout, signer, false)
+    let sealing = Sealing {
+        signer,
+        context: &attest::Context::ci(),
+    };
+    finish_run(record, harness_display, fanout, &sealing, false)
+}
+
+/// How a run is sealed: the key that signs it, if any, and what its
+/// attestation says beyond the record.
+#[derive(Clone, Copy, Debug)]
+struct Sealing<'a> {
+    signer: Option<&'a seal::Signer>,
+    context: &'a attest::Context,
 }
 
 /// [`finish`] a run whose bless, if one was asked for, failed or not.
@@ -398,10 +415,17 @@ fn finish_run(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
-    signer: Option<&seal::Signer>,
+    sealing: &Sealing<'_>,
     bless_failed: bool,
 ) -> Finished {
     let results = Results::of(record);
+    // The exit code the run ends with when its reports agree: what the
+    // attestation claims (a run whose reports fail keeps none).
+    let claim = attest::Claim {
+        exit_code: RunOutcome::new(results, Reports::Consistent, Vec::new(), bless_failed)
+            .exit_code,
+        context: sealing.context,
+    };
     let lost = lost_evidence(record);
     let mut written = Vec::new();
     let checked = (if lost.is_empty() {
@@ -414,10 +438,17 @@ fn finish_run(
         written = w.paths().to_vec();
         integrity::check(record, &results, results.exit_code).map_err(FinishError::from)
     })
-    .and_then(|()| {
-        seal::seal(record, signer)
-            .map(|_| ())
-            .map_err(FinishError::from)
+    .and_then(|()| seal::seal_run(record, sealing.signer, &claim).map_err(FinishError::from))
+    .and_then(|dir| {
+        let found = attest::check_written(&dir, record, claim.exit_code, sealing.signer);
+        if found.is_empty() {
+            Ok(())
+        } else {
+            attest::remove_all(&dir);
+            Err(FinishError::Integrity(IntegrityError {
+                disagreements: found,
+            }))
+        }
     });
     // Half a set of reports is no verdict: none is left rather than some
     // that might say SUCCESS for a run that exits non-zero.

@@ -77,12 +77,18 @@ pub(crate) enum KeyProblem {
     /// minisign refused the key (or its password).
     #[error("not a usable minisign secret key")]
     Key(#[source] minisign::PError),
+    /// The key's Ed25519 half does not match its public key.
+    #[error("not an Ed25519 minisign key (its secret and public halves differ)")]
+    NotEd25519,
 }
 
-/// A minisign secret key, ready to sign.
+/// A minisign secret key, ready to sign: `SHA256SUMS` with minisign, and
+/// the attestation's DSSE envelope with the same Ed25519 key (a minisign
+/// key is an Ed25519 key pair and a key id).
 pub struct Signer {
     key: minisign::SecretKey,
     public: minisign::PublicKey,
+    dsse: ed25519_dalek::SigningKey,
 }
 
 impl std::fmt::Debug for Signer {
@@ -154,12 +160,20 @@ impl Signer {
                 .map_err(KeyProblem::Key)?
         };
         let public = minisign::PublicKey::from_secret_key(&key).map_err(KeyProblem::Key)?;
-        Ok(Signer { key, public })
+        let dsse = ed25519_half(&key, &public).ok_or(KeyProblem::NotEd25519)?;
+        Ok(Signer { key, public, dsse })
     }
 
     /// The public half of the key.
     pub(crate) fn public_key(&self) -> &minisign::PublicKey {
         &self.public
+    }
+
+    /// The key id and the Ed25519 signature of `message` (a DSSE PAE).
+    pub(crate) fn sign_dsse(&self, message: &[u8]) -> (String, Vec<u8>) {
+        use ed25519_dalek::Signer as _;
+        let sig = self.dsse.sign(message);
+        (super::attest::key_id(&self.public), sig.to_bytes().to_vec())
     }
 
     /// The minisign signature of `data`, as `minisign -S` writes it.
@@ -173,6 +187,25 @@ impl Signer {
         minisign::sign(Some(&self.public), &self.key, data, Some(&trusted), None)
             .map(|b| b.into_string())
     }
+}
+
+/// The Ed25519 key pair inside a minisign secret key: the 32-byte seed
+/// that follows the algorithm, KDF and key id fields, checked against the
+/// public key minisign itself derives.
+fn ed25519_half(
+    key: &minisign::SecretKey,
+    public: &minisign::PublicKey,
+) -> Option<ed25519_dalek::SigningKey> {
+    // sig_alg, kdf_alg, chk_alg (2 each), kdf salt (32), ops and mem
+    // limits (8 each), key id (8), then the 64-byte secret key: seed, then
+    // public key.
+    const SEED: std::ops::Range<usize> = 62..94;
+    let mut bytes = key.to_bytes();
+    let seed = bytes.get(SEED).and_then(|s| <[u8; 32]>::try_from(s).ok());
+    bytes.fill(0);
+    let signing = ed25519_dalek::SigningKey::from_bytes(&seed?);
+    let raw = public.to_bytes();
+    (raw.get(10..42) == Some(signing.verifying_key().as_bytes().as_slice())).then_some(signing)
 }
 
 /// The files of a run that `SHA256SUMS` lists, relative to the run dir:
@@ -213,9 +246,23 @@ fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
 }
 
 /// Seal the run of `record`, whose reports are written: copy them into the
-/// run dir, write `SHA256SUMS`, and sign it when there is a `signer`.
-/// Returns the run dir.
+/// run dir, write `SHA256SUMS`, sign it when there is a `signer`, and
+/// write the test-result attestation (see [`super::attest`]) of the exit
+/// code its results call for. Returns the run dir.
 pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, SealError> {
+    let claim = super::attest::Claim {
+        exit_code: crate::exit::Results::of(record).exit_code,
+        context: &super::attest::Context::default(),
+    };
+    seal_run(record, signer, &claim)
+}
+
+/// [`seal`], the attestation claiming what `claim` says.
+pub(crate) fn seal_run(
+    record: &RunRecord,
+    signer: Option<&Signer>,
+    claim: &super::attest::Claim<'_>,
+) -> Result<PathBuf, SealError> {
     let dir = record.out_dir.join(run_dir(&record.run_id));
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
@@ -250,6 +297,9 @@ pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, Seal
             _ => {}
         },
     }
+    let statement = dir.join(super::attest::STATEMENT_FILE);
+    super::attest::write(&dir, record, sums.as_bytes(), claim, signer)
+        .map_err(io_err(&statement))?;
     Ok(dir)
 }
 

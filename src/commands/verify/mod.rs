@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::layout::{SIGNATURE_FILE, SUMS_FILE};
 use crate::model::RunRecord;
+use crate::report::attest::{ENVELOPE_FILE, STATEMENT_FILE, Statement};
 use crate::report::{Disagreement, SUMMARY_FILE, report_files};
 use evidence::Evidence;
 
@@ -76,6 +77,9 @@ pub struct RunReport {
     pub findings: Vec<Finding>,
     /// The signature.
     pub signature: SignatureCheck,
+    /// The test-result attestation's envelope, when `--attestation` asked
+    /// for the attestation to be checked.
+    pub attestation: Option<SignatureCheck>,
     /// The final status the evidence calls for.
     pub final_status: Option<String>,
     /// The run record rebuilt from `summary.json` with every verdict taken
@@ -112,6 +116,17 @@ impl fmt::Display for RunReport {
             SignatureCheck::Invalid => "INVALID",
         };
         writeln!(f, "signature    {signature}")?;
+        if let Some(check) = &self.attestation {
+            let attestation = match check {
+                SignatureCheck::Unsigned => "statement checked; unsigned (no envelope)",
+                SignatureCheck::NotChecked => {
+                    "statement checked; envelope not checked (pass --public-key KEY)"
+                }
+                SignatureCheck::Valid => "valid (in-toto test-result, DSSE Ed25519)",
+                SignatureCheck::Invalid => "INVALID",
+            };
+            writeln!(f, "attestation  {attestation}")?;
+        }
         write!(
             f,
             "{} evidence record(s) verified, {} without evidence, {} finding(s) in run {}",
@@ -213,6 +228,21 @@ fn locate(dir: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
 /// `public_key`, the signature of `SHA256SUMS` must be present and valid.
 /// Errors only when `dir` is not a run at all.
 pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::Result<RunReport> {
+    verify_run_with(dir, public_key, false)
+}
+
+/// [`verify_run`], and with `attestation` the run's test-result
+/// attestation as well: first its envelope's signature over the exact
+/// payload (with `public_key`, before the payload is parsed), the payload
+/// type, the statement's `_type` and `predicateType`, and its subject
+/// digest of `SHA256SUMS`; then every check of [`verify_run`]; then that
+/// the predicate's result and test lists are what the evidence makes of
+/// them.
+pub fn verify_run_with(
+    dir: &Path,
+    public_key: Option<&minisign::PublicKey>,
+    attestation: bool,
+) -> io::Result<RunReport> {
     let (run_dir, out_dir) = locate(dir)?;
     let run_id = run_dir
         .file_name()
@@ -225,6 +255,7 @@ pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::R
         without_evidence: Vec::new(),
         findings: Vec::new(),
         signature: SignatureCheck::Unsigned,
+        attestation: None,
         final_status: None,
         record: None,
     };
@@ -236,6 +267,7 @@ pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::R
         });
         return Ok(report);
     }
+    let statement = attestation.then(|| check_statement(&run_dir, public_key, &mut report));
     let record = run_record(&run_dir, &run_id, &mut report);
     let owners = owners(record.as_ref(), &run_id);
     let files = walk(&run_dir, &owners, &mut report.findings);
@@ -258,8 +290,67 @@ pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::R
     if let Some(out) = out_dir {
         check_out_dir_copies(&out, &run_dir, record.as_ref(), &mut report.findings);
     }
+    if let (Some(Some(statement)), Some(record)) = (&statement, &record) {
+        for message in crate::report::attest::check_predicate(statement, record) {
+            report.findings.push(Finding {
+                case: None,
+                file: STATEMENT_FILE.into(),
+                message,
+            });
+        }
+    }
     report.record = record;
     Ok(report)
+}
+
+/// The attestation's checks that come before the evidence's: the
+/// envelope (with `public_key`), then the statement's types and its
+/// subject digest of `SHA256SUMS`. Records how the envelope stands in
+/// `report.attestation`; returns the statement when it could be parsed.
+fn check_statement(
+    run_dir: &Path,
+    public_key: Option<&minisign::PublicKey>,
+    report: &mut RunReport,
+) -> Option<Statement> {
+    let mut finding = |file: &str, message: String| {
+        report.findings.push(Finding {
+            case: None,
+            file: file.to_string(),
+            message,
+        })
+    };
+    let read = |name: &str| evidence::read_plain(&run_dir.join(name)).map_err(|e| e.message());
+    let envelope_present = run_dir.join(ENVELOPE_FILE).exists();
+    let bytes = read(STATEMENT_FILE);
+    let mut check = match (public_key, envelope_present) {
+        (None, false) => SignatureCheck::Unsigned,
+        (None, true) => SignatureCheck::NotChecked,
+        (Some(_), _) => SignatureCheck::Valid,
+    };
+    if let Some(pk) = public_key {
+        let opened = read(ENVELOPE_FILE)
+            .and_then(|env| crate::report::attest::open_envelope(&env, pk))
+            .and_then(|payload| match &bytes {
+                Ok(b) if *b == payload => Ok(()),
+                Ok(_) => Err(format!("carries another payload than {STATEMENT_FILE}")),
+                Err(_) => Ok(()),
+            });
+        if let Err(e) = opened {
+            finding(ENVELOPE_FILE, e);
+            check = SignatureCheck::Invalid;
+        }
+    }
+    let statement = bytes
+        .and_then(|b| crate::report::attest::parse(&b))
+        .map_err(|e| finding(STATEMENT_FILE, e))
+        .ok();
+    if let (Some(s), Ok(sums)) = (&statement, read(SUMS_FILE)) {
+        for problem in crate::report::attest::check_subject(s, &sums) {
+            finding(STATEMENT_FILE, problem);
+        }
+    }
+    report.attestation = Some(check);
+    statement
 }
 
 /// The run record from the run's `summary.json`, every attempt's verdict
@@ -520,8 +611,9 @@ fn check_sums(
             Err(e) => finding(rel, format!("cannot be read: {e}")),
         }
     }
+    let unlisted = [SUMS_FILE, SIGNATURE_FILE, STATEMENT_FILE, ENVELOPE_FILE];
     for f in files {
-        if f != SUMS_FILE && f != SIGNATURE_FILE && !listed.contains(f) {
+        if !unlisted.contains(&f.as_str()) && !listed.contains(f) {
             finding(f, format!("is not listed in {SUMS_FILE}"));
         }
     }
@@ -592,6 +684,7 @@ fn check_reports(record: &RunRecord, findings: &mut Vec<Finding>) {
                 message,
             } => (Some(case.clone()), file(path), message.clone()),
             Disagreement::Unreadable { path, .. }
+            | Disagreement::Attestation { path, .. }
             | Disagreement::Count { path, .. }
             | Disagreement::FalseAllClear { path } => {
                 let text = d.to_string();
