@@ -2,6 +2,7 @@
 //! snapshots of every format; observation validation; evidence
 //! verification; the streaming reporters.
 
+mod attestation;
 mod files;
 mod integrity;
 mod properties;
