@@ -660,6 +660,46 @@ fn a_merge_with_a_key_takes_only_shards_signed_by_it() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("signature    valid"), "{}", text(&o));
 
+    // One attestation for the merged run, of every shard's cases, signed
+    // like its SHA256SUMS and held to the merged evidence.
+    let o = bin()
+        .arg("verify-evidence")
+        .arg(p.path().join("merged"))
+        .args(["--attestation", "--public-key", &public])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("attestation  valid"), "{}", text(&o));
+    let merged = summary(&p.path().join("merged"));
+    let run_id = merged["run_id"].as_str().unwrap();
+    let statement: Value = serde_json::from_slice(
+        &std::fs::read(
+            p.path()
+                .join("merged/artifacts")
+                .join(run_id)
+                .join("test-result.intoto.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let predicate = &statement["predicate"];
+    assert_eq!(predicate["result"], "FAILED");
+    assert_eq!(predicate["cargoGolden"]["runId"], run_id);
+    let mut attested: Vec<String> = ["passedTests", "warnedTests", "failedTests"]
+        .iter()
+        .flat_map(|k| predicate[k].as_array().unwrap())
+        .chain(predicate["cargoGolden"]["skippedTests"].as_array().unwrap())
+        .map(|t| t.as_str().unwrap().split_once('/').unwrap().1.to_string())
+        .collect();
+    attested.sort();
+    let mut names: Vec<String> = cases(&merged)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(attested, names);
+
     // Without a key the shards' signatures cannot come along: said, not
     // dropped silently.
     let o = merge(&p, &["signed-1", "unsigned-2"], "merged-unsigned");
