@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use base64::Engine as _;
-use cargo_golden::report::attest::{ENVELOPE_FILE, PAYLOAD_TYPE, STATEMENT_FILE, pae};
+use cargo_golden::report::attest::{
+    ENVELOPE_FILE, EXTENSION_KEY as EXT, PAYLOAD_TYPE, STATEMENT_FILE, pae,
+};
 use common::{Project, text};
 use serde_json::Value;
 
@@ -85,6 +87,7 @@ fn stdout(o: &Output) -> String {
 /// skips, except under `CI=true`, where it fails.
 fn dsse_python() -> Option<PathBuf> {
     match std::env::var_os("CARGO_GOLDEN_DSSE_VENV") {
+        Some(venv) if cfg!(windows) => Some(Path::new(&venv).join("Scripts").join("python.exe")),
         Some(venv) => Some(Path::new(&venv).join("bin").join("python")),
         None if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("CI=true but CARGO_GOLDEN_DSSE_VENV is unset: run .ci/dsse-venv")
@@ -166,7 +169,7 @@ fn flipped_to_passed(run: &Path) -> Vec<u8> {
     let mut st = read_json(&run.join(STATEMENT_FILE));
     st["predicate"]["result"] = "PASSED".into();
     st["predicate"]["failedTests"] = serde_json::json!([]);
-    st["predicate"]["cargoGolden"]["exitCode"] = 0.into();
+    st["predicate"][EXT]["exitCode"] = 0.into();
     pretty(&st)
 }
 
@@ -196,7 +199,7 @@ fn a_signed_attestation_verifies_with_both_verifiers_and_each_forgery_is_caught_
         pred["passedTests"],
         serde_json::json!(["golden/orders_daily", "verify/lint"])
     );
-    assert_eq!(pred["cargoGolden"]["exitCode"], 1);
+    assert_eq!(pred[EXT]["exitCode"], 1);
     let sums = std::fs::read(run.join("SHA256SUMS")).unwrap();
     assert_eq!(st["subject"][0]["name"], "SHA256SUMS");
     assert_eq!(
@@ -378,7 +381,7 @@ fn a_run_that_selects_nothing_or_passes_says_so_in_the_statement() {
     assert_eq!(o.status.code(), Some(5), "{}", text(&o));
     let st = read_json(&p.run_dir().join(STATEMENT_FILE));
     assert_eq!(st["predicate"]["result"], "FAILED");
-    assert_eq!(st["predicate"]["cargoGolden"]["exitCode"], 5);
+    assert_eq!(st["predicate"][EXT]["exitCode"], 5);
 
     let p = project(HARNESS);
     let o = p.run(&["--skip", "smoke"]);
@@ -386,7 +389,7 @@ fn a_run_that_selects_nothing_or_passes_says_so_in_the_statement() {
     let st = read_json(&p.run_dir().join(STATEMENT_FILE));
     assert_eq!(st["predicate"]["result"], "PASSED");
     assert_eq!(
-        st["predicate"]["cargoGolden"]["skippedTests"],
+        st["predicate"][EXT]["skippedTests"],
         serde_json::json!(["verify/smoke"])
     );
     assert_eq!(

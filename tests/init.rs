@@ -272,6 +272,59 @@ fn workflow_installs_runs_and_always_uploads() {
 }
 
 #[test]
+fn the_commented_attestation_steps_uncomment_into_a_working_attest_step() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &options(false)).unwrap();
+    let text = read(dir.join(".github/workflows/golden.yml"));
+    // What the comment tells a person to do: uncomment the steps, add the
+    // two permissions.
+    let start = text
+        .find("      # - name: Find the run dir")
+        .expect("the commented steps");
+    let steps: String = text[start..]
+        .lines()
+        .map(|l| format!("      {}\n", l.strip_prefix("      # ").unwrap()))
+        .collect();
+    let enabled = text[..start].replace(
+        "  contents: read\n",
+        "  contents: read\n  id-token: write\n  attestations: write\n",
+    ) + &steps;
+    let workflow: serde_json::Value = serde_saphyr::from_str(&enabled).unwrap();
+    assert_eq!(workflow["permissions"]["id-token"], "write");
+    assert_eq!(workflow["permissions"]["attestations"], "write");
+    let steps = workflow["jobs"]["golden"]["steps"].as_array().unwrap();
+    let find = steps
+        .iter()
+        .find(|s| s["id"] == "golden-run")
+        .expect("the step finding the run dir");
+    let script = find["run"].as_str().unwrap();
+    assert!(script.contains("jq .predicate"), "{script}");
+    assert!(script.contains("test-result.intoto.json"), "{script}");
+    let attest = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/attest@"))
+        })
+        .expect("an attest step");
+    let with = &attest["with"];
+    assert_eq!(
+        with["predicate-type"],
+        "https://in-toto.io/attestation/test-result/v0.1"
+    );
+    assert_eq!(
+        with["subject-checksums"],
+        "${{ steps.golden-run.outputs.dir }}/SHA256SUMS"
+    );
+    assert_eq!(
+        with["predicate-path"],
+        "${{ runner.temp }}/test-result.json"
+    );
+    assert!(script.contains("$RUNNER_TEMP/test-result.json"), "{script}");
+}
+
+#[test]
 fn refuses_to_overwrite_anything_unless_forced() {
     let (_tmp, dir) = cargo_new("--bin");
     init(&dir, &options(false)).unwrap();

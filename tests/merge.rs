@@ -684,12 +684,13 @@ fn a_merge_with_a_key_takes_only_shards_signed_by_it() {
     )
     .unwrap();
     let predicate = &statement["predicate"];
+    const EXT: &str = cargo_golden::report::attest::EXTENSION_KEY;
     assert_eq!(predicate["result"], "FAILED");
-    assert_eq!(predicate["cargoGolden"]["runId"], run_id);
+    assert_eq!(predicate[EXT]["runId"], run_id);
     let mut attested: Vec<String> = ["passedTests", "warnedTests", "failedTests"]
         .iter()
         .flat_map(|k| predicate[k].as_array().unwrap())
-        .chain(predicate["cargoGolden"]["skippedTests"].as_array().unwrap())
+        .chain(predicate[EXT]["skippedTests"].as_array().unwrap())
         .map(|t| t.as_str().unwrap().split_once('/').unwrap().1.to_string())
         .collect();
     attested.sort();

@@ -669,6 +669,29 @@ jobs:
           # The default [harness] out_dir; change both together.
           path: target/golden
           if-no-files-found: warn
+      # Optional: a GitHub artifact attestation of the run, carrying the
+      # in-toto test-result predicate cargo golden writes into the run dir
+      # (test-result.intoto.json), over every file its SHA256SUMS lists. To
+      # turn it on, uncomment the two steps below and add to `permissions:`
+      #   id-token: write
+      #   attestations: write
+      # Then check a file of the run dir (from the uploaded artifact) with
+      #   gh attestation verify summary.json --repo OWNER/REPO \
+      #     --predicate-type https://in-toto.io/attestation/test-result/v0.1
+      # - name: Find the run dir
+      #   if: always()
+      #   id: golden-run
+      #   run: |
+      #     dir="target/golden/artifacts/$(jq -r .run_id target/golden/summary.json)"
+      #     jq .predicate "$dir/test-result.intoto.json" > "$RUNNER_TEMP/test-result.json"
+      #     echo "dir=$dir" >> "$GITHUB_OUTPUT"
+      # - name: Attest the test result
+      #   if: always()
+      #   uses: actions/attest@v2
+      #   with:
+      #     subject-checksums: ${{ steps.golden-run.outputs.dir }}/SHA256SUMS
+      #     predicate-type: https://in-toto.io/attestation/test-result/v0.1
+      #     predicate-path: ${{ runner.temp }}/test-result.json
 "#;
 
 #[cfg(test)]

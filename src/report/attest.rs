@@ -31,6 +31,9 @@ pub const ENVELOPE_FILE: &str = "test-result.intoto.dsse.json";
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 /// `predicateType` of the in-toto test-result predicate.
 pub const PREDICATE_TYPE: &str = "https://in-toto.io/attestation/test-result/v0.1";
+/// The predicate's extension field holding what only cargo golden says:
+/// in-toto extension fields are named by a TypeURI.
+pub const EXTENSION_KEY: &str = "https://crates.io/crates/cargo-golden/attestation/v1";
 /// `payloadType` of a DSSE envelope carrying an in-toto statement.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
@@ -69,7 +72,7 @@ pub struct Statement {
 }
 
 /// The in-toto test-result predicate v0.1, plus our own fields under one
-/// key ([`Predicate::cargo_golden`]).
+/// key ([`Predicate::cargo_golden`], named [`EXTENSION_KEY`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Predicate {
@@ -86,7 +89,8 @@ pub struct Predicate {
     pub warned_tests: Vec<String>,
     /// Tests that failed or could not run.
     pub failed_tests: Vec<String>,
-    /// What only cargo golden says.
+    /// What only cargo golden says, under [`EXTENSION_KEY`].
+    #[serde(rename = "https://crates.io/crates/cargo-golden/attestation/v1")]
     pub cargo_golden: Extension,
 }
 

@@ -28,6 +28,7 @@ SUMS = "SHA256SUMS"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
+EXTENSION = "https://crates.io/crates/cargo-golden/attestation/v1"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -65,11 +66,15 @@ def check_statement(st):
     require(isinstance(st, dict), "the statement is not an object")
     extra = set(st) - {"_type", "subject", "predicateType", "predicate"}
     require(not extra, f"the statement has fields outside Statement v1: {sorted(extra)}")
+    # Extension fields are named by a TypeURI (in-toto's parsing rules).
+    p = st.get("predicate")
+    require(isinstance(p, dict), "predicate is not an object")
+    known = {"result", "configuration", "url", "passedTests", "warnedTests", "failedTests"}
+    for key in set(p) - known:
+        require(re.match(r"^https?://", key), f"predicate field {key!r} is neither test-result v0.1's nor a TypeURI")
     require(st.get("_type") == STATEMENT_TYPE, f"_type is {st.get('_type')!r}")
     require(st.get("predicateType") == PREDICATE_TYPE, f"predicateType is {st.get('predicateType')!r}")
     descriptors(st.get("subject"), "subject")
-    p = st.get("predicate")
-    require(isinstance(p, dict), "predicate is not an object")
     require(p.get("result") in ("PASSED", "WARNED", "FAILED"), f"result is {p.get('result')!r}")
     descriptors(p.get("configuration"), "configuration")
     require(isinstance(p.get("url", ""), str), "url is not a string")
@@ -77,7 +82,7 @@ def check_statement(st):
         tests = p.get(key)
         require(isinstance(tests, list) and all(isinstance(t, str) for t in tests), f"{key} is not a list of names")
         require(all(t.startswith(("golden/", "verify/")) for t in tests), f"{key} names a test outside golden/ and verify/")
-    ours = p.get("cargoGolden", {})
+    ours = p.get(EXTENSION, {})
     if p["result"] == "PASSED":
         require(not p["failedTests"] and not p["warnedTests"], "result PASSED with failed or warned tests")
     if ours.get("exitCode", 0) != 0:
