@@ -638,6 +638,107 @@ pub(crate) fn check_written(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::seal::Signer;
+
+    fn signer() -> Signer {
+        let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+        let text = kp.sk.to_box(None).unwrap().into_string();
+        Signer::parse(&text, None).unwrap()
+    }
+
+    /// A run of one passing and one failing case (exit 1).
+    fn record(dir: &Path) -> RunRecord {
+        let case = |index, name: &str, result| {
+            let mut c =
+                CaseRecord::skipped(index, name, CaseKind::Verify, 1, "true", dir.into(), "");
+            c.result = result;
+            c
+        };
+        let failed = case(1, "smoke", CaseResult::Failed);
+        RunRecord {
+            run_id: "run-1".into(),
+            suite_name: "s".into(),
+            harness_path: dir.join("harness.toml"),
+            harness_sha256: String::new(),
+            out_dir: dir.into(),
+            started_at: jiff::Timestamp::UNIX_EPOCH,
+            hostname: String::new(),
+            junit: crate::model::JunitFlavour::Rich,
+            duration: std::time::Duration::ZERO,
+            cases: vec![case(0, "lint", CaseResult::Passed), failed],
+            partition: None,
+            declared_cases: 2,
+            interrupted: false,
+            warnings: Vec::new(),
+            empty_selection: None,
+            baseline: None,
+        }
+    }
+
+    fn messages(found: &[crate::report::Disagreement]) -> String {
+        found.iter().map(|d| format!("{d}\n")).collect()
+    }
+
+    #[test]
+    fn a_written_attestation_agrees_and_each_forgery_is_a_disagreement() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dir, record, key) = (dir.path(), record(dir.path()), signer());
+        let sums = b"0000  a\n";
+        std::fs::write(dir.join(crate::layout::SUMS_FILE), sums).unwrap();
+        let context = Context::default();
+        let claim = Claim {
+            exit_code: 1,
+            context: &context,
+        };
+        write(dir, &record, sums, &claim, Some(&key)).unwrap();
+        assert_eq!(messages(&check_written(dir, &record, 1, Some(&key))), "");
+
+        // The run about to exit otherwise than the statement claims.
+        let found = messages(&check_written(dir, &record, 4, Some(&key)));
+        assert!(found.contains("exitCode is 1, the run exits 4"), "{found}");
+        // Checked with another key.
+        let found = messages(&check_written(dir, &record, 1, Some(&signer())));
+        assert!(found.contains("no signature of key"), "{found}");
+
+        // The statement flipped to PASSED: the record says FAILED, and the
+        // envelope no longer carries it.
+        let path = dir.join(STATEMENT_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"FAILED\"", "\"PASSED\"")).unwrap();
+        let found = messages(&check_written(dir, &record, 1, Some(&key)));
+        assert!(
+            found.contains("result is PASSED, the evidence says FAILED"),
+            "{found}"
+        );
+        assert!(found.contains("carries another payload"), "{found}");
+
+        // SHA256SUMS changed after the statement named its digest.
+        write(dir, &record, sums, &claim, Some(&key)).unwrap();
+        std::fs::write(dir.join(crate::layout::SUMS_FILE), b"1111  a\n").unwrap();
+        let found = messages(&check_written(dir, &record, 1, Some(&key)));
+        assert!(found.contains("subject SHA256SUMS has sha256"), "{found}");
+    }
+
+    #[test]
+    fn an_envelope_opens_only_with_its_key_and_its_exact_payload() {
+        use base64::Engine as _;
+        let key = signer();
+        let env = envelope(b"{\"a\": 1}\n", &key);
+        let bytes = serde_json::to_vec(&env).unwrap();
+        assert_eq!(
+            open_envelope(&bytes, key.public_key()).unwrap(),
+            b"{\"a\": 1}\n"
+        );
+        assert!(open_envelope(&bytes, signer().public_key()).is_err());
+        let mut other = env.clone();
+        other.payload = b64().encode(b"{\"a\":1}\n");
+        let bytes = serde_json::to_vec(&other).unwrap();
+        assert!(open_envelope(&bytes, key.public_key()).is_err());
+        let mut other = env;
+        other.payload_type = "application/json".into();
+        let bytes = serde_json::to_vec(&other).unwrap();
+        assert!(open_envelope(&bytes, key.public_key()).is_err());
+    }
 
     /// The test vector of DSSE's protocol.md.
     #[test]

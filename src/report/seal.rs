@@ -321,6 +321,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_key_whose_ed25519_halves_differ_is_refused() {
+        use base64::Engine as _;
+        let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+        let mut bytes = kp.sk.to_bytes();
+        bytes[62] ^= 1; // the seed's first byte
+        let line = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let e = Signer::parse(&line, None).unwrap_err();
+        assert!(matches!(e, KeyProblem::NotEd25519), "{e:?}");
+    }
+
+    #[test]
     fn a_key_that_cannot_be_used_says_why_once() {
         let e = KeyError {
             origin: "in $CARGO_GOLDEN_SIGNING_KEY".into(),
