@@ -9,7 +9,8 @@
 //! (that would make each file's digest depend on the other's), so the
 //! envelope's signature is what seals it. The predicate is built from the
 //! run record and the exit code ([`test_result`]), never typed by hand,
-//! and is held to the record like the other reports ([`check`]).
+//! and is held to the record like the other reports, when the run writes
+//! it and by `verify-evidence --attestation`.
 //!
 //! DSSE: the signature is over the pre-authentication encoding
 //! ([`pae`]) of the exact payload bytes, which are the bytes of the
