@@ -127,21 +127,84 @@ pub(crate) struct Row<'t> {
     base: usize,
 }
 
+/// Cell `k` of cells stored as `text` and their `ends` (None: null).
+fn cell_at<'t>(text: &'t str, ends: &[u64], k: usize) -> Option<&'t str> {
+    let end = ends[k];
+    if end & NULL != 0 {
+        return None;
+    }
+    let start = if k == 0 { 0 } else { ends[k - 1] & !NULL };
+    // Offsets were taken from `text` itself, at char boundaries.
+    Some(&text[start as usize..end as usize])
+}
+
+/// Push a cell (an empty one is null) onto cells stored as `text` and
+/// their `ends`.
+fn push_cell(text: &mut String, ends: &mut Vec<u64>, value: Option<&str>) {
+    match value.filter(|v| !v.is_empty()) {
+        Some(v) => {
+            text.push_str(v);
+            ends.push(text.len() as u64);
+        }
+        None => ends.push(text.len() as u64 | NULL),
+    }
+}
+
+/// One column's cells, in the text-and-ends form of [`RowTable`]: how
+/// readers that read a column at a time (Parquet) or row by row (JSON)
+/// hand a table over.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Cells {
+    text: String,
+    ends: Vec<u64>,
+}
+
+impl Cells {
+    /// `n` null cells.
+    pub(crate) fn nulls(n: usize) -> Cells {
+        Cells {
+            text: String::new(),
+            ends: vec![NULL; n],
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn push(&mut self, value: Option<&str>) {
+        push_cell(&mut self.text, &mut self.ends, value);
+    }
+
+    /// Push the text `write` writes (nothing: null).
+    pub(crate) fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        let start = self.text.len();
+        write(&mut self.text);
+        let end = self.text.len() as u64;
+        self.ends.push(if self.text.len() == start {
+            end | NULL
+        } else {
+            end
+        });
+    }
+
+    pub(crate) fn get(&self, r: usize) -> Option<&str> {
+        cell_at(&self.text, &self.ends, r)
+    }
+
+    /// Append `other`'s cells.
+    pub(crate) fn append(&mut self, other: &Cells) {
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        self.ends
+            .extend(other.ends.iter().map(|e| ((e & !NULL) + base) | (e & NULL)));
+    }
+}
+
 impl<'t> Row<'t> {
     /// The cell in column `c` (None: null).
     fn get(&self, c: usize) -> Option<&'t str> {
-        let k = self.base + c;
-        let end = self.table.ends[k];
-        if end & NULL != 0 {
-            return None;
-        }
-        let start = if k == 0 {
-            0
-        } else {
-            self.table.ends[k - 1] & !NULL
-        };
-        // Offsets were taken from `text` itself, at char boundaries.
-        Some(&self.table.text[start as usize..end as usize])
+        cell_at(&self.table.text, &self.table.ends, self.base + c)
     }
 
     /// The row's cells in column order.
@@ -220,13 +283,7 @@ impl Sink for Builder {
             return;
         }
         self.filled += 1;
-        match value.filter(|v| !v.is_empty()) {
-            Some(v) => {
-                self.text.push_str(v);
-                self.ends.push(self.text.len() as u64);
-            }
-            None => self.ends.push(self.text.len() as u64 | NULL),
-        }
+        push_cell(&mut self.text, &mut self.ends, value);
     }
 
     /// End the row being built, null-filling the cells it lacks.
@@ -382,26 +439,41 @@ fn typed_table(typed: Typed, spec: &OutputSpec) -> Table {
             .as_ref()
             .map(|t| keep.iter().map(|&i| t[i]).collect());
         let mut s = summary::Summarizer::new(names, types);
-        for row in &typed.rows {
-            for &i in &keep {
-                s.cell(row.get(i).and_then(Option::as_deref));
-            }
-            s.end_row();
-        }
+        typed.each_row(&keep, &mut s);
         return Table::Summary(s.finish());
     }
     Table::Rows(canonical(typed, spec))
 }
 
-pub(crate) type Rows = Vec<Vec<Option<String>>>;
-
-/// A table read row by row (JSON, Parquet, Delta), not yet canonical;
-/// `types` None: to be inferred from the values.
+/// A table read a column at a time (or row by row) from JSON, Parquet or
+/// Delta, not yet canonical; `types` None: to be inferred from the values.
 #[derive(Debug, Default)]
 pub(crate) struct Typed {
     pub names: Vec<String>,
     pub types: Option<Vec<ColType>>,
-    pub rows: Rows,
+    pub columns: Vec<Cells>,
+    pub rows: usize,
+}
+
+impl Typed {
+    /// Append a row of one cell per column (missing cells null).
+    pub(crate) fn push_row<'a>(&mut self, row: impl IntoIterator<Item = Option<&'a str>>) {
+        let mut row = row.into_iter();
+        for column in &mut self.columns {
+            column.push(row.next().flatten());
+        }
+        self.rows += 1;
+    }
+
+    /// Push the columns `keep` of each row into `sink`.
+    fn each_row(&self, keep: &[usize], sink: &mut impl Sink) {
+        for r in 0..self.rows {
+            for &i in keep {
+                sink.cell(self.columns[i].get(r));
+            }
+            sink.end_row();
+        }
+    }
 }
 
 /// The CSV `bytes`' columns not in `ignore`, in file order, their cells
@@ -447,18 +519,18 @@ fn parse_csv<S: Sink>(
 fn objects(
     items: impl Iterator<Item = Result<serde_json::Value, String>>,
 ) -> Result<Typed, String> {
-    let mut names: Vec<String> = Vec::new();
+    let mut table = Typed::default();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut rows: Vec<Vec<Option<String>>> = Vec::new();
     for item in items {
         let serde_json::Value::Object(map) = item? else {
             return Err("a row is not a JSON object".into());
         };
-        let mut row = vec![None; names.len()];
+        let mut row: Vec<Option<String>> = vec![None; table.names.len()];
         for (k, v) in map {
             let i = *index.entry(k.clone()).or_insert_with(|| {
-                names.push(k);
-                names.len() - 1
+                table.names.push(k);
+                table.columns.push(Cells::nulls(table.rows));
+                table.names.len() - 1
             });
             if row.len() <= i {
                 row.resize(i + 1, None);
@@ -469,13 +541,9 @@ fn objects(
                 other => Some(other.to_string()),
             };
         }
-        rows.push(row);
+        table.push_row(row.iter().map(Option::as_deref));
     }
-    Ok(Typed {
-        names,
-        types: None,
-        rows,
-    })
+    Ok(table)
 }
 
 fn is_number(s: &str) -> bool {
@@ -554,12 +622,7 @@ fn canonical(typed: Typed, spec: &OutputSpec) -> RowTable {
         .filter(|&i| !spec.ignore.contains(&typed.names[i]))
         .collect();
     let mut builder = Builder::new(keep.len());
-    for row in &typed.rows {
-        for &i in &keep {
-            builder.cell(row.get(i).and_then(Option::as_deref));
-        }
-        builder.end_row();
-    }
+    typed.each_row(&keep, &mut builder);
     let columns = keep
         .iter()
         .map(|&i| {

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{ColType, Typed};
+use super::{Cells, ColType, Typed};
 
 /// The log directory of a Delta table.
 pub(crate) const LOG_DIR: &str = "_delta_log";
@@ -23,9 +23,24 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
     let mut table = Typed {
         names: state.schema.iter().map(|(n, _)| n.clone()).collect(),
         types: None,
-        rows: Vec::new(),
+        columns: state.schema.iter().map(|_| Cells::default()).collect(),
+        rows: 0,
     };
     let mut types: Vec<ColType> = state.schema.iter().map(|(_, t)| *t).collect();
+    // The column called `name`, made (null so far) if the table lacks it.
+    let mut column = |table: &mut Typed, name: &str, ty: ColType| match table
+        .names
+        .iter()
+        .position(|n| n == name)
+    {
+        Some(i) => i,
+        None => {
+            table.names.push(name.to_string());
+            table.columns.push(Cells::nulls(table.rows));
+            types.push(ty);
+            table.names.len() - 1
+        }
+    };
     let mut digest = String::new();
     for (file, partition) in &state.live {
         let path = dir.join(file);
@@ -33,51 +48,38 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
             std::fs::read(&path).map_err(|e| format!("cannot read live file {file}: {e}"))?;
         digest.push_str(&format!("{} {file}\n", crate::hash::sha256_hex(&bytes)));
         let part = super::parquet_file::read(bytes).map_err(|e| format!("{file}: {e}"))?;
-        // Columns by name: the log's schema, then any only a file has.
-        let at: Vec<usize> = part
+        // Columns by name: the log's schema, then any only a file has;
+        // partition columns are in the log (and win over a file's own).
+        let mut filled = vec![false; table.names.len()];
+        for (name, value) in partition {
+            let i = column(&mut table, name, ColType::String);
+            filled.resize(table.names.len(), false);
+            if !filled[i] {
+                for _ in 0..part.rows {
+                    table.columns[i].push(value.as_deref());
+                }
+                filled[i] = true;
+            }
+        }
+        for ((name, ty), cells) in part
             .names
             .iter()
             .zip(part.types.iter().flatten())
-            .map(
-                |(name, ty)| match table.names.iter().position(|n| n == name) {
-                    Some(i) => i,
-                    None => {
-                        table.names.push(name.clone());
-                        types.push(*ty);
-                        table.names.len() - 1
-                    }
-                },
-            )
-            .collect();
-        // Partition columns are in the log, not in the file.
-        let fixed: Vec<(usize, Option<String>)> = partition
-            .iter()
-            .map(|(name, value)| {
-                let i = match table.names.iter().position(|n| n == name) {
-                    Some(i) => i,
-                    None => {
-                        table.names.push(name.clone());
-                        types.push(ColType::String);
-                        table.names.len() - 1
-                    }
-                };
-                (i, value.clone())
-            })
-            .collect();
-        for row in part.rows {
-            let mut cells = vec![None; table.names.len()];
-            for (j, value) in row.into_iter().enumerate() {
-                cells[at[j]] = value;
+            .zip(&part.columns)
+        {
+            let i = column(&mut table, name, *ty);
+            filled.resize(table.names.len(), false);
+            if !filled[i] {
+                table.columns[i].append(cells);
+                filled[i] = true;
             }
-            for (i, value) in &fixed {
-                cells[*i].clone_from(value);
-            }
-            table.rows.push(cells);
         }
-    }
-    let width = table.names.len();
-    for row in &mut table.rows {
-        row.resize(width, None);
+        for (i, done) in filled.iter().enumerate() {
+            if !done {
+                table.columns[i].append(&Cells::nulls(part.rows));
+            }
+        }
+        table.rows += part.rows;
     }
     table.types = Some(types);
     Ok((table, crate::hash::sha256_hex(digest.as_bytes())))
