@@ -774,6 +774,100 @@ fn a_dropped_row_and_a_renamed_column_are_data_changes() {
     );
 }
 
+/// The signature this run recorded for case `name` (summary.json's
+/// comparison, `now`).
+fn signature_now(summary: &Value, name: &str) -> String {
+    summary["baseline"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .and_then(|c| c["now"]["signature"].as_str())
+        .unwrap_or_else(|| panic!("no signature of {name}: {summary}"))
+        .to_string()
+}
+
+#[test]
+fn a_data_change_is_a_known_failure_only_while_it_changes_the_data_the_same_way() {
+    let p = Project::new(&format!("[harness]\ngate = \"baseline\"\n{SALES}"));
+    p.write("src.csv", SALES_CSV);
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // Silver's total changes: a regression, which fails the gate.
+    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(class(&summary, "sales"), "regressed");
+    let known = signature_now(&summary, "sales");
+    let (finding, digest) = known
+        .split_once(" [data diff ")
+        .unwrap_or_else(|| panic!("no data diff digest: {known}"));
+    assert_eq!(
+        finding,
+        format!("DATA_CHANGED: out/sales.csv differs from {SALES_SNAPSHOT} (1 difference(s))")
+    );
+    let digest = digest.strip_suffix(']').unwrap();
+    assert!(
+        digest.len() == 16 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{known}"
+    );
+
+    // The team records that failure as known: the gate passes, though the
+    // case is still FAILED with its diff, and again on the next run.
+    write_baseline(&p, &[("sales", "FAILED", Some(&known), 0.1)]);
+    for _ in 0..2 {
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let summary = p.summary();
+        assert_eq!(case(&summary, "sales")["result"], "FAILED");
+        assert_eq!(class(&summary, "sales"), "known_failure");
+        assert_eq!(signature_now(&summary, "sales"), known);
+        assert_eq!(
+            data_diff(&p),
+            "changed: region=Silver total 84.97 -> 90.12\n"
+        );
+    }
+
+    // Another cell changes instead: the same finding, one difference, but
+    // another diff, so another failure: the gate fails.
+    p.write("src.csv", &SALES_CSV.replace("120.50", "130.50"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(class(&summary, "sales"), "changed_failure");
+    let other = signature_now(&summary, "sales");
+    assert!(
+        other.starts_with(&format!("{finding} [data diff ")),
+        "{other}"
+    );
+    assert_ne!(other, known);
+    assert!(stderr(&o).contains("changed_failure"), "{}", text(&o));
+
+    // Bless accepts the data as it is now: the snapshot holds it, the
+    // baseline entry changes from the known failure to PASSED, and the
+    // next run is unchanged.
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{SALES_SNAPSHOT} (updated)")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("sales: FAILED: {known} → PASSED")),
+        "{err}"
+    );
+    assert!(read(p.path().join(SALES_SNAPSHOT)).contains("West,130.50,3"));
+    let baseline: Value =
+        serde_json::from_str(&read(p.path().join("golden-baseline.json"))).unwrap();
+    assert_eq!(baseline["cases"][0]["result"], "PASSED", "{baseline}");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(class(&p.summary(), "sales"), "unchanged");
+}
+
 #[test]
 fn a_jsonl_output_is_snapshotted_and_compared_the_same_way() {
     let harness = r#"

@@ -41,8 +41,9 @@ const MAX_SIGNATURE_CHARS: usize = 300;
 
 /// The failure signature of a FAILED or ERROR case: its issue types (in
 /// order, without repeats) and its first finding (the first issue's
-/// message, else the reason it could not run), redacted. None for a case
-/// that passed or was skipped.
+/// message, else the reason it could not run), redacted; with changed data
+/// outputs, then ` [data diff <digest>]` (see [`data_change_digest`]),
+/// never cut. None for a case that passed or was skipped.
 pub(crate) fn signature(case: &CaseRecord, redactor: &SnapshotRedactor<'_>) -> Option<String> {
     if !case.result.is_failure() {
         return None;
@@ -65,7 +66,43 @@ pub(crate) fn signature(case: &CaseRecord, redactor: &SnapshotRedactor<'_>) -> O
     } else {
         format!("{}: {finding}", types.join("+"))
     };
-    Some(text.chars().take(MAX_SIGNATURE_CHARS).collect())
+    let Some(digest) = data_change_digest(case) else {
+        return Some(text.chars().take(MAX_SIGNATURE_CHARS).collect());
+    };
+    let suffix = format!(" [data diff {digest}]");
+    let mut text: String = text
+        .chars()
+        .take(MAX_SIGNATURE_CHARS - suffix.chars().count())
+        .collect();
+    text.push_str(&suffix);
+    Some(text)
+}
+
+/// Hex digits of the data diff digest a signature carries.
+const DATA_DIGEST_CHARS: usize = 16;
+
+/// What a case's data changes were, in a few hex digits: the sha256 of
+/// each changed data output's path and the digest of its full diff
+/// (`diff_sha256`), one a line. A count of differences would call two
+/// different changes of as many cells the same failure, and the first
+/// finding names only the first output: under `gate = "baseline"` a known
+/// `DATA_CHANGED` failure stays known only while the data changes the same
+/// way. None when no data output changed.
+fn data_change_digest(case: &CaseRecord) -> Option<String> {
+    let mut parts = String::new();
+    for s in &case.snapshots {
+        if let (Some(output), Some(diff), crate::model::SnapshotOutcome::Changed) =
+            (&s.output, &s.diff_sha256, s.outcome)
+        {
+            parts.push_str(&format!("{output}\t{diff}\n"));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut digest = crate::hash::sha256_hex(parts.as_bytes());
+    digest.truncate(DATA_DIGEST_CHARS);
+    Some(digest)
 }
 
 /// What a case did, as the comparison sees it; None when it was skipped.

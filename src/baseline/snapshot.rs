@@ -130,6 +130,7 @@ impl<'h> Snapshots<'h> {
                     detail: None,
                     output: None,
                     sha256: None,
+                    diff_sha256: None,
                 },
                 _ => continue,
             };
@@ -185,7 +186,9 @@ impl<'h> Snapshots<'h> {
             Err(why) => {
                 check.outcome = SnapshotOutcome::Changed;
                 check.detail = Some(format!("{}: {why}", read.rel));
-                check.diff = Some(format!("output not read: {}: {why}\n", read.rel));
+                let diff = format!("output not read: {}: {why}\n", read.rel);
+                check.diff_sha256 = Some(crate::hash::sha256_hex(diff.as_bytes()));
+                check.diff = Some(diff);
                 return check;
             }
         };
@@ -230,6 +233,7 @@ impl<'h> Snapshots<'h> {
                 check.outcome = SnapshotOutcome::Changed;
                 check.detail = Some(format!("{} difference(s)", lines.len()));
                 check.diff = Some(data::diff_text(&lines));
+                check.diff_sha256 = Some(differences_digest(&lines));
             }
         }
         check
@@ -252,6 +256,7 @@ impl<'h> Snapshots<'h> {
             detail: None,
             output: None,
             sha256: None,
+            diff_sha256: None,
         };
         let actual = match output {
             Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
@@ -308,6 +313,18 @@ impl<'h> Snapshots<'h> {
     }
 }
 
+/// sha256 of every difference, each line ending in `\n`: the whole diff
+/// of which `diff` shows the first ones.
+fn differences_digest(lines: &[String]) -> String {
+    use sha2::Digest as _;
+    let mut h = sha2::Sha256::new();
+    for l in lines {
+        h.update(l.as_bytes());
+        h.update(b"\n");
+    }
+    crate::hash::hex(&h.finalize())
+}
+
 /// A check of data output `rel` against snapshot `file`.
 fn data_check(file: String, rel: &str, outcome: SnapshotOutcome) -> SnapshotCheck {
     SnapshotCheck {
@@ -318,6 +335,7 @@ fn data_check(file: String, rel: &str, outcome: SnapshotOutcome) -> SnapshotChec
         detail: None,
         output: Some(rel.to_string()),
         sha256: None,
+        diff_sha256: None,
     }
 }
 

@@ -300,6 +300,13 @@ pub struct SnapshotCheck {
     /// For `data`: sha256 of the data file as the case wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// For a `changed` data output: sha256 of every difference found, one
+    /// a line (each ending in `\n`), of which `diff` shows the first 20:
+    /// two runs with the same digest changed the data the same way. The
+    /// failure signature of the case carries it (absent before evidence
+    /// 1.6 and summary 1.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_sha256: Option<String>,
 }
 
 impl SnapshotCheck {

@@ -14,8 +14,9 @@ use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 /// `timed_out` and `interrupted`, what re-judging a verdict needs;
 /// 1.2 added `redactions`; 1.3 `snapshots`; 1.4 `golden_changes` and
 /// `structured_result`; 1.5 data snapshots in `snapshots` (`stream`
-/// `data`, with `output` and `sha256`).
-pub(crate) const SCHEMA_VERSION: &str = "1.5.0";
+/// `data`, with `output` and `sha256`); 1.6 `diff_sha256` in a changed
+/// data output's check.
+pub(crate) const SCHEMA_VERSION: &str = "1.6.0";
 
 /// How a case's warning begins when its evidence.json could not be
 /// written: the end of the run then does not look for the file.

@@ -22,8 +22,9 @@ use crate::model::{
 /// copies were lossy text before); 1.2 added `empty_selection` and each
 /// case's `expected`, `timed_out` and `interrupted`;
 /// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
-/// snapshot checks; 1.5 each case's `stdout_end` and `stderr_end`.
-pub(crate) const SCHEMA_VERSION: &str = "1.5.0";
+/// snapshot checks; 1.5 each case's `stdout_end` and `stderr_end`; 1.6
+/// `diff_sha256` in a changed data output's snapshot check.
+pub(crate) const SCHEMA_VERSION: &str = "1.6.0";
 
 /// # cargo-golden summary
 ///
