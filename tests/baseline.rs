@@ -674,11 +674,24 @@ const SALES_CSV: &str = "region,total,orders,loaded_at\nWest,120.50,3,2026-01-01
 
 /// The sales project, blessed from `SALES_CSV`.
 fn blessed_sales() -> Project {
-    let p = Project::new(SALES);
+    blessed_sales_in(SALES)
+}
+
+/// A project of `harness` (with the sales case), blessed from `SALES_CSV`.
+fn blessed_sales_in(harness: &str) -> Project {
+    let p = Project::new(harness);
     p.write("src.csv", SALES_CSV);
     let o = p.run(&["--bless"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     p
+}
+
+/// Run `p` with Silver's total changed beyond the tolerance: it fails.
+fn run_silver_changed(p: &Project) -> Output {
+    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    o
 }
 
 /// The diff of the sales case's data snapshot in its evidence.
@@ -711,9 +724,7 @@ fn bless_writes_a_canonical_data_snapshot_sorted_by_key_without_ignored_columns(
 #[test]
 fn a_number_changed_beyond_the_tolerance_is_data_changed_naming_row_column_and_values() {
     let p = blessed_sales();
-    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
-    let o = p.run(&[]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = run_silver_changed(&p);
     let summary = p.summary();
     assert_eq!(case(&summary, "sales")["result"], "FAILED");
     assert_eq!(issue_types(&summary, "sales"), ["DATA_CHANGED"]);
@@ -789,15 +800,9 @@ fn signature_now(summary: &Value, name: &str) -> String {
 
 #[test]
 fn a_data_change_is_a_known_failure_only_while_it_changes_the_data_the_same_way() {
-    let p = Project::new(&format!("[harness]\ngate = \"baseline\"\n{SALES}"));
-    p.write("src.csv", SALES_CSV);
-    let o = p.run(&["--bless"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-
+    let p = blessed_sales_in(&format!("[harness]\ngate = \"baseline\"\n{SALES}"));
     // Silver's total changes: a regression, which fails the gate.
-    p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
-    let o = p.run(&[]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    run_silver_changed(&p);
     let summary = p.summary();
     assert_eq!(class(&summary, "sales"), "regressed");
     let known = signature_now(&summary, "sales");
@@ -866,6 +871,112 @@ fn a_data_change_is_a_known_failure_only_while_it_changes_the_data_the_same_way(
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(class(&p.summary(), "sales"), "unchanged");
+}
+
+/// Hex sha256 of `bytes`, computed here, apart from the tool.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// SPEC section 5's evidence hash of the case in `dir`, from its files.
+fn spec_hash(dir: &Path, exit_code: &Value) -> String {
+    let mut bytes = Vec::new();
+    for (i, f) in ["command.txt", "stdout.log", "stderr.log"]
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            bytes.push(b'|');
+        }
+        bytes.extend(std::fs::read(dir.join(f)).unwrap());
+    }
+    bytes.push(b'|');
+    if let Some(code) = exit_code.as_i64() {
+        bytes.extend(code.to_string().as_bytes());
+    }
+    sha256_hex(&bytes)
+}
+
+#[test]
+fn the_evidence_hash_covers_each_data_output_digest_and_comparison() {
+    let p = blessed_sales_in(&format!(
+        "{SALES}\n[[verify]]\nname = \"plain\"\ncommand = \"echo plain\"\n"
+    ));
+    run_silver_changed(&p);
+
+    // A case without outputs hashes exactly as SPEC section 5 says.
+    let plain = p.evidence("002-plain");
+    assert_eq!(plain["schema_version"], "1.6.0");
+    assert_eq!(
+        plain["evidence_hash"],
+        spec_hash(&p.case_dir("002-plain"), &plain["exit_code"])
+    );
+    // With outputs: sha256 of that hash, "|" and the data checks as compact
+    // JSON, fields in a fixed order.
+    let ev = p.evidence("001-sales");
+    let check = &ev["snapshots"][0];
+    assert_eq!(check["outcome"], "changed");
+    let field = |k: &str| format!("\"{k}\":{}", check.get(k).unwrap_or(&Value::Null));
+    let d = format!(
+        "[{{{}}}]",
+        [
+            "output",
+            "file",
+            "sha256",
+            "outcome",
+            "detail",
+            "diff",
+            "diff_sha256"
+        ]
+        .map(field)
+        .join(",")
+    );
+    let data_csv = sha256_hex(SALES_CSV.replace("84.97", "90.12").as_bytes());
+    assert_eq!(check["sha256"], data_csv.as_str());
+    let base = spec_hash(&p.case_dir("001-sales"), &ev["exit_code"]);
+    assert_eq!(
+        ev["evidence_hash"],
+        sha256_hex(format!("{base}|{d}").as_bytes()),
+        "{d}"
+    );
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+
+    // An output digest edited in evidence.json: the hash no longer
+    // recomputes.
+    let path = p.case_dir("001-sales").join("evidence.json");
+    let mut edited: Value = serde_json::from_str(&read(&path)).unwrap();
+    edited["snapshots"][0]["sha256"] = Value::from(sha256_hex(SALES_CSV.as_bytes()));
+    let forged = serde_json::to_string_pretty(&edited).unwrap();
+    std::fs::write(&path, &forged).unwrap();
+    // SHA256SUMS resealed too: only the evidence hash can tell.
+    let sums = p.run_dir().join("SHA256SUMS");
+    let resealed: String = read(&sums)
+        .lines()
+        .map(|l| match l.split_once("  ") {
+            Some((_, f)) if f == "execution/001-sales/evidence.json" => {
+                format!("{}  {f}\n", sha256_hex(forged.as_bytes()))
+            }
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&sums, resealed).unwrap();
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(1), "{}", text(&v));
+    let out = String::from_utf8_lossy(&v.stdout);
+    let finding = "case \"sales\": execution/001-sales/evidence.json: evidence hash differs";
+    assert!(out.contains(finding), "{}", text(&v));
+    assert!(
+        out.contains("the hash covers the data outputs' digests"),
+        "{}",
+        text(&v)
+    );
+    assert!(!out.contains("case \"plain\""), "{}", text(&v));
+    assert!(!out.contains("SHA256SUMS records"), "{}", text(&v));
 }
 
 #[test]

@@ -297,6 +297,11 @@ impl<'h> Engine<'h> {
                 .apply_data(def, &mut rec, outputs.unwrap_or_default());
         }
         mask_record(&self.redactor, &mut rec);
+        // The data outputs' digests and comparisons, as written, are under
+        // the hash too.
+        if let Some(h) = &rec.evidence_hash {
+            rec.evidence_hash = Some(crate::wire::evidence::hash_with_data(h, &rec.snapshots));
+        }
         self.write_evidence(&mut rec);
         rec
     }

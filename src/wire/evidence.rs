@@ -15,8 +15,65 @@ use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 /// 1.2 added `redactions`; 1.3 `snapshots`; 1.4 `golden_changes` and
 /// `structured_result`; 1.5 data snapshots in `snapshots` (`stream`
 /// `data`, with `output` and `sha256`); 1.6 `diff_sha256` in a changed
-/// data output's check.
+/// data output's check, and the evidence hash covers the data checks
+/// ([`hash_with_data`]).
 pub(crate) const SCHEMA_VERSION: &str = "1.6.0";
+
+/// The first minor version whose evidence hash covers the data checks.
+const DATA_HASH_MINOR: u64 = 6;
+
+/// Whether the evidence hash of a file of `schema_version` covers its data
+/// checks: from 1.6 on. Older files hash as SPEC section 5 says, data
+/// checks or not.
+pub(crate) fn hash_covers_data(schema_version: &str) -> bool {
+    schema_version
+        .split('.')
+        .nth(1)
+        .and_then(|m| m.parse::<u64>().ok())
+        .is_some_and(|minor| minor >= DATA_HASH_MINOR)
+}
+
+/// One data check as the evidence hash covers it: the output's digest and
+/// what its comparison found, fields in this order.
+#[derive(Serialize)]
+struct HashedDataCheck<'a> {
+    output: Option<&'a str>,
+    file: &'a str,
+    sha256: Option<&'a str>,
+    outcome: crate::model::SnapshotOutcome,
+    detail: Option<&'a str>,
+    diff: Option<&'a str>,
+    diff_sha256: Option<&'a str>,
+}
+
+/// The evidence hash of a case that compared data outputs: `hash` (SPEC
+/// section 5, the kept result included) when `checks` holds no data check,
+/// else the hex sha256 of `hash + "|" + D`, where D is the data checks
+/// (`stream` `data`) in their order as compact JSON, one object each with
+/// `output`, `file`, `sha256`, `outcome`, `detail`, `diff`, `diff_sha256`
+/// in that order (null when absent). The data files are not in the out
+/// dir: their digests and comparisons, as recorded, are what the hash
+/// holds to.
+pub(crate) fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
+    let data: Vec<HashedDataCheck<'_>> = checks
+        .iter()
+        .filter(|c| c.stream == crate::model::Stream::Data)
+        .map(|c| HashedDataCheck {
+            output: c.output.as_deref(),
+            file: &c.file,
+            sha256: c.sha256.as_deref(),
+            outcome: c.outcome,
+            detail: c.detail.as_deref(),
+            diff: c.diff.as_deref(),
+            diff_sha256: c.diff_sha256.as_deref(),
+        })
+        .collect();
+    if data.is_empty() {
+        return hash.to_string();
+    }
+    let d = serde_json::to_string(&data).expect("strings, enums and nulls serialize");
+    crate::hash::sha256_hex(format!("{hash}|{d}").as_bytes())
+}
 
 /// How a case's warning begins when its evidence.json could not be
 /// written: the end of the run then does not look for the file.
@@ -145,5 +202,40 @@ impl Evidence {
             golden_changes: case.golden_changes.clone(),
             structured_result: case.structured_result.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{SnapshotCheck, Stream};
+
+    fn check(stream: Stream) -> SnapshotCheck {
+        let json = serde_json::json!({
+            "stream": stream, "file": "snapshots/x.stdout", "outcome": "matched",
+        });
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn only_data_checks_of_1_6_evidence_and_later_change_the_hash() {
+        for (v, covers) in [
+            ("1.0.0", false),
+            ("1.5.0", false),
+            ("1.6.0", true),
+            ("1.12.1", true),
+        ] {
+            assert_eq!(hash_covers_data(v), covers, "{v}");
+        }
+        assert!(hash_covers_data(SCHEMA_VERSION));
+        let h = crate::hash::sha256_hex(b"sh x|||0");
+        assert_eq!(hash_with_data(&h, &[]), h);
+        assert_eq!(hash_with_data(&h, &[check(Stream::Stdout)]), h);
+        let data = check(Stream::Data);
+        let d = r#"[{"output":null,"file":"snapshots/x.stdout","sha256":null,"outcome":"matched","detail":null,"diff":null,"diff_sha256":null}]"#;
+        assert_eq!(
+            hash_with_data(&h, &[check(Stream::Stdout), data]),
+            crate::hash::sha256_hex(format!("{h}|{d}").as_bytes())
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::classify::{Ending, Patterns, ran_status, unfinished_status, unmet};
 use crate::config::{Expected, PatternConfig};
 use crate::layout::Artifacts;
-use crate::model::{CaseResult, EvidenceStatus, ExecutionStatus, IssueType};
+use crate::model::{CaseResult, EvidenceStatus, ExecutionStatus, IssueType, Stream};
 use crate::runner::capture::TRUNCATION_MARKER;
 use crate::wire::decode_output;
 pub(crate) use crate::wire::evidence::Evidence;
@@ -185,7 +185,17 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
     }
     let [command, stdout, stderr] = [&files[0].1, &files[1].1, &files[2].1];
     let result = files.get(3).map(|(_, p)| p.as_path());
-    match crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code, result) {
+    let of_files =
+        crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code, result);
+    let covers_data = crate::wire::evidence::hash_covers_data(&ev.schema_version);
+    let with_data = |h: String| {
+        if covers_data {
+            crate::wire::evidence::hash_with_data(&h, &ev.snapshots)
+        } else {
+            h
+        }
+    };
+    match of_files.map(with_data) {
         Ok(actual) if actual == recorded => {}
         Ok(actual) => {
             problems.push(format!(
@@ -205,6 +215,11 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
                 if differs {
                     problems.push(format!("{name} differs from the recorded {field}"));
                 }
+            }
+            if covers_data && ev.snapshots.iter().any(|s| s.stream == Stream::Data) {
+                problems.push(
+                    "the hash covers the data outputs' digests and comparisons (`snapshots`, stream `data`) as recorded: they may have been changed".to_string(),
+                );
             }
         }
         Err(e) => problems.push(format!("artifacts cannot be read: {e}")),
