@@ -363,3 +363,97 @@ fn the_cause_at_the_end_of_a_long_log_is_in_every_report() {
         "{summary_md}"
     );
 }
+
+/// A data output of 31 rows: `id`, a number `v`, a `note` and a long
+/// `text`, one value of each per row.
+fn table_csv(v_plus: i64, note: &str, text: &str) -> String {
+    let mut csv = String::from("id,v,note,text\n");
+    csv.push_str(&format!("0,0,{note},{text}\n"));
+    for i in 1..=30 {
+        csv.push_str(&format!("{i},{},n,t\n", i + v_plus));
+    }
+    csv
+}
+
+#[test]
+fn a_data_change_is_annotated_with_its_diff_bounded_and_masked() {
+    const SECRET: &str = "ghp_datasecret4242";
+    let p = Project::new(&format!(
+        "[[verify]]\nname = \"load\"\ncommand = \"mkdir -p out && cp src.csv out/t.csv\"\n\
+         env = {{ API_TOKEN = {} }}\n\
+         outputs = [{{ path = \"out/t.csv\", key = [\"id\"] }}]\n",
+        toml_str(SECRET)
+    ));
+    p.write("src.csv", &table_csv(0, "old", &"a".repeat(300)));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Every row changes; row 0's note becomes the secret value and its
+    // text a 300-character value.
+    p.write("src.csv", &table_csv(1, SECRET, &"b".repeat(300)));
+    let step_summary = p.path().join("step-summary.md");
+    let o = run_in_actions(&p, &step_summary);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    // The job log holds the value only where it registers it as a mask.
+    for l in stdout.lines().filter(|l| l.contains(SECRET)) {
+        assert_eq!(l, format!("::add-mask::{SECRET}"), "{stdout}");
+    }
+
+    // The case's own annotation (the bless recorded a baseline: a second
+    // one says it regressed).
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error") && l.contains("title=verify load FAILED"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    let (_, props, data) = parse(errors[0]);
+    assert_eq!(prop(&props, "line"), Some("1"));
+    assert_escaped(data, &["%25", "%0D", "%0A"]);
+    let message = unescape(data);
+    let lines: Vec<&str> = message.lines().collect();
+    assert!(
+        lines[0].starts_with("[DATA_CHANGED] out/t.csv differs from snapshots/load.out.t.csv.data"),
+        "{message}"
+    );
+    assert_eq!(lines[1], "out/t.csv:", "{message}");
+    // The diff (32 differences: the first 20 in the evidence, then a
+    // count) is cut to 10 lines and a count of the rest.
+    let quoted: Vec<&str> = lines[2..]
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(quoted.len(), 10, "{message}");
+    let evidence = p.evidence("001-load");
+    let diff = evidence["snapshots"][0]["diff"].as_str().unwrap();
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!(
+            "… {} more line(s) of data diff in report.md and evidence.json",
+            diff.lines().count() - 10
+        ),
+        "{message}"
+    );
+    // The long value's line is cut, with a mark; the secret is masked as
+    // it is in the evidence.
+    let long = quoted
+        .iter()
+        .find(|l| l.contains("aaaa"))
+        .unwrap_or_else(|| panic!("{message}"));
+    assert_eq!(long.chars().count(), 2 + 200 + 1, "{long}");
+    assert!(long.ends_with('…'), "{long}");
+    assert!(!message.contains(SECRET), "{message}");
+    let note = quoted
+        .iter()
+        .find(|l| l.contains(" note "))
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(
+        diff.contains(note.trim()),
+        "{note} is not the evidence's line: {diff}"
+    );
+    assert!(note.ends_with("old -> [REDACTED:API_TOKEN]"), "{note}");
+    assert!(
+        quoted.iter().any(|l| l.trim() == "changed: id=1 v 1 -> 2"),
+        "{message}"
+    );
+}

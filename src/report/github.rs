@@ -24,7 +24,7 @@ use super::markup::inline;
 use super::{MARKDOWN_FILE, headline, markdown, one_line, output_excerpt, status_label};
 use crate::events::{Event, Reporter};
 use crate::exit::RunOutcome;
-use crate::model::{CaseRecord, CaseResult, RunRecord};
+use crate::model::{CaseRecord, CaseResult, RunRecord, Stream};
 use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 
 /// GitHub's limit on a step summary, in bytes; what is appended stays
@@ -354,16 +354,65 @@ impl<W: Write> GithubReporter<W> {
     }
 }
 
-/// The annotation text of a failed case: every issue on its own line.
+/// Lines of data diff one annotation quotes, over all of a case's outputs;
+/// the rest are in report.md and evidence.json.
+const ANNOTATION_DIFF_LINES: usize = 10;
+/// Characters kept of one quoted diff line.
+const ANNOTATION_LINE_CHARS: usize = 200;
+
+/// The annotation text of a failed case: every issue on its own line, then
+/// the diff of each changed data output, bounded (already masked, as the
+/// issues are).
 fn failure_message(case: &CaseRecord) -> String {
-    if case.issues.is_empty() {
-        return headline(case);
-    }
-    case.issues
+    let mut lines = if case.issues.is_empty() {
+        vec![headline(case)]
+    } else {
+        case.issues
+            .iter()
+            .map(|i| format!("[{}] {}", i.issue_type.as_str(), one_line(&i.message)))
+            .collect()
+    };
+    lines.extend(data_diff_lines(case));
+    lines.join("\n")
+}
+
+/// The first [`ANNOTATION_DIFF_LINES`] lines of the data diffs of `case`,
+/// each under its output's name, each cut to [`ANNOTATION_LINE_CHARS`],
+/// and a line counting the rest.
+fn data_diff_lines(case: &CaseRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut budget, mut left) = (ANNOTATION_DIFF_LINES, 0);
+    let diffs = case
+        .snapshots
         .iter()
-        .map(|i| format!("[{}] {}", i.issue_type.as_str(), one_line(&i.message)))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .filter(|s| s.stream == Stream::Data)
+        .filter_map(|s| Some((s.subject(), s.diff.as_deref()?)));
+    for (output, diff) in diffs {
+        if budget == 0 {
+            left += diff.lines().count();
+            continue;
+        }
+        out.push(format!("{}:", one_line(output)));
+        for l in diff.lines() {
+            if budget == 0 {
+                left += 1;
+                continue;
+            }
+            budget -= 1;
+            let l = one_line(l);
+            let mut shown: String = l.chars().take(ANNOTATION_LINE_CHARS).collect();
+            if shown.len() < l.len() {
+                shown.push('…');
+            }
+            out.push(format!("  {shown}"));
+        }
+    }
+    if left > 0 {
+        out.push(format!(
+            "… {left} more line(s) of data diff in report.md and evidence.json"
+        ));
+    }
+    out
 }
 
 /// `path` relative to `base` with `/` separators when it lies below it,
