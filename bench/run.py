@@ -2,6 +2,7 @@
 """Benchmarks of cargo-golden against its physical floors; prints a table.
 
 Run from the repository root:  python3 bench/run.py   (about 3-5 minutes)
+Some rows only:  python3 bench/run.py data odibi   (names: see GROUPS)
 
 Each figure is a median over alternating runs, so a noisy neighbour on a
 shared machine hits both sides of a ratio alike. Nothing here asserts: the
@@ -303,37 +304,36 @@ def bench_odibi(tmp):
     )]
 
 
-def bench_data(tmp):
-    """Data snapshots: a 1,000,000-row, 10-column CSV compared with its
-    snapshot (matched on a key, a tolerance on the numbers) by cargo golden,
-    and the same comparison in pandas (read both, merge on the key,
-    compare): wall time and peak memory of each."""
-    venv = odibi_venv()
-    python = os.path.join(venv, "bin", "python")
-    name = "data snapshot, 1,000,000 x 10 CSV: cargo golden / pandas"
+def data_python(name):
+    """The odibi virtualenv's python (pandas and pyarrow), or a row saying
+    it is missing."""
+    python = os.path.join(odibi_venv(), "bin", "python")
     if not os.access(python, os.X_OK):
-        return [(name, f"no pandas at {python} (bash .ci/odibi-venv makes it)", "<= 1.0x", True)]
-    n = 1_000_000
-    with open(os.path.join(tmp, "data.csv"), "w") as f:
-        f.write("id,region,a,b,c,d,e,f,g,h\n")
-        for i in range(n):
-            f.write(f"{i},r{i % 50},{i * 0.5},{i % 977 * 1.25},{i % 13},{i % 7},x{i % 101},{i % 3 == 0},{i * 2},{i % 11}\n")
+        return None, [(name, f"no pandas at {python} (bash .ci/odibi-venv makes it)", "<= 1.0x", True)]
+    return python, None
+
+
+DATA_ROWS = 1_000_000
+
+# The pandas side of a data comparison: merge the output `a` with the
+# snapshot `b` on the key, numbers within 0.01, every other column equal.
+PANDAS_COMPARE = (
+    "m = a.merge(b, on='id', how='outer', suffixes=('', '_s'), indicator=True)\n"
+    "bad = (m['_merge'] != 'both') | ~np.isclose(m['a'], m['a_s'], atol=0.01, rtol=0)"
+    " | ~np.isclose(m['b'], m['b_s'], atol=0.01, rtol=0)\n"
+    "for c in ['region', 'c', 'd', 'e', 'f', 'g', 'h']:\n"
+    "    bad |= m[c] != m[c + '_s']\n"
+    "sys.exit(1 if bad.any() else 0)\n"
+)
+
+
+def compare_data(tmp, name, output, pandas_cmd):
+    """Bless `output` (the table in `tmp`), then time cargo golden's
+    comparison with its snapshot against `pandas_cmd`, alternating, 3 each:
+    the medians and peak memory as a row."""
     harness(tmp, '[[verify]]\nname = "data"\ncommand = "true"\n'
-                 'outputs = [{ path = "data.csv", key = ["id"], tolerance = { abs = 0.01 } }]\n')
+                 f'outputs = [{{ path = "{output}", key = ["id"], tolerance = {{ abs = 0.01 }} }}]\n')
     subprocess.run(golden(tmp, "--bless"), check=True, capture_output=True)
-    snapshot = os.path.join(tmp, "snapshots", "data.data.csv.data")
-    compare = (
-        "import pandas as pd, numpy as np, sys\n"
-        "a = pd.read_csv(sys.argv[1])\n"
-        "b = pd.read_csv(sys.argv[2], comment=None, skiprows=1, header=None, names=a.columns)\n"
-        "m = a.merge(b, on='id', how='outer', suffixes=('', '_s'), indicator=True)\n"
-        "bad = (m['_merge'] != 'both') | ~np.isclose(m['a'], m['a_s'], atol=0.01, rtol=0)"
-        " | ~np.isclose(m['b'], m['b_s'], atol=0.01, rtol=0)\n"
-        "for c in ['region', 'c', 'd', 'e', 'f', 'g', 'h']:\n"
-        "    bad |= m[c] != m[c + '_s']\n"
-        "sys.exit(1 if bad.any() else 0)\n"
-    )
-    pandas_cmd = [python, "-c", compare, os.path.join(tmp, "data.csv"), snapshot]
     tg, tp, mg, mp = [], [], [], []
     for _ in range(3):
         wall, rss, code = run(golden(tmp))
@@ -408,7 +408,67 @@ def bench_big_project(tmp):
     return rows
 
 
-def bench_reports():
+
+def bench_data(tmp):
+    """Data snapshots: a 1,000,000-row, 10-column CSV compared with its
+    snapshot (matched on a key, a tolerance on the numbers) by cargo golden,
+    and the same comparison in pandas (read both, merge on the key,
+    compare): wall time and peak memory of each."""
+    name = "data snapshot, 1,000,000 x 10 CSV: cargo golden / pandas"
+    python, missing = data_python(name)
+    if missing:
+        return missing
+    with open(os.path.join(tmp, "data.csv"), "w") as f:
+        f.write("id,region,a,b,c,d,e,f,g,h\n")
+        for i in range(DATA_ROWS):
+            f.write(f"{i},r{i % 50},{i * 0.5},{i % 977 * 1.25},{i % 13},{i % 7},x{i % 101},{i % 3 == 0},{i * 2},{i % 11}\n")
+    snapshot = os.path.join(tmp, "snapshots", "data.data.csv.data")
+    compare = (
+        "import pandas as pd, numpy as np, sys\n"
+        "a = pd.read_csv(sys.argv[1])\n"
+        "b = pd.read_csv(sys.argv[2], comment=None, skiprows=1, header=None, names=a.columns)\n"
+        + PANDAS_COMPARE
+    )
+    return compare_data(tmp, name, "data.csv", [python, "-c", compare, os.path.join(tmp, "data.csv"), snapshot])
+
+
+# The CSV row's table as Parquet, written by pyarrow: the same values and
+# column kinds (int64, string, double, bool).
+WRITE_PARQUET = (
+    "import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n"
+    "n = int(sys.argv[2])\n"
+    "i = np.arange(n, dtype=np.int64)\n"
+    "cat = lambda p, k: pa.array(np.char.add(p, (i % k).astype(str)))\n"
+    "t = pa.table({'id': i, 'region': cat('r', 50), 'a': i * 0.5, 'b': (i % 977) * 1.25,"
+    " 'c': i % 13, 'd': i % 7, 'e': cat('x', 101), 'f': i % 3 == 0, 'g': i * 2, 'h': i % 11})\n"
+    "pq.write_table(t, sys.argv[1])\n"
+)
+
+
+def bench_data_parquet(tmp):
+    """The same table written as Parquet: cargo golden compares it with its
+    text snapshot; pandas reads the output and a kept copy of it with
+    read_parquet, merges on the key and compares."""
+    name = "data snapshot, 1,000,000 x 10 Parquet: cargo golden / pandas"
+    python, missing = data_python(name)
+    if missing:
+        return missing
+    data = os.path.join(tmp, "data.parquet")
+    subprocess.run([python, "-c", WRITE_PARQUET, data, str(DATA_ROWS)], check=True)
+    kept = os.path.join(tmp, "kept.parquet")
+    shutil.copyfile(data, kept)
+    compare = (
+        "import pandas as pd, numpy as np, sys\n"
+        "a = pd.read_parquet(sys.argv[1])\n"
+        "b = pd.read_parquet(sys.argv[2])\n"
+        + PANDAS_COMPARE
+    )
+    return compare_data(tmp, name, "data.parquet", [python, "-c", compare, data, kept])
+
+
+def bench_reports(_tmp):
+    """Reports and the baseline comparison at 10,000 cases (the `reports`
+    bench); needs no directory."""
     out = subprocess.run(
         ["cargo", "bench", "--locked", "--quiet", "--bench", "reports"],
         cwd=ROOT, capture_output=True, text=True, check=True,
@@ -430,13 +490,34 @@ def bench_reports():
     ]
 
 
+# Rows by the name that selects them on the command line, in table order.
+GROUPS = {
+    "capture": [bench_capture],
+    "masking": [bench_masking],
+    "overhead": [bench_overhead],
+    "nextest": [bench_nextest],
+    "parallel": [bench_parallel],
+    "list": [bench_list],
+    "odibi": [bench_odibi],
+    "data": [bench_data, bench_data_parquet],
+    "projects": [bench_big_project],
+    "reports": [bench_reports],
+}
+
+
 def main():
+    names = sys.argv[1:] or list(GROUPS)
+    unknown = [n for n in names if n not in GROUPS]
+    if unknown:
+        sys.exit(f"unknown row group(s) {', '.join(unknown)}: choose from {', '.join(GROUPS)}")
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
     rows = []
-    for fn in (bench_capture, bench_masking, bench_overhead, bench_nextest, bench_parallel, bench_list, bench_odibi, bench_data, bench_big_project):
-        with tempfile.TemporaryDirectory() as tmp:
-            rows += fn(tmp)
-    rows += bench_reports()
+    for name in GROUPS:
+        if name not in names:
+            continue
+        for fn in GROUPS[name]:
+            with tempfile.TemporaryDirectory() as tmp:
+                rows += fn(tmp)
     print("| benchmark | measured | target | met |")
     print("|---|---|---|---|")
     for name, got, target, ok in rows:
