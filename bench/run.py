@@ -408,7 +408,6 @@ def bench_big_project(tmp):
     return rows
 
 
-
 def bench_data(tmp):
     """Data snapshots: a 1,000,000-row, 10-column CSV compared with its
     snapshot (matched on a key, a tolerance on the numbers) by cargo golden,
