@@ -146,6 +146,34 @@ pub(crate) fn one_line(text: &str) -> String {
     out
 }
 
+/// `text` as printed, for an output excerpt: escape sequences removed,
+/// spaces and tabs kept (indentation and column alignment are part of
+/// what an excerpt shows: a traceback's `^^^^` points at a column), every
+/// other control character shown as its Unicode control picture (`␀`,
+/// `␍`, `␇`) or U+FFFD, so it is visible and harmless.
+pub(crate) fn visible(text: &str) -> String {
+    strip_str(text)
+        .chars()
+        .map(|c| match c {
+            '\t' | '\n' => c,
+            c => shown_char(c),
+        })
+        .collect()
+}
+
+/// How an excerpt shows `c`: a C0 control or DEL as its Unicode control
+/// picture, another control or a noncharacter as U+FFFD, anything else
+/// as itself.
+pub(crate) fn shown_char(c: char) -> char {
+    match c {
+        '\u{7f}' => '\u{2421}',
+        c if u32::from(c) < 0x20 => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{FFFD}'),
+        '\u{FFFE}' | '\u{FFFF}' => '\u{FFFD}',
+        c if c.is_control() => '\u{FFFD}',
+        c => c,
+    }
+}
+
 /// Entries named in one list of [`name_list`]; the rest are counted.
 const NAMED: usize = 10;
 
@@ -173,6 +201,14 @@ mod tests {
         assert_eq!(one_line("a\r\n b\t\x1b[1mc  \n"), "a b c");
         assert_eq!(one_line("\n\n"), "");
         assert_eq!(no_controls("a\r\n\x1b[1mb "), "a  b ");
+    }
+
+    #[test]
+    fn visible_keeps_spacing_and_shows_controls() {
+        assert_eq!(
+            visible("north     7 units\n    ^^^^\tx\x1b[31m!\x1b[0m\0\r\x07"),
+            "north     7 units\n    ^^^^\tx!\u{2400}\u{240D}\u{2407}"
+        );
     }
 
     fn strip(s: &str) -> String {

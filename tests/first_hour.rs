@@ -494,3 +494,44 @@ fn validate_names_a_json_document_that_is_not_json_lines() {
         stderr_of(&o)
     );
 }
+
+/// Issue 26, item 4: an excerpt keeps the output's spacing (a table's
+/// columns, a traceback's indentation under which `^^^^` points) in the
+/// terminal, report.md and JUnit; escapes go, controls are shown.
+#[test]
+fn output_excerpts_keep_their_whitespace_everywhere() {
+    let p = Project::new(
+        r#"[[verify]]
+name = "report"
+command = '''printf 'region    total\nnorth     7 units\n' ; printf 'Traceback (most recent call last):\n  File "etl.py", line 3\n    total = rows[0] +\n                    ^^^^\nSyntaxError: bell\007 here\n' >&2; exit 1'''
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(err.contains("| north     7 units\n"), "{err}");
+    assert!(err.contains("|     total = rows[0] +\n"), "{err}");
+    assert!(err.contains("|                     ^^^^\n"), "{err}");
+    assert!(err.contains("SyntaxError: bell\u{2407} here"), "{err}");
+
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    assert!(md.contains("\n  north     7 units\n"), "{md}");
+    assert!(
+        md.contains("\n      total = rows[0] +\n                      ^^^^\n"),
+        "{md}"
+    );
+
+    let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .and_then(|n| n.text())
+        .unwrap();
+    assert!(failure.contains("north     7 units"), "{failure}");
+    assert!(
+        failure.contains("    total = rows[0] +\n                    ^^^^\n"),
+        "{failure}"
+    );
+    assert!(failure.contains("bell\u{2407} here"), "{failure}");
+}

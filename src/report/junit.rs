@@ -327,7 +327,8 @@ fn rerun(attempt: &CaseRecord, flavour: JunitFlavour) -> TestRerun {
 }
 
 /// Element text: characters XML 1.0 cannot hold and quick-junit keeps are
-/// replaced by U+FFFD, and tabs are expanded to spaces (to 8-column tab
+/// replaced by U+FFFD, other controls shown as their control pictures
+/// (`␀`, `␇`: visible, as in every excerpt), and tabs are expanded to spaces (to 8-column tab
 /// stops) because quick-junit's escape stripping drops tabs, which would
 /// glue columns of tabular output together. A lone CR becomes a line break
 /// (quick-junit would drop it and join the lines), and every escape and
@@ -356,13 +357,8 @@ fn text(s: &str) -> String {
                 out.push('\n');
                 column = 0;
             }
-            '\u{FFFE}' | '\u{FFFF}' => {
-                out.push('\u{FFFD}');
-                column += 1;
-            }
-            c if c.is_control() => {}
             c => {
-                out.push(c);
+                out.push(crate::ansi::shown_char(c));
                 column += 1;
             }
         }

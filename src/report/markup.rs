@@ -87,19 +87,13 @@ pub(crate) fn fence_for(text: &str) -> String {
 /// `text` (output) as a fenced code block whose every line, fences
 /// included, starts with `indent`: with an indent, no line of the output
 /// can pass for a heading, list item or table row of the report, which
-/// the integrity check reads back. Escape sequences and other control
-/// characters are dropped, as in [`inline`].
+/// the integrity check reads back. The text keeps its spacing; escape
+/// sequences are removed and other control characters shown
+/// ([`crate::ansi::visible`]).
 pub(crate) fn code_block(text: &str, indent: &str) -> String {
-    let text = crate::ansi::strip_str(text);
-    let clean: String = text
-        .chars()
-        .filter_map(|c| match c {
-            '\n' | '\t' => Some(c),
-            '\u{FFFE}' | '\u{FFFF}' => Some('\u{FFFD}'),
-            c if c.is_control() => None,
-            c => Some(c),
-        })
-        .collect();
+    // A lone CR would end the line for some renderers: shown, like every
+    // other control, by `visible`; CRLF is a line break.
+    let clean = crate::ansi::visible(&text.replace("\r\n", "\n"));
     // A code block shows character references as typed: a no-break space.
     let clean = guard_phrase(&clean, "\u{A0}");
     let fence = fence_for(&clean);
@@ -231,7 +225,7 @@ mod tests {
         );
         assert_eq!(
             block,
-            "  ````text\n  ## Results\n  ``` x\n  No issues\u{A0}observed\n  ````\n"
+            "  ````text\n  ## Results\n  ``` x\n  No issues\u{A0}observed\u{2400}\n  ````\n"
         );
     }
 

@@ -229,7 +229,9 @@ impl<W: Write> TerminalReporter<W> {
                 self.paint(DIM, &format!("(last {} line(s))", lines.len())),
             ));
             for line in &lines {
-                let text = one_line(line);
+                // The line as printed: its indentation and runs of spaces
+                // are what lines up columns and a traceback's `^^^^`.
+                let text = crate::ansi::visible(line);
                 let hit = !text.trim().is_empty()
                     && findings
                         .iter()

@@ -131,10 +131,12 @@ fn junit_is_well_formed_and_complete_for_hostile_output() {
         .unwrap()
         .text()
         .unwrap();
-    // Tabs are expanded (quick-junit would drop them); ANSI escapes and
-    // NUL are gone.
+    // Tabs are expanded (quick-junit would drop them); ANSI escapes are
+    // gone and NUL is shown as its control picture.
     assert!(
-        out.starts_with("rednul ]]> <tag> & \u{FFFD} \u{FFFD}\u{FFFD} invalid tab\n"),
+        out.starts_with(
+            "red\u{2400}nul ]]> <tag> & \u{FFFD} \u{FFFD}\u{FFFD} invalid        tab\n"
+        ),
         "{:?}",
         &out[..60]
     );
