@@ -296,7 +296,7 @@ timeout = "300ms"
     assert!(code == 128 + 15 || code == 128 + 9, "exit code {code}");
     assert_eq!(ev["execution_status"], "ABORTED");
     assert_eq!(ev["result"], "FAILED");
-    assert!(issue_types(&ev).contains(&"PERFORMANCE"), "{ev:#}");
+    assert!(issue_types(&ev).contains(&"TIMEOUT"), "{ev:#}");
 }
 
 #[test]

@@ -35,7 +35,7 @@ timeout = "1s"
             .as_array()
             .unwrap()
             .iter()
-            .any(|i| i["type"] == "PERFORMANCE")
+            .any(|i| i["type"] == "TIMEOUT")
     );
 }
 

@@ -200,6 +200,8 @@ pub(crate) enum Unmet {
     OutputChanged,
     #[error("no line of stdout.log or stderr.log matches `{0}`")]
     NoMatch(String),
+    #[error("execution status {} is not an abort by a timeout, which `aborted` expects", .0.as_str())]
+    NotAborted(ExecutionStatus),
 }
 
 /// The result rule of a case that ran (SPEC section 4): why it is not
@@ -224,6 +226,9 @@ pub(crate) fn unmet<E>(
         Expected::SpecificError(_) if status == ExecutionStatus::Success => Some(Unmet::Succeeded),
         Expected::SpecificError(_) if ending.stopped() => Some(Unmet::Stopped),
         Expected::SpecificError(_) => ending.signal.map(Unmet::Signal),
+        // An interrupt of the run is no proof the case's watchdog works.
+        Expected::Aborted => (status != ExecutionStatus::Aborted || ending.interrupted)
+            .then_some(Unmet::NotAborted(status)),
     };
     let unmet = by_status
         .or(golden_modified.then_some(Unmet::GoldenModified))
@@ -233,7 +238,7 @@ pub(crate) fn unmet<E>(
         (None, Expected::SpecificError(re)) => {
             (!matched()?).then(|| Unmet::NoMatch(re.as_str().to_string()))
         }
-        (None, Expected::Success) => None,
+        (None, Expected::Success | Expected::Aborted) => None,
     })
 }
 
@@ -453,7 +458,7 @@ impl<'a> Judging<'a> {
 
     fn abort_failure(&self, default_output: &'a str) -> Option<Failure<'a>> {
         if self.obs.timed_out {
-            return Some((IssueType::Performance, "Timed out".into(), default_output));
+            return Some((IssueType::Timeout, "Timed out".into(), default_output));
         }
         if self.obs.interrupted {
             let message = "Interrupted before it finished".into();
@@ -461,11 +466,11 @@ impl<'a> Judging<'a> {
         }
         let line = self.first(|s| &s.abort)?;
         // An abort line alone is a timeout reported by the tool itself
-        // when it says so (a performance problem); otherwise the tool
+        // when it says so; otherwise the tool
         // stopped for a reason of its own, a plain execution failure.
         let lower = line.to_lowercase();
         let issue_type = if lower.contains("timeout") || lower.contains("timed out") {
-            IssueType::Performance
+            IssueType::Timeout
         } else {
             IssueType::ExecutionFailure
         };
@@ -488,6 +493,7 @@ impl<'a> Judging<'a> {
                     .collect();
             }
             Expected::SpecificError(re) => re.as_str(),
+            Expected::Aborted => return self.not_aborted(status, failures, default_output),
         };
         if status == ExecutionStatus::Success {
             let message = format!("Expected an error matching `{re}`, but the case succeeded");
@@ -513,6 +519,33 @@ impl<'a> Judging<'a> {
             ),
         };
         vec![self.issue(IssueType::UnexpectedError, status, &message, output)]
+    }
+
+    /// The issue of a case expected to be ended by its timeout that was
+    /// not: it succeeded, failed another way, or the run was interrupted.
+    fn not_aborted(
+        &self,
+        status: ExecutionStatus,
+        failures: &[Failure<'a>],
+        default_output: &str,
+    ) -> Vec<Issue> {
+        let (issue_type, message, output) = match failures.first() {
+            None => (
+                IssueType::UnexpectedSuccess,
+                "Expected the case to be aborted by its timeout, but it ended by itself with SUCCESS"
+                    .to_string(),
+                default_output,
+            ),
+            Some((_, seen, output)) => (
+                IssueType::UnexpectedError,
+                format!(
+                    "Expected the case to be aborted by its timeout, got {}: {seen}",
+                    status.as_str()
+                ),
+                *output,
+            ),
+        };
+        vec![self.issue(issue_type, status, &message, output)]
     }
 
     /// Issues naming an authentication or schema problem on stderr.
@@ -648,7 +681,7 @@ mod tests {
     }
 
     #[test]
-    fn timeout_aborts_with_a_performance_issue() {
+    fn timeout_aborts_with_a_timeout_issue() {
         let out = lines(&[("first", "working")]);
         let none = StreamFindings::default();
         let obs = CaseFacts {
@@ -657,7 +690,7 @@ mod tests {
         };
         let v = judge("slow", CaseKind::Golden, &Expected::Success, &obs);
         assert_eq!(v.execution_status, ExecutionStatus::Aborted);
-        assert_eq!(types(&v), [IssueType::Performance]);
+        assert_eq!(types(&v), [IssueType::Timeout]);
         assert_eq!(v.issues[0].severity, Severity::High);
         assert_eq!(
             v.issues[0].evidence,
@@ -678,7 +711,7 @@ mod tests {
         let out = lines(&[("abort", "Timeout waiting for executor")]);
         let v = verify(&observed(Some(0), &out, &none));
         assert_eq!(v.execution_status, ExecutionStatus::Aborted);
-        assert_eq!(types(&v), [IssueType::Performance]);
+        assert_eq!(types(&v), [IssueType::Timeout]);
         let out = lines(&[("abort", "worker got SIGTERM")]);
         let v = verify(&observed(Some(0), &out, &none));
         assert_eq!(v.execution_status, ExecutionStatus::Aborted);

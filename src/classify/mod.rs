@@ -453,7 +453,7 @@ impl Patterns {
     /// A copy for a case expecting `expected`.
     pub(crate) fn for_expected(&self, expected: &Expected) -> Patterns {
         match expected {
-            Expected::Success => self.with_specific_error(None),
+            Expected::Success | Expected::Aborted => self.with_specific_error(None),
             Expected::SpecificError(re) => self.with_specific_error(Some(re)),
         }
     }

@@ -34,6 +34,8 @@ pub enum Expected {
     Success,
     /// Fail, with output matching the regex.
     SpecificError(regex::bytes::Regex),
+    /// Be ended by a timeout (ABORTED): the case proves a watchdog fires.
+    Aborted,
 }
 
 impl std::fmt::Display for Expected {
@@ -41,6 +43,7 @@ impl std::fmt::Display for Expected {
         match self {
             Expected::Success => f.write_str("success"),
             Expected::SpecificError(re) => write!(f, "specific_error:{}", re.as_str()),
+            Expected::Aborted => f.write_str("aborted"),
         }
     }
 }

@@ -195,8 +195,9 @@ fn drop_null(schema: &mut Schema) {
 /// optionally fractional, optionally separated by spaces.
 pub const DURATION_PATTERN: &str = r"^\s*(\d+(\.\d+)?\s*(nanos|nsec|ns|usec|us|µs|millis|msec|ms|seconds|second|secs|sec|s|minutes|minute|mins|min|m|hours|hour|hrs|hr|h|days|day|d|weeks|week|wks|wk|w|months|month|M|years|year|yrs|yr|y)\s*)+$";
 
-/// `expected`: success, or a failure whose output matches a regex.
-const EXPECTED_PATTERN: &str = r"^(success|specific_error:.+)$";
+/// `expected`: success, an abort by a timeout, or a failure whose output
+/// matches a regex.
+const EXPECTED_PATTERN: &str = r"^(success|aborted|timeout|specific_error:.+)$";
 
 /// Implements [`JsonSchema`] for a leaf type with a fixed, inlined schema.
 macro_rules! leaf {
@@ -234,7 +235,7 @@ impl HumanDuration {
     }
 }
 
-/// `"success"` or `"specific_error:<regex>"`.
+/// `"success"`, `"aborted"` (`"timeout"`) or `"specific_error:<regex>"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ExpectedOutcome(pub String);
@@ -243,7 +244,7 @@ leaf!(
     json_schema!({
         "type": "string",
         "pattern": EXPECTED_PATTERN,
-        "examples": ["success", "specific_error:validation error for \\w+"],
+        "examples": ["success", "aborted", "specific_error:validation error for \\w+"],
     })
 );
 
@@ -732,8 +733,10 @@ pub struct Golden {
     /// `{dir}` and `{name}` are replaced, shell-quoted.
     #[schemars(example = &"sh run.sh")]
     pub command: Option<String>,
-    /// `"success"`, or `"specific_error:<regex>"`: the case must fail and
-    /// its stdout or stderr match the regex.
+    /// `"success"`; `"aborted"` (or `"timeout"`): the case must be ended by
+    /// its timeout, to prove a watchdog fires; or
+    /// `"specific_error:<regex>"`: the case must fail and its stdout or
+    /// stderr match the regex.
     #[serde(default = "default_expected")]
     pub expected: ExpectedOutcome,
     /// Timeout of this case. Default: `[harness] timeout`.
@@ -831,8 +834,10 @@ pub struct Verify {
     pub working_dir: Option<String>,
     /// Timeout of this case. Default: `[harness] timeout`.
     pub timeout: Option<HumanDuration>,
-    /// `"success"`, or `"specific_error:<regex>"`: the command must fail
-    /// and its stdout or stderr match the regex.
+    /// `"success"`; `"aborted"` (or `"timeout"`): the command must be ended
+    /// by its timeout, to prove a watchdog fires; or
+    /// `"specific_error:<regex>"`: the command must fail and its stdout or
+    /// stderr match the regex.
     #[serde(default = "default_expected")]
     pub expected: ExpectedOutcome,
     /// Environment variables added to the inherited environment and to

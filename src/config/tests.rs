@@ -109,7 +109,7 @@ fn invalid_regexes_in_patterns_and_expected() {
     let (_, _, msg) =
         one_error("[[verify]]\nname = \"a\"\ncommand = \"true\"\nexpected = \"failure\"\n");
     assert!(
-        msg.contains("\"success\" or \"specific_error:<regex>\""),
+        msg.contains("\"success\", \"aborted\" (or \"timeout\") or \"specific_error:<regex>\""),
         "{msg}"
     );
 }

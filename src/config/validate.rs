@@ -642,6 +642,9 @@ impl Ctx<'_> {
         if t == "success" {
             return Some(Expected::Success);
         }
+        if t == "aborted" || t == "timeout" {
+            return Some(Expected::Aborted);
+        }
         if let Some(re) = t.strip_prefix("specific_error:") {
             if re.is_empty() {
                 self.err(
@@ -655,7 +658,9 @@ impl Ctx<'_> {
         }
         self.err(
             node.pos,
-            format!("`{key}` must be \"success\" or \"specific_error:<regex>\", found \"{s}\""),
+            format!(
+                "`{key}` must be \"success\", \"aborted\" (or \"timeout\") or \"specific_error:<regex>\", found \"{s}\""
+            ),
             None,
         );
         None

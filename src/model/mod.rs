@@ -121,8 +121,9 @@ pub enum IssueType {
     ExecutionFailure,
     /// "auth" / "unauthorized" in stderr.
     AuthError,
-    /// Timeout.
-    Performance,
+    /// Aborted by a timeout: the case's own watchdog (`timeout`) ended
+    /// it, or the tool said it timed out.
+    Timeout,
     /// "schema" in stderr.
     DataError,
     /// Could not run (NO_EVIDENCE).

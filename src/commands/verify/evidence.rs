@@ -403,8 +403,10 @@ fn ending(ev: &Evidence) -> Ending {
 /// The expected outcome the evidence records, parsed as the harness file's.
 fn expected(ev: &Evidence) -> Result<Expected, EvidenceError> {
     let expected = ev.expected.as_deref().unwrap_or("");
-    if expected == "success" {
-        return Ok(Expected::Success);
+    match expected {
+        "success" => return Ok(Expected::Success),
+        "aborted" => return Ok(Expected::Aborted),
+        _ => {}
     }
     let Some(re) = expected.strip_prefix("specific_error:") else {
         return Err(EvidenceError::NoExpected(expected.to_string()));
@@ -439,7 +441,7 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     // logs a line it matched may no longer match here.
     let matched = || match &expected {
         Expected::SpecificError(re) => logs_match(re, logs).map(|m| m || masked_logs(ev)),
-        Expected::Success => Ok(true),
+        Expected::Success | Expected::Aborted => Ok(true),
     };
     let why_not = unmet(
         &expected,
