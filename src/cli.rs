@@ -645,6 +645,9 @@ fn run(a: RunArgs) -> i32 {
         Ok(b) => b,
         Err(e) => return usage_error(&e),
     };
+    if let Some(note) = bless_selection(h, &a) {
+        eprintln!("{note}");
+    }
     // Held until the reports are written; the OS releases it if we die.
     let _lock = match crate::outdir::begin(&loaded.out_dir, crate::report::report_files()) {
         Ok(l) => l,
@@ -697,6 +700,33 @@ fn run(a: RunArgs) -> i32 {
     };
     runner::release();
     code
+}
+
+/// What a filtered `--bless` is about to rewrite, said before anything
+/// runs: the cases its filters select, and when a filter selects more
+/// than the case it names (filters match parts of names), how to match
+/// whole names.
+fn bless_selection(h: &HarnessConfig, a: &RunArgs) -> Option<String> {
+    if !a.bless || (a.filters.is_empty() && a.skip.is_empty()) {
+        return None;
+    }
+    let filter = filter_of(a);
+    let names: Vec<String> = runner::included(h, a.partition.as_ref())
+        .into_iter()
+        .filter(|c| filter.matches(&c.name))
+        .map(|c| c.name.clone())
+        .collect();
+    let mut note = format!(
+        "{:>12} {} case(s) the filters select: {}",
+        "Blessing",
+        names.len(),
+        crate::ansi::name_list(&names)
+    );
+    let wider = !a.exact && names.iter().any(|n| !a.filters.contains(n));
+    if wider {
+        note.push_str("\n        note: a filter matches any name that contains it; `--exact` blesses only the cases named");
+    }
+    Some(note)
 }
 
 /// Compare the finished run with its baseline (and bless it when asked),

@@ -169,7 +169,7 @@ fn failures_are_annotated_at_their_lines_capped_at_ten() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.starts_with("::warning") && l.contains("NO GOLDEN PROJECT")),
+            .any(|l| l.starts_with("::warning") && l.contains("no golden project is declared")),
         "{stdout}"
     );
 

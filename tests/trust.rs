@@ -580,7 +580,7 @@ fn a_report_md_rewritten_to_all_pass_is_caught() {
         let md = std::fs::read_to_string(&path).unwrap();
         let forged = md
             .replace("PARTIAL (1 case(s) failed)", "SUCCESS")
-            .replace("| FAILED ", "| PASSED ");
+            .replace("| ❌ FAILED ", "| ✅ PASSED ");
         assert_ne!(forged, md);
         forge(&path, &forged);
     }

@@ -39,14 +39,20 @@ pub(crate) fn section(out: &mut String, c: &Comparison) {
         c.slowdown,
         c.cases.len()
     );
-    if !c.found {
+    if !c.found && c.blessed {
+        let _ = writeln!(
+            out,
+            "> [!NOTE]\n> {} did not exist: this run recorded it (`--bless`), so every case is new.\n",
+            inline(&c.file)
+        );
+    } else if !c.found {
         let _ = writeln!(
             out,
             "> [!NOTE]\n> No baseline yet: {} does not exist, so every case is new. `cargo golden --bless` records one.\n",
             inline(&c.file)
         );
     }
-    if c.blessed {
+    if c.blessed && c.found {
         out.push_str(
             "> [!NOTE]\n> This run was blessed: the baseline now records it. The comparison shows what the bless changed.\n\n",
         );
@@ -164,6 +170,14 @@ pub(super) fn suite_properties(c: &Comparison) -> Vec<(String, String)> {
 #[cfg(feature = "cli")]
 pub(crate) fn terminal_lines(c: &Comparison, limit: usize) -> Vec<String> {
     let mut lines = Vec::new();
+    if !c.found && c.blessed {
+        lines.push(format!(
+            "{} recorded by this run (it did not exist before): {} case(s), all new",
+            c.file,
+            c.cases.len()
+        ));
+        return lines;
+    }
     if !c.found && c.gate == Gate::Results {
         lines.push(format!(
             "none yet ({} does not exist; `cargo golden --bless` records one)",

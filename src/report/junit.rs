@@ -251,17 +251,15 @@ fn test_case(case: &CaseRecord, place: Place<'_>, flavour: JunitFlavour) -> Test
     tc
 }
 
-/// `type` of `<failure>`/`<error>`: the execution status for a case that
-/// ran; for one that could not run, its issue type says more.
+/// `type` of `<failure>`/`<error>`: the type of the case's first issue,
+/// which says why it failed (`OUTPUT_CHANGED`, `TIMEOUT`, …) where the
+/// execution status may read `SUCCESS`; the execution status only for a
+/// case without an issue.
 fn failure_type(case: &CaseRecord) -> String {
-    if case.ran() {
-        case.execution_status.as_str().to_string()
-    } else {
-        case.issues
-            .first()
-            .map(|i| i.issue_type.as_str())
-            .unwrap_or("EXECUTION_ERROR")
-            .to_string()
+    match case.issues.first() {
+        Some(i) => i.issue_type.as_str().to_string(),
+        None if case.ran() => case.execution_status.as_str().to_string(),
+        None => "EXECUTION_ERROR".to_string(),
     }
 }
 

@@ -139,28 +139,61 @@ fn results_table(record: &RunRecord) -> Table {
         ("#", Align::Right),
         ("Case", Align::Left),
         ("Kind", Align::Left),
-        ("Result", Align::Left),
-        ("Execution Status", Align::Left),
+        ("Verdict", Align::Left),
+        ("Why", Align::Left),
         ("Exit Code", Align::Right),
         ("Duration", Align::Right),
-        ("Notes", Align::Left),
     ]);
     for case in &record.cases {
         t.row(vec![
             (case.index + 1).to_string(),
             inline(&case.name),
             case.kind.as_str().to_string(),
-            case.result.as_str().to_string(),
-            case.execution_status.as_str().to_string(),
+            verdict(case),
+            why(case),
             exit_code(case),
             seconds(case.duration),
-            notes(case),
         ]);
     }
     t
 }
 
-fn notes(case: &CaseRecord) -> String {
+/// The verdict cell: a mark a reader sees at a glance, then the result
+/// (the word the integrity check reads back).
+fn verdict(case: &CaseRecord) -> String {
+    let mark = match case.result {
+        CaseResult::Passed if case.flaky => "⚠️",
+        CaseResult::Passed => "✅",
+        CaseResult::Failed | CaseResult::Error => "❌",
+        CaseResult::Skipped => "⚠️",
+    };
+    format!("{mark} {}", case.result.as_str())
+}
+
+/// The result word of a verdict cell read back.
+fn verdict_word(cell: &str) -> &str {
+    cell.rsplit(' ').next().unwrap_or(cell)
+}
+
+/// The reason in words: why a case failed (its headline and the type of
+/// its first issue), why it was skipped, what to know about a pass.
+fn why(case: &CaseRecord) -> String {
+    let mut parts = Vec::new();
+    if case.result.is_failure() {
+        let label = super::status_label(case);
+        parts.push(format!(
+            "{} ({})",
+            inline(&super::headline(case)),
+            inline(label)
+        ));
+    } else if let Some(reason) = &case.reason {
+        parts.push(inline(reason));
+    }
+    parts.extend(notes(case));
+    parts.join("<br>")
+}
+
+fn notes(case: &CaseRecord) -> Vec<String> {
     let mut parts = Vec::new();
     if case.flaky {
         parts.push(format!(
@@ -168,13 +201,10 @@ fn notes(case: &CaseRecord) -> String {
             case.previous_attempts.len()
         ));
     }
-    if let Some(reason) = &case.reason {
-        parts.push(inline(reason));
-    }
     for w in &case.warnings {
         parts.push(format!("warning: {}", inline(w)));
     }
-    parts.join("<br>")
+    parts
 }
 
 fn exit_code(case: &CaseRecord) -> String {
@@ -269,12 +299,21 @@ fn evidence_table(record: &RunRecord, mode: Artifacts) -> Table {
             evidence_status(case),
             case.evidence_hash
                 .as_deref()
-                .map(inline)
+                .map(short_hash)
                 .unwrap_or_else(|| "—".to_string()),
             artifacts,
         ]);
     }
     t
+}
+
+/// Characters of an evidence hash shown in the table; the full value is
+/// in the case's evidence.json, linked on the same row.
+const SHORT_HASH: usize = 12;
+
+/// The start of an evidence hash, enough to tell runs apart at a glance.
+fn short_hash(hash: &str) -> String {
+    inline(&hash.chars().take(SHORT_HASH).collect::<String>())
 }
 
 /// The process's exit status, marked when the case result says otherwise
@@ -410,13 +449,13 @@ fn check_results_table(
         let want = record.cases.iter().filter(|c| c.result == result).count();
         let got = results
             .iter()
-            .filter(|r| r.get(3).map(String::as_str) == Some(label))
+            .filter(|r| r.get(3).map(|c| verdict_word(c)) == Some(label))
             .count();
         compare(found, path, &format!("results rows {label}"), want, got);
     }
 
     for (row, case) in results.iter().zip(&record.cases) {
-        let got = row.get(3).map_or("(missing)", String::as_str);
+        let got = row.get(3).map_or("(missing)", |c| verdict_word(c));
         case_field(
             found,
             path,

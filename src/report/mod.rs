@@ -267,11 +267,18 @@ pub(crate) fn severity_str(severity: Severity) -> &'static str {
     }
 }
 
-/// The status to show beside a case: its execution status, or
-/// `NO_EVIDENCE` for a case that could not run (its execution status says
-/// nothing then).
+/// The status to show beside a case: its execution status; `NO_EVIDENCE`
+/// for a case that could not run (its execution status says nothing
+/// then); and for a case that failed although its command succeeded (a
+/// changed output, a modified golden project), the type of the issue
+/// that failed it, since `FAILED (SUCCESS)` would read as a contradiction.
 pub(crate) fn status_label(case: &CaseRecord) -> &'static str {
-    if case.ran() || case.result == crate::model::CaseResult::Skipped {
+    use crate::model::{CaseResult, ExecutionStatus};
+    if case.result == CaseResult::Failed && case.execution_status == ExecutionStatus::Success {
+        case.issues
+            .first()
+            .map_or(case.execution_status.as_str(), |i| i.issue_type.as_str())
+    } else if case.ran() || case.result == CaseResult::Skipped {
         case.execution_status.as_str()
     } else {
         case.status.as_str()

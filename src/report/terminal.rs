@@ -124,6 +124,9 @@ pub struct TerminalReporter<W: Write> {
     /// Cases running now, by declaration index: the bar shows each with
     /// its elapsed time.
     running: Running,
+    /// Warnings already printed as they came: the summary does not
+    /// repeat them.
+    warned: Vec<String>,
 }
 
 /// The running cases and when each started, shared with the bar's
@@ -185,6 +188,7 @@ impl<W: Write> TerminalReporter<W> {
             output: OutputOptions::default(),
             running,
             filtered_out: 0,
+            warned: Vec::new(),
         }
     }
 
@@ -445,11 +449,12 @@ impl<W: Write> TerminalReporter<W> {
             }
         }
         let no_case = record.empty_selection.as_ref().map(|e| e.reason.as_str());
-        for w in record
-            .warnings
-            .iter()
-            .filter(|w| !(record.fails_for_no_case() && no_case == Some(w.as_str())))
-        {
+        // The empty selection has its own line below; what was said as it
+        // happened is not said again.
+        let said = |w: &String| {
+            self.warned.contains(w) || (record.fails_for_no_case() && no_case == Some(w.as_str()))
+        };
+        for w in record.warnings.iter().filter(|w| !said(w)) {
             s.push_str(&format!(
                 "{} {}\n",
                 self.paint(YELLOW, &format!("{:>12}", "warning:")),
@@ -619,6 +624,7 @@ impl<W: Write> Reporter for TerminalReporter<W> {
             }
             Event::CaseFinished { case } => self.case_finished(case),
             Event::Warning { message } => {
+                self.warned.push(message.to_string());
                 let line = format!(
                     "{} {}\n",
                     self.paint(YELLOW, &format!("{:>12}", "warning:")),

@@ -49,9 +49,11 @@ pub(crate) fn included<'a>(
 /// Run-level warnings (shown in the terminal and the reports).
 pub(crate) fn run_warnings(harness: &HarnessConfig) -> Vec<String> {
     let mut w = Vec::new();
-    if harness.golden_count() == 0 {
+    // `require_golden = false` written out says a verify-only harness is
+    // meant: nothing to warn about.
+    if harness.golden_count() == 0 && harness.require_golden_at.is_none() {
         w.push(
-            "NO GOLDEN PROJECT DECLARED: only verify commands ran; nothing guards your golden projects. Declare [[golden]] projects (or set `require_golden = true` to make this an error)."
+            "no golden project is declared, so only verify commands ran: declare [[golden]] projects to guard them, or write `require_golden = false` under [harness] if that is intended"
                 .to_string(),
         );
     }

@@ -100,7 +100,7 @@ fn junit_is_well_formed_and_complete_for_hostile_output() {
                     msg.starts_with("Pipeline failed: line two | `x` <script> bold"),
                     "{msg:?}"
                 );
-                assert_eq!(f.attribute("type"), Some("RUNTIME_FAILED"));
+                assert_eq!(f.attribute("type"), Some("PIPELINE_EXECUTION_ERROR"));
                 let text = f.text().unwrap();
                 assert!(text.contains("PIPELINE_EXECUTION_ERROR"));
                 assert!(text.contains("--- stderr (end) ---"));

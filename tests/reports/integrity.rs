@@ -176,7 +176,11 @@ fn markdown_counts_and_rows_are_checked() {
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
     tamper(written.path(MARKDOWN_FILE), "· failed 1 ·", "· failed 0 ·");
-    tamper(written.path(MARKDOWN_FILE), "| FAILED |", "| PASSED |");
+    tamper(
+        written.path(MARKDOWN_FILE),
+        "| ❌ FAILED |",
+        "| ✅ PASSED |",
+    );
     let msg = check_integrity(&record, 1).unwrap_err().to_string();
     assert!(msg.contains("report.md: counts line is"), "{msg}");
     assert!(
