@@ -123,6 +123,51 @@ pub(crate) fn display_relative(p: &Path) -> String {
         .to_string()
 }
 
+/// `path` relative to `base` with `/` separators when it lies below it,
+/// else as given.
+pub(crate) fn relative_to(path: &Path, base: Option<&Path>) -> String {
+    let rel = base
+        .and_then(|b| path.strip_prefix(b).ok())
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    // Rooted covers Windows' `\x` too, which is not absolute (no drive).
+    if rel.has_root() {
+        rel.to_string_lossy().into_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// `p` as named for tools that resolve paths against the repository root
+/// (JUnit consumers such as publish-unit-test-result-action,
+/// action-junit-report and GitLab; GitHub annotations): relative to
+/// `$GITHUB_WORKSPACE` when set and `p` lies in it, else to the top of
+/// the git work tree that holds `p`, else as [`display_relative`] shows
+/// it. Whichever directory the run started in (a workspace member under
+/// `cargo test`, the root under `cargo golden`), the name is the same.
+pub(crate) fn repo_relative(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let abs = absolute_from(&cwd, p);
+    let workspace = std::env::var_os("GITHUB_WORKSPACE")
+        .filter(|w| !w.is_empty())
+        .map(|w| absolute_from(&cwd, Path::new(&w)))
+        .filter(|w| abs.starts_with(w));
+    let top = workspace.or_else(|| {
+        abs.ancestors()
+            .skip(1)
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf)
+    });
+    match top {
+        Some(top) => relative_to(&abs, Some(&top)),
+        None => display_relative(p),
+    }
+}
+
 /// The verdict baseline, beside the harness file (SPEC section 15).
 pub(crate) const BASELINE_FILE: &str = "golden-baseline.json";
 /// The directory of output snapshots, beside the harness file.

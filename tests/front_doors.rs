@@ -201,6 +201,17 @@ fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
         "{}",
         text(&o)
     );
+    // JUnit consumers resolve testcase@file against the repository root:
+    // the same name under `cargo test` (run in the member) as from the root.
+    let junit = std::fs::read_to_string(scratch_target().join("golden/junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let files: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|n| n.attribute("file"))
+        .collect();
+    assert!(!files.is_empty(), "{junit}");
+    assert!(files.iter().all(|f| *f == "etl/harness.toml"), "{junit}");
 }
 
 const MIXED: &str = r#"

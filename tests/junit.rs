@@ -334,3 +334,61 @@ fn a_bad_junit_value_is_a_config_error_at_its_place() {
         text(&o)
     );
 }
+
+/// `testcase@file` of every case in `out/junit.xml` under `dir`.
+fn files_named(out: &std::path::Path) -> Vec<String> {
+    let xml = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    let doc = parse(&xml);
+    testcases(&doc)
+        .iter()
+        .map(|tc| tc.attribute("file").unwrap_or("(none)").to_string())
+        .collect()
+}
+
+/// Issue 26, item 8: JUnit consumers resolve `testcase@file` against the
+/// repository root, so it is written relative to the git top level (or
+/// `$GITHUB_WORKSPACE`), whichever directory the run started in.
+#[test]
+fn junit_file_is_relative_to_the_repository_root() {
+    let p = Project::new("");
+    let harness = p.write(
+        "etl/harness.toml",
+        "[[verify]]\nname = \"a\"\ncommand = \"true\"\n",
+    );
+    let out = p.path().join("etl/out");
+    let run_in = |dir: &std::path::Path, env: Option<&std::path::Path>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
+        c.current_dir(dir)
+            .arg("--config")
+            .arg(&harness)
+            .arg("--out")
+            .arg(&out)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_WORKSPACE");
+        if let Some(ws) = env {
+            c.env("GITHUB_WORKSPACE", ws);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        files_named(&out)
+    };
+    // No repository: relative to where the run started.
+    assert_eq!(run_in(&p.path().join("etl"), None), ["harness.toml"]);
+    // GITHUB_WORKSPACE names the root.
+    assert_eq!(
+        run_in(&p.path().join("etl"), Some(p.path())),
+        ["etl/harness.toml"]
+    );
+    // A git work tree's top level, from the member and from the root.
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(p.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    assert_eq!(run_in(&p.path().join("etl"), None), ["etl/harness.toml"]);
+    assert_eq!(run_in(p.path(), None), ["etl/harness.toml"]);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["harness"]["path"], "etl/harness.toml");
+}

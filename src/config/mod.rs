@@ -541,6 +541,16 @@ impl HarnessConfig {
         }
     }
 
+    /// The harness file as the reports name it (JUnit `testcase@file`,
+    /// summary.json, report.md): relative to the repository root, so CI
+    /// tools resolve it whichever directory the run started in.
+    pub fn report_file(&self) -> String {
+        match &self.file {
+            Some(f) => crate::layout::repo_relative(f),
+            None => "<--golden>".to_string(),
+        }
+    }
+
     /// Append ad-hoc golden projects after the declared cases.
     #[cfg(feature = "cli")]
     pub(crate) fn add_adhoc(&mut self, entries: &[adhoc::AdhocGolden]) -> Result<(), ConfigError> {

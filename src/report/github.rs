@@ -133,7 +133,7 @@ impl GithubReporter<CommandStream> {
 impl<W: Write> GithubReporter<W> {
     /// A reporter on `out` for the harness file at `harness_path`.
     pub fn new(out: W, env: GithubEnv, harness_path: &Path) -> Self {
-        let harness_file = relative_to(harness_path, env.workspace.as_deref());
+        let harness_file = crate::layout::relative_to(harness_path, env.workspace.as_deref());
         GithubReporter {
             out,
             env,
@@ -246,7 +246,7 @@ impl<W: Write> GithubReporter<W> {
     }
 
     fn run_finished(&mut self, record: &RunRecord, outcome: &RunOutcome) -> io::Result<()> {
-        let report = relative_to(
+        let report = crate::layout::relative_to(
             &record.out_dir.join(MARKDOWN_FILE),
             self.env.workspace.as_deref(),
         );
@@ -415,25 +415,6 @@ fn data_diff_lines(case: &CaseRecord) -> Vec<String> {
     out
 }
 
-/// `path` relative to `base` with `/` separators when it lies below it,
-/// else as given.
-fn relative_to(path: &Path, base: Option<&Path>) -> String {
-    let rel = base
-        .and_then(|b| path.strip_prefix(b).ok())
-        .filter(|r| !r.as_os_str().is_empty())
-        .unwrap_or(path);
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    // Rooted covers Windows' `\x` too, which is not absolute (no drive).
-    if rel.has_root() {
-        rel.to_string_lossy().into_owned()
-    } else {
-        parts.join("/")
-    }
-}
-
 /// Append `md` to the step summary, shortened so the file stays under
 /// [`STEP_SUMMARY_LIMIT`] (other steps' content included).
 fn append_step_summary(path: &Path, md: &str, report: &str) -> io::Result<()> {
@@ -512,18 +493,21 @@ mod tests {
     fn relative_paths() {
         let ws = Path::new("/ws");
         assert_eq!(
-            relative_to(Path::new("/ws/a/harness.toml"), Some(ws)),
+            crate::layout::relative_to(Path::new("/ws/a/harness.toml"), Some(ws)),
             "a/harness.toml"
         );
         assert_eq!(
-            relative_to(Path::new("/elsewhere/h.toml"), Some(ws)),
+            crate::layout::relative_to(Path::new("/elsewhere/h.toml"), Some(ws)),
             "/elsewhere/h.toml"
         );
-        assert_eq!(relative_to(Path::new("/ws/h.toml"), None), "/ws/h.toml");
+        assert_eq!(
+            crate::layout::relative_to(Path::new("/ws/h.toml"), None),
+            "/ws/h.toml"
+        );
         if cfg!(windows) {
             // Annotations name files with `/` whatever the platform.
             assert_eq!(
-                relative_to(
+                crate::layout::relative_to(
                     Path::new(r"C:\ws\a\harness.toml"),
                     Some(Path::new(r"C:\ws"))
                 ),

@@ -363,7 +363,7 @@ pub(crate) fn conclude(
         Ok(None) => {}
         Err(e) => crate::exit::print_error(e, false),
     }
-    let display = harness.display_file();
+    let display = harness.report_file();
     let sealing = Sealing {
         signer,
         context: &attest::Context::of(harness),
