@@ -11,6 +11,7 @@ use crate::commands::validate::Format;
 use crate::config::{self, ConfigError, HarnessConfig};
 use crate::events::Fanout;
 use crate::exit;
+use crate::layout::display_relative;
 use crate::model::{JunitFlavour, NoCases};
 use crate::report::seal::Signer;
 use crate::report::terminal::{OutputOptions, OutputWhen};
@@ -49,7 +50,9 @@ enum Command {
         /// Overwrite existing files.
         #[arg(long)]
         force: bool,
-        /// Depend on a local cargo-golden checkout at PATH instead of crates.io.
+        /// Depend on the cargo-golden checkout at PATH (default: where the running
+        /// binary was installed from). On a package already set up, changes
+        /// only the dependency.
         #[arg(long, value_name = "PATH")]
         path: Option<PathBuf>,
         #[command(flatten)]
@@ -183,9 +186,12 @@ struct RunArgs {
     /// Run only cases whose name contains one of these (all when empty).
     #[arg(value_name = "FILTER")]
     filters: Vec<String>,
-    /// The harness file (default: harness.toml at the workspace root, else in the current directory). `.yaml`/`.yml` is read as YAML.
+    /// The harness file (default: harness.toml at the workspace root, else in the current directory, else the one workspace member's). `.yaml`/`.yml` is read as YAML.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Use the harness.toml of this workspace member.
+    #[arg(long, short = 'p', value_name = "NAME", conflicts_with = "config")]
+    package: Option<String>,
     #[command(flatten)]
     manifest: clap_cargo::Manifest,
     /// Output directory (default: [harness].out_dir, else <target dir>/golden).
@@ -259,9 +265,12 @@ struct ListArgs {
     /// List only cases whose name contains one of these (all when empty).
     #[arg(value_name = "FILTER")]
     filters: Vec<String>,
-    /// The harness file (default: harness.toml at the workspace root, else in the current directory).
+    /// The harness file (default: harness.toml at the workspace root, else in the current directory, else the one workspace member's).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Use the harness.toml of this workspace member.
+    #[arg(long, short = 'p', value_name = "NAME", conflicts_with = "config")]
+    package: Option<String>,
     #[command(flatten)]
     manifest: clap_cargo::Manifest,
     /// Accepted so a run's command line lists too; a listing writes nothing.
@@ -292,6 +301,7 @@ impl From<ListArgs> for RunArgs {
         RunArgs {
             filters: a.filters,
             config: a.config,
+            package: a.package,
             manifest: a.manifest,
             out: a.out,
             golden: a.golden,
@@ -424,9 +434,12 @@ fn hoist_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
 }
 
 /// What cargo knows about the workspace (one `cargo metadata --no-deps`).
+#[derive(Clone, Default)]
 struct Workspace {
     root: Option<PathBuf>,
     target_dir: Option<PathBuf>,
+    /// Each member package: its name and directory.
+    members: Vec<(String, PathBuf)>,
 }
 
 fn workspace(manifest: &clap_cargo::Manifest) -> Workspace {
@@ -437,13 +450,90 @@ fn workspace(manifest: &clap_cargo::Manifest) -> Workspace {
     }
     match cmd.exec() {
         Ok(m) => Workspace {
+            members: m
+                .workspace_packages()
+                .iter()
+                .filter_map(|p| {
+                    let dir = p.manifest_path.parent()?.as_std_path().to_path_buf();
+                    Some((p.name.to_string(), dir))
+                })
+                .collect(),
             root: Some(m.workspace_root.into_std_path_buf()),
             target_dir: Some(m.target_directory.into_std_path_buf()),
         },
-        Err(_) => Workspace {
-            root: None,
-            target_dir: None,
-        },
+        Err(_) => Workspace::default(),
+    }
+}
+
+/// The harness file of a run given no `--config`: the workspace root's,
+/// else the current directory's, else the one workspace member that has
+/// one (said on stderr). `-p NAME` picks that member's. Several members
+/// with one and none at the root: each is listed with how to choose.
+fn find_harness(
+    cwd: &Path,
+    w: &Workspace,
+    package: Option<&str>,
+) -> Result<Option<PathBuf>, CliError> {
+    let file = |dir: &Path| dir.join("harness.toml");
+    if let Some(name) = package {
+        let Some((_, dir)) = w.members.iter().find(|(n, _)| n == name) else {
+            let names: Vec<String> = w.members.iter().map(|(n, _)| n.clone()).collect();
+            return Err(CliError::NoSuchPackage(
+                name.to_string(),
+                crate::ansi::name_list(&names),
+            ));
+        };
+        return match file(dir) {
+            p if p.is_file() => Ok(Some(p)),
+            p => Err(ConfigError::NotFound(display_relative(&p)).into()),
+        };
+    }
+    let candidates: Vec<PathBuf> = w
+        .root
+        .iter()
+        .map(|r| file(r))
+        .chain(std::iter::once(file(cwd)))
+        .collect();
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        return Ok(Some(found.clone()));
+    }
+    let in_members: Vec<(&str, PathBuf)> = w
+        .members
+        .iter()
+        .map(|(n, d)| (n.as_str(), file(d)))
+        .filter(|(_, p)| p.is_file())
+        .collect();
+    match in_members.as_slice() {
+        [] => {
+            let mut looked: Vec<String> = candidates.iter().map(|p| display_relative(p)).collect();
+            looked.dedup();
+            let mut text = looked.join(" and ");
+            if !w.members.is_empty() {
+                text.push_str(&format!(
+                    ", and in the directory of each workspace member ({})",
+                    crate::ansi::name_list(
+                        &w.members.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+                    )
+                ));
+            }
+            Err(ConfigError::NotFound(text).into())
+        }
+        [(name, path)] => {
+            eprintln!(
+                "{:>12} {} (the harness file of workspace member `{name}`)",
+                "Using",
+                display_relative(path)
+            );
+            Ok(Some(path.clone()))
+        }
+        several => Err(CliError::SeveralHarnessFiles(
+            several
+                .iter()
+                .map(|(n, p)| format!("\n  {n}: {}", display_relative(p)))
+                .collect(),
+            several[0].0.to_string(),
+            display_relative(&several[0].1),
+        )),
     }
 }
 
@@ -456,31 +546,16 @@ struct Loaded {
 fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
     let cwd = std::env::current_dir().map_err(CliError::CurrentDir)?;
     let mut ws: Option<Workspace> = None;
-    let mut ws = |m: &clap_cargo::Manifest| -> (Option<PathBuf>, Option<PathBuf>) {
-        let w = ws.get_or_insert_with(|| workspace(m));
-        (w.root.clone(), w.target_dir.clone())
-    };
+    let mut ws =
+        |m: &clap_cargo::Manifest| -> Workspace { ws.get_or_insert_with(|| workspace(m)).clone() };
     let explicit = a.config.clone();
     let harness_path = match explicit {
         Some(p) => Some(p),
-        None => {
-            let (root, _) = ws(&a.manifest);
-            let candidates = [
-                root.map(|r| r.join("harness.toml")),
-                Some(cwd.join("harness.toml")),
-            ];
-            let found = candidates.iter().flatten().find(|p| p.is_file()).cloned();
-            if found.is_none() && a.golden.is_none() {
-                let looked = candidates
-                    .iter()
-                    .flatten()
-                    .next()
-                    .cloned()
-                    .unwrap_or_else(|| cwd.join("harness.toml"));
-                return Err(ConfigError::NotFound(looked).into());
-            }
-            found
-        }
+        None => match find_harness(&cwd, &ws(&a.manifest), a.package.as_deref()) {
+            Ok(found) => found,
+            Err(CliError::Config(ConfigError::NotFound(_))) if a.golden.is_some() => None,
+            Err(e) => return Err(e),
+        },
     };
     let mut harness = match &harness_path {
         Some(p) => {
@@ -505,12 +580,10 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
     let out_dir = match (&a.out, &harness.out_dir) {
         (Some(o), _) => crate::layout::absolute(o),
         (None, Some(o)) => o.clone(),
-        (None, None) if need_out_dir => {
-            let (_, target) = ws(&a.manifest);
-            target
-                .unwrap_or_else(|| harness.base_dir.join("target"))
-                .join("golden")
-        }
+        (None, None) if need_out_dir => ws(&a.manifest)
+            .target_dir
+            .unwrap_or_else(|| harness.base_dir.join("target"))
+            .join("golden"),
         (None, None) => PathBuf::new(),
     };
     Ok(Loaded { harness, out_dir })
@@ -545,6 +618,12 @@ fn usage_error(e: &(dyn std::error::Error + 'static)) -> i32 {
 enum CliError {
     #[error("cannot read the current directory")]
     CurrentDir(#[source] std::io::Error),
+    #[error("no workspace member is named `{0}` (members: {1})")]
+    NoSuchPackage(String, String),
+    #[error(
+        "the workspace root has no harness.toml, and several workspace members have one:{0}\n  help: choose one with `-p {1}` or `--config {2}`"
+    )]
+    SeveralHarnessFiles(String, String, String),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -800,21 +879,122 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
             .unwrap_or_default(),
         None => std::env::current_dir().unwrap_or_default(),
     };
-    let options = crate::commands::init::InitOptions {
+    use crate::commands::init::{Dependency, InitOptions};
+    let given = path.is_some();
+    let (dependency, why) = match path {
+        Some(p) => (
+            Dependency::Path(crate::layout::absolute(&p)),
+            "the checkout given with --path".to_string(),
+        ),
+        None => installed_dependency(),
+    };
+    let options = InitOptions {
         force,
-        dependency: path.map_or_else(crate::commands::init::Dependency::default, |p| {
-            crate::commands::init::Dependency::Path(crate::layout::absolute(&p))
-        }),
+        dependency,
+        dependency_only: given,
     };
     match crate::commands::init::init(&dir, &options) {
         Ok(report) => {
-            print_stdout(&format!(
-                "{report}\nnext: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test"
-            ));
+            print_stdout(&format!("{report}"));
+            if report
+                .manifest_changes
+                .iter()
+                .any(|c| c.contains("dev-dependency"))
+            {
+                print_stdout(&format!("dependency: from {why}"));
+                match dependency_resolves(&dir) {
+                    Ok(()) => print_stdout(
+                        "checked: the dev-dependency resolves (`cargo tree --offline`)",
+                    ),
+                    Err(e) => eprintln!(
+                        "warning: the cargo-golden dev-dependency does not resolve offline: {e}\n  help: point it at a checkout with `cargo golden init --path DIR`"
+                    ),
+                }
+            }
+            print_stdout(
+                "next: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test",
+            );
             exit::SUCCESS
         }
         Err(e) => usage_error(&CliError::from(e)),
     }
+}
+
+/// The dev-dependency `init` writes without `--path`: the source the
+/// running binary was installed from (cargo's install record), else the
+/// checkout it was built from, else the crates.io version; with why.
+fn installed_dependency() -> (crate::commands::init::Dependency, String) {
+    use crate::commands::init::Dependency;
+    use crate::commands::installed::{self, Source};
+    if let Some(i) = installed::running() {
+        let record = display_relative(&i.record);
+        return match i.source {
+            Source::Git { url, rev } => (
+                Dependency::Git {
+                    url: url.clone(),
+                    rev: rev.clone(),
+                },
+                format!(
+                    "git {url} at {rev}, where the running cargo-golden was installed from ({record})"
+                ),
+            ),
+            Source::Path(p) => {
+                let why = format!(
+                    "the checkout {} the running cargo-golden was installed from ({record})",
+                    p.display()
+                );
+                (Dependency::Path(p), why)
+            }
+            Source::Registry(v) => {
+                let why = format!(
+                    "crates.io, where the running cargo-golden {v} was installed from ({record})"
+                );
+                (Dependency::Version(v), why)
+            }
+        };
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if installed::is_checkout(built_from) {
+        let why = format!(
+            "the checkout {} the running cargo-golden was built from (no install record)",
+            built_from.display()
+        );
+        return (Dependency::Path(built_from.to_path_buf()), why);
+    }
+    (
+        Dependency::default(),
+        "crates.io (no install record of the running cargo-golden, and not a checkout)".to_string(),
+    )
+}
+
+/// Whether the package in `dir` resolves its dependencies without the
+/// network (`cargo tree --offline`); the first line of cargo's error when
+/// not.
+fn dependency_resolves(dir: &Path) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "--depth",
+            "1",
+            "-e",
+            "normal,dev",
+            "--manifest-path",
+        ])
+        .arg(dir.join("Cargo.toml"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    Err(err
+        .lines()
+        .find(|l| l.starts_with("error"))
+        .unwrap_or_else(|| err.lines().next().unwrap_or("cargo tree failed"))
+        .to_string())
 }
 
 fn validate(file: &Path, format: Option<Format>) -> i32 {

@@ -535,3 +535,94 @@ command = '''printf 'region    total\nnorth     7 units\n' ; printf 'Traceback (
     );
     assert!(failure.contains("bell\u{2407} here"), "{failure}");
 }
+
+/// A cargo workspace in a temp dir: `[workspace]` at the root and a
+/// library crate for each of `members`, nothing built.
+fn workspace(members: &[&str]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let list: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    std::fs::write(
+        tmp.path().join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    for m in members {
+        let dir = tmp.path().join(m);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!("[package]\nname = {m:?}\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    }
+    tmp
+}
+
+fn golden_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(dir)
+        .arg("golden")
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// Issue 26, item 3: from the workspace root, the members' harness files
+/// are found through `cargo metadata`; where nothing is found the error
+/// says everywhere it looked.
+#[test]
+fn the_workspace_root_finds_member_harness_files() {
+    let ws = workspace(&["etl", "api"]);
+    let root = ws.path();
+    let o = golden_in(root, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(err.contains("looked for harness.toml"), "{err}");
+    assert!(
+        err.contains("in the directory of each workspace member (etl, api)"),
+        "{err}"
+    );
+
+    let case = |name: &str| format!("[[verify]]\nname = \"{name}\"\ncommand = \"true\"\n");
+    std::fs::write(root.join("etl/harness.toml"), case("etl smoke")).unwrap();
+    let o = golden_in(root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(
+        err.contains("Using etl/harness.toml (the harness file of workspace member `etl`)"),
+        "{err}"
+    );
+    assert!(err.contains("verify etl smoke"), "{err}");
+
+    std::fs::write(root.join("api/harness.toml"), case("api smoke")).unwrap();
+    let o = golden_in(root, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr_of(&o));
+    let err = stderr_of(&o);
+    assert!(err.contains("\n  etl: etl/harness.toml"), "{err}");
+    assert!(err.contains("\n  api: api/harness.toml"), "{err}");
+    assert!(err.contains("choose one with `-p "), "{err}");
+
+    let o = golden_in(root, &["-p", "api"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(
+        stderr_of(&o).contains("verify api smoke"),
+        "{}",
+        stderr_of(&o)
+    );
+    let o = golden_in(root, &["list", "-p", "etl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("etl smoke"));
+    let o = golden_in(root, &["-p", "nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr_of(&o));
+    assert!(
+        stderr_of(&o).contains("no workspace member is named `nope` (members: etl, api)"),
+        "{}",
+        stderr_of(&o)
+    );
+}

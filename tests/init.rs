@@ -49,6 +49,7 @@ fn options(force: bool) -> InitOptions {
     InitOptions {
         force,
         dependency: Dependency::Path(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        dependency_only: false,
     }
 }
 
@@ -241,19 +242,16 @@ fn workflow_installs_runs_and_always_uploads() {
         .as_array()
         .expect("steps");
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    assert_eq!(runs, ["cargo golden"]);
-    let install = steps
-        .iter()
-        .find(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("taiki-e/install-action@"))
-        })
-        .expect("a prebuilt install step");
-    assert_eq!(
-        install["with"]["tool"],
-        format!("cargo-golden@{}", env!("CARGO_PKG_VERSION"))
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[1], "cargo golden");
+    // The dev-dependency is a checkout outside the package's repository,
+    // which the runner does not have: the step says to name the
+    // repository, and never installs a release that does not exist.
+    assert!(
+        runs[0].starts_with("cargo install --locked --git https://REPLACE-WITH"),
+        "{runs:?}"
     );
+    assert!(!text.contains("install-action") && !text.contains("cargo-golden@"));
     assert!(steps.iter().any(|s| {
         s["uses"]
             .as_str()
@@ -359,6 +357,7 @@ fn refuses_to_overwrite_anything_unless_forced() {
             created: paths(&[".github/workflows/golden.yml"]),
             overwritten: paths(&WRITTEN[..WRITTEN.len() - 1]),
             manifest_changes: vec![],
+            kept: vec![],
         }
     );
     assert!(!read(dir.join("harness.toml")).contains("# my own case"));
@@ -487,6 +486,91 @@ fn default_dependency_is_this_version_from_the_registry() {
     assert_eq!(dep["default-features"].as_bool(), Some(false));
 }
 
+/// Issue 26, item 1: the workflow installs the tool from where the
+/// dev-dependency comes from: a git commit, a checkout in the repository.
+#[test]
+fn workflow_installs_from_the_dependency_source() {
+    let (_tmp, dir) = cargo_new("--lib");
+    let git = Dependency::Git {
+        url: "https://example.com/team/cargo-golden".into(),
+        rev: "0123456789abcdef0123456789abcdef01234567".into(),
+    };
+    let opts = InitOptions {
+        dependency: git,
+        ..InitOptions::default()
+    };
+    init(&dir, &opts).unwrap();
+    let text = read(dir.join(".github/workflows/golden.yml"));
+    assert!(
+        text.contains("run: cargo install --locked --git https://example.com/team/cargo-golden --rev 0123456789abcdef0123456789abcdef01234567 cargo-golden\n"),
+        "{text}"
+    );
+    let doc: toml::Table = toml::from_str(&read(dir.join("Cargo.toml"))).unwrap();
+    let dep = &doc["dev-dependencies"]["cargo-golden"];
+    assert_eq!(
+        dep["git"].as_str(),
+        Some("https://example.com/team/cargo-golden")
+    );
+    assert_eq!(
+        dep["rev"].as_str(),
+        Some("0123456789abcdef0123456789abcdef01234567")
+    );
+
+    // A checkout inside the repository is installed from its path.
+    let (_tmp, dir) = cargo_new("--lib");
+    let vendored = dir.join("vendor/cargo-golden");
+    std::fs::create_dir_all(&vendored).unwrap();
+    let opts = InitOptions {
+        dependency: Dependency::Path(vendored),
+        ..InitOptions::default()
+    };
+    init(&dir, &opts).unwrap();
+    let text = read(dir.join(".github/workflows/golden.yml"));
+    assert!(
+        text.contains("run: cargo install --locked --path vendor/cargo-golden\n"),
+        "{text}"
+    );
+}
+
+/// Issue 26, item 1: `init --path DIR` on a package already set up
+/// changes only the dependency line, without `--force`.
+#[test]
+fn path_on_a_set_up_package_changes_only_the_dependency() {
+    let (_tmp, dir) = cargo_new("--lib");
+    init(&dir, &InitOptions::default()).unwrap();
+    std::fs::write(dir.join("harness.toml"), "# mine\n").unwrap();
+    let before = read(dir.join("Cargo.toml"));
+    assert!(before.contains("version = "), "{before}");
+    let opts = InitOptions {
+        dependency_only: true,
+        ..options(false)
+    };
+    let report = init(&dir, &opts).unwrap();
+    assert!(report.created.is_empty() && report.overwritten.is_empty());
+    assert_eq!(report.kept.len(), WRITTEN.len(), "{report:?}");
+    assert_eq!(read(dir.join("harness.toml")), "# mine\n");
+    assert_eq!(report.manifest_changes.len(), 1, "{report:?}");
+    assert!(
+        report
+            .to_string()
+            .contains("set dev-dependency `cargo-golden` to path = ")
+    );
+    let doc: toml::Table = toml::from_str(&read(dir.join("Cargo.toml"))).unwrap();
+    let dep = &doc["dev-dependencies"]["cargo-golden"];
+    assert!(dep.get("version").is_none(), "{dep}");
+    assert_eq!(dep["default-features"].as_bool(), Some(false));
+    assert_eq!(
+        std::fs::canonicalize(dir.join(dep["path"].as_str().unwrap())).unwrap(),
+        std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap()
+    );
+    // A package that is only half set up is still refused without --force.
+    std::fs::remove_file(dir.join("tests/golden.rs")).unwrap();
+    assert!(matches!(
+        init(&dir, &opts),
+        Err(InitError::WouldOverwrite(_))
+    ));
+}
+
 #[test]
 fn harness_names_the_schema_init_writes() {
     let (_tmp, dir) = cargo_new("--lib");
@@ -561,6 +645,7 @@ fn in_a_workspace_member_the_workflow_goes_to_the_repository_root() {
         .unwrap()
         .iter()
         .filter_map(|s| s["run"].as_str())
+        .filter(|r| r.starts_with("cargo golden"))
         .collect();
     assert_eq!(
         runs,

@@ -41,8 +41,28 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub enum Dependency {
     /// A version requirement on crates.io, such as `"0.1.0"`.
     Version(String),
-    /// A local checkout of cargo-golden, written as given.
+    /// A local checkout of cargo-golden, written relative to the package.
     Path(PathBuf),
+    /// A git repository at a commit.
+    Git {
+        /// The repository URL.
+        url: String,
+        /// The commit.
+        rev: String,
+    },
+}
+
+impl fmt::Display for Dependency {
+    /// The dependency as written in Cargo.toml, without the features.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dependency::Version(v) => write!(f, "version = {}", toml_string(v)),
+            Dependency::Path(p) => write!(f, "path = {}", toml_string(&p.to_string_lossy())),
+            Dependency::Git { url, rev } => {
+                write!(f, "git = {}, rev = {}", toml_string(url), toml_string(rev))
+            }
+        }
+    }
 }
 
 impl Default for Dependency {
@@ -60,6 +80,10 @@ pub struct InitOptions {
     pub force: bool,
     /// The `cargo-golden` dev-dependency to add when there is none.
     pub dependency: Dependency,
+    /// When the package is already set up (every file init writes is
+    /// there), change only the dev-dependency instead of refusing: for
+    /// `init --path DIR` on a package whose dependency does not resolve.
+    pub dependency_only: bool,
 }
 
 /// What [`init`] did, for the command line to print.
@@ -71,6 +95,9 @@ pub struct InitReport {
     pub overwritten: Vec<PathBuf>,
     /// Changes made to `Cargo.toml`; empty when it already had everything.
     pub manifest_changes: Vec<String>,
+    /// Files that were there and were left as they were (a
+    /// dependency-only change).
+    pub kept: Vec<PathBuf>,
 }
 
 impl fmt::Display for InitReport {
@@ -80,6 +107,10 @@ impl fmt::Display for InitReport {
         }
         for p in &self.overwritten {
             writeln!(f, "overwrote {}", p.display())?;
+        }
+        if !self.kept.is_empty() {
+            let kept: Vec<String> = self.kept.iter().map(|p| p.display().to_string()).collect();
+            writeln!(f, "kept {} as they were", kept.join(", "))?;
         }
         if self.manifest_changes.is_empty() {
             writeln!(f, "Cargo.toml already set up")
@@ -217,7 +248,10 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         (EXAMPLE_DATA, EXAMPLE_DATA_TEXT.to_string()),
         (EXAMPLE_SNAPSHOT, EXAMPLE_SNAPSHOT_TEXT.to_string()),
         (TEST_FILE, TEST_FILE_TEXT.to_string()),
-        (workflow.as_str(), workflow_yaml(&member)),
+        (
+            workflow.as_str(),
+            workflow_yaml(&member, &install_step(&options.dependency, &root)),
+        ),
     ];
     let mut conflicts: Vec<Conflict> = files
         .iter()
@@ -226,8 +260,18 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
         .map(|(rel, _)| Conflict::File(PathBuf::from(rel)))
         .collect();
 
+    // Already set up: with `dependency_only`, the dev-dependency is the
+    // one thing to change.
+    let set_up = conflicts.len() == files.len();
     let manifest_changes =
         complete_manifest(&mut doc, dir, options, &mut conflicts).map_err(&shape_error)?;
+    if options.dependency_only
+        && !options.force
+        && set_up
+        && !conflicts.contains(&Conflict::TestTarget)
+    {
+        return change_dependency(&mut doc, dir, options, &manifest_path, &files);
+    }
     if !conflicts.is_empty() && !options.force {
         return Err(InitError::WouldOverwrite(conflicts));
     }
@@ -245,6 +289,43 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<InitReport, InitError> 
     Ok(report)
 }
 
+/// Point the existing `cargo-golden` dependency at `options.dependency`
+/// and touch nothing else; every file init writes is already there.
+fn change_dependency(
+    doc: &mut DocumentMut,
+    dir: &Path,
+    options: &InitOptions,
+    manifest_path: &Path,
+    files: &[(&str, String)],
+) -> Result<InitReport, InitError> {
+    let dependency = written_dependency(dir, &options.dependency);
+    let changed =
+        add_dev_dependency(doc, &dependency, true).map_err(|problem| InitError::ManifestShape {
+            path: manifest_path.to_path_buf(),
+            problem,
+        })?;
+    let mut report = InitReport {
+        kept: files.iter().map(|(rel, _)| PathBuf::from(rel)).collect(),
+        ..InitReport::default()
+    };
+    if changed {
+        write_file(manifest_path, &doc.to_string())?;
+        report
+            .manifest_changes
+            .push(format!("set dev-dependency `{CRATE_NAME}` to {dependency}"));
+    }
+    Ok(report)
+}
+
+/// The dependency as Cargo.toml gets it: a path relative to the package,
+/// so the checkout can move with it.
+fn written_dependency(dir: &Path, dependency: &Dependency) -> Dependency {
+    match dependency {
+        Dependency::Path(p) => Dependency::Path(relative_path(dir, p).unwrap_or_else(|| p.clone())),
+        d => d.clone(),
+    }
+}
+
 /// Add the dev-dependency and the test target to the manifest (in memory);
 /// returns the changes made, and adds a conflicting test target to
 /// `conflicts`.
@@ -255,13 +336,11 @@ fn complete_manifest(
     conflicts: &mut Vec<Conflict>,
 ) -> Result<Vec<String>, ShapeProblem> {
     let mut manifest_changes = Vec::new();
-    let dependency = match &options.dependency {
-        // Relative to the package, so the checkout can move with it.
-        Dependency::Path(p) => Dependency::Path(relative_path(dir, p).unwrap_or_else(|| p.clone())),
-        d => d.clone(),
-    };
+    let dependency = written_dependency(dir, &options.dependency);
     if add_dev_dependency(doc, &dependency, options.force)? {
-        manifest_changes.push(format!("added dev-dependency `{CRATE_NAME}`"));
+        manifest_changes.push(format!(
+            "added dev-dependency `{CRATE_NAME}` ({dependency})"
+        ));
     }
     match add_test_target(doc, options.force)? {
         TargetEdit::Present => {}
@@ -508,6 +587,10 @@ fn dependency_value(dep: &Dependency) -> Value {
     match dep {
         Dependency::Version(v) => inline.insert("version", v.as_str().into()),
         Dependency::Path(p) => inline.insert("path", p.to_string_lossy().as_ref().into()),
+        Dependency::Git { url, rev } => {
+            inline.insert("git", url.as_str().into());
+            inline.insert("rev", rev.as_str().into())
+        }
     };
     inline.insert("default-features", false.into());
     inline.into()
@@ -555,9 +638,57 @@ fn harness_toml(package_name: &str) -> String {
         + &HARNESS_TEMPLATE.replace("{{name}}", &toml_string(package_name))
 }
 
+/// The workflow step that installs the tool from where the
+/// dev-dependency comes from, so both are the same code: a git commit, a
+/// checkout in the repository, or a registry version. Swatinem/rust-cache
+/// keeps `~/.cargo/bin`, and `cargo install` skips a binary already
+/// installed from the same source.
+fn install_step(dependency: &Dependency, root: &Path) -> String {
+    match dependency {
+        Dependency::Git { url, rev } => format!(
+            "cargo install --locked --git {} --rev {} {CRATE_NAME}",
+            shell_word(url),
+            shell_word(rev)
+        ),
+        Dependency::Path(p) => {
+            let in_repo = relative_path(root, p).filter(|r| !r.starts_with(".."));
+            match in_repo {
+                Some(r) if r.as_os_str().is_empty() => "cargo install --locked --path .".into(),
+                Some(r) => format!(
+                    "cargo install --locked --path {}",
+                    shell_word(&r.to_string_lossy().replace('\\', "/"))
+                ),
+                // A checkout outside the repository is not on the runner.
+                None => format!(
+                    "cargo install --locked --git https://REPLACE-WITH-THE-CARGO-GOLDEN-REPOSITORY-URL {CRATE_NAME}  # the dev-dependency is a checkout outside this repository ({})",
+                    p.display()
+                ),
+            }
+        }
+        Dependency::Version(v) => {
+            format!(
+                "cargo install --locked {CRATE_NAME} --version {}",
+                shell_word(v)
+            )
+        }
+    }
+}
+
+/// `s` as one POSIX shell word.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 /// The workflow for the package at `member` (relative to the repository
-/// root; empty when it is the root).
-fn workflow_yaml(member: &Path) -> String {
+/// root; empty when it is the root), installing the tool with `install`.
+fn workflow_yaml(member: &Path, install: &str) -> String {
     let run = if member.as_os_str().is_empty() {
         "cargo golden".to_string()
     } else {
@@ -565,7 +696,7 @@ fn workflow_yaml(member: &Path) -> String {
         format!("cargo golden --config {m}/{HARNESS_FILE} --manifest-path {m}/Cargo.toml")
     };
     WORKFLOW_TEMPLATE
-        .replace("{{version}}", VERSION)
+        .replace("{{install}}", install)
         .replace("{{run}}", &run)
 }
 
@@ -652,13 +783,10 @@ jobs:
     steps:
       - uses: actions/checkout@v5
       - uses: Swatinem/rust-cache@v2
-      # A prebuilt binary when one is published (cargo-binstall otherwise,
-      # cached builds as the last resort). Keep the version in step with the
-      # cargo-golden dev-dependency.
+      # From the same source as the cargo-golden dev-dependency in
+      # Cargo.toml: change both together. The cache above keeps the binary.
       - name: Install cargo-golden
-        uses: taiki-e/install-action@v2
-        with:
-          tool: cargo-golden@{{version}}
+        run: {{install}}
       - name: Run golden cases
         run: {{run}}
       - name: Upload reports and evidence

@@ -3,6 +3,7 @@
 
 pub(crate) mod diff;
 pub mod init;
+pub mod installed;
 pub(crate) mod merge;
 pub mod schema;
 pub mod validate;

@@ -46,9 +46,11 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// No harness file was found.
-    #[error("no harness file found: looked for {}\n  help: run `cargo golden init`, pass `--config PATH`, or declare projects with `--golden`", crate::layout::display_relative(.0))]
-    NotFound(PathBuf),
+    /// No harness file was found; the text says where it was looked for.
+    #[error(
+        "no harness file found: looked for {0}\n  help: run `cargo golden init`, pass `--config PATH`, or declare projects with `--golden`"
+    )]
+    NotFound(String),
     /// The file has one or more problems.
     #[error("{}", render(.0))]
     Invalid(Vec<Diagnostic>),
