@@ -61,6 +61,25 @@ fn new_crate(parent: &Path, name: &str) -> PathBuf {
     dir
 }
 
+/// A virtual workspace at `root` with one library member, `etl`, and this
+/// repo's lock file; returns the root and the member.
+fn new_workspace(root: &Path) -> (PathBuf, PathBuf) {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"etl\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    let o = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(["new", "--lib", "--vcs", "none", "etl"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    (root.to_path_buf(), root.join("etl"))
+}
+
 fn golden_bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
     c.env_remove("GITHUB_ACTIONS").env("NO_COLOR", "1");
@@ -153,27 +172,13 @@ fn cargo_golden_plugin(dir: &Path, args: &[&str]) -> Output {
 fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
     let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    std::fs::create_dir(&root).unwrap();
+    let (root, member) = new_workspace(&tmp.path().join("repo"));
     let git = Command::new("git")
         .args(["init", "-q"])
         .arg(&root)
         .status()
         .unwrap();
     assert!(git.success());
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[workspace]\nmembers = [\"etl\"]\nresolver = \"2\"\n",
-    )
-    .unwrap();
-    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
-    let o = Command::new(env!("CARGO"))
-        .current_dir(&root)
-        .args(["new", "--lib", "--vcs", "none", "etl"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let member = root.join("etl");
 
     let o = golden_bin()
         .current_dir(&member)
@@ -843,4 +848,108 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
         text(&o)
     );
     assert_eq!(std::fs::read(out_dir.join("summary.json")).unwrap(), before);
+}
+
+/// `cargo install --path` this repository into `root`, as a new user does
+/// from a checkout: offline, a debug build in the scratch target dir so
+/// the dependencies compile once.
+fn install_into(root: &Path) -> PathBuf {
+    let o = cargo_cmd(repo(), &["install", "--path"])
+        .arg(repo())
+        .args(["--debug", "--offline", "--locked", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "cargo install: {}", text(&o));
+    root.join("bin")
+}
+
+/// `cargo <args>` in `dir` with the installed binary first on PATH.
+fn with_installed(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = cargo_cmd(dir, args).env("PATH", path).output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "`cargo {}` in {}: {}",
+        args.join(" "),
+        dir.display(),
+        text(&o)
+    );
+    o
+}
+
+/// `cargo nextest run` passes, or says why it was not run; under
+/// `CI=true` (where .ci/run installs it) it must be there.
+fn nextest_passes(bin: &Path, dir: &Path) {
+    let has_nextest = Command::new(env!("CARGO"))
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_nextest {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "cargo-nextest is missing under CI"
+        );
+        eprintln!("SKIPPED `cargo nextest run`: cargo-nextest is not installed");
+        return;
+    }
+    with_installed(bin, dir, &["nextest", "run"]);
+}
+
+/// Issue 26, items 1 and 2: the first hour as written. A binary installed
+/// with `cargo install --path`, `init` with no `--path` (it reads how the
+/// binary was installed and writes that dependency), then `cargo golden`,
+/// `cargo test --test golden` and `cargo nextest run` all pass, in a
+/// fresh crate, from a workspace member and from the workspace root.
+#[test]
+fn the_first_hour_passes_with_an_installed_binary_and_a_default_init() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = install_into(&tmp.path().join("installed"));
+
+    // A fresh crate.
+    let dir = new_crate(tmp.path(), "fresh");
+    let o = with_installed(&bin, &dir, &["golden", "init"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        out.contains("dependency: from the checkout") && out.contains("installed from"),
+        "init says which source it chose and why: {out}"
+    );
+    assert!(
+        out.contains("checked: the dev-dependency resolves"),
+        "{}",
+        text(&o)
+    );
+    let manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
+    let dep = &manifest["dev-dependencies"]["cargo-golden"];
+    let path = dep["path"].as_str().expect("a path dependency");
+    assert_eq!(
+        std::fs::canonicalize(dir.join(path)).unwrap(),
+        std::fs::canonicalize(repo()).unwrap()
+    );
+    with_installed(&bin, &dir, &["golden"]);
+    with_installed(&bin, &dir, &["test", "--test", "golden"]);
+    nextest_passes(&bin, &dir);
+
+    // A workspace member, then the workspace root.
+    let (root, member) = new_workspace(&tmp.path().join("ws"));
+    with_installed(&bin, &member, &["golden", "init"]);
+    for dir in [&member, &root] {
+        with_installed(&bin, dir, &["golden"]);
+        with_installed(&bin, dir, &["test", "--test", "golden"]);
+        nextest_passes(&bin, dir);
+    }
+    let o = with_installed(&bin, &root, &["golden"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("Using etl/harness.toml"),
+        "{}",
+        text(&o)
+    );
 }
