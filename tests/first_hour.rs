@@ -402,12 +402,12 @@ fn list_help_shows_only_list_flags() {
     }
 }
 
-/// The README's CI examples: every `verify-evidence` step runs with
+/// The CI examples of the docs: every `verify-evidence` step runs with
 /// `if: always()`, since a red build is when the evidence matters.
 #[test]
 fn readme_ci_runs_verify_evidence_always() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ci.md")).unwrap();
     let mut seen = 0;
     for block in readme.split("```yaml").skip(1) {
         let yaml = block.split("```").next().unwrap();
@@ -440,7 +440,10 @@ fn cargo_toml_states_the_minimum_rust_version() {
         readme.contains(&format!("Rust {msrv} or newer")),
         "README states {msrv}"
     );
-    assert!(readme.contains("nextest runs the cases in its own order"));
+    let front_doors =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/front-doors.md"))
+            .unwrap();
+    assert!(front_doors.contains("nextest runs the cases in its own order"));
 }
 
 /// report.md's evidence table: Status is the exit status, explained by a
