@@ -795,17 +795,7 @@ fn bless_selection(h: &HarnessConfig, a: &RunArgs) -> Option<String> {
         .filter(|c| filter.matches(&c.name))
         .map(|c| c.name.clone())
         .collect();
-    let mut note = format!(
-        "{:>12} {} case(s) the filters select: {}",
-        "Blessing",
-        names.len(),
-        crate::ansi::name_list(&names)
-    );
-    let wider = !a.exact && names.iter().any(|n| !a.filters.contains(n));
-    if wider {
-        note.push_str("\n        note: a filter matches any name that contains it; `--exact` blesses only the cases named");
-    }
-    Some(note)
+    Some(crate::baseline::selection_note(&names, &a.filters, a.exact))
 }
 
 /// Compare the finished run with its baseline (and bless it when asked),

@@ -158,8 +158,8 @@ fn select(
     args: &Arguments,
     trials: &[Trial],
     skip_ignored: bool,
-) -> (usize, usize) {
-    let (mut selected, mut ignored) = (0, 0);
+) -> (Vec<String>, usize) {
+    let (mut selected, mut ignored) = (Vec::new(), 0);
     for (&pos, trial) in run.order().iter().zip(trials) {
         let why = run.cases()[pos].ignored.as_deref();
         if args.is_filtered_out(trial) {
@@ -168,7 +168,7 @@ fn select(
             run.skip(pos, &format!("ignored: {why}"));
             ignored += 1;
         } else {
-            selected += 1;
+            selected.push(run.cases()[pos].name.clone());
         }
     }
     (selected, ignored)
@@ -234,7 +234,16 @@ pub fn run(mut args: Arguments) -> i32 {
     // Without `--ignored` / `--include-ignored` an ignored case does not run.
     let skip_ignored = !args.ignored && !args.include_ignored;
     let trials = trials(&run, skip_ignored && !args.list);
-    let (selected, ignored) = select(&run, &args, &trials, skip_ignored);
+    let (names, ignored) = select(&run, &args, &trials, skip_ignored);
+    let selected = names.len();
+    let filtered = args.filter.is_some() || !args.skip.is_empty();
+    if setup.bless && filtered && !args.list {
+        let filters: Vec<String> = args.filter.iter().cloned().collect();
+        eprintln!(
+            "{}",
+            crate::baseline::selection_note(&names, &filters, args.exact)
+        );
+    }
     // One run per out dir (a nextest run's processes share it), and no
     // earlier verdict left once this run has started; a run that selects
     // nothing touches nothing (`cargo test some_unit_test` passes its

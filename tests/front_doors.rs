@@ -476,6 +476,33 @@ fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
         .unwrap();
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     assert!(text(&o).contains("is not a mode"), "{}", text(&o));
+
+    // A filtered bless names what it selected before rewriting anything;
+    // libtest's `--exact` narrows it, as `cargo golden --bless --exact`.
+    let o = cargo_cmd(&dir, &["test", "--test", "golden", "--", "gree"])
+        .env("CARGO_GOLDEN", "bless")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("Blessing 1 case(s) the filters select: greets")
+            && text(&o).contains("`--exact` blesses only the cases named"),
+        "{}",
+        text(&o)
+    );
+    let o = cargo_cmd(
+        &dir,
+        &["test", "--test", "golden", "--", "--exact", "greets"],
+    )
+    .env("CARGO_GOLDEN", "bless")
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("Blessing 1 case(s) the filters select: greets\n"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

@@ -44,6 +44,25 @@ pub(crate) struct BlessReport {
     pub unchanged: usize,
 }
 
+/// What a filtered bless is about to rewrite, said before anything runs:
+/// the cases the filters select (`names`), and when a filter selects more
+/// than the case it names (filters match parts of names unless `exact`),
+/// how to match whole names.
+pub(crate) fn selection_note(names: &[String], filters: &[String], exact: bool) -> String {
+    let mut note = format!(
+        "{:>12} {} case(s) the filters select: {}",
+        "Blessing",
+        names.len(),
+        crate::ansi::name_list(names)
+    );
+    if !exact && names.iter().any(|n| !filters.contains(n)) {
+        note.push_str(
+            "\n        note: a filter matches any name that contains it; `--exact` blesses only the cases named",
+        );
+    }
+    note
+}
+
 /// How an entry reads in the report: `PASSED` or `FAILED: <signature>`.
 fn describe(e: &BaselineEntry) -> String {
     match &e.signature {

@@ -26,7 +26,7 @@ pub(crate) mod wildcard;
 
 use std::collections::HashSet;
 
-pub(crate) use bless::BlessReport;
+pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
 pub(crate) use data::{OutputRead, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
