@@ -22,12 +22,12 @@ snapshot = ["stdout"]
 
 [[verify]]
 name = "hangs"
-command = "echo begun; sleep 30"
+command = "echo begun; exec sleep 30"
 timeout = "300ms"
 
 [[verify]]
 name = "watchdog fires"
-command = "echo waiting; sleep 30"
+command = "echo waiting; exec sleep 30"
 timeout = "300ms"
 expected = "aborted"
 
