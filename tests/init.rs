@@ -597,7 +597,13 @@ fn path_dependency_is_relative_and_force_rewrites_an_existing_entry() {
         read(&manifest).contains("cargo-golden = \"9.9.9\""),
         "left alone without --force"
     );
-    init(&dir, &options(true)).unwrap();
+    // `--force` says what it overwrote and what it replaced.
+    let report = init(&dir, &options(true)).unwrap().to_string();
+    assert!(
+        report.contains("replaced dev-dependency `cargo-golden` \"9.9.9\" with { path = "),
+        "{report}"
+    );
+    assert!(report.contains("overwrote harness.toml\n"), "{report}");
     let doc: toml::Table = toml::from_str(&read(&manifest)).unwrap();
     let path = doc["dev-dependencies"]["cargo-golden"]["path"]
         .as_str()

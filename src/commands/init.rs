@@ -337,10 +337,15 @@ fn complete_manifest(
 ) -> Result<Vec<String>, ShapeProblem> {
     let mut manifest_changes = Vec::new();
     let dependency = written_dependency(dir, &options.dependency);
+    let before = existing_dependency(doc);
     if add_dev_dependency(doc, &dependency, options.force)? {
-        manifest_changes.push(format!(
-            "added dev-dependency `{CRATE_NAME}` ({dependency})"
-        ));
+        manifest_changes.push(match before {
+            // `--force` says what it replaced.
+            Some(old) => {
+                format!("replaced dev-dependency `{CRATE_NAME}` {old} with {{ {dependency} }}")
+            }
+            None => format!("added dev-dependency `{CRATE_NAME}` ({dependency})"),
+        });
     }
     match add_test_target(doc, options.force)? {
         TargetEdit::Present => {}
@@ -578,6 +583,14 @@ fn add_dev_dependency(
         .expect("checked above to be a table");
     table.insert(CRATE_NAME, Item::Value(dependency_value(dep)));
     Ok(true)
+}
+
+/// The `cargo-golden` entry of any dependency table, as written.
+fn existing_dependency(doc: &DocumentMut) -> Option<String> {
+    ["dependencies", "dev-dependencies", "dev_dependencies"]
+        .iter()
+        .filter_map(|t| doc.get(t)?.as_table_like()?.get(CRATE_NAME))
+        .find_map(|i| i.as_value().map(|v| v.to_string().trim().to_string()))
 }
 
 /// The harness needs only the library: without the `cli` feature the test
