@@ -629,8 +629,27 @@ impl<'h> Engine<'h> {
         // The original is fingerprinted under `copy` too: a command that
         // reaches it by an absolute path is seen (SPEC section 12).
         iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
+        // Under `copy` the first attempt fingerprints the original as it
+        // copies it, reading each file once.
+        let mut copied = None;
         let fp = match first {
             Some(fp) => Rc::clone(fp),
+            None if def.isolation == Isolation::Copy => {
+                let copy = CopyDir::new(self.interrupt.clone())
+                    .map_err(|source| CaseError::TempCopy { source })?;
+                let (done, fp) =
+                    isolation::copy_and_fingerprint(path, copy.path(), &iso.exclude, budget)
+                        .map_err(|e| match &e {
+                            // The original could not be read, as a walk of
+                            // it would say.
+                            IsolationError::Io { path: at, .. } if !at.starts_with(copy.path()) => {
+                                CaseError::read_golden(path, e)
+                            }
+                            _ => CaseError::copy_golden(path, e),
+                        })?;
+                copied = Some((copy, done));
+                Rc::clone(first.insert(Rc::new(fp)))
+            }
             None => {
                 let fp = isolation::fingerprint(path, &iso.exclude, budget, None)
                     .map_err(|e| CaseError::read_golden(path, e))?;
@@ -647,10 +666,16 @@ impl<'h> Engine<'h> {
         match def.isolation {
             Isolation::Check => {}
             Isolation::Copy => {
-                let copy = CopyDir::new(self.interrupt.clone())
-                    .map_err(|source| CaseError::TempCopy { source })?;
-                let copied = isolation::copy_into(path, copy.path(), &iso.exclude, budget)
-                    .map_err(|e| CaseError::copy_golden(path, e))?;
+                let (copy, copied) = match copied {
+                    Some(both) => both,
+                    None => {
+                        let copy = CopyDir::new(self.interrupt.clone())
+                            .map_err(|source| CaseError::TempCopy { source })?;
+                        let copied = isolation::copy_into(path, copy.path(), &iso.exclude, budget)
+                            .map_err(|e| CaseError::copy_golden(path, e))?;
+                        (copy, copied)
+                    }
+                };
                 for note in &copied.notes {
                     rec.warnings.push(format!("isolation copy: {note}"));
                 }

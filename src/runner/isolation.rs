@@ -174,6 +174,17 @@ impl Exclude {
                 .any(|a| self.skips(a, true))
     }
 
+    /// Whether a fingerprint holds the entry at `rel` (neither it nor a
+    /// directory above it is left out).
+    fn fingerprints(&self, rel: &Path, is_dir: bool) -> bool {
+        !(self.skips(rel, is_dir)
+            || rel
+                .ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty())
+                .any(|a| self.skips(a, true)))
+    }
+
     fn skips(&self, rel: &Path, is_dir: bool) -> bool {
         if is_dir {
             if self.out_dir.as_deref() == Some(rel) {
@@ -602,6 +613,35 @@ pub(crate) fn copy_into(
     exclude: &Exclude,
     budget: Budget<'_>,
 ) -> Result<Copied, IsolationError> {
+    copy_walk(src, dest_parent, exclude, budget, None)
+}
+
+/// [`copy_into`], and the fingerprint of the original (as [`fingerprint`]
+/// takes it) in the same walk: a file the fingerprint holds is hashed as
+/// it is copied, so it is read once.
+pub(crate) fn copy_and_fingerprint(
+    src: &Path,
+    dest_parent: &Path,
+    exclude: &Exclude,
+    budget: Budget<'_>,
+) -> Result<(Copied, Fingerprint), IsolationError> {
+    let mut fp = Fingerprint {
+        entries: BTreeMap::new(),
+        unreadable: Vec::new(),
+        stamps: HashMap::new(),
+        taken_at: SystemTime::now(),
+    };
+    let copied = copy_walk(src, dest_parent, exclude, budget, Some(&mut fp))?;
+    Ok((copied, fp))
+}
+
+fn copy_walk(
+    src: &Path,
+    dest_parent: &Path,
+    exclude: &Exclude,
+    budget: Budget<'_>,
+    fp: Option<&mut Fingerprint>,
+) -> Result<Copied, IsolationError> {
     let name = src
         .file_name()
         .map_or_else(|| "project".into(), |n| n.to_os_string());
@@ -610,11 +650,13 @@ pub(crate) fn copy_into(
         root: Root::new(src),
         notes: Vec::new(),
         files: Vec::new(),
+        fp,
         budget,
     };
     let meta = std::fs::metadata(src).map_err(io_at(src))?;
     if !meta.is_dir() {
         let shown = Path::new(dest.file_name().unwrap_or_default());
+        copier.record(src, PathBuf::new(), &meta)?;
         copier.entry(src, &dest, shown, &meta)?;
         return copier.finish(dest);
     }
@@ -633,6 +675,9 @@ pub(crate) fn copy_into(
         let entry = entry.map_err(walk_error)?;
         let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());
         let meta = entry.metadata().map_err(walk_error)?;
+        if !rel.as_os_str().is_empty() && exclude.fingerprints(rel, meta.is_dir()) {
+            copier.record(entry.path(), rel.to_path_buf(), &meta)?;
+        }
         copier.entry(entry.path(), &dest.join(rel), rel, &meta)?;
     }
     copier.finish(dest)
@@ -710,21 +755,69 @@ fn descends(target: &Path) -> bool {
         .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// A regular file to copy once the walk has made every directory; with
+/// `hash`, the key of its fingerprint entry, whose digest the copy takes.
+struct FileToCopy {
+    from: PathBuf,
+    to: PathBuf,
+    meta: std::fs::Metadata,
+    hash: Option<PathBuf>,
+}
+
 /// One copy's state: where the original lies, what to tell, the regular
-/// files to copy once the walk has made every directory, when to stop.
-struct Copier<'b> {
+/// files to copy, the fingerprint taken on the way, when to stop.
+struct Copier<'b, 'f> {
     root: Root,
     notes: Vec<String>,
-    files: Vec<(PathBuf, PathBuf, std::fs::Metadata)>,
+    files: Vec<FileToCopy>,
+    fp: Option<&'f mut Fingerprint>,
     budget: Budget<'b>,
 }
 
-impl Copier<'_> {
-    /// Copy the files the walk found, and say what was copied to `dest`.
+impl Copier<'_, '_> {
+    /// Record the original's entry `rel` in the fingerprint being taken (a
+    /// regular file's digest comes from its copy).
+    fn record(
+        &mut self,
+        path: &Path,
+        rel: PathBuf,
+        meta: &std::fs::Metadata,
+    ) -> Result<(), IsolationError> {
+        let Some(fp) = self.fp.as_deref_mut() else {
+            return Ok(());
+        };
+        let mut files = Vec::new();
+        record(fp, path, rel, meta, &mut files)?;
+        for f in files {
+            if let Some(stamp) = f.stamp {
+                fp.stamps.insert(f.rel.clone(), stamp);
+            }
+            self.files.push(FileToCopy {
+                from: f.path,
+                to: PathBuf::new(),
+                meta: meta.clone(),
+                hash: Some(f.rel),
+            });
+        }
+        Ok(())
+    }
+
+    /// Copy the files the walk found (hashing those the fingerprint holds),
+    /// and say what was copied to `dest`.
     fn finish(self, dest: PathBuf) -> Result<Copied, IsolationError> {
-        in_parallel(&self.files, self.budget, |(from, to, meta), stop| {
-            copy_file(from, to, meta, stop)
+        let digests = in_parallel(&self.files, self.budget, |f, stop| match &f.hash {
+            Some(_) => copy_hashing(&f.from, &f.to, &f.meta, stop),
+            None => copy_file(&f.from, &f.to, &f.meta, stop).map(|()| None),
         })?;
+        if let Some(fp) = self.fp {
+            for (f, digest) in self.files.iter().zip(digests) {
+                if let Some(rel) = &f.hash
+                    && let Some(entry) = fp.entries.get_mut(rel)
+                {
+                    entry.digest = digest;
+                }
+            }
+        }
         Ok(Copied {
             path: dest,
             notes: self.notes,
@@ -743,8 +836,20 @@ impl Copier<'_> {
             FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
             FileKind::Symlink => self.link(from, to, shown),
             FileKind::File => {
-                self.files
-                    .push((from.to_path_buf(), to.to_path_buf(), meta.clone()));
+                // `record` queued it already when the fingerprint holds it.
+                match self.files.last_mut() {
+                    Some(f)
+                        if f.from == from && f.hash.is_some() && f.to.as_os_str().is_empty() =>
+                    {
+                        f.to = to.to_path_buf();
+                    }
+                    _ => self.files.push(FileToCopy {
+                        from: from.to_path_buf(),
+                        to: to.to_path_buf(),
+                        meta: meta.clone(),
+                        hash: None,
+                    }),
+                }
                 Ok(())
             }
             FileKind::Fifo => {
@@ -798,6 +903,38 @@ impl Copier<'_> {
             _ => sys::symlink(&target, to).map_err(io_at(to)),
         }
     }
+}
+
+/// Copy a regular file through a buffer, hashing what it copies: the
+/// sha256 of the content as copied; None (as [`hash_file`]) when what is
+/// there now is not a regular file.
+fn copy_hashing(
+    from: &Path,
+    to: &Path,
+    meta: &std::fs::Metadata,
+    budget: Budget<'_>,
+) -> Result<Option<[u8; 32]>, IsolationError> {
+    let mut src = sys::open_nonblocking(from).map_err(io_at(from))?;
+    let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
+    let mut h = Sha256::new();
+    let is_file = src.metadata().map_err(io_at(from))?.is_file();
+    if is_file {
+        let mut buf = crate::hash::read_buffer(meta.len(), CHUNK);
+        loop {
+            if let Some(stop) = budget() {
+                return Err(IsolationError::Stopped(stop));
+            }
+            let n = src.read(&mut buf).map_err(io_at(from))?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+            dst.write_all(&buf[..n]).map_err(io_at(to))?;
+        }
+    }
+    dst.flush().map_err(io_at(to))?;
+    std::fs::set_permissions(to, meta.permissions()).map_err(io_at(to))?;
+    Ok(is_file.then(|| h.finalize().into()))
 }
 
 fn copy_file(
@@ -934,5 +1071,45 @@ mod tests {
         let a = fingerprint(&src, &ex, &unlimited, None).unwrap();
         let b = fingerprint(&copied.path, &ex, &unlimited, None).unwrap();
         assert_eq!(a.entries, b.entries);
+    }
+
+    /// The fingerprint a copy takes on its way is the one a walk of the
+    /// original takes: ignored entries and the out dir left out, links by
+    /// target, files by content.
+    #[test]
+    fn a_copy_fingerprints_the_original_as_a_walk_does() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("p");
+        for dir in ["sub", "cache/deep", "target/golden"] {
+            std::fs::create_dir_all(src.join(dir)).unwrap();
+        }
+        for i in 0..(PARALLEL_FROM * 2) {
+            std::fs::write(src.join("sub").join(format!("f{i}")), i.to_string()).unwrap();
+        }
+        std::fs::write(src.join("cache/deep/x"), "ignored").unwrap();
+        std::fs::write(src.join("target/golden/r"), "out dir").unwrap();
+        std::fs::write(src.join("top.log"), "ignored too").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("sub/f1", src.join("link")).unwrap();
+        let ex = Exclude::new(
+            &src,
+            &["cache/**".to_string(), "*.log".to_string()],
+            Some(&src.join("target/golden")),
+        );
+        let dest = d.path().join("copy");
+        std::fs::create_dir(&dest).unwrap();
+        let (copied, taken) = copy_and_fingerprint(&src, &dest, &ex, &unlimited).unwrap();
+        let walked = fingerprint(&src, &ex, &unlimited, None).unwrap();
+        assert_eq!(taken.entries, walked.entries);
+        assert_eq!(taken.stamps, walked.stamps);
+        assert!(!taken.entries.contains_key(Path::new("cache/deep/x")));
+        assert!(
+            copied.path.join("cache/deep/x").exists(),
+            "ignored entries are still copied"
+        );
+        assert!(
+            !copied.path.join("target/golden").exists(),
+            "the out dir is not"
+        );
     }
 }
