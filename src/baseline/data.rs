@@ -23,8 +23,26 @@ use crate::config::{DataOutputMode, OutputSpec};
 use crate::model::DataFormat;
 
 mod delta;
+#[cfg(feature = "parquet")]
 mod parquet_file;
 mod summary;
+
+/// Built without the `parquet` feature: a Parquet file or a Delta table is
+/// an output that cannot be read, said so where the case's outputs are.
+#[cfg(not(feature = "parquet"))]
+mod parquet_file {
+    use super::Typed;
+
+    const MISSING: &str = "reading Parquet needs cargo-golden's `parquet` feature (on by default), which this build leaves out";
+
+    pub(super) fn read(_bytes: Vec<u8>) -> Result<Typed, String> {
+        Err(MISSING.into())
+    }
+
+    pub(super) fn json_rows(_bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, String> {
+        Err(MISSING.into())
+    }
+}
 
 /// Differences listed in a diff; the rest are counted.
 const MAX_DIFF_ITEMS: usize = 20;

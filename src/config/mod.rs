@@ -436,10 +436,19 @@ impl HarnessConfig {
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
         );
-        let root = if is_yaml {
-            tree::parse_yaml(&text)
-        } else {
-            tree::parse_toml(&text)
+        let root = match is_yaml {
+            #[cfg(feature = "yaml")]
+            true => tree::parse_yaml(&text),
+            #[cfg(not(feature = "yaml"))]
+            true => {
+                return Err(ConfigError::single(
+                    &path,
+                    tree::Pos { line: 1, col: 1 },
+                    "a YAML harness file needs cargo-golden's `yaml` feature (on by default), which this build leaves out",
+                    None,
+                ));
+            }
+            false => tree::parse_toml(&text),
         }
         .map_err(|e| {
             let what = if is_yaml { "YAML" } else { "TOML" };

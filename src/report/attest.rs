@@ -408,6 +408,7 @@ pub(crate) fn envelope(payload: &[u8], signer: &super::seal::Signer) -> Envelope
 }
 
 /// The minisign key id of a public key, as minisign prints it.
+#[cfg(feature = "sign")]
 pub(crate) fn key_id(public: &minisign::PublicKey) -> String {
     let mut le = [0u8; 8];
     le.copy_from_slice(public.keynum());
@@ -418,6 +419,7 @@ pub(crate) fn key_id(public: &minisign::PublicKey) -> String {
 /// Ed25519 half signs the envelope): the signature over the PAE of the
 /// exact payload bytes, checked before the payload is parsed, and the
 /// payload type. Returns the payload bytes.
+#[cfg(feature = "sign")]
 pub(crate) fn open_envelope(bytes: &[u8], public: &minisign::PublicKey) -> Result<Vec<u8>, String> {
     use base64::Engine as _;
     let env: Envelope =
@@ -612,9 +614,7 @@ pub(crate) fn check_written(
                     ));
                 }
                 if let Some(signer) = signer {
-                    match read(ENVELOPE_FILE)
-                        .and_then(|env| open_envelope(&env, signer.public_key()))
-                    {
+                    match read(ENVELOPE_FILE).and_then(|env| signer.open_envelope(&env)) {
                         Ok(payload) if payload == bytes => {}
                         Ok(_) => problems.push(format!(
                             "{ENVELOPE_FILE} carries another payload than {STATEMENT_FILE}"

@@ -238,16 +238,9 @@ fn last_checkpoint(log: &Path) -> Result<Option<u64>, String> {
 /// of one action a row; its `remove` rows are tombstones of files no
 /// longer live).
 fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), String> {
-    use ::parquet::file::reader::{FileReader, SerializedFileReader};
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
-        .map_err(|e| format!("not Parquet: {e}"))?;
-    let rows = reader
-        .get_row_iter(None)
-        .map_err(|e| format!("cannot read its rows: {e}"))?;
-    for row in rows {
-        let row = row.map_err(|e| format!("cannot read a row: {e}"))?;
-        let serde_json::Value::Object(mut action) = row.to_json_value() else {
+    for row in super::parquet_file::json_rows(bytes)? {
+        let serde_json::Value::Object(mut action) = row else {
             continue;
         };
         action.retain(|k, v| !v.is_null() && (k == "add" || k == "metaData"));

@@ -13,7 +13,7 @@ use super::{Cells, ColType, Typed};
 /// The table in the Parquet file `bytes`: read a column at a time when
 /// every column is a flat one of a kind [`Flat`] knows, else row by row.
 /// Both give the same text for the same values.
-pub(crate) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
+pub(super) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
         .map_err(|e| format!("not Parquet: {e}"))?;
     let descr = reader.metadata().file_metadata().schema_descr_ptr();
@@ -39,6 +39,21 @@ pub(crate) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
         None => read_rows(&reader, &nanos, &mut table)?,
     }
     Ok(table)
+}
+
+/// Every row of the Parquet file `bytes` as a JSON value (the record
+/// API's own rendering): what a Delta checkpoint's actions are read as.
+pub(super) fn json_rows(bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, String> {
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
+        .map_err(|e| format!("not Parquet: {e}"))?;
+    let rows = reader
+        .get_row_iter(None)
+        .map_err(|e| format!("cannot read its rows: {e}"))?;
+    rows.map(|row| {
+        row.map(|r| r.to_json_value())
+            .map_err(|e| format!("cannot read a row: {e}"))
+    })
+    .collect()
 }
 
 /// Row by row, with the `parquet` crate's record API.
