@@ -413,6 +413,87 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
     );
 }
 
+/// `harness_crate` with this crate as a dev-dependency without its
+/// default features: what a crate that only runs `cargo test` builds.
+fn lean_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
+    let dir = harness_crate(parent, name, harness_toml);
+    let manifest = dir.join("Cargo.toml");
+    let m = std::fs::read_to_string(&manifest).unwrap();
+    let lean = m.replacen(
+        " }\n\n[[test]]",
+        ", default-features = false }\n\n[[test]]",
+        1,
+    );
+    assert_ne!(lean, m, "no dev-dependency line in {m}");
+    std::fs::write(&manifest, lean).unwrap();
+    dir
+}
+
+/// The lean feature set (no `cli`, `parquet`, `sign` or `yaml`) runs the
+/// same cases to the same results as `cargo golden` with every feature,
+/// and a feature it leaves out is named, not skipped, when it is wanted.
+#[test]
+fn without_default_features_cargo_test_runs_the_same_cases_to_the_same_results() {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = lean_crate(tmp.path(), "lean", MIXED);
+
+    let full_out = tmp.path().join("out");
+    let o = golden_bin()
+        .current_dir(&dir)
+        .args(["golden", "--out"])
+        .arg(&full_out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+
+    let out_dir = scratch_target().join("golden");
+    let _ = std::fs::remove_file(out_dir.join("summary.json"));
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(101), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("test result: FAILED. 2 passed; 1 failed"),
+        "{}",
+        text(&o)
+    );
+    let (full, lean) = (summary_at(&full_out), summary_at(&out_dir));
+    assert_eq!(results(&lean), results(&full));
+    assert_eq!(lean["counts"], full["counts"]);
+    let testcases = |out: &Path| {
+        let xml = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|n| {
+                let failed = n.children().any(|c| c.has_tag_name("failure"));
+                (n.attribute("name").unwrap_or_default().to_string(), failed)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(testcases(&out_dir), testcases(&full_out));
+
+    // A signing key offered to a build that cannot sign is refused.
+    let o = cargo_cmd(&dir, &["test", "--test", "golden"])
+        .env(
+            "CARGO_GOLDEN_SIGNING_KEY",
+            "untrusted comment: k\nRWQAAAAA\n",
+        )
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("`sign` feature"), "{}", text(&o));
+
+    // So is a Parquet output: the case says what is missing.
+    std::fs::write(
+        dir.join("harness.toml"),
+        "[[verify]]\nname = \"table\"\ncommand = \"printf PAR1 > t.parquet\"\noutputs = [{ path = \"t.parquet\" }]\n",
+    )
+    .unwrap();
+    let o = cargo(&dir, &["test", "--test", "golden"]);
+    assert_eq!(o.status.code(), Some(101), "{}", text(&o));
+    assert!(text(&o).contains("`parquet` feature"), "{}", text(&o));
+}
+
 const BLESSED: &str = r#"
 [harness]
 name = "blessed"
