@@ -335,10 +335,22 @@ pub(super) fn become_subreaper() -> bool {
     false
 }
 
-/// The children of this process, those of every thread. Empty where they
-/// cannot be listed.
+/// The children of this process that orphans come back to. Empty where
+/// they cannot be listed.
+///
+/// Linux hands an orphan to the first live thread of its subreaper, which
+/// is the main thread while the process runs, so only the main thread's
+/// list is read: one small file rather than one per thread (a run has a
+/// thread or more per running case), twice per case. The children the
+/// other threads started are the cases' main processes, which the sweep
+/// never takes anyway.
 pub(super) fn children() -> Vec<u32> {
-    children_of(std::process::id())
+    let pid = std::process::id();
+    #[cfg(target_os = "linux")]
+    if let Ok(list) = task_children(pid, &pid.to_string()) {
+        return list;
+    }
+    children_of(pid)
 }
 
 /// Every descendant of `pid`, parents before their children.
@@ -357,6 +369,17 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
     out
 }
 
+/// The children of thread `tid` of process `pid`, from its `children`
+/// file (NotFound where the kernel was built without CONFIG_PROC_CHILDREN).
+#[cfg(target_os = "linux")]
+fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
+    let list = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))?;
+    Ok(list
+        .split_whitespace()
+        .filter_map(|p| p.parse::<u32>().ok())
+        .collect())
+}
+
 #[cfg(target_os = "linux")]
 fn children_of(pid: u32) -> Vec<u32> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -364,11 +387,8 @@ fn children_of(pid: u32) -> Vec<u32> {
     };
     let mut out = Vec::new();
     for task in tasks.flatten() {
-        match std::fs::read_to_string(task.path().join("children")) {
-            Ok(list) => out.extend(
-                list.split_whitespace()
-                    .filter_map(|p| p.parse::<u32>().ok()),
-            ),
+        match task_children(pid, &task.file_name().to_string_lossy()) {
+            Ok(list) => out.extend(list),
             // Kernels built without CONFIG_PROC_CHILDREN: ask every process.
             Err(e) if e.kind() == io::ErrorKind::NotFound => return children_by_scan(pid),
             Err(_) => {}
