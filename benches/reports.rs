@@ -178,6 +178,7 @@ fn main() {
         started_at: jiff::Timestamp::now(),
         hostname: "bench-host".into(),
         junit: cargo_golden::model::JunitFlavour::Rich,
+        jobs: 1,
         duration: Duration::from_secs(120),
         cases: (0..10_000).map(case).collect(),
         partition: None,

@@ -60,7 +60,7 @@ enum Command {
     },
     /// Check a file the tool writes against its schema (observations.jsonl by default).
     Validate {
-        /// The file: observation lines, or a summary.json / evidence.json (told by its name).
+        /// The file: observation lines, or a summary.json / evidence.json / history.jsonl (told by its name).
         file: PathBuf,
         #[command(flatten)]
         format: FormatArg,
@@ -111,14 +111,8 @@ enum Command {
     /// Remove every run directory under <out dir>/artifacts and the last
     /// run's reports.
     Clean {
-        /// The harness file (default: as for a run).
-        #[arg(long, value_name = "PATH")]
-        config: Option<PathBuf>,
-        /// Output directory (default: as for a run).
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
         #[command(flatten)]
-        manifest: clap_cargo::Manifest,
+        at: OutDirArgs,
     },
     /// Compare two out dirs' summary.json with the baseline rules; write diff.md and diff.json.
     Diff {
@@ -130,14 +124,56 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Each case across the runs of the out dir's history.jsonl: its last
+    /// results as a strip, pass rate, median and p90 duration, the commit
+    /// it has failed since, and commits it both passed and failed on.
+    History {
+        /// Show only cases whose name contains one of these (all when empty).
+        #[arg(value_name = "FILTER")]
+        filters: Vec<String>,
+        /// Results shown per case (the strip, pass rate and durations).
+        #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        last: u32,
+        /// Output format: a line per case, or one JSON object per case.
+        #[arg(long, value_enum, default_value_t = MessageFormat::Human, value_name = "FMT")]
+        message_format: MessageFormat,
+        #[command(flatten)]
+        at: OutDirArgs,
+    },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
         #[command(flatten)]
         format: FormatArg,
         /// Print the reference of every harness.toml key in Markdown instead.
-        #[arg(long, conflicts_with_all = ["observation", "summary", "evidence", "message"])]
+        #[arg(long, conflicts_with_all = ["observation", "summary", "evidence", "message", "history"])]
         keys: bool,
     },
+}
+
+/// The out dir a subcommand works on: `--out`, else the harness file's.
+#[derive(Args, Debug)]
+struct OutDirArgs {
+    /// The harness file (default: as for a run).
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Output directory (default: as for a run).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: clap_cargo::Manifest,
+}
+
+impl OutDirArgs {
+    /// The run arguments that name the same out dir, with `filters`.
+    fn run_args(self, filters: Vec<String>) -> RunArgs {
+        RunArgs {
+            filters,
+            config: self.config,
+            out: self.out,
+            manifest: self.manifest,
+            ..RunArgs::default()
+        }
+    }
 }
 
 /// Which output format `schema` prints or `validate` checks.
@@ -156,6 +192,9 @@ struct FormatArg {
     /// A line of `--message-format json` output (`run` and `list`).
     #[arg(long)]
     message: bool,
+    /// A line of history.jsonl.
+    #[arg(long)]
+    history: bool,
 }
 
 impl FormatArg {
@@ -165,6 +204,7 @@ impl FormatArg {
             (self.summary, Format::Summary),
             (self.evidence, Format::Evidence),
             (self.message, Format::Message),
+            (self.history, Format::History),
         ]
         .into_iter()
         .find_map(|(on, f)| on.then_some(f))
@@ -365,21 +405,24 @@ pub fn main() -> i32 {
             public_key.as_deref(),
         ),
         Some(Command::Diff { base, new, out }) => diff(&base, &new, out.as_deref()),
+        Some(Command::History {
+            filters,
+            last,
+            message_format,
+            at,
+        }) => history(
+            RunArgs {
+                message_format,
+                ..at.run_args(filters)
+            },
+            last as usize,
+        ),
         Some(Command::Schema { keys: true, .. }) => {
             print_stdout(&crate::commands::schema::keys_reference());
             exit::SUCCESS
         }
         Some(Command::Schema { format, .. }) => schema(format.format()),
-        Some(Command::Clean {
-            config,
-            out,
-            manifest,
-        }) => clean(RunArgs {
-            config,
-            out,
-            manifest,
-            ..RunArgs::default()
-        }),
+        Some(Command::Clean { at }) => clean(at.run_args(Vec::new())),
     }
 }
 
@@ -819,19 +862,6 @@ fn conclude_run(
     crate::report::conclude(h, record, fanout, baseline, (&selection, a.bless), signer).exit_code
 }
 
-/// Write and check the reports, seal the run dir, emit `RunFinished`, say
-/// what went wrong.
-fn finish(
-    record: &crate::model::RunRecord,
-    harness_display: &str,
-    fanout: &mut Fanout,
-    signer: Option<&Signer>,
-) -> i32 {
-    let finished = crate::report::finish(record, harness_display, fanout, signer);
-    finished.tell();
-    finished.outcome.exit_code
-}
-
 /// The streaming reporters of a run: terminal lines or JSON messages, plus
 /// GitHub Actions workflow commands when running there, which register the
 /// run's secrets with the log masker before any other line is printed.
@@ -1111,12 +1141,23 @@ fn merge(
     );
     let mut fanout = Fanout::default();
     fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
-    finish(
+    let finished = crate::report::finish(
         record,
         &merged.harness_display,
         &mut fanout,
         signer.as_ref(),
-    )
+    );
+    finished.tell();
+    if finished.problem.is_none() {
+        let appended = crate::report::history::append(
+            record,
+            &merged.revision,
+            std::mem::take(&mut merged.history),
+            crate::config::defaults::HISTORY_KEEP,
+        );
+        crate::report::history::tell(appended, out);
+    }
+    finished.outcome.exit_code
 }
 
 fn clean(a: RunArgs) -> i32 {
@@ -1182,6 +1223,47 @@ fn diff(base: &Path, new: &Path, out: Option<&Path>) -> i32 {
         }
         Err(e) => usage_error(&e),
     }
+}
+
+fn history(a: RunArgs, last: usize) -> i32 {
+    let out_dir = match &a.out {
+        Some(out) => out.clone(),
+        None => match load(&a, true) {
+            Ok(l) => l.out_dir,
+            Err(e) => return usage_error(&e),
+        },
+    };
+    let file = out_dir.join(crate::layout::HISTORY_FILE);
+    let lines = match crate::wire::history::read(&file) {
+        Ok(lines) => lines,
+        Err(e) => return usage_error(&CliError::Validate(file, e)),
+    };
+    let mut readable = Vec::new();
+    for (n, line) in lines {
+        match line {
+            Ok(l) => readable.push(l),
+            Err(e) => eprintln!(
+                "warning: {}:{n}: not a history line: {e}",
+                crate::layout::display_relative(&file)
+            ),
+        }
+    }
+    let filter = filter_of(&a);
+    let cases = crate::commands::history::summarize(&readable, |n| filter.matches(n), last);
+    match a.message_format {
+        MessageFormat::Human => {
+            print_stdout(crate::commands::history::human(&cases, &file).trim_end());
+        }
+        MessageFormat::Json => {
+            for c in &cases {
+                match serde_json::to_string(c) {
+                    Ok(line) => print_stdout(&line),
+                    Err(e) => return usage_error(&CliError::Schema(e)),
+                }
+            }
+        }
+    }
+    exit::SUCCESS
 }
 
 fn schema(format: Option<Format>) -> i32 {

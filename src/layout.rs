@@ -39,6 +39,8 @@ pub(crate) fn run_dir(run_id: &str) -> String {
 
 /// The checksum list of a run dir, in the format `sha256sum -c` reads.
 pub(crate) const SUMS_FILE: &str = "SHA256SUMS";
+/// The out dir's record of every case across runs (`history.jsonl`).
+pub const HISTORY_FILE: &str = "history.jsonl";
 /// The minisign signature of [`SUMS_FILE`].
 pub(crate) const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
 

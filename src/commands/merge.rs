@@ -32,6 +32,7 @@ use crate::layout::{Artifacts, SIGNATURE_FILE};
 use crate::model::{CaseRecord, RunRecord};
 use crate::report::{self, ReportError, SUMMARY_FILE};
 use crate::runner::select::Partition;
+use crate::wire::history::{HistoryLine, Revision};
 
 /// How many missing partitions or cases a refusal names before it only
 /// counts the rest.
@@ -63,6 +64,11 @@ pub(crate) struct Merged {
     /// Shards that carry a signature no key was given to check: the merged
     /// run cannot carry it forward (its `SHA256SUMS` is new).
     pub unchecked_signatures: Vec<PathBuf>,
+    /// The shards' `history.jsonl` lines of earlier runs (the runs merged
+    /// now are the merged run's own lines), oldest first.
+    pub history: Vec<HistoryLine>,
+    /// The commit the shards ran, as their own history lines record it.
+    pub revision: Revision,
 }
 
 /// Why shards cannot be merged. Found before anything is written.
@@ -750,12 +756,38 @@ pub(crate) fn merge(
         shards.iter().map(|s| s.record.baseline.as_ref()),
         &record.cases,
     );
+    let (history, revision) = shard_histories(&shards);
     Ok(Merged {
         record,
         harness_display: first.harness_display.clone(),
         partitions: shards.iter().filter_map(|s| s.partition).collect(),
         unchecked_signatures,
+        history,
+        revision,
     })
+}
+
+/// The readable lines of the shards' histories: those of earlier runs,
+/// and the revision the lines of the runs merged now record. A shard's
+/// history is a convenience: one that cannot be read is left out.
+fn shard_histories(shards: &[Shard]) -> (Vec<HistoryLine>, Revision) {
+    let mut earlier = Vec::new();
+    let mut revision = Revision::default();
+    for shard in shards {
+        let lines = crate::wire::history::read(&shard.dir.join(crate::layout::HISTORY_FILE))
+            .unwrap_or_default();
+        for line in lines.into_iter().filter_map(|(_, l)| l.ok()) {
+            if line.run_id != shard.record.run_id {
+                earlier.push(line);
+            } else if revision.commit.is_none() {
+                revision = Revision {
+                    commit: line.commit,
+                    dirty: line.dirty,
+                };
+            }
+        }
+    }
+    (earlier, revision)
 }
 
 /// Every shard's cases in declaration order, their evidence copied into
@@ -808,6 +840,7 @@ fn merged_record(
         run_id,
         hostname: hosts.join(", "),
         junit: first.record.junit,
+        jobs: 0,
         suite_name: first.record.suite_name.clone(),
         harness_path: first.record.harness_path.clone(),
         harness_sha256: first.record.harness_sha256.clone(),

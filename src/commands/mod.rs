@@ -1,7 +1,8 @@
 //! The subcommands that are not a run: `init`, `merge`, `verify-evidence`,
-//! `diff`, `schema` and `validate`.
+//! `diff`, `history`, `schema` and `validate`.
 
 pub(crate) mod diff;
+pub(crate) mod history;
 pub mod init;
 pub mod installed;
 pub(crate) mod merge;

@@ -45,6 +45,7 @@ mod tests {
             ("message", schema(Some(Format::Message))),
             ("summary", schema(Some(Format::Summary))),
             ("evidence", schema(Some(Format::Evidence))),
+            ("history", schema(Some(Format::History))),
         ]
     }
 

@@ -28,16 +28,19 @@ pub enum Format {
     Summary,
     /// `evidence.json`.
     Evidence,
+    /// `history.jsonl`: one case of one run per line.
+    History,
 }
 
 impl Format {
     /// The format of a file the tool wrote, told by its name:
-    /// `summary.json` and `evidence.json` are what they say, anything else
-    /// is read as observation lines.
+    /// `summary.json`, `evidence.json` and `history.jsonl` are what they
+    /// say, anything else is read as observation lines.
     pub(crate) fn of_file(path: &Path) -> Format {
         match path.file_name().and_then(|n| n.to_str()) {
             Some(crate::report::SUMMARY_FILE) => Format::Summary,
             Some(crate::layout::Artifacts::EVIDENCE) => Format::Evidence,
+            Some(crate::layout::HISTORY_FILE) => Format::History,
             _ => Format::Observation,
         }
     }
@@ -49,19 +52,23 @@ impl Format {
             Format::Message => wire::output_schema::<wire::message::MessageLine>(),
             Format::Summary => wire::output_schema::<wire::summary::Summary>(),
             Format::Evidence => wire::output_schema::<wire::evidence::Evidence>(),
+            Format::History => wire::output_schema::<wire::history::HistoryLine>(),
         }
     }
 
     /// One value per line, or one document per file.
     fn is_lines(self) -> bool {
-        matches!(self, Format::Observation | Format::Message)
+        matches!(
+            self,
+            Format::Observation | Format::Message | Format::History
+        )
     }
 
     /// Checks a schema cannot express, as `(field path, message)` pairs.
     fn beyond_schema(self, value: &Value) -> Vec<(String, String)> {
         match self {
             Format::Observation => wire::observation::beyond_schema(value),
-            Format::Message | Format::Summary | Format::Evidence => Vec::new(),
+            Format::Message | Format::Summary | Format::Evidence | Format::History => Vec::new(),
         }
     }
 }

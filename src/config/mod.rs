@@ -284,6 +284,8 @@ pub struct HarnessConfig {
     pub env: BTreeMap<String, String>,
     /// Run directories kept under `artifacts/` (0: all).
     pub keep_runs: usize,
+    /// Runs kept in `history.jsonl` (`history.keep`; 0: all).
+    pub history_keep: usize,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
     pub profile: Option<String>,
     /// The shell every command runs in.
@@ -350,6 +352,8 @@ pub mod defaults {
     pub const LEAK_WAIT: Duration = Duration::from_secs(1);
     /// `keep_runs`.
     pub const KEEP_RUNS: usize = 10;
+    /// `history.keep`.
+    pub const HISTORY_KEEP: usize = 200;
     /// `slow`.
     pub const SLOW: Duration = Duration::from_secs(60);
     /// `slowdown`.
@@ -387,6 +391,7 @@ impl HarnessConfig {
             isolation: Isolation::Check,
             env: BTreeMap::new(),
             keep_runs: defaults::KEEP_RUNS,
+            history_keep: defaults::HISTORY_KEEP,
             profile: None,
             shell: Shell::platform_default(),
             patterns: PatternConfig {

@@ -66,6 +66,7 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
         ("result", keys(&root["definitions"]["ResultFile"])),
         ("outputs", keys(&root["definitions"]["DataOutput"])),
         ("tolerance", keys(&root["definitions"]["Tolerance"])),
+        ("history", keys(&root["definitions"]["History"])),
     ]
 }
 
@@ -87,6 +88,7 @@ pub fn keys_reference() -> String {
             "golden" | "verify" | "golden_projects" => format!("`[[{table}]]`"),
             "outputs" => "`outputs` entries".to_string(),
             "tolerance" => "`outputs.tolerance`".to_string(),
+            "history" => "`[harness] history`".to_string(),
             _ => format!("`[{table}]`"),
         };
         out.push_str(&format!(
@@ -491,10 +493,36 @@ pub struct HarnessTable {
     #[serde(default = "default_columns")]
     #[schemars(range(max = 100_000))]
     pub columns: u32,
+    /// `history.jsonl` in the out dir: one line per case per run, read by
+    /// `cargo golden history`.
+    #[serde(default)]
+    pub history: History,
 }
 
 fn default_columns() -> u32 {
     defaults::COLUMNS
+}
+
+/// How much of the out dir's `history.jsonl` is kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct History {
+    /// Runs kept in `history.jsonl`; the lines of older runs are removed
+    /// when a run is appended. 0 keeps every run.
+    #[serde(default = "default_history_keep")]
+    pub keep: AtLeastZero,
+}
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            keep: default_history_keep(),
+        }
+    }
+}
+
+fn default_history_keep() -> AtLeastZero {
+    AtLeastZero(defaults::HISTORY_KEEP as u64)
 }
 
 /// The name of a preset shipped with cargo-golden.

@@ -751,6 +751,15 @@ fn harness_settings(
                     .integer(v, key, 0, i64::MAX)
                     .map_or(h.keep_runs, |n| n as usize)
             }
+            "history" => {
+                if let Some(t) = cx.table(v, "`history`", &keys_of("history"))
+                    && let Some((_, keep)) = t.get("keep")
+                {
+                    h.history_keep = cx
+                        .integer(keep, "history.keep", 0, i64::MAX)
+                        .map_or(h.history_keep, |n| n as usize);
+                }
+            }
             "retries" => {
                 h.retries = cx
                     .integer(v, key, 0, MAX_RETRIES.into())

@@ -657,6 +657,10 @@ pub struct RunRecord {
     pub hostname: String,
     /// The JUnit family `junit.xml` is written in.
     pub junit: JunitFlavour,
+    /// Cases run at once (`--jobs`, else `[harness] jobs`): what the
+    /// durations were measured under. 0 when unknown (a record read back
+    /// from a summary, a merged run).
+    pub jobs: usize,
     /// Wall clock of the whole run.
     pub duration: Duration,
     /// Cases of this run in declaration order (other partitions left out).

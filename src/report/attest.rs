@@ -665,6 +665,7 @@ mod tests {
             started_at: jiff::Timestamp::UNIX_EPOCH,
             hostname: String::new(),
             junit: crate::model::JunitFlavour::Rich,
+            jobs: 1,
             duration: std::time::Duration::ZERO,
             cases: vec![case(0, "lint", CaseResult::Passed), failed],
             partition: None,

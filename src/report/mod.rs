@@ -16,6 +16,7 @@ pub mod attest;
 pub(crate) mod baseline;
 mod format;
 pub mod github;
+pub(crate) mod history;
 mod integrity;
 #[cfg(feature = "cli")]
 pub mod json_messages;
@@ -370,6 +371,7 @@ pub(crate) fn conclude(
     };
     let finished = finish_run(record, &display, fanout, &sealing, blessed.is_err());
     if finished.problem.is_none() {
+        history::record_run(record, &harness.base_dir, harness.history_keep);
         retain(record, harness.keep_runs);
     }
     finished.tell();

@@ -99,6 +99,27 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
     Ok(files)
 }
 
+/// The commit checked out in the git work tree holding `dir`, and whether
+/// tracked files differ from it; both `None` outside git (or without it).
+/// Untracked files do not count: an out dir inside the tree is one.
+pub(crate) fn revision(dir: &Path) -> crate::wire::history::Revision {
+    let Ok(head) = git(dir, "rev-parse", &["rev-parse", "--verify", "HEAD"]) else {
+        return crate::wire::history::Revision::default();
+    };
+    let commit = String::from_utf8_lossy(&head).trim().to_string();
+    let dirty = git(
+        dir,
+        "status",
+        &["status", "--porcelain", "--untracked-files=no"],
+    )
+    .ok()
+    .map(|out| !out.is_empty());
+    crate::wire::history::Revision {
+        commit: Some(commit).filter(|c| !c.is_empty()),
+        dirty,
+    }
+}
+
 /// The paths of `git status --porcelain -z` output, relative to the top
 /// of the work tree, each with whether it is untracked: each record is
 /// `XY path`, a rename or copy followed by its source path, which is not

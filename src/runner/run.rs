@@ -306,16 +306,20 @@ impl<'h> Run<'h> {
         }
     }
 
-    /// Run every case on up to `jobs` worker threads (`--jobs`, else the
-    /// harness file's `jobs`), taking them in declaration order.
-    pub fn run_all(&self) {
-        let jobs = match self.opts.jobs {
+    /// Cases run at once: `--jobs`, else the harness file's `jobs`.
+    fn jobs(&self) -> usize {
+        match self.opts.jobs {
             // Live output of cases at once would interleave.
             _ if self.opts.no_capture => 1,
             0 => self.harness.jobs,
             n => n,
         }
-        .clamp(1, self.cases.len().max(1));
+    }
+
+    /// Run every case on up to `jobs` worker threads (`--jobs`, else the
+    /// harness file's `jobs`), taking them in declaration order.
+    pub fn run_all(&self) {
+        let jobs = self.jobs().clamp(1, self.cases.len().max(1));
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..jobs {
@@ -447,6 +451,7 @@ impl<'h> Run<'h> {
             started_at: self.started_at,
             hostname: super::hostname(),
             junit: self.opts.junit.unwrap_or(self.harness.junit),
+            jobs: self.jobs(),
             duration: self.clock.elapsed(),
             cases,
             partition: self.opts.partition.map(|p| p.to_string()),

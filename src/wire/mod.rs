@@ -11,6 +11,7 @@
 //! | `observations.jsonl` lines | [`observation::Observation`] | `schema --observation` |
 //! | `summary.json` | `summary::Summary` | `schema --summary` |
 //! | `evidence.json` | [`evidence::Evidence`] | `schema --evidence` |
+//! | `history.jsonl` lines | [`history::HistoryLine`] | `schema --history` |
 //! | `--message-format json` lines (`run` and `list`) | `message::Message` | `schema --message` |
 //!
 //! Every output format carries a `schema_version` `1.<minor>.<patch>`:
@@ -19,6 +20,7 @@
 
 pub mod case_run;
 pub mod evidence;
+pub mod history;
 pub(crate) mod message;
 pub mod observation;
 pub(crate) mod summary;

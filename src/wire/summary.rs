@@ -230,6 +230,7 @@ impl Summary {
             started_at: self.started_at,
             hostname: self.hostname,
             junit: self.junit,
+            jobs: 0,
             duration: duration("$.duration_seconds".into(), self.duration_seconds)?,
             cases,
             partition: self.partition,

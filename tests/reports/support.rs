@@ -139,6 +139,7 @@ pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
         started_at: ts(0),
         hostname: HOSTNAME.to_string(),
         junit: JunitFlavour::Rich,
+        jobs: 1,
         duration: Duration::from_millis(5_432),
         cases,
         partition: None,

@@ -289,6 +289,7 @@ pub fn verify_run_with(
     }
     if let Some(out) = out_dir {
         check_out_dir_copies(&out, &run_dir, record.as_ref(), &mut report.findings);
+        check_history(&out, &run_id, record.as_ref(), &mut report.findings);
     }
     if let (Some(Some(statement)), Some(record)) = (&statement, &record) {
         for message in crate::report::attest::check_predicate(statement, record) {
@@ -744,6 +745,70 @@ fn check_out_dir_copies(
                 f
             })
         }));
+    }
+}
+
+/// The out dir's `history.jsonl`, when there is one: every line must
+/// read, and the run checked must have exactly one line per case, saying
+/// what its evidence says. Lines of other runs are not checked against
+/// evidence (theirs may be gone with `keep_runs`).
+fn check_history(
+    out: &Path,
+    run_id: &str,
+    record: Option<&RunRecord>,
+    findings: &mut Vec<Finding>,
+) {
+    use crate::wire::history::{self, HistoryLine, Revision};
+    let path = out.join(crate::layout::HISTORY_FILE);
+    let file = path.display().to_string();
+    let mut finding = |case: Option<&str>, message: String| {
+        findings.push(Finding {
+            case: case.map(str::to_string),
+            file: file.clone(),
+            message,
+        });
+    };
+    let lines = match history::read(&path) {
+        Ok(lines) => lines,
+        Err(e) => return finding(None, format!("cannot be read: {e}")),
+    };
+    if lines.is_empty() {
+        return;
+    }
+    let mut of_run: BTreeMap<String, Vec<(usize, HistoryLine)>> = BTreeMap::new();
+    for (n, line) in lines {
+        match line {
+            Err(e) => finding(None, format!("line {n} is not a history line: {e}")),
+            Ok(l) if l.run_id == run_id => of_run.entry(l.case.clone()).or_default().push((n, l)),
+            Ok(_) => {}
+        }
+    }
+    let Some(record) = record else { return };
+    if of_run.is_empty() {
+        return finding(None, format!("holds no line of run {run_id}"));
+    }
+    for case in &record.cases {
+        let expected = HistoryLine::of(record, case, &Revision::default());
+        match of_run.remove(&case.name).as_deref() {
+            None => finding(Some(&case.name), format!("no line of run {run_id}")),
+            Some([(n, line)]) => {
+                for d in line.differences(&expected) {
+                    finding(Some(&case.name), format!("line {n}: {d}"));
+                }
+            }
+            Some(more) => finding(
+                Some(&case.name),
+                format!("{} lines of run {run_id} (one expected)", more.len()),
+            ),
+        }
+    }
+    for (case, lines) in of_run {
+        for (n, _) in lines {
+            finding(
+                Some(&case),
+                format!("line {n}: run {run_id} has no such case"),
+            );
+        }
     }
 }
 

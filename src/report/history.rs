@@ -1,0 +1,78 @@
+//! Appending a finished run to the out dir's `history.jsonl`
+//! ([`crate::wire::history`]): one line per case, bounded to the last
+//! `[harness] history.keep` runs. The file is rewritten atomically, so a
+//! crash leaves the previous history whole.
+
+use std::io;
+use std::path::Path;
+
+use crate::layout::HISTORY_FILE;
+use crate::model::RunRecord;
+use crate::wire::history::{self, HistoryLine, Revision};
+
+/// Append the lines of `record` (and `earlier`, lines of other runs a
+/// merge joins in, placed before them) to its out dir's history, keeping
+/// the last `keep` runs (0: all). Lines already there for a run and case
+/// are not written twice. Returns how many unreadable lines were dropped.
+pub(crate) fn append(
+    record: &RunRecord,
+    revision: &Revision,
+    earlier: Vec<HistoryLine>,
+    keep: usize,
+) -> io::Result<usize> {
+    let path = record.out_dir.join(HISTORY_FILE);
+    let mut dropped = 0;
+    let mut lines: Vec<HistoryLine> = Vec::new();
+    for (_, line) in history::read(&path)? {
+        match line {
+            Ok(l) => lines.push(l),
+            Err(_) => dropped += 1,
+        }
+    }
+    let seen = |lines: &[HistoryLine], l: &HistoryLine| {
+        lines
+            .iter()
+            .any(|o| o.run_id == l.run_id && o.case == l.case)
+    };
+    for l in earlier {
+        if !seen(&lines, &l) {
+            lines.push(l);
+        }
+    }
+    // Joined shard histories interleave: order runs by when they started
+    // (a stable sort keeps each run's cases in declaration order).
+    lines.sort_by_key(|l| l.started_at);
+    lines.extend(
+        record
+            .cases
+            .iter()
+            .map(|c| HistoryLine::of(record, c, revision)),
+    );
+    let lines = history::bounded(lines, keep);
+    crate::fsio::atomic_write(&path, history::render(&lines).as_bytes())?;
+    Ok(dropped)
+}
+
+/// [`append`] for a run of `base_dir`'s harness, saying on stderr what
+/// went wrong: history is a convenience, never a reason to fail a run
+/// whose reports agree.
+pub(crate) fn record_run(record: &RunRecord, base_dir: &Path, keep: usize) {
+    let revision = crate::runner::git::revision(base_dir);
+    tell(append(record, &revision, Vec::new(), keep), &record.out_dir);
+}
+
+/// Say on stderr what became of an [`append`].
+pub(crate) fn tell(appended: io::Result<usize>, out_dir: &Path) {
+    let path = out_dir.join(HISTORY_FILE);
+    match appended {
+        Ok(0) => {}
+        Ok(n) => eprintln!(
+            "warning: {}: dropped {n} unreadable line(s)",
+            crate::layout::display_relative(&path)
+        ),
+        Err(e) => eprintln!(
+            "warning: cannot write {}: {e}",
+            crate::layout::display_relative(&path)
+        ),
+    }
+}

@@ -1,0 +1,223 @@
+//! `history.jsonl`: one line per case per run, appended to the out dir
+//! once the run's reports are written and agree, so later runs and
+//! `cargo golden history` can see each case across runs.
+//!
+//! ```json
+//! {"schema_version": "1.0.0", "type": "history", "run_id": "…",
+//!  "started_at": "2026-11-27T09:30:00Z", "commit": "3c9f…", "dirty": false,
+//!  "case": "sales_daily_etl", "kind": "golden", "result": "PASSED",
+//!  "execution_status": "SUCCESS", "status": "SUCCESS", "issue_types": [],
+//!  "duration_seconds": 1.25, "jobs": 1, "attempts": 1, "flaky": false,
+//!  "evidence_hash": "…"}
+//! ```
+//!
+//! A line holds no output and no message: names, statuses, issue types,
+//! numbers and hashes only, so no secret a case printed can reach it. Each
+//! line says what that run's evidence says; `verify-evidence` holds the
+//! lines of the run it checks to it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, IssueType, RunRecord,
+};
+
+/// The schema version written by this crate.
+pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
+
+/// The `type` tag of a history line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum HistoryType {
+    /// Always `"history"`.
+    #[serde(rename = "history")]
+    History,
+}
+
+/// Where the run's sources stood: the commit checked out in the harness
+/// file's git work tree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Revision {
+    /// The full commit hash; `None` outside git.
+    pub commit: Option<String>,
+    /// Whether tracked files differed from that commit.
+    pub dirty: Option<bool>,
+}
+
+/// # cargo-golden history line
+///
+/// One line of `<out_dir>/history.jsonl`: one case of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryLine {
+    /// Version of this format: `1.<minor>.<patch>`.
+    #[schemars(schema_with = "super::schema_version_schema")]
+    pub schema_version: String,
+    /// Always `"history"`.
+    #[serde(rename = "type")]
+    pub line_type: HistoryType,
+    /// The run (its evidence is under `artifacts/<run_id>` while kept).
+    pub run_id: String,
+    /// When the run started, RFC 3339 UTC.
+    pub started_at: jiff::Timestamp,
+    /// The git commit checked out where the harness file lies; null
+    /// outside a git work tree.
+    pub commit: Option<String>,
+    /// Whether tracked files differed from `commit`; null outside git.
+    pub dirty: Option<bool>,
+    /// Case name.
+    pub case: String,
+    /// `golden` or `verify`.
+    pub kind: CaseKind,
+    /// `PASSED`, `FAILED`, `ERROR` or `SKIPPED`.
+    pub result: CaseResult,
+    /// Classification of the output.
+    pub execution_status: ExecutionStatus,
+    /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
+    pub status: EvidenceStatus,
+    /// The types of the case's issues, in order.
+    pub issue_types: Vec<IssueType>,
+    /// Wall clock of the last attempt in seconds.
+    #[schemars(range(min = 0))]
+    pub duration_seconds: f64,
+    /// Cases the run ran at once (`--jobs`); null when unknown (a merged
+    /// run).
+    #[schemars(range(min = 1))]
+    pub jobs: Option<usize>,
+    /// Attempts made (1 without retries).
+    #[schemars(range(min = 1))]
+    pub attempts: usize,
+    /// Passed after a failed attempt.
+    pub flaky: bool,
+    /// The evidence hash of the last attempt; null when it did not run.
+    pub evidence_hash: Option<String>,
+}
+
+impl HistoryLine {
+    /// The line of `case` in run `record`.
+    pub(crate) fn of(record: &RunRecord, case: &CaseRecord, revision: &Revision) -> HistoryLine {
+        HistoryLine {
+            schema_version: SCHEMA_VERSION.to_string(),
+            line_type: HistoryType::History,
+            run_id: record.run_id.clone(),
+            started_at: record.started_at,
+            commit: revision.commit.clone(),
+            dirty: revision.dirty,
+            case: case.name.clone(),
+            kind: case.kind,
+            result: case.result,
+            execution_status: case.execution_status,
+            status: case.status,
+            issue_types: case.issues.iter().map(|i| i.issue_type).collect(),
+            duration_seconds: case.duration.as_secs_f64(),
+            jobs: (record.jobs > 0).then_some(record.jobs),
+            attempts: case.previous_attempts.len() + 1,
+            flaky: case.flaky,
+            evidence_hash: case.evidence_hash.clone(),
+        }
+    }
+
+    /// What of this line differs from `expected` (the line the evidence
+    /// calls for), as `field: line says …, evidence says …` phrases.
+    pub(crate) fn differences(&self, expected: &HistoryLine) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut field = |name: &str, got: String, want: String| {
+            if got != want {
+                found.push(format!("{name}: the line says {got}, the evidence {want}"));
+            }
+        };
+        field("kind", json(&self.kind), json(&expected.kind));
+        field("result", json(&self.result), json(&expected.result));
+        field(
+            "execution_status",
+            json(&self.execution_status),
+            json(&expected.execution_status),
+        );
+        field("status", json(&self.status), json(&expected.status));
+        field(
+            "issue_types",
+            json(&self.issue_types),
+            json(&expected.issue_types),
+        );
+        field(
+            "duration_seconds",
+            json(&self.duration_seconds),
+            json(&expected.duration_seconds),
+        );
+        field("attempts", json(&self.attempts), json(&expected.attempts));
+        field("flaky", json(&self.flaky), json(&expected.flaky));
+        field(
+            "evidence_hash",
+            json(&self.evidence_hash),
+            json(&expected.evidence_hash),
+        );
+        found
+    }
+}
+
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// One line of a history file as read: parsed, or why not.
+pub(crate) type ReadLine = Result<HistoryLine, String>;
+
+/// The lines of the history file at `path`, each with its 1-based line
+/// number; empty when there is no file yet.
+pub(crate) fn read(path: &std::path::Path) -> std::io::Result<Vec<(usize, ReadLine)>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, parse(l)))
+        .collect())
+}
+
+/// One line of a history file.
+fn parse(line: &str) -> ReadLine {
+    let line: HistoryLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    if super::is_schema_version(&line.schema_version) {
+        Ok(line)
+    } else {
+        Err(format!(
+            "schema_version {:?} is not 1.x.y",
+            line.schema_version
+        ))
+    }
+}
+
+/// The lines of the last `keep` runs (0: every run) of `lines`, in order:
+/// a run's lines are kept or dropped together.
+pub(crate) fn bounded(lines: Vec<HistoryLine>, keep: usize) -> Vec<HistoryLine> {
+    let mut runs: Vec<&str> = Vec::new();
+    for l in &lines {
+        if !runs.contains(&l.run_id.as_str()) {
+            runs.push(&l.run_id);
+        }
+    }
+    if keep == 0 || runs.len() <= keep {
+        return lines;
+    }
+    let kept: std::collections::HashSet<String> = runs[runs.len() - keep..]
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    lines
+        .into_iter()
+        .filter(|l| kept.contains(&l.run_id))
+        .collect()
+}
+
+/// `lines` as the file's text: one JSON object per line.
+pub(crate) fn render(lines: &[HistoryLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&serde_json::to_string(l).expect("a history line always serializes"));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,289 @@
+//! Across runs, through the real binary: each run appends its cases to the
+//! out dir's `history.jsonl` (bounded, checked by `validate` and
+//! `verify-evidence`), `merge` joins the shards' histories, and
+//! `cargo golden history` reads them back per case.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Project, text, verify_evidence};
+use serde_json::Value;
+
+/// One case that always passes, one that passes while the file `pass`
+/// exists beside the harness file.
+const HARNESS: &str = r#"
+[harness]
+name = "across"
+history = { keep = 2 }
+
+[[verify]]
+name = "steady"
+command = "echo steady"
+
+[[verify]]
+name = "toggle"
+command = "test -f pass"
+working_dir = "."
+"#;
+
+fn lines(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("history.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Run once, passing `toggle` or not; returns the run's summary.json.
+fn run(p: &Project, toggle_passes: bool) -> Value {
+    let marker = p.path().join("pass");
+    if toggle_passes {
+        std::fs::write(&marker, "").unwrap();
+    } else {
+        let _ = std::fs::remove_file(&marker);
+    }
+    let o = p.run(&[]);
+    assert_eq!(
+        o.status.code(),
+        Some(if toggle_passes { 0 } else { 1 }),
+        "{}",
+        text(&o)
+    );
+    p.summary()
+}
+
+fn binary(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn each_run_appends_one_line_per_case_and_only_the_last_runs_are_kept() {
+    let p = Project::new(HARNESS);
+    let first = run(&p, true);
+    let after_one = lines(&p.out());
+    assert_eq!(after_one.len(), 2);
+    let second = run(&p, false);
+    let third = run(&p, true);
+    let kept = lines(&p.out());
+    // keep = 2: the first run's lines are gone, the last two runs' remain.
+    assert_eq!(kept.len(), 4, "{kept:#?}");
+    let runs: Vec<&str> = kept.iter().map(|l| l["run_id"].as_str().unwrap()).collect();
+    let id = |s: &Value| s["run_id"].as_str().unwrap().to_string();
+    assert!(!runs.contains(&id(&first).as_str()));
+    assert_eq!(runs, [id(&second), id(&second), id(&third), id(&third)]);
+    // Each line says what its run's summary says of the case.
+    for (summary, pair) in [(&second, &kept[..2]), (&third, &kept[2..])] {
+        for (case, line) in summary["cases"].as_array().unwrap().iter().zip(pair) {
+            assert_eq!(line["schema_version"], "1.0.0");
+            assert_eq!(line["type"], "history");
+            assert_eq!(line["case"], case["name"]);
+            assert_eq!(line["result"], case["result"]);
+            assert_eq!(line["execution_status"], case["execution_status"]);
+            assert_eq!(line["evidence_hash"], case["evidence_hash"]);
+            assert_eq!(line["duration_seconds"], case["duration_seconds"]);
+            assert_eq!(line["attempts"], 1);
+            assert_eq!(line["jobs"], 1);
+            assert_eq!(line["started_at"], summary["started_at"]);
+        }
+    }
+    assert_eq!(kept[0]["result"], "PASSED");
+    assert_eq!(kept[1]["result"], "FAILED");
+    assert_eq!(
+        kept[1]["issue_types"],
+        serde_json::json!(["EXECUTION_FAILURE"])
+    );
+    assert_eq!(kept[3]["result"], "PASSED");
+    // Outside git there is no commit to record.
+    assert_eq!(kept[0]["commit"], Value::Null);
+
+    let history = p.out().join("history.jsonl");
+    let o = binary(p.path(), &["validate", history.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let broken = p.path().join("broken").join("history.jsonl");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    let mut content = std::fs::read_to_string(&history).unwrap();
+    content = content.replacen(
+        "\"schema_version\":\"1.0.0\"",
+        "\"schema_version\":\"2.0.0\"",
+        1,
+    );
+    content = content.replacen("\"attempts\":1", "\"attempts\":0", 1);
+    std::fs::write(&broken, content).unwrap();
+    let o = binary(p.path(), &["validate", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(":1: $.schema_version"), "{out}");
+    assert!(out.contains(":1: $.attempts"), "{out}");
+}
+
+#[test]
+fn a_bad_history_key_is_a_config_error() {
+    let p = Project::new(&HARNESS.replace("keep = 2", "kept = 2"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown key `kept`"), "{err}");
+}
+
+#[test]
+fn verify_evidence_holds_the_run_s_history_lines_to_its_evidence() {
+    let p = Project::new(HARNESS);
+    run(&p, true);
+    run(&p, false);
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let path = p.out().join("history.jsonl");
+    let good = std::fs::read_to_string(&path).unwrap();
+    // The last run's `toggle` line claims a pass its evidence denies.
+    let mut all: Vec<String> = good.lines().map(str::to_string).collect();
+    let last = all.len() - 1;
+    all[last] = all[last].replace("\"result\":\"FAILED\"", "\"result\":\"PASSED\"");
+    std::fs::write(&path, all.join("\n") + "\n").unwrap();
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("case \"toggle\"") && out.contains("history.jsonl: line 4: result"),
+        "{out}"
+    );
+
+    // A line of the run left out is a finding too; an earlier run's
+    // line is not held to this run's evidence.
+    let without: Vec<&str> = good.lines().take(3).collect();
+    std::fs::write(&path, without.join("\n") + "\n").unwrap();
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("case \"toggle\"") && out.contains("no line of run"),
+        "{out}"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", text(&o));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+#[test]
+fn history_shows_each_case_s_strip_rate_durations_and_failing_commit() {
+    let p = Project::new(&HARNESS.replace("keep = 2", "keep = 10"));
+    git(p.path(), &["init", "-q"]);
+    git(p.path(), &["add", "harness.toml"]);
+    git(p.path(), &["commit", "-q", "-m", "first"]);
+    let head = git(p.path(), &["rev-parse", "HEAD"]);
+    run(&p, true);
+    run(&p, false);
+    run(&p, false);
+
+    let line = &lines(&p.out())[0];
+    assert_eq!(line["commit"], head.as_str());
+    assert_eq!(line["dirty"], false);
+
+    let o = p.run(&["history"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let shown: Vec<&str> = out.lines().collect();
+    assert_eq!(shown.len(), 2, "{out}");
+    assert!(
+        shown[0].starts_with("✔✔✔") && shown[0].contains("100% passed"),
+        "{out}"
+    );
+    assert!(shown[0].ends_with("steady"), "{out}");
+    assert!(
+        shown[1].starts_with("✔✘✘") && shown[1].contains("33% passed"),
+        "{out}"
+    );
+    assert!(
+        shown[1].contains(&format!("failing since {}", &head[..12])),
+        "{out}"
+    );
+    // Passed and failed on one clean commit: flaky without any retry.
+    assert!(shown[1].contains("FLAKY"), "{out}");
+    assert!(!shown[0].contains("FLAKY"), "{out}");
+
+    let o = p.run(&["history", "togg", "--message-format", "json", "--last", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let cases: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cases.len(), 1, "{cases:#?}");
+    let c = &cases[0];
+    assert_eq!(c["case"], "toggle");
+    assert_eq!(c["runs"], 3);
+    assert_eq!(c["strip"], "✘✘");
+    assert_eq!(c["last"], serde_json::json!(["FAILED", "FAILED"]));
+    assert_eq!(c["pass_rate"], 0.0);
+    assert_eq!(c["failing_since"]["commit"], head.as_str());
+    let all = lines(&p.out());
+    assert_eq!(c["failing_since"]["run_id"], all[3]["run_id"]);
+    assert_eq!(c["flipped_commits"], serde_json::json!([head]));
+    let mut durations: Vec<f64> = [&all[3], &all[5]]
+        .iter()
+        .map(|l| l["duration_seconds"].as_f64().unwrap())
+        .collect();
+    durations.sort_by(f64::total_cmp);
+    assert_eq!(c["median_seconds"].as_f64(), Some(durations[0]));
+    assert_eq!(c["p90_seconds"].as_f64(), Some(durations[1]));
+}
+
+#[test]
+fn merge_joins_the_shards_histories() {
+    let p = Project::new(HARNESS);
+    std::fs::write(p.path().join("pass"), "").unwrap();
+    let shard = |k: usize, out: &str| {
+        let partition = format!("count:{k}/2");
+        let args = [
+            "--config",
+            "harness.toml",
+            "--partition",
+            &partition,
+            "--out",
+            out,
+        ];
+        let o = binary(p.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    };
+    // Each shard ran twice into its out dir: one earlier run, one now.
+    for _ in 0..2 {
+        shard(1, "s1");
+        shard(2, "s2");
+    }
+    let merged = p.path().join("merged");
+    let o = binary(
+        p.path(),
+        &["merge", "s1", "s2", "--out", merged.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let joined = lines(&merged);
+    // The earlier run of each shard (one case each), then the merged run.
+    assert_eq!(joined.len(), 4, "{joined:#?}");
+    let earlier_s1 = &lines(&p.path().join("s1"))[0];
+    let earlier_s2 = &lines(&p.path().join("s2"))[0];
+    let earlier: Vec<&Value> = joined[..2].iter().collect();
+    assert!(earlier.contains(&earlier_s1) && earlier.contains(&earlier_s2));
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(merged.join("summary.json")).unwrap()).unwrap();
+    for (line, name) in joined[2..].iter().zip(["steady", "toggle"]) {
+        assert_eq!(line["run_id"], summary["run_id"]);
+        assert_eq!(line["case"], name);
+        assert_eq!(line["jobs"], Value::Null);
+    }
+    let o = verify_evidence(&merged);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
