@@ -287,3 +287,121 @@ fn merge_joins_the_shards_histories() {
     let o = verify_evidence(&merged);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+/// A case that fails its first attempt and passes its second, with one
+/// retry, under `[harness] flaky = POLICY` (none: the default).
+fn flaky_project(policy: Option<&str>) -> Project {
+    let setting = policy.map_or_else(String::new, |p| format!("flaky = \"{p}\"\n"));
+    Project::new(&format!(
+        r#"
+[harness]
+name = "flaky"
+retries = 1
+{setting}
+[[verify]]
+name = "second time lucky"
+command = "if [ -f tried ]; then echo ok; else touch tried; echo boom >&2; exit 1; fi"
+working_dir = "."
+"#
+    ))
+}
+
+/// The `<testcase>` of junit.xml: its element children's names.
+fn junit_children(p: &Project) -> Vec<String> {
+    let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let case = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase"))
+        .unwrap();
+    case.children()
+        .filter(|n| n.is_element())
+        .map(|n| n.tag_name().name().to_string())
+        .collect()
+}
+
+#[test]
+fn flaky_fail_fails_a_run_that_needed_a_retry() {
+    let p = flaky_project(Some("fail"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    let case = &summary["cases"][0];
+    assert_eq!(case["result"], "FAILED");
+    assert_eq!(case["execution_status"], "SUCCESS");
+    assert_eq!(case["flaky"], true);
+    assert_eq!(case["issues"][0]["type"], "FLAKY");
+    let message = case["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("passed on attempt 2 after 1 failed attempt(s)"),
+        "{message}"
+    );
+    assert!(
+        summary["final_status"]
+            .as_str()
+            .unwrap()
+            .starts_with("PARTIAL")
+    );
+    // As Maven Surefire writes a test that failed its reruns.
+    let children = junit_children(&p);
+    assert!(children.contains(&"failure".to_string()), "{children:?}");
+    assert!(
+        children.contains(&"rerunFailure".to_string()),
+        "{children:?}"
+    );
+    assert_eq!(lines(&p.out())[0]["result"], "FAILED");
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // The FLAKY issue is held to the attempts the evidence records.
+    let evidence = p
+        .case_dir("001-second_time_lucky-attempt-2")
+        .join("evidence.json");
+    let mut ev: Value = serde_json::from_slice(&std::fs::read(&evidence).unwrap()).unwrap();
+    ev["flaky"] = Value::Bool(false);
+    std::fs::write(&evidence, serde_json::to_vec_pretty(&ev).unwrap()).unwrap();
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("records a FLAKY issue, but the case is not marked flaky"),
+        "{out}"
+    );
+}
+
+#[test]
+fn flaky_warn_passes_with_a_warning_and_flaky_pass_without() {
+    for (policy, warned) in [(None, true), (Some("warn"), true), (Some("pass"), false)] {
+        let p = flaky_project(policy);
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{policy:?}: {}", text(&o));
+        let case = &p.summary()["cases"][0];
+        assert_eq!(case["result"], "PASSED", "{policy:?}");
+        assert_eq!(case["flaky"], true, "{policy:?}");
+        assert_eq!(case["issues"], serde_json::json!([]), "{policy:?}");
+        let warning = "flaky: passed on attempt 2 after 1 failed attempt(s)";
+        let warnings = case["warnings"].to_string();
+        assert_eq!(warnings.contains(warning), warned, "{policy:?}: {warnings}");
+        // As Maven Surefire writes a test that passed on a rerun.
+        let children = junit_children(&p);
+        assert!(
+            children.contains(&"flakyFailure".to_string()),
+            "{children:?}"
+        );
+        assert!(!children.contains(&"failure".to_string()), "{children:?}");
+        let o = verify_evidence(&p.out());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+}
+
+#[test]
+fn a_bad_flaky_policy_is_a_config_error() {
+    let p = flaky_project(Some("sometimes"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`flaky` must be \"pass\", \"warn\" or \"fail\""),
+        "{err}"
+    );
+}

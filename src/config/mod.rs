@@ -286,6 +286,8 @@ pub struct HarnessConfig {
     pub keep_runs: usize,
     /// Runs kept in `history.jsonl` (`history.keep`; 0: all).
     pub history_keep: usize,
+    /// What a case that passed after a failed attempt does (`flaky`).
+    pub flaky: crate::model::FlakyPolicy,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
     pub profile: Option<String>,
     /// The shell every command runs in.
@@ -392,6 +394,7 @@ impl HarnessConfig {
             env: BTreeMap::new(),
             keep_runs: defaults::KEEP_RUNS,
             history_keep: defaults::HISTORY_KEEP,
+            flaky: crate::model::FlakyPolicy::Warn,
             profile: None,
             shell: Shell::platform_default(),
             patterns: PatternConfig {

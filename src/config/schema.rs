@@ -493,6 +493,11 @@ pub struct HarnessTable {
     #[serde(default = "default_columns")]
     #[schemars(range(max = 100_000))]
     pub columns: u32,
+    /// What a case that passed only after a failed attempt (`retries`)
+    /// does: `"pass"` passes it, marked flaky; `"warn"` also warns;
+    /// `"fail"` fails it with a FLAKY issue, failing the run.
+    #[serde(default)]
+    pub flaky: crate::model::FlakyPolicy,
     /// `history.jsonl` in the out dir: one line per case per run, read by
     /// `cargo golden history`.
     #[serde(default)]

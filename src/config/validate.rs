@@ -409,6 +409,22 @@ impl Ctx<'_> {
         flavour
     }
 
+    fn flaky_policy(&mut self, node: &Node, key: &str) -> Option<crate::model::FlakyPolicy> {
+        let s = self.string(node, key)?;
+        let policy = crate::model::FlakyPolicy::parse(&s);
+        if policy.is_none() {
+            self.err(
+                node.pos,
+                format!("`{key}` must be \"pass\", \"warn\" or \"fail\", found \"{s}\""),
+                Some(
+                    "what a case that passed only after a failed attempt does: \"warn\" (default) passes it with a warning, \"fail\" fails the run"
+                        .into(),
+                ),
+            );
+        }
+        policy
+    }
+
     /// A `patterns` table (`[patterns]` or a case's own): lists of regexes
     /// and `builtin`. The table accepts the keys of `[patterns]`.
     fn patterns(&mut self, node: &Node, what: &str, prefix: &str) -> Option<CasePatterns> {
@@ -751,6 +767,7 @@ fn harness_settings(
                     .integer(v, key, 0, i64::MAX)
                     .map_or(h.keep_runs, |n| n as usize)
             }
+            "flaky" => h.flaky = cx.flaky_policy(v, key).unwrap_or(h.flaky),
             "history" => {
                 if let Some(t) = cx.table(v, "`history`", &keys_of("history"))
                     && let Some((_, keep)) = t.get("keep")

@@ -36,6 +36,40 @@ pub enum CaseKind {
     Verify,
 }
 
+/// What a flaky case (one that passed after a failed attempt) does to the
+/// run (`[harness] flaky`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FlakyPolicy {
+    /// It passes, marked flaky in every report.
+    Pass,
+    /// It passes, marked flaky, with a warning (a `::warning` annotation
+    /// under GitHub Actions).
+    #[default]
+    Warn,
+    /// It fails, with a `FLAKY` issue: a case that needed a retry fails
+    /// the run (nextest's `--flaky-result fail`).
+    Fail,
+}
+
+impl FlakyPolicy {
+    /// The policy named `s`, if any.
+    pub fn parse(s: &str) -> Option<FlakyPolicy> {
+        [FlakyPolicy::Pass, FlakyPolicy::Warn, FlakyPolicy::Fail]
+            .into_iter()
+            .find(|p| p.as_str() == s)
+    }
+
+    /// Its name in the harness file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlakyPolicy::Pass => "pass",
+            FlakyPolicy::Warn => "warn",
+            FlakyPolicy::Fail => "fail",
+        }
+    }
+}
+
 /// Which JUnit family `junit.xml` is written in: both carry the same
 /// results and counts, and differ in where per-case facts go.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -150,6 +184,9 @@ pub enum IssueType {
     /// The case's structured result (`result`) reports a failure, or is
     /// missing or unreadable.
     ResultFailed,
+    /// The case passed only after a failed attempt, and `[harness] flaky =
+    /// "fail"` fails such a case.
+    Flaky,
 }
 
 /// Where in the pipeline an issue arose.

@@ -166,6 +166,7 @@ impl<'h> Engine<'h> {
                 && !self.interrupt.as_ref().is_some_and(|i| i.requested());
             if rec.result == CaseResult::Passed && !earlier.is_empty() {
                 rec.flaky = true;
+                self.apply_flaky_policy(&mut rec, earlier.len());
             }
             if !again {
                 rec.previous_attempts = earlier;
@@ -176,6 +177,43 @@ impl<'h> Engine<'h> {
                 return rec;
             }
             earlier.push(rec);
+        }
+    }
+
+    /// What `[harness] flaky` makes of a case that passed after `failed`
+    /// failed attempts: a warning, nothing more, or a FLAKY issue that
+    /// fails it.
+    fn apply_flaky_policy(&self, rec: &mut CaseRecord, failed: usize) {
+        use crate::model::{FlakyPolicy, Issue, IssueType, Severity, Stage};
+        let what = format!(
+            "flaky: passed on attempt {} after {failed} failed attempt(s)",
+            failed + 1
+        );
+        match self.harness.flaky {
+            FlakyPolicy::Pass => {}
+            FlakyPolicy::Warn => rec.warnings.push(what),
+            FlakyPolicy::Fail => {
+                rec.result = CaseResult::Failed;
+                rec.issues.push(Issue {
+                    issue_type: IssueType::Flaky,
+                    case: rec.name.clone(),
+                    kind: rec.kind,
+                    stage: Stage::Execution,
+                    severity: if rec.kind == crate::model::CaseKind::Golden {
+                        Severity::High
+                    } else {
+                        Severity::Medium
+                    },
+                    message: format!("{what}; [harness] flaky = \"fail\" fails such a case"),
+                    evidence: format!(
+                        "Status: {} | Exit code: {} | Attempts: {}",
+                        rec.execution_status.as_str(),
+                        rec.exit_code
+                            .map_or_else(|| "none".into(), |c| c.to_string()),
+                        failed + 1
+                    ),
+                });
+            }
         }
     }
 

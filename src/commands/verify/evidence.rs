@@ -328,7 +328,30 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
         Err(e) => p.push(e.message()),
     }
     p.extend(issue_rule(ev));
+    p.extend(flaky_rule(ev));
     p
+}
+
+/// The evidence records a FLAKY issue.
+fn flaky_failed(ev: &Evidence) -> bool {
+    ev.run
+        .issues
+        .iter()
+        .any(|i| i.issue_type == IssueType::Flaky)
+}
+
+/// A FLAKY issue only where a case was marked flaky, and a flaky mark
+/// only where an earlier attempt failed.
+fn flaky_rule(ev: &Evidence) -> Option<String> {
+    let earlier_failed = ev
+        .previous_attempts
+        .iter()
+        .any(|a| a.result == CaseResult::Failed);
+    if ev.flaky && !earlier_failed {
+        return Some("flaky is true, but no earlier attempt failed".into());
+    }
+    (flaky_failed(ev) && !ev.flaky)
+        .then(|| "records a FLAKY issue, but the case is not marked flaky".into())
 }
 
 /// A case that ran and could not be finished (SPEC section 4): ERROR,
@@ -437,6 +460,9 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
                 IssueType::NothingRan | IssueType::ResultFailed
             )
     });
+    // A FLAKY issue fails a case that passed only after a failed attempt
+    // (`flaky_rule` holds it to the attempts recorded).
+    let output_changed = output_changed || flaky_failed(ev);
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
     let matched = || match &expected {
