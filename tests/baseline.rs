@@ -910,7 +910,7 @@ fn the_evidence_hash_covers_each_data_output_digest_and_comparison() {
 
     // A case without outputs hashes exactly as SPEC section 5 says.
     let plain = p.evidence("002-plain");
-    assert_eq!(plain["schema_version"], "1.6.0");
+    assert_eq!(plain["schema_version"], "1.7.0");
     assert_eq!(
         plain["evidence_hash"],
         spec_hash(&p.case_dir("002-plain"), &plain["exit_code"])
@@ -984,8 +984,8 @@ fn a_jsonl_output_is_snapshotted_and_compared_the_same_way() {
     let harness = r#"
 [[verify]]
 name = "events"
-command = "mkdir -p out && cp src.jsonl out/events.jsonl"
-outputs = [{ path = "out/*.jsonl", key = ["id"] }]
+command = "mkdir -p data && cp src.jsonl data/events.jsonl"
+outputs = [{ path = "data/*.jsonl", key = ["id"] }]
 "#;
     let p = Project::new(harness);
     let rows =
@@ -994,7 +994,7 @@ outputs = [{ path = "out/*.jsonl", key = ["id"] }]
     let o = p.run(&["--bless"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(
-        read(p.path().join("snapshots/events.out.events.jsonl.data")),
+        read(p.path().join("snapshots/events.data.events.jsonl.data")),
         "# columns: id:integer, amount:float, ok:bool\n1,3,false\n2,5.5,true\n"
     );
     p.write("src.jsonl", &rows.replace("5.5", "6.5"));

@@ -405,3 +405,140 @@ fn a_bad_flaky_policy_is_a_config_error() {
         "{err}"
     );
 }
+
+const QUARANTINED: &str = r#"
+[harness]
+name = "quarantine"
+
+[[verify]]
+name = "known broken"
+command = "echo 'Pipeline failed' >&2; exit 1"
+quarantine = { reason = "upstream bug", until = "UNTIL", issue = "https://example.com/issues/7" }
+
+[[verify]]
+name = "fine"
+command = "echo fine"
+"#;
+
+#[test]
+fn a_quarantined_failure_before_its_date_does_not_fail_the_run() {
+    let p = Project::new(&QUARANTINED.replace("UNTIL", "2099-12-31"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("QUARANTINED") && err.contains("known broken"),
+        "{err}"
+    );
+    let summary = p.summary();
+    assert_eq!(summary["final_status"], "SUCCESS");
+    let case = &summary["cases"][0];
+    // The raw verdict stands; the quarantine is beside it.
+    assert_eq!(case["result"], "FAILED");
+    assert_eq!(case["issues"][0]["type"], "PIPELINE_EXECUTION_ERROR");
+    assert_eq!(case["quarantine"]["reason"], "upstream bug");
+    assert_eq!(case["quarantine"]["until"], "2099-12-31");
+    assert_eq!(case["quarantine"]["issue"], "https://example.com/issues/7");
+    assert_eq!(case["quarantine"]["expired"], false);
+    assert_eq!(summary["cases"][1]["quarantine"], Value::Null);
+
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    let row = md.lines().find(|l| l.contains("| known broken |")).unwrap();
+    assert!(
+        row.contains("**QUARANTINED**") && row.contains("upstream bug"),
+        "{row}"
+    );
+    let xml = std::fs::read_to_string(p.out().join("junit.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let prop = doc
+        .descendants()
+        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some("quarantined"))
+        .expect("a quarantined property");
+    assert_eq!(prop.attribute("value"), Some("true"));
+    let obs = std::fs::read_to_string(p.out().join("observations.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(obs.lines().next().unwrap()).unwrap();
+    assert_eq!(first["metadata"]["quarantined"], true);
+    let statement: Value = serde_json::from_slice(
+        &std::fs::read(p.run_dir().join("test-result.intoto.json")).unwrap(),
+    )
+    .unwrap();
+    let warned = statement["predicate"]["warnedTests"].to_string();
+    assert!(warned.contains("known broken"), "{warned}");
+    assert_eq!(statement["predicate"]["result"], "WARNED");
+    assert_eq!(lines(&p.out())[0]["quarantined"], true);
+
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Lifting the quarantine in the evidence makes the summary's verdict
+    // one the evidence does not support.
+    let evidence = p.case_dir("001-known_broken").join("evidence.json");
+    let mut ev: Value = serde_json::from_slice(&std::fs::read(&evidence).unwrap()).unwrap();
+    ev["quarantine"] = Value::Null;
+    std::fs::write(&evidence, serde_json::to_vec_pretty(&ev).unwrap()).unwrap();
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+#[test]
+fn an_expired_quarantine_fails_the_run_naming_it() {
+    let p = Project::new(
+        &QUARANTINED
+            .replace("UNTIL", "2020-01-31")
+            .replace("echo 'Pipeline failed' >&2; exit 1", "echo fixed"),
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(summary["final_status"], "PARTIAL (1 case(s) failed)");
+    let case = &summary["cases"][0];
+    assert_eq!(case["result"], "FAILED");
+    assert_eq!(case["execution_status"], "SUCCESS");
+    assert_eq!(case["quarantine"]["expired"], true);
+    assert_eq!(case["issues"][0]["type"], "QUARANTINE_EXPIRED");
+    let message = case["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("2020-01-31") && message.contains("upstream bug"),
+        "{message}"
+    );
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // The expiry is held to the day the case ran.
+    let evidence = p.case_dir("001-known_broken").join("evidence.json");
+    let mut ev: Value = serde_json::from_slice(&std::fs::read(&evidence).unwrap()).unwrap();
+    ev["quarantine"]["expired"] = Value::Bool(false);
+    std::fs::write(&evidence, serde_json::to_vec_pretty(&ev).unwrap()).unwrap();
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("quarantine.expired is false"), "{out}");
+}
+
+#[test]
+fn a_quarantined_case_that_keeps_passing_may_leave_quarantine() {
+    let p = Project::new(
+        &QUARANTINED
+            .replace("UNTIL", "2099-12-31")
+            .replace("echo 'Pipeline failed' >&2; exit 1", "echo fixed"),
+    );
+    for n in 1..=5 {
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let o = p.run(&["history", "known"]);
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        assert_eq!(
+            out.contains("may leave quarantine"),
+            n == 5,
+            "run {n}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_quarantine_without_a_date_is_a_config_error() {
+    let p = Project::new(&QUARANTINED.replace("UNTIL", "next week"));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`quarantine.until` must be a date"), "{err}");
+}

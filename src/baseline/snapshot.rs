@@ -22,7 +22,7 @@ use super::data::{self, OutputRead};
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
 use crate::config::{CaseDef, HarnessConfig, OutputSpec, Redaction};
-use crate::model::{CaseKind, CaseRecord, CaseResult, Issue, IssueType, Severity, Stage};
+use crate::model::{CaseRecord, CaseResult, Issue, IssueType};
 pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
@@ -470,26 +470,16 @@ fn push_issue(
     let exit = rec
         .exit_code
         .map_or_else(|| "none".to_string(), |c| c.to_string());
-    rec.issues.push(Issue {
-        issue_type,
-        case: rec.name.clone(),
-        kind: rec.kind,
-        stage: Stage::Execution,
-        severity: if rec.kind == CaseKind::Golden {
-            Severity::High
-        } else {
-            Severity::Medium
-        },
-        message: crate::ansi::one_line(message),
-        evidence: format!(
-            "Status: {} | Exit code: {exit} | Output: {}",
-            rec.execution_status.as_str(),
-            crate::ansi::one_line(first_change)
-                .chars()
-                .take(MAX_EVIDENCE_CHARS)
-                .collect::<String>()
-        ),
-    });
+    let evidence = format!(
+        "Status: {} | Exit code: {exit} | Output: {}",
+        rec.execution_status.as_str(),
+        crate::ansi::one_line(first_change)
+            .chars()
+            .take(MAX_EVIDENCE_CHARS)
+            .collect::<String>()
+    );
+    let issue = Issue::after_run(rec, issue_type, crate::ansi::one_line(message), evidence);
+    rec.issues.push(issue);
     if rec.result == CaseResult::Passed {
         rec.result = CaseResult::Failed;
     }

@@ -46,7 +46,16 @@ pub(crate) struct CaseHistory {
     /// Commits (clean work trees only) on which the case both passed and
     /// failed: flaky whatever the retries said.
     pub flipped_commits: Vec<String>,
+    /// The case is quarantined in its latest run.
+    pub quarantined: bool,
+    /// Quarantined, and it passed its last [`LEAVE_QUARANTINE_AFTER`]
+    /// runs (skips aside): it may leave quarantine.
+    pub may_leave_quarantine: bool,
 }
+
+/// Passing runs in a row after which a quarantined case may leave
+/// quarantine.
+pub(crate) const LEAVE_QUARANTINE_AFTER: usize = 5;
 
 /// The run that began a case's current streak of failures.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -120,7 +129,23 @@ fn one_case(case: &str, lines: &[&HistoryLine], last: usize) -> CaseHistory {
         p90_seconds: percentile(&durations, 90),
         failing_since: failing_since(lines),
         flipped_commits: flipped_commits(lines),
+        quarantined: lines.last().is_some_and(|l| l.quarantined),
+        may_leave_quarantine: may_leave_quarantine(lines),
     }
+}
+
+/// Quarantined in the latest run, and passed in each of the last
+/// [`LEAVE_QUARANTINE_AFTER`] runs that ran it.
+fn may_leave_quarantine(lines: &[&HistoryLine]) -> bool {
+    let ran: Vec<&&HistoryLine> = lines
+        .iter()
+        .rev()
+        .filter(|l| l.result != CaseResult::Skipped)
+        .take(LEAVE_QUARANTINE_AFTER)
+        .collect();
+    lines.last().is_some_and(|l| l.quarantined)
+        && ran.len() == LEAVE_QUARANTINE_AFTER
+        && ran.iter().all(|l| l.result == CaseResult::Passed)
 }
 
 /// The strip mark of a result.
@@ -223,6 +248,14 @@ pub(crate) fn human(cases: &[CaseHistory], file: &Path) -> String {
                 .as_deref()
                 .map_or("no commit recorded", |c| &c[..c.len().min(12)]);
             let _ = write!(out, "  failing since {commit} (run {})", since.run_id);
+        }
+        if c.may_leave_quarantine {
+            let _ = write!(
+                out,
+                "  QUARANTINED: passed its last {LEAVE_QUARANTINE_AFTER} runs, may leave quarantine"
+            );
+        } else if c.quarantined {
+            let _ = write!(out, "  QUARANTINED");
         }
         if !c.flipped_commits.is_empty() {
             let _ = write!(

@@ -237,6 +237,9 @@ pub struct CaseDef {
     pub result: Option<ResultSpec>,
     /// Data files compared with data snapshots (`outputs`).
     pub outputs: Vec<OutputSpec>,
+    /// The case's quarantine, if declared (never `expired` here: that is
+    /// judged when the case runs).
+    pub quarantine: Option<crate::model::Quarantine>,
 }
 
 /// A validated harness file.
@@ -622,6 +625,7 @@ impl HarnessConfig {
                 require: None,
                 result: None,
                 outputs: Vec::new(),
+                quarantine: None,
             });
         }
         if diags.is_empty() {

@@ -67,6 +67,7 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
         ("outputs", keys(&root["definitions"]["DataOutput"])),
         ("tolerance", keys(&root["definitions"]["Tolerance"])),
         ("history", keys(&root["definitions"]["History"])),
+        ("quarantine", keys(&root["definitions"]["QuarantineKey"])),
     ]
 }
 
@@ -89,6 +90,7 @@ pub fn keys_reference() -> String {
             "outputs" => "`outputs` entries".to_string(),
             "tolerance" => "`outputs.tolerance`".to_string(),
             "history" => "`[harness] history`".to_string(),
+            "quarantine" => "a case's `quarantine`".to_string(),
             _ => format!("`[{table}]`"),
         };
         out.push_str(&format!(
@@ -624,6 +626,19 @@ pub struct ResultFile {
     pub path: Option<String>,
 }
 
+/// A case's quarantine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuarantineKey {
+    /// Why the case is quarantined.
+    pub reason: String,
+    /// The last day the quarantine holds, `YYYY-MM-DD` (UTC).
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), example = &"2027-01-31")]
+    pub until: String,
+    /// Where the failure is tracked, e.g. an issue URL.
+    pub issue: Option<String>,
+}
+
 /// A data file a case writes, compared with its data snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -827,6 +842,10 @@ pub struct Golden {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
+    /// Keep running the case while known to fail: its failure does not
+    /// fail the run (it is marked QUARANTINED) until `until` has passed;
+    /// from then on the quarantine fails the case, naming itself.
+    pub quarantine: Option<QuarantineKey>,
     /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
     /// tables), each compared with
     /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
@@ -912,6 +931,10 @@ pub struct Verify {
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
     pub result: Option<ResultFile>,
+    /// Keep running the case while known to fail: its failure does not
+    /// fail the run (it is marked QUARANTINED) until `until` has passed;
+    /// from then on the quarantine fails the case, naming itself.
+    pub quarantine: Option<QuarantineKey>,
     /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
     /// tables), each compared with
     /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as

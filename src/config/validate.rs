@@ -409,6 +409,43 @@ impl Ctx<'_> {
         flavour
     }
 
+    /// A case's `quarantine = { reason, until, issue }`.
+    fn quarantine(&mut self, node: &Node) -> Option<crate::model::Quarantine> {
+        let t = self.table(node, "`quarantine`", &keys_of("quarantine"))?;
+        let field = |cx: &mut Self, key: &str| {
+            let Some((_, v)) = t.get(key) else {
+                if key != "issue" {
+                    cx.err(
+                        node.pos,
+                        format!("`quarantine` has no `{key}`"),
+                        Some("write `quarantine = { reason = \"…\", until = \"2027-01-31\", issue = \"URL\" }`".into()),
+                    );
+                }
+                return None;
+            };
+            cx.string(v, &format!("quarantine.{key}"))
+                .map(|s| (s, v.pos))
+        };
+        let reason = field(self, "reason");
+        let until = field(self, "until");
+        let issue = field(self, "issue").map(|(s, _)| s);
+        let (until, pos) = until?;
+        if until.len() != 10 || until.parse::<jiff::civil::Date>().is_err() {
+            self.err(
+                pos,
+                format!("`quarantine.until` must be a date `YYYY-MM-DD`, found \"{until}\""),
+                None,
+            );
+            return None;
+        }
+        Some(crate::model::Quarantine {
+            reason: reason?.0,
+            until,
+            issue,
+            expired: false,
+        })
+    }
+
     fn flaky_policy(&mut self, node: &Node, key: &str) -> Option<crate::model::FlakyPolicy> {
         let s = self.string(node, key)?;
         let policy = crate::model::FlakyPolicy::parse(&s);
@@ -1146,6 +1183,7 @@ impl Cases {
             .get("outputs")
             .map_or_else(Vec::new, |(_, v)| cx.outputs(v));
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
+        let quarantine = t.get("quarantine").and_then(|(_, v)| cx.quarantine(v));
         let fields = match d.kind {
             CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
             CaseKind::Verify => verify_fields(cx, h, &d, t),
@@ -1188,6 +1226,7 @@ impl Cases {
             require,
             result,
             outputs,
+            quarantine,
         });
     }
 

@@ -36,6 +36,43 @@ pub enum CaseKind {
     Verify,
 }
 
+/// A case kept running while known to fail (`quarantine = { reason,
+/// until, issue }`): its failure does not fail the run until `until` has
+/// passed; from then on the quarantine itself fails the case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Quarantine {
+    /// Why the case is quarantined.
+    pub reason: String,
+    /// The last day (UTC, `YYYY-MM-DD`) the quarantine holds.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    pub until: String,
+    /// Where the failure is tracked (an issue URL).
+    pub issue: Option<String>,
+    /// `until` had passed when the case ran: the quarantine no longer
+    /// holds, and fails the case with QUARANTINE_EXPIRED.
+    #[serde(default)]
+    pub expired: bool,
+}
+
+impl Quarantine {
+    /// Whether the quarantine had expired on `day` (UTC): `until` is the
+    /// last day it holds. An unreadable `until` counts as expired.
+    pub fn expired_on(&self, day: jiff::civil::Date) -> bool {
+        self.until
+            .parse::<jiff::civil::Date>()
+            .map_or(true, |until| day > until)
+    }
+
+    /// The quarantine in words: reason, until and issue.
+    pub fn describe(&self) -> String {
+        let issue = self
+            .issue
+            .as_deref()
+            .map_or_else(String::new, |i| format!(", {i}"));
+        format!("quarantined until {} ({}{issue})", self.until, self.reason)
+    }
+}
+
 /// What a flaky case (one that passed after a failed attempt) does to the
 /// run (`[harness] flaky`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -187,6 +224,10 @@ pub enum IssueType {
     /// The case passed only after a failed attempt, and `[harness] flaky =
     /// "fail"` fails such a case.
     Flaky,
+    /// The case's quarantine has expired (its `until` has passed): it
+    /// fails, whatever its own result, until the quarantine is removed or
+    /// extended.
+    QuarantineExpired,
 }
 
 /// Where in the pipeline an issue arose.
@@ -227,6 +268,31 @@ pub struct Issue {
     pub message: String,
     /// `Status: … | Exit code: … | Output: …`.
     pub evidence: String,
+}
+
+impl Issue {
+    /// An issue of `case` found once its command ran (stage `execution`),
+    /// as severe as the case's kind makes it.
+    pub fn after_run(
+        case: &CaseRecord,
+        issue_type: IssueType,
+        message: String,
+        evidence: String,
+    ) -> Issue {
+        Issue {
+            issue_type,
+            case: case.name.clone(),
+            kind: case.kind,
+            stage: Stage::Execution,
+            severity: if case.kind == CaseKind::Golden {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            message,
+            evidence,
+        }
+    }
 }
 
 /// What a run changed in a golden project: every entry, named relative to
@@ -515,6 +581,8 @@ pub struct CaseRecord {
     pub golden_changes: Option<GoldenChanges>,
     /// The structured result the case declared, as read.
     pub structured_result: Option<StructuredResult>,
+    /// The case's quarantine, if it has one.
+    pub quarantine: Option<Quarantine>,
 }
 
 /// Why a case was skipped without running, when the engine decided it: the
@@ -597,12 +665,24 @@ impl CaseRecord {
             snapshots: Vec::new(),
             golden_changes: None,
             structured_result: None,
+            quarantine: None,
         }
     }
 
     /// Whether the command actually ran (there is evidence).
     pub fn ran(&self) -> bool {
         self.status != EvidenceStatus::NoEvidence
+    }
+
+    /// Whether a quarantine that has not expired holds the case.
+    pub fn quarantined(&self) -> bool {
+        self.quarantine.as_ref().is_some_and(|q| !q.expired)
+    }
+
+    /// Whether the case fails the run: FAILED or ERROR, and not held by
+    /// its quarantine.
+    pub fn fails_run(&self) -> bool {
+        self.result.is_failure() && !self.quarantined()
     }
 }
 
@@ -733,7 +813,7 @@ impl RunRecord {
         let (failed, golden_failed) = self
             .cases
             .iter()
-            .filter(|c| c.result.is_failure())
+            .filter(|c| c.fails_run())
             .fold((0, 0), |(all, golden), c| {
                 (all + 1, golden + usize::from(c.kind == CaseKind::Golden))
             });

@@ -192,6 +192,7 @@ pub fn test_result(record: &RunRecord, exit_code: i32) -> TestResult {
     for case in &record.cases {
         let list = match case.result {
             CaseResult::Skipped => &mut t.skipped,
+            _ if case.quarantined() => &mut t.warned,
             CaseResult::Failed | CaseResult::Error => &mut t.failed,
             CaseResult::Passed if case.flaky || slower.contains(&case.name.as_str()) => {
                 &mut t.warned

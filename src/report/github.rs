@@ -216,6 +216,21 @@ impl<W: Write> GithubReporter<W> {
             let title = one_line(&format!("{} {}", case.kind.as_str(), case.name));
             self.annotation("warning", Some(case.line), &title, w)?;
         }
+        if case.quarantined() && case.result.is_failure() {
+            let title = one_line(&format!(
+                "{} {} QUARANTINED ({})",
+                case.kind.as_str(),
+                case.name,
+                case.result.as_str()
+            ));
+            let q = case
+                .quarantine
+                .as_ref()
+                .map(|q| q.describe())
+                .unwrap_or_default();
+            let message = format!("{q}\n{}", failure_message(case));
+            return self.annotation("warning", Some(case.line), &title, &message);
+        }
         if !case.result.is_failure() {
             return Ok(());
         }

@@ -142,6 +142,11 @@ fn case_facts(case: &CaseRecord) -> Vec<(&'static str, String)> {
     if case.flaky {
         facts.push(("flaky", "true".into()));
     }
+    if let Some(q) = &case.quarantine {
+        let mark = if q.expired { "expired" } else { "true" };
+        facts.push(("quarantined", mark.into()));
+        facts.push(("quarantine", q.describe()));
+    }
     facts
 }
 

@@ -195,6 +195,14 @@ fn why(case: &CaseRecord) -> String {
 
 fn notes(case: &CaseRecord) -> Vec<String> {
     let mut parts = Vec::new();
+    if let Some(q) = &case.quarantine {
+        let mark = if q.expired {
+            "QUARANTINE EXPIRED"
+        } else {
+            "QUARANTINED"
+        };
+        parts.push(format!("**{mark}**: {}", inline(&q.describe())));
+    }
     if case.flaky {
         parts.push(format!(
             "flaky: passed after {} failed attempt(s)",

@@ -294,6 +294,7 @@ impl<W: Write> TerminalReporter<W> {
 
     fn result_label(&self, case: &CaseRecord) -> String {
         let (text, style) = match case.result {
+            CaseResult::Failed | CaseResult::Error if case.quarantined() => ("QUARANTINED", YELLOW),
             CaseResult::Passed if case.flaky => ("FLAKY", YELLOW),
             CaseResult::Passed => ("PASSED", GREEN),
             CaseResult::Failed => ("FAILED", RED),

@@ -134,6 +134,10 @@ impl<'h> Engine<'h> {
         );
         r.description = def.description.clone();
         r.expected = def.expected.to_string();
+        r.quarantine = def.quarantine.clone().map(|mut q| {
+            q.expired = q.expired_on(today());
+            q
+        });
         mask_record(&self.redactor, &mut r);
         r
     }
@@ -160,8 +164,11 @@ impl<'h> Engine<'h> {
                 .issues
                 .iter()
                 .any(|i| i.issue_type == crate::model::IssueType::GoldenModified);
+            // An expired quarantine fails the case whatever an attempt does.
+            let expired = rec.quarantine.as_ref().is_some_and(|q| q.expired);
             let again = rec.result == CaseResult::Failed
                 && !modified
+                && !expired
                 && n < attempts
                 && !self.interrupt.as_ref().is_some_and(|i| i.requested());
             if rec.result == CaseResult::Passed && !earlier.is_empty() {
@@ -170,7 +177,8 @@ impl<'h> Engine<'h> {
             }
             if !again {
                 rec.previous_attempts = earlier;
-                if rec.flaky || !rec.previous_attempts.is_empty() {
+                let expired = quarantine_expired(&mut rec);
+                if rec.flaky || expired || !rec.previous_attempts.is_empty() {
                     // The final attempt's evidence.json lists the earlier ones.
                     self.write_evidence(&mut rec);
                 }
@@ -184,7 +192,7 @@ impl<'h> Engine<'h> {
     /// failed attempts: a warning, nothing more, or a FLAKY issue that
     /// fails it.
     fn apply_flaky_policy(&self, rec: &mut CaseRecord, failed: usize) {
-        use crate::model::{FlakyPolicy, Issue, IssueType, Severity, Stage};
+        use crate::model::{FlakyPolicy, IssueType};
         let what = format!(
             "flaky: passed on attempt {} after {failed} failed attempt(s)",
             failed + 1
@@ -193,26 +201,15 @@ impl<'h> Engine<'h> {
             FlakyPolicy::Pass => {}
             FlakyPolicy::Warn => rec.warnings.push(what),
             FlakyPolicy::Fail => {
-                rec.result = CaseResult::Failed;
-                rec.issues.push(Issue {
-                    issue_type: IssueType::Flaky,
-                    case: rec.name.clone(),
-                    kind: rec.kind,
-                    stage: Stage::Execution,
-                    severity: if rec.kind == crate::model::CaseKind::Golden {
-                        Severity::High
-                    } else {
-                        Severity::Medium
-                    },
-                    message: format!("{what}; [harness] flaky = \"fail\" fails such a case"),
-                    evidence: format!(
-                        "Status: {} | Exit code: {} | Attempts: {}",
-                        rec.execution_status.as_str(),
-                        rec.exit_code
-                            .map_or_else(|| "none".into(), |c| c.to_string()),
-                        failed + 1
-                    ),
-                });
+                let evidence = format!(
+                    "Status: {} | Exit code: {} | Attempts: {}",
+                    rec.execution_status.as_str(),
+                    rec.exit_code
+                        .map_or_else(|| "none".into(), |c| c.to_string()),
+                    failed + 1
+                );
+                let message = format!("{what}; [harness] flaky = \"fail\" fails such a case");
+                fail_with(rec, IssueType::Flaky, message, evidence);
             }
         }
     }
@@ -1139,4 +1136,47 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
     if let (std::borrow::Cow::Owned(masked), _) = redactor.mask_str(&dir) {
         rec.working_dir = PathBuf::from(masked);
     }
+}
+
+/// Today's date in UTC: what a quarantine's `until` is compared with.
+fn today() -> jiff::civil::Date {
+    jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date()
+}
+
+/// Fail `rec` with one more issue of `issue_type`, raised after it ran.
+fn fail_with(
+    rec: &mut CaseRecord,
+    issue_type: crate::model::IssueType,
+    message: String,
+    evidence: String,
+) {
+    rec.result = CaseResult::Failed;
+    let issue = crate::model::Issue::after_run(rec, issue_type, message, evidence);
+    rec.issues.push(issue);
+}
+
+/// A case that ran under an expired quarantine fails, naming the
+/// quarantine: it must be removed or extended. Returns whether it did.
+fn quarantine_expired(rec: &mut CaseRecord) -> bool {
+    use crate::model::IssueType;
+    let Some(q) = rec.quarantine.as_ref().filter(|q| q.expired) else {
+        return false;
+    };
+    if !matches!(rec.result, CaseResult::Passed | CaseResult::Failed) {
+        return false;
+    }
+    let message = format!(
+        "{}: the quarantine expired after {}; remove it or extend `until`",
+        q.describe(),
+        q.until
+    );
+    let evidence = format!(
+        "Status: {} | Quarantine until: {}",
+        rec.execution_status.as_str(),
+        q.until
+    );
+    fail_with(rec, IssueType::QuarantineExpired, message, evidence);
+    true
 }

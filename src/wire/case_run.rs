@@ -62,6 +62,11 @@ pub struct CaseRun {
     pub redactions: Redactions,
     /// Warnings about the case (leaked processes, ...).
     pub warnings: Vec<String>,
+    /// The case's quarantine (`quarantine = { reason, until, issue }`);
+    /// null when it has none (absent before 1.7). While it holds (not
+    /// `expired`), the case's failure does not fail the run.
+    #[serde(default)]
+    pub quarantine: Option<crate::model::Quarantine>,
 }
 
 impl CaseRun {
@@ -87,6 +92,7 @@ impl CaseRun {
             artifacts: case.artifacts.clone(),
             redactions: case.redactions,
             warnings: case.warnings.clone(),
+            quarantine: case.quarantine.clone(),
         }
     }
 }

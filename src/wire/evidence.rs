@@ -16,8 +16,8 @@ use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 /// `structured_result`; 1.5 data snapshots in `snapshots` (`stream`
 /// `data`, with `output` and `sha256`); 1.6 `diff_sha256` in a changed
 /// data output's check, and the evidence hash covers the data checks
-/// ([`hash_with_data`]).
-pub(crate) const SCHEMA_VERSION: &str = "1.6.0";
+/// ([`hash_with_data`]); 1.7 `quarantine`.
+pub(crate) const SCHEMA_VERSION: &str = "1.7.0";
 
 /// The first minor version whose evidence hash covers the data checks.
 const DATA_HASH_MINOR: u64 = 6;

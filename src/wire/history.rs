@@ -88,6 +88,9 @@ pub struct HistoryLine {
     pub attempts: usize,
     /// Passed after a failed attempt.
     pub flaky: bool,
+    /// Held by a quarantine that had not expired: its failure did not
+    /// fail the run.
+    pub quarantined: bool,
     /// The evidence hash of the last attempt; null when it did not run.
     pub evidence_hash: Option<String>,
 }
@@ -112,6 +115,7 @@ impl HistoryLine {
             jobs: (record.jobs > 0).then_some(record.jobs),
             attempts: case.previous_attempts.len() + 1,
             flaky: case.flaky,
+            quarantined: case.quarantined(),
             evidence_hash: case.evidence_hash.clone(),
         }
     }
@@ -145,6 +149,11 @@ impl HistoryLine {
         );
         field("attempts", json(&self.attempts), json(&expected.attempts));
         field("flaky", json(&self.flaky), json(&expected.flaky));
+        field(
+            "quarantined",
+            json(&self.quarantined),
+            json(&expected.quarantined),
+        );
         field(
             "evidence_hash",
             json(&self.evidence_hash),

@@ -152,6 +152,9 @@ impl Observation {
         if let Some(h) = &case.evidence_hash {
             metadata.insert("evidence_hash".to_string(), h.as_str().into());
         }
+        if case.quarantined() {
+            metadata.insert("quarantined".to_string(), true.into());
+        }
 
         Observation {
             schema_version: SCHEMA_VERSION.to_string(),

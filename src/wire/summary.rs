@@ -23,8 +23,9 @@ use crate::model::{
 /// case's `expected`, `timed_out` and `interrupted`;
 /// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
 /// snapshot checks; 1.5 each case's `stdout_end` and `stderr_end`; 1.6
-/// `diff_sha256` in a changed data output's snapshot check.
-pub(crate) const SCHEMA_VERSION: &str = "1.6.0";
+/// `diff_sha256` in a changed data output's snapshot check; 1.7 each
+/// case's `quarantine`.
+pub(crate) const SCHEMA_VERSION: &str = "1.7.0";
 
 /// # cargo-golden summary
 ///
@@ -324,6 +325,7 @@ impl SummaryCase {
             golden_changes: None,
             // Taken from evidence.json by verify-evidence and merge.
             structured_result: None,
+            quarantine: run.quarantine,
         })
     }
 }

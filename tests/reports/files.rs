@@ -455,6 +455,7 @@ fn evidence_json_has_the_contract_fields_in_order() {
             "artifacts",
             "redactions",
             "warnings",
+            "quarantine",
             "flaky",
             "reason",
             "previous_attempts",

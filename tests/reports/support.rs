@@ -103,6 +103,7 @@ pub fn ran(
         snapshots: Vec::new(),
         golden_changes: None,
         structured_result: None,
+        quarantine: None,
     }
 }
 

@@ -329,15 +329,42 @@ pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
     }
     p.extend(issue_rule(ev));
     p.extend(flaky_rule(ev));
+    p.extend(quarantine_rule(ev));
     p
 }
 
 /// The evidence records a FLAKY issue.
 fn flaky_failed(ev: &Evidence) -> bool {
-    ev.run
-        .issues
-        .iter()
-        .any(|i| i.issue_type == IssueType::Flaky)
+    has_issue(ev, IssueType::Flaky)
+}
+
+fn has_issue(ev: &Evidence, t: IssueType) -> bool {
+    ev.run.issues.iter().any(|i| i.issue_type == t)
+}
+
+/// A quarantine is expired exactly when its `until` had passed on the day
+/// the case started, and a QUARANTINE_EXPIRED issue exactly when it is.
+fn quarantine_rule(ev: &Evidence) -> Option<String> {
+    let q = ev.run.quarantine.as_ref();
+    if let (Some(q), Some(at)) = (q, ev.run.started_at) {
+        let day = at.to_zoned(jiff::tz::TimeZone::UTC).date();
+        if q.expired != q.expired_on(day) {
+            return Some(format!(
+                "quarantine.expired is {}, but the case started on {day} and the quarantine holds until {}",
+                q.expired, q.until
+            ));
+        }
+    }
+    let expired = q.is_some_and(|q| q.expired);
+    match (has_issue(ev, IssueType::QuarantineExpired), expired) {
+        (true, false) => {
+            Some("records a QUARANTINE_EXPIRED issue, but no expired quarantine".into())
+        }
+        (false, true) if matches!(ev.run.result, CaseResult::Passed | CaseResult::Failed) => {
+            Some("its quarantine had expired, but it records no QUARANTINE_EXPIRED issue".into())
+        }
+        _ => None,
+    }
 }
 
 /// A FLAKY issue only where a case was marked flaky, and a flaky mark
@@ -462,7 +489,8 @@ fn result_rule(ev: &Evidence, logs: (&Path, &Path)) -> Result<Option<String>, Ev
     });
     // A FLAKY issue fails a case that passed only after a failed attempt
     // (`flaky_rule` holds it to the attempts recorded).
-    let output_changed = output_changed || flaky_failed(ev);
+    let output_changed =
+        output_changed || flaky_failed(ev) || has_issue(ev, IssueType::QuarantineExpired);
     // The engine matched the output as written; with values masked in the
     // logs a line it matched may no longer match here.
     let matched = || match &expected {

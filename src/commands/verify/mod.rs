@@ -467,6 +467,9 @@ pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.interrupted = ev.interrupted;
     case.golden_changes = ev.golden_changes;
     case.structured_result = ev.structured_result;
+    if ev.run.status != crate::model::EvidenceStatus::NoEvidence || ev.run.quarantine.is_some() {
+        case.quarantine = ev.run.quarantine;
+    }
     if let Some(expected) = ev.expected {
         case.expected = expected;
     }
