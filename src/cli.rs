@@ -297,6 +297,14 @@ struct RunArgs {
     /// Rewrite the selected cases' snapshots and golden-baseline.json entries from this run.
     #[arg(long)]
     bless: bool,
+    /// Run only the cases that failed or errored in the last run of the
+    /// out dir (its summary.json, once its evidence verifies).
+    #[arg(long, conflicts_with = "failed_first")]
+    failed: bool,
+    /// Run the cases that failed or errored in the last run of the out dir
+    /// first, then the rest.
+    #[arg(long)]
+    failed_first: bool,
 }
 
 /// The flags of `list`: which cases, from which file.
@@ -693,6 +701,12 @@ enum CliError {
     NoDefaultOutDir(#[source] Box<CliError>),
     #[error(transparent)]
     OutDir(#[from] crate::outdir::OutDirError),
+    #[error("--failed and --failed-first read the last run's {}, and there is none", .0.display())]
+    NoLastRun(PathBuf),
+    #[error(
+        "--failed and --failed-first trust only a last run whose evidence verifies; `cargo golden verify-evidence` found:\n  - {0}"
+    )]
+    LastRunUnverified(String),
 }
 
 fn list(a: RunArgs) -> i32 {
@@ -758,6 +772,32 @@ fn run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
+    let (filter, first) = match last_failures(&a, &loaded.out_dir) {
+        Ok(Some(failed)) if a.failed => {
+            if failed.is_empty() {
+                eprintln!(
+                    "no case failed in the last run of {}: nothing to run again",
+                    crate::layout::display_relative(&loaded.out_dir)
+                );
+                return exit::for_no_cases(a.no_cases);
+            }
+            let filter = filter_of(&a);
+            let names: Vec<String> = failed.into_iter().filter(|n| filter.matches(n)).collect();
+            if names.is_empty() {
+                eprintln!("no case that failed in the last run matches the filters");
+                return exit::for_no_cases(a.no_cases);
+            }
+            let only = Filter {
+                patterns: names,
+                exact: true,
+                skip: Vec::new(),
+            };
+            (only, Vec::new())
+        }
+        Ok(Some(failed)) => (filter_of(&a), failed),
+        Ok(None) => (filter_of(&a), Vec::new()),
+        Err(e) => return usage_error(&e),
+    };
     let signer = match Signer::load(a.sign_key.as_deref()) {
         Ok(s) => s,
         Err(e) => return usage_error(&CliError::from(e)),
@@ -786,7 +826,8 @@ fn run(a: RunArgs) -> i32 {
     let opts = RunOptions {
         out_dir: loaded.out_dir.clone(),
         run_id: None,
-        filter: filter_of(&a),
+        filter,
+        first,
         fail_fast: a.fail_fast,
         jobs: a.jobs.map_or(0, |j| j as usize),
         retries: a.retries,
@@ -839,6 +880,37 @@ fn bless_selection(h: &HarnessConfig, a: &RunArgs) -> Option<String> {
         .map(|c| c.name.clone())
         .collect();
     Some(crate::baseline::selection_note(&names, &a.filters, a.exact))
+}
+
+/// With `--failed` or `--failed-first`: the cases that failed or errored
+/// in the last run of `out_dir`, in declaration order, taken from its
+/// evidence once `verify-evidence`'s checks pass; `None` without either
+/// flag.
+fn last_failures(a: &RunArgs, out_dir: &Path) -> Result<Option<Vec<String>>, CliError> {
+    if !(a.failed || a.failed_first) {
+        return Ok(None);
+    }
+    let summary = out_dir.join(crate::report::SUMMARY_FILE);
+    if !summary.is_file() {
+        return Err(CliError::NoLastRun(summary));
+    }
+    let report = crate::commands::verify::verify_run(out_dir, None)
+        .map_err(|e| CliError::Verify(out_dir.to_path_buf(), e))?;
+    if !report.is_ok() {
+        let findings: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
+        return Err(CliError::LastRunUnverified(findings.join("\n  - ")));
+    }
+    let record = report
+        .record
+        .unwrap_or_else(|| unreachable!("a verified run has a record"));
+    Ok(Some(
+        record
+            .cases
+            .iter()
+            .filter(|c| c.result.is_failure())
+            .map(|c| c.name.clone())
+            .collect(),
+    ))
 }
 
 /// Compare the finished run with its baseline (and bless it when asked),

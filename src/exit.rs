@@ -31,6 +31,15 @@ pub(crate) fn for_status(status: FinalStatus) -> i32 {
     }
 }
 
+/// The exit code of a run that found nothing to run before it began
+/// (`--failed` after a run without failures), by `--no-cases`.
+pub(crate) fn for_no_cases(policy: crate::model::NoCases) -> i32 {
+    match policy {
+        crate::model::NoCases::Fail => NO_CASES,
+        crate::model::NoCases::Warn | crate::model::NoCases::Pass => SUCCESS,
+    }
+}
+
 /// What a finished run's results call for, computed once before its
 /// reports are written: the file reports show it, the integrity check
 /// holds them to it, and [`RunOutcome`] starts from it.

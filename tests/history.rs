@@ -542,3 +542,120 @@ fn a_quarantine_without_a_date_is_a_config_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("`quarantine.until` must be a date"), "{err}");
 }
+
+/// Four cases; `b` and `d` pass once their marker file exists.
+const FOUR: &str = r#"
+[[verify]]
+name = "a"
+command = "echo a"
+
+[[verify]]
+name = "b"
+command = "test -f pass-b"
+working_dir = "."
+
+[[verify]]
+name = "c"
+command = "echo c"
+
+[[verify]]
+name = "d"
+command = "test -f pass-d"
+working_dir = "."
+"#;
+
+/// The names of the cases in the order they started, from the JSON
+/// messages of a run.
+fn started(o: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "case-started")
+        .map(|m| m["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn results(summary: &Value) -> Vec<(String, String)> {
+    summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap().to_string();
+            (s("name"), s("result"))
+        })
+        .collect()
+}
+
+#[test]
+fn failed_runs_exactly_the_last_run_s_failures() {
+    let p = Project::new(FOUR);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = p.run(&["--failed", "--message-format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(started(&o), ["b", "d"]);
+    let summary = p.summary();
+    let want = [
+        ("a", "SKIPPED"),
+        ("b", "FAILED"),
+        ("c", "SKIPPED"),
+        ("d", "FAILED"),
+    ];
+    assert_eq!(
+        results(&summary),
+        want.map(|(n, r)| (n.to_string(), r.to_string()))
+    );
+
+    // A filter narrows the failures further.
+    std::fs::write(p.path().join("pass-d"), "").unwrap();
+    let o = p.run(&["--failed", "d", "--message-format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(started(&o), ["d"]);
+
+    // Now only `b` failed (the last run skipped it: it did not fail).
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let o = p.run(&["--failed-first", "--message-format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(started(&o), ["b", "a", "c", "d"]);
+    // Reports keep declaration order.
+    let names: Vec<String> = results(&p.summary()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["a", "b", "c", "d"]);
+
+    // Nothing failed: nothing to run again, which must not look green.
+    std::fs::write(p.path().join("pass-b"), "").unwrap();
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = p.run(&["--failed"]);
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no case failed in the last run"));
+}
+
+#[test]
+fn failed_trusts_only_a_last_run_that_verifies() {
+    let p = Project::new(FOUR);
+    let o = p.run(&["--failed"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("there is none"),
+        "{}",
+        text(&o)
+    );
+
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // The summary is rewritten to say `d` passed: its evidence says not.
+    let path = p.out().join("summary.json");
+    let mut summary: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    summary["cases"][3]["result"] = "PASSED".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&summary).unwrap()).unwrap();
+    let o = p.run(&["--failed"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("trust only a last run whose evidence verifies"),
+        "{err}"
+    );
+    assert!(err.contains("summary.json"), "{err}");
+}

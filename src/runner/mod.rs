@@ -77,6 +77,9 @@ pub struct RunOptions {
     /// Variables removed from every case's environment (secrets of the
     /// harness itself, such as the signing key).
     pub hidden_env: &'static [&'static str],
+    /// Cases taken before the others (`--failed-first`), `after` still
+    /// holding; reports keep declaration order.
+    pub first: Vec<String>,
 }
 
 /// Which cases run with respect to their `ignored` setting (libtest's

@@ -128,9 +128,11 @@ impl Drop for Pass<'_> {
 }
 
 /// Positions in `cases` (sorted by declaration index) in the order cases
-/// are taken: declaration order, except that a case comes after every case
-/// of `cases` it is `after` (the loader refuses cycles).
-fn run_order(cases: &[&CaseDef]) -> Vec<usize> {
+/// are taken: declaration order, the cases named in `first` before the
+/// others, except that a case comes after every case of `cases` it is
+/// `after` (the loader refuses cycles).
+fn run_order(cases: &[&CaseDef], first: &[String]) -> Vec<usize> {
+    let rank = |p: usize| (usize::from(!first.contains(&cases[p].name)), p);
     let mut waits_for = vec![0; cases.len()];
     let mut followers: Vec<Vec<usize>> = vec![Vec::new(); cases.len()];
     for (pos, case) in cases.iter().enumerate() {
@@ -139,17 +141,17 @@ fn run_order(cases: &[&CaseDef]) -> Vec<usize> {
             followers[dep].push(pos);
         }
     }
-    let mut ready: BinaryHeap<Reverse<usize>> = (0..cases.len())
+    let mut ready: BinaryHeap<Reverse<(usize, usize)>> = (0..cases.len())
         .filter(|&p| waits_for[p] == 0)
-        .map(Reverse)
+        .map(|p| Reverse(rank(p)))
         .collect();
     let mut order = Vec::with_capacity(cases.len());
-    while let Some(Reverse(pos)) = ready.pop() {
+    while let Some(Reverse((_, pos))) = ready.pop() {
         order.push(pos);
         for &f in &followers[pos] {
             waits_for[f] -= 1;
             if waits_for[f] == 0 {
-                ready.push(Reverse(f));
+                ready.push(Reverse(rank(f)));
             }
         }
     }
@@ -236,7 +238,7 @@ impl<'h> Run<'h> {
             slots: Mutex::new(cases.iter().map(|_| None).collect()),
             recorded: Condvar::new(),
             abandoned: AtomicBool::new(false),
-            order: run_order(&cases),
+            order: run_order(&cases, &opts.first),
             cases,
             opts,
             fanout: Mutex::new(fanout),
