@@ -140,6 +140,15 @@ enum Command {
         #[command(flatten)]
         at: OutDirArgs,
     },
+    /// List snapshot files and golden-baseline.json entries that no declared
+    /// case owns (from the harness file, nothing is run).
+    Snapshots {
+        /// Remove them: the files, and the entries from the baseline.
+        #[arg(long)]
+        prune: bool,
+        #[command(flatten)]
+        at: OutDirArgs,
+    },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
         #[command(flatten)]
@@ -431,6 +440,7 @@ pub fn main() -> i32 {
         }
         Some(Command::Schema { format, .. }) => schema(format.format()),
         Some(Command::Clean { at }) => clean(at.run_args(Vec::new())),
+        Some(Command::Snapshots { prune, at }) => snapshots(&at.run_args(Vec::new()), prune),
     }
 }
 
@@ -772,6 +782,20 @@ fn run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
+    match crate::commands::snapshots::find(h) {
+        Ok(o) if !o.is_empty() => eprintln!(
+            "warning: {} orphaned snapshot file(s) or baseline entr(y/ies) no declared case owns ({}); `cargo golden snapshots --prune` removes them",
+            o.lines().len(),
+            crate::ansi::name_list(
+                &o.files
+                    .iter()
+                    .chain(&o.entries)
+                    .cloned()
+                    .collect::<Vec<_>>()
+            )
+        ),
+        _ => {}
+    }
     let (filter, first) = match last_failures(&a, &loaded.out_dir) {
         Ok(Some(failed)) if a.failed => {
             if failed.is_empty() {
@@ -1294,6 +1318,46 @@ fn diff(base: &Path, new: &Path, out: Option<&Path>) -> i32 {
             }
         }
         Err(e) => usage_error(&e),
+    }
+}
+
+fn snapshots(a: &RunArgs, prune: bool) -> i32 {
+    use crate::commands::snapshots;
+    let loaded = match load(a, false) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let h = &loaded.harness;
+    let orphans = match snapshots::find(h) {
+        Ok(o) => o,
+        Err(e) => {
+            print_error(&e);
+            return exit::FAILED;
+        }
+    };
+    for line in orphans.lines() {
+        print_stdout(&line);
+    }
+    if orphans.is_empty() {
+        eprintln!("no orphaned snapshot file or baseline entry");
+        return exit::SUCCESS;
+    }
+    if !prune {
+        eprintln!(
+            "{} orphan(s): no declared case owns them; `cargo golden snapshots --prune` removes them",
+            orphans.lines().len()
+        );
+        return exit::FAILED;
+    }
+    match snapshots::prune(h, &orphans) {
+        Ok(()) => {
+            eprintln!("{:>12} {} orphan(s)", "Removed", orphans.lines().len());
+            exit::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e);
+            exit::FAILED
+        }
     }
 }
 

@@ -659,3 +659,89 @@ fn failed_trusts_only_a_last_run_that_verifies() {
     );
     assert!(err.contains("summary.json"), "{err}");
 }
+
+#[test]
+fn orphaned_snapshots_and_baseline_entries_are_found_and_pruned() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "keep"
+command = "echo keep"
+snapshot = ["stdout"]
+
+[[verify]]
+name = "gone"
+command = "echo gone"
+snapshot = ["stdout", "stderr"]
+
+[[verify]]
+name = "data"
+command = "mkdir -p data && echo 'id,v' > data/a.csv && echo '1,2' >> data/a.csv"
+outputs = [{ path = "data/*.csv", key = ["id"] }]
+"#,
+    );
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(p.path().join("snapshots/gone.stderr").is_file());
+    assert!(p.path().join("snapshots/data.data.a.csv.data").is_file());
+    // A file nobody ever owned is an orphan too.
+    p.write("snapshots/stray.stdout", "stray\n");
+    // `gone` is no longer declared.
+    let harness = std::fs::read_to_string(p.path().join("harness.toml")).unwrap();
+    let start = harness.find("[[verify]]\nname = \"gone\"").unwrap();
+    let end = harness.find("[[verify]]\nname = \"data\"").unwrap();
+    p.write(
+        "harness.toml",
+        &format!("{}{}", &harness[..start], &harness[end..]),
+    );
+
+    let list = || {
+        Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+            .current_dir(p.path())
+            .args(["snapshots", "--config", "harness.toml"])
+            .output()
+            .unwrap()
+    };
+    let o = list();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let listed: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        listed,
+        [
+            "snapshot file  snapshots/gone.stderr",
+            "snapshot file  snapshots/gone.stdout",
+            "snapshot file  snapshots/stray.stdout",
+            "baseline entry golden-baseline.json: \"gone\"",
+        ],
+        "{out}"
+    );
+    // A run warns about them once.
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("orphaned snapshot file(s)").count(), 1, "{err}");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path())
+        .args(["snapshots", "--prune", "--config", "harness.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let mut left: Vec<String> = std::fs::read_dir(p.path().join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["data.data.a.csv.data", "keep.stdout"]);
+    let baseline: Value =
+        serde_json::from_slice(&std::fs::read(p.path().join("golden-baseline.json")).unwrap())
+            .unwrap();
+    let names: Vec<String> = results(&baseline).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["keep", "data"]);
+    let o = list();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("orphaned"));
+}

@@ -1,5 +1,5 @@
 //! The subcommands that are not a run: `init`, `merge`, `verify-evidence`,
-//! `diff`, `history`, `schema` and `validate`.
+//! `diff`, `history`, `schema`, `snapshots` and `validate`.
 
 pub(crate) mod diff;
 pub(crate) mod history;
@@ -7,5 +7,6 @@ pub mod init;
 pub mod installed;
 pub(crate) mod merge;
 pub mod schema;
+pub(crate) mod snapshots;
 pub mod validate;
 pub mod verify;
