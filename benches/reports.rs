@@ -137,6 +137,7 @@ fn compare(record: &RunRecord, base: &BaselineFile) -> Comparison {
         file: "golden-baseline.json".into(),
         gate: Gate::Baseline,
         slowdown: 2.0,
+        typical: Default::default(),
     };
     let all = |_: &str| true;
     compare::compare(Some(base), &observed, Some(&all), &settings)

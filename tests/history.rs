@@ -745,3 +745,74 @@ outputs = [{ path = "data/*.csv", key = ["id"] }]
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("orphaned"));
 }
+
+/// One case that sleeps as many seconds as the file `delay` says.
+const TIMED: &str = r#"
+[harness]
+name = "timed"
+
+[[verify]]
+name = "timed"
+command = "sleep $(cat delay)"
+working_dir = "."
+"#;
+
+/// Run `timed` sleeping `delay` seconds with `args`; returns the run's
+/// summary.json and its stderr.
+fn timed_run(p: &Project, delay: &str, args: &[&str]) -> (Value, String) {
+    std::fs::write(p.path().join("delay"), delay).unwrap();
+    let o = p.run(args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    (p.summary(), text(&o))
+}
+
+fn slower(summary: &Value) -> Vec<String> {
+    summary["baseline"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["class"] == "slower")
+        .map(|c| c["detail"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn slower_compares_with_the_median_of_earlier_runs_at_the_same_jobs() {
+    let p = Project::new(TIMED);
+    // The baseline and four more runs, fast, at --jobs 1.
+    let (blessed, _) = timed_run(&p, "0", &["--bless", "--jobs", "1"]);
+    assert_eq!(blessed["baseline"]["blessed"], true, "{blessed:#}");
+    for _ in 0..4 {
+        timed_run(&p, "0", &["--jobs", "1"]);
+    }
+    // Slow at --jobs 2: history has no run at --jobs 2 yet, so the baseline
+    // is what it is compared with, and it is slower.
+    let (first, out) = timed_run(&p, "1.2", &["--jobs", "2"]);
+    let details = slower(&first);
+    assert_eq!(details.len(), 1, "{first:#}");
+    assert!(details[0].contains("its baseline"), "{details:?}");
+    assert!(out.contains("PERFORMANCE: `timed`"), "{out}");
+    for _ in 0..4 {
+        timed_run(&p, "1.2", &["--jobs", "2"]);
+    }
+    let jobs: Vec<Value> = lines(&p.out()).iter().map(|l| l["jobs"].clone()).collect();
+    assert_eq!(jobs, [1, 1, 1, 1, 1, 2, 2, 2, 2, 2].map(Value::from));
+    // Five runs at --jobs 2 as slow as this one: like with like, not slower.
+    let (like, out) = timed_run(&p, "1.2", &["--jobs", "2"]);
+    assert!(slower(&like).is_empty(), "{like:#}");
+    assert_eq!(like["baseline"]["counts"]["slower"], 0, "{like:#}");
+    assert!(!out.contains("PERFORMANCE"), "{out}");
+    // As slow at --jobs 1, where history holds five fast runs: slower than
+    // their median, and the warning says so.
+    let (unlike, out) = timed_run(&p, "1.2", &["--jobs", "1"]);
+    let details = slower(&unlike);
+    assert_eq!(details.len(), 1, "{unlike:#}");
+    assert!(
+        details[0].contains("the median of its last 5 runs at --jobs 1"),
+        "{details:?}"
+    );
+    assert!(
+        out.contains("the median of its last 5 runs at --jobs 1"),
+        "{out}"
+    );
+}

@@ -10,8 +10,13 @@
 //! | `new` | not in the baseline |
 //! | `fixed` | failed in the baseline, PASSED now |
 //! | `known_failure` | failed in the baseline and now, same result and signature |
-//! | `slower` | PASSED in both, above `slowdown` × the baseline duration and at least 1 s more |
+//! | `slower` | PASSED in both, above `slowdown` × the reference duration and at least 1 s more |
 //! | `unchanged` | PASSED in both |
+//!
+//! The reference duration of `slower` is the baseline's, unless the out
+//! dir's history holds the case's last [`TYPICAL_RUNS`] passing runs at the
+//! run's `--jobs`: then it is their median, so a baseline timed at
+//! `--jobs 1` does not mark every case slower under `--jobs 2`.
 //!
 //! Under `gate = "baseline"` a run passes when no case is `regressed`,
 //! `changed_failure`, `missing` or `not_run`, and no `new` case failed: a
@@ -28,6 +33,60 @@ use crate::model::{CaseKind, Gate};
 /// A slower case must also be at least this much slower than its baseline:
 /// below it, scheduling noise on a busy machine would flag cases.
 pub(crate) const SLOWER_MIN_EXTRA: Duration = Duration::from_secs(1);
+
+/// Passing runs at the same `--jobs` the history must hold of a case
+/// before `slower` is judged against their median instead of the baseline.
+pub const TYPICAL_RUNS: usize = 5;
+
+/// A case's typical duration from history: the median of its last
+/// [`TYPICAL_RUNS`] passing runs at `jobs` cases at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typical {
+    /// The median, seconds.
+    pub seconds: f64,
+    /// Runs it is the median of.
+    pub runs: usize,
+    /// The `--jobs` of those runs (and of this one).
+    pub jobs: usize,
+}
+
+impl Typical {
+    /// The typical duration of each case in `lines` (history lines, oldest
+    /// first) at `jobs`, for the cases with enough passing runs there.
+    pub fn of_history(
+        lines: &[crate::wire::history::HistoryLine],
+        jobs: usize,
+    ) -> HashMap<String, Typical> {
+        let mut durations: HashMap<&str, Vec<f64>> = HashMap::new();
+        for l in lines.iter().rev() {
+            if l.jobs == Some(jobs) && l.result == crate::model::CaseResult::Passed {
+                let d = durations.entry(l.case.as_str()).or_default();
+                if d.len() < TYPICAL_RUNS {
+                    d.push(l.duration_seconds);
+                }
+            }
+        }
+        durations
+            .into_iter()
+            .filter(|(_, d)| d.len() >= TYPICAL_RUNS)
+            .map(|(case, mut d)| {
+                d.sort_by(f64::total_cmp);
+                let mid = d.len() / 2;
+                let seconds = if d.len() % 2 == 0 {
+                    (d[mid - 1] + d[mid]) / 2.0
+                } else {
+                    d[mid]
+                };
+                let typical = Typical {
+                    seconds,
+                    runs: d.len(),
+                    jobs,
+                };
+                (case.to_string(), typical)
+            })
+            .collect()
+    }
+}
 
 impl From<&BaselineEntry> for Verdict {
     fn from(e: &BaselineEntry) -> Verdict {
@@ -61,6 +120,9 @@ pub struct Settings {
     pub gate: Gate,
     /// The `slowdown` factor.
     pub slowdown: f64,
+    /// Each case's typical duration from history at this run's `--jobs`;
+    /// `slower` is judged against it where there is one.
+    pub typical: HashMap<String, Typical>,
 }
 
 /// Compare `observed` (the selected cases of a run, in declaration order)
@@ -80,7 +142,12 @@ pub fn compare(
         .iter()
         .map(|o| {
             let base = entries.get(o.name).map(|e| Verdict::from(*e));
-            let (class, detail) = classify(base.as_ref(), o.verdict.as_ref(), settings.slowdown);
+            let (class, detail) = classify(
+                base.as_ref(),
+                o.verdict.as_ref(),
+                settings.slowdown,
+                settings.typical.get(o.name),
+            );
             CaseComparison {
                 name: o.name.to_string(),
                 class,
@@ -156,11 +223,13 @@ pub(crate) fn merge<'a>(
     })
 }
 
-/// The class of one case and a line on what changed.
+/// The class of one case and a line on what changed. `slower` is judged
+/// against `typical` when there is one, else against the baseline.
 pub(crate) fn classify(
     base: Option<&Verdict>,
     now: Option<&Verdict>,
     slowdown: f64,
+    typical: Option<&Typical>,
 ) -> (Class, String) {
     let sig = |v: &Verdict| match &v.signature {
         Some(s) => format!("{}: {s}", v.result.as_str()),
@@ -190,12 +259,20 @@ pub(crate) fn classify(
             format!("was {}; now {}", sig(base), sig(now)),
         ),
         (false, false) => {
-            let (b, n) = (base.duration_seconds, now.duration_seconds);
+            let b = typical.map_or(base.duration_seconds, |t| t.seconds);
+            let n = now.duration_seconds;
             if n > slowdown * b && n - b >= SLOWER_MIN_EXTRA.as_secs_f64() {
                 let ratio = if b > 0.0 { n / b } else { f64::INFINITY };
+                let reference = match typical {
+                    Some(t) => format!(
+                        "{b:.2}s, the median of its last {} runs at --jobs {}",
+                        t.runs, t.jobs
+                    ),
+                    None => format!("its baseline {b:.2}s"),
+                };
                 (
                     Class::Slower,
-                    format!("took {n:.2}s, {ratio:.1}× its baseline {b:.2}s (limit {slowdown}×)"),
+                    format!("took {n:.2}s, {ratio:.1}× {reference} (limit {slowdown}×)"),
                 )
             } else {
                 (Class::Unchanged, String::new())
@@ -224,7 +301,7 @@ mod tests {
         let fail = v(Failed, Some("EXECUTION_FAILURE: exit 1"), 1.0);
         let other = v(Failed, Some("EXECUTION_FAILURE: exit 2"), 1.0);
         let error = v(Error, Some("EXECUTION_FAILURE: exit 1"), 1.0);
-        let c = |b: Option<&Verdict>, n: Option<&Verdict>| classify(b, n, 2.0).0;
+        let c = |b: Option<&Verdict>, n: Option<&Verdict>| classify(b, n, 2.0, None).0;
         assert_eq!(c(Some(&pass), Some(&fail)), Class::Regressed);
         assert_eq!(c(Some(&pass), Some(&error)), Class::Regressed);
         assert_eq!(c(Some(&fail), Some(&pass)), Class::Fixed);
@@ -243,6 +320,7 @@ mod tests {
                 Some(&v(CaseResult::Passed, None, b)),
                 Some(&v(CaseResult::Passed, None, n)),
                 2.0,
+                None,
             )
             .0
         };
@@ -271,6 +349,7 @@ mod tests {
             file: "golden-baseline.json".into(),
             gate: Gate::Baseline,
             slowdown: 2.0,
+            typical: HashMap::new(),
         };
         let observed = [Observed {
             name: "fresh",

@@ -24,7 +24,7 @@ pub(crate) mod redactions;
 pub(crate) mod snapshot;
 pub(crate) mod wildcard;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
@@ -176,6 +176,7 @@ pub(crate) fn conclude(
         file: display_file(harness),
         gate: harness.gate,
         slowdown: harness.slowdown,
+        typical: typical_durations(record),
     };
     let missing: Option<&dyn Fn(&str) -> bool> =
         selection.look_for_missing.then_some(&is_missing as _);
@@ -203,6 +204,20 @@ pub(crate) fn conclude(
     };
     record.baseline = Some(comparison);
     Ok(report)
+}
+
+/// Each case's typical duration at this run's `--jobs`, from the earlier
+/// runs in its out dir's history (unreadable lines are left out: history
+/// only refines what `slower` compares with).
+fn typical_durations(record: &RunRecord) -> HashMap<String, compare::Typical> {
+    let path = record.out_dir.join(crate::layout::HISTORY_FILE);
+    let lines: Vec<_> = crate::wire::history::read(&path)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(_, l)| l.ok())
+        .filter(|l| l.run_id != record.run_id)
+        .collect();
+    compare::Typical::of_history(&lines, record.jobs)
 }
 
 /// The baseline file as reports name it: relative to the current

@@ -177,6 +177,7 @@ pub(crate) fn compare_runs(base: &RunRecord, new: &RunRecord, base_file: &Path) 
             .baseline
             .as_ref()
             .map_or(defaults::SLOWDOWN, |c| c.slowdown),
+        typical: HashMap::new(),
     };
     compare::compare(Some(&baseline), &observed, missing, &settings)
 }
