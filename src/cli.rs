@@ -149,6 +149,24 @@ enum Command {
         #[command(flatten)]
         at: OutDirArgs,
     },
+    /// Bless snapshots and baseline entries from a run made elsewhere (a
+    /// CI run's out dir, downloaded as an artifact) instead of running the
+    /// cases here; only once `verify-evidence` passes on that out dir.
+    Bless {
+        /// The out dir of the run to bless from.
+        #[arg(long, value_name = "OUT_DIR", required = true)]
+        from: PathBuf,
+        /// Also require `SHA256SUMS.minisig` to verify with this minisign
+        /// public key (a `.pub` file, or the key itself).
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<String>,
+        /// The harness file whose snapshots and baseline are blessed
+        /// (default: as for a run).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        manifest: clap_cargo::Manifest,
+    },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
         #[command(flatten)]
@@ -441,6 +459,20 @@ pub fn main() -> i32 {
         Some(Command::Schema { format, .. }) => schema(format.format()),
         Some(Command::Clean { at }) => clean(at.run_args(Vec::new())),
         Some(Command::Snapshots { prune, at }) => snapshots(&at.run_args(Vec::new()), prune),
+        Some(Command::Bless {
+            from,
+            public_key,
+            config,
+            manifest,
+        }) => bless_from(
+            &RunArgs {
+                config,
+                manifest,
+                ..RunArgs::default()
+            },
+            &from,
+            public_key.as_deref(),
+        ),
     }
 }
 
@@ -1358,6 +1390,29 @@ fn snapshots(a: &RunArgs, prune: bool) -> i32 {
             print_error(&e);
             exit::FAILED
         }
+    }
+}
+
+fn bless_from(a: &RunArgs, from: &Path, public_key: Option<&str>) -> i32 {
+    let loaded = match load(a, false) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let key = match public_key.map(crate::commands::verify::read_public_key) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => return usage_error(&CliError::PublicKey(e)),
+    };
+    match crate::commands::bless_from::bless_from(&loaded.harness, from, key.as_ref()) {
+        Ok(report) => {
+            eprint!("{report}");
+            if report.written {
+                exit::SUCCESS
+            } else {
+                exit::FAILED
+            }
+        }
+        Err(e) => usage_error(&e),
     }
 }
 

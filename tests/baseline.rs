@@ -1336,3 +1336,112 @@ outputs = [{ path = "out/events.jsonl", mode = "summary" }]
         text(&o)
     );
 }
+
+/// A case that only runs "in CI": its output names the directory it ran in
+/// (redacted to `[CWD]` in its snapshot).
+const FROM_CI: &str = r#"
+[harness]
+name = "from-ci"
+
+[[verify]]
+name = "ci only"
+command = "echo rows: $(cat rows); pwd"
+working_dir = "."
+snapshot = ["stdout"]
+"#;
+
+/// A project with `FROM_CI` whose case prints `rows`.
+fn ci_project(rows: &str) -> Project {
+    let p = Project::new(FROM_CI);
+    p.write("rows", rows);
+    p
+}
+
+/// Every file under `dir/snapshots`, by name, with its content.
+fn snapshot_files(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir.join("snapshots"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, read(e.path()))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The baseline's entries without their durations.
+fn entries(dir: &Path) -> Vec<Value> {
+    let mut b: Value = serde_json::from_str(&read(dir.join("golden-baseline.json"))).unwrap();
+    let cases = b["cases"].as_array_mut().unwrap();
+    for c in cases.iter_mut() {
+        c.as_object_mut().unwrap().remove("duration_seconds");
+    }
+    cases.clone()
+}
+
+fn bless_from(p: &Project, from: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path())
+        .args(["bless", "--from"])
+        .arg(from)
+        .arg("--config")
+        .arg(p.path().join("harness.toml"))
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn bless_from_a_verified_out_dir_writes_what_a_local_bless_writes() {
+    // CI: no snapshot yet, so the case fails with SNAPSHOT_MISSING.
+    let ci = ci_project("3");
+    let o = ci.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // Here: bless from CI's out dir, without running anything.
+    let here = ci_project("not run here");
+    let o = bless_from(&here, &ci.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!here.out().exists(), "nothing ran here");
+    // A local bless of the same case, run where it can run.
+    let local = ci_project("3");
+    let o = local.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let blessed = snapshot_files(here.path());
+    assert_eq!(blessed, snapshot_files(local.path()));
+    assert_eq!(blessed.len(), 1, "{blessed:?}");
+    assert!(blessed[0].1.contains("rows: 3"), "{blessed:?}");
+    // Redacted where it ran (CI's directory), as a local bless redacts here.
+    assert!(blessed[0].1.contains("[CWD]"), "{blessed:?}");
+    assert!(
+        !blessed[0].1.contains(&*ci.path().to_string_lossy()),
+        "{blessed:?}"
+    );
+    assert_eq!(entries(here.path()), entries(local.path()));
+    assert_eq!(entries(here.path())[0]["result"], "PASSED");
+    // What was blessed is what the case does: where it prints `rows: 3`,
+    // it now passes.
+    here.write("rows", "3");
+    let o = here.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+#[test]
+fn bless_from_a_tampered_out_dir_is_refused() {
+    let ci = ci_project("3");
+    let o = ci.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let log = ci.case_dir("001-ci_only").join("stdout.log");
+    assert!(read(&log).contains("rows: 3"));
+    std::fs::write(&log, "rows: 4\n").unwrap();
+    let here = ci_project("3");
+    let o = bless_from(&here, &ci.out());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("refusing to bless"), "{err}");
+    assert!(err.contains("stdout.log"), "{err}");
+    assert!(!here.path().join("snapshots").exists());
+    assert!(!here.path().join("golden-baseline.json").exists());
+}

@@ -111,6 +111,18 @@ pub struct Observed<'a> {
     pub verdict: Option<Verdict>,
 }
 
+impl<'a> Observed<'a> {
+    /// Case `case` of a run's record, which did `verdict`.
+    pub fn of(case: &'a crate::model::CaseRecord, verdict: Option<Verdict>) -> Observed<'a> {
+        Observed {
+            name: &case.name,
+            kind: case.kind,
+            line: case.line,
+            verdict,
+        }
+    }
+}
+
 /// Settings of a comparison.
 #[derive(Clone, Debug)]
 pub struct Settings {

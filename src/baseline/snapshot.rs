@@ -44,6 +44,9 @@ const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 #[derive(Clone, Debug)]
 pub(crate) struct Snapshots<'h> {
     root: PathBuf,
+    /// The harness file's directory where the cases ran: `root`, unless
+    /// the outputs come from a run elsewhere (`bless --from`).
+    ran_in: PathBuf,
     redactions: &'h [Redaction],
     run_id: String,
     bless: bool,
@@ -57,6 +60,7 @@ impl<'h> Snapshots<'h> {
     pub(crate) fn new(harness: &'h HarnessConfig, run_id: &str) -> Snapshots<'h> {
         Snapshots {
             root: harness.base_dir.clone(),
+            ran_in: harness.base_dir.clone(),
             redactions: &harness.redactions,
             run_id: run_id.to_string(),
             bless: false,
@@ -72,6 +76,13 @@ impl<'h> Snapshots<'h> {
         self
     }
 
+    /// Redact outputs of cases that ran with the harness file in `dir`
+    /// (another checkout, e.g. a CI run's), not beside this one.
+    pub(crate) fn ran_in(mut self, dir: &Path) -> Snapshots<'h> {
+        self.ran_in = dir.to_path_buf();
+        self
+    }
+
     /// Write snapshots from the output instead of comparing.
     pub(crate) fn set_bless(&mut self, bless: bool) {
         self.bless = bless;
@@ -79,7 +90,7 @@ impl<'h> Snapshots<'h> {
 
     /// The redactor of a case that ran in `cwd`.
     pub(crate) fn redactor(&self, cwd: &Path) -> SnapshotRedactor<'h> {
-        SnapshotRedactor::new(&self.root, cwd, &self.run_id, self.redactions)
+        SnapshotRedactor::new(&self.ran_in, cwd, &self.run_id, self.redactions)
     }
 
     /// Compare (or bless) the snapshotted streams of `def` from the logs

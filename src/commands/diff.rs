@@ -157,12 +157,7 @@ pub(crate) fn compare_runs(base: &RunRecord, new: &RunRecord, base_file: &Path) 
         .iter()
         .zip(new_verdicts)
         .filter(|(c, _)| crate::baseline::selected(c))
-        .map(|(c, verdict)| Observed {
-            name: &c.name,
-            kind: c.kind,
-            line: c.line,
-            verdict,
-        })
+        .map(|(c, verdict)| Observed::of(c, verdict))
         .collect();
     let declared: HashSet<&str> = new.cases.iter().map(|c| c.name.as_str()).collect();
     let is_missing = |name: &str| !declared.contains(name);

@@ -1,6 +1,7 @@
 //! The subcommands that are not a run: `init`, `merge`, `verify-evidence`,
 //! `diff`, `history`, `schema`, `snapshots` and `validate`.
 
+pub(crate) mod bless_from;
 pub(crate) mod diff;
 pub(crate) mod history;
 pub mod init;
