@@ -1400,6 +1400,14 @@ fn bless_from_a_verified_out_dir_writes_what_a_local_bless_writes() {
     let ci = ci_project("3");
     let o = ci.run(&[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    // The failure names both ways to accept the output.
+    assert!(
+        text(&o).contains(
+            "bless: `cargo golden --bless --exact 'ci only'`, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`"
+        ),
+        "{}",
+        text(&o)
+    );
     // Here: bless from CI's out dir, without running anything.
     let here = ci_project("not run here");
     let o = bless_from(&here, &ci.out());
@@ -1407,7 +1415,7 @@ fn bless_from_a_verified_out_dir_writes_what_a_local_bless_writes() {
     assert!(!here.out().exists(), "nothing ran here");
     // A local bless of the same case, run where it can run.
     let local = ci_project("3");
-    let o = local.run(&["--bless"]);
+    let o = local.run(&["--bless", "--exact", "ci only"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let blessed = snapshot_files(here.path());
     assert_eq!(blessed, snapshot_files(local.path()));

@@ -29,6 +29,26 @@ const YELLOW: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
 const CYAN: Style = AnsiColor::Cyan.on_default().effects(Effects::BOLD);
 const DIM: Style = Style::new().effects(Effects::DIMMED);
 
+/// The exact commands that accept a case's changed or missing output
+/// snapshots: a local bless of that case alone, or a bless from the out dir
+/// of a CI run (for cases that only run there). None when no output
+/// snapshot of the case failed.
+fn bless_command(case: &CaseRecord) -> Option<String> {
+    use crate::model::{SnapshotOutcome, Stream};
+    case.snapshots
+        .iter()
+        .any(|s| {
+            s.stream != Stream::Data
+                && matches!(s.outcome, SnapshotOutcome::Changed | SnapshotOutcome::Missing)
+        })
+        .then(|| {
+            format!(
+                "`cargo golden --bless --exact {}`, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`",
+                crate::shell::posix_quote(&case.name)
+            )
+        })
+}
+
 /// Lines of a snapshot diff shown under its case.
 const DIFF_LINES: usize = 40;
 /// Cases of the baseline comparison listed in the summary.
@@ -343,6 +363,9 @@ impl<W: Write> TerminalReporter<W> {
         }
         for diff in case.snapshots.iter().filter_map(|s| s.diff.as_deref()) {
             line.push_str(&self.diff_block(diff));
+        }
+        if let Some(command) = bless_command(case) {
+            line.push_str(&format!("{:>12} {command}\n", "bless:"));
         }
         line
     }
