@@ -1453,3 +1453,41 @@ fn bless_from_a_tampered_out_dir_is_refused() {
     assert!(!here.path().join("snapshots").exists());
     assert!(!here.path().join("golden-baseline.json").exists());
 }
+
+#[test]
+fn bless_from_with_a_public_key_takes_only_a_run_signed_by_it() {
+    let ci = ci_project("3");
+    let key = |name: &str| {
+        let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+        let secret = ci.write(
+            &format!("keys/{name}.key"),
+            &kp.sk.to_box(None).unwrap().into_string(),
+        );
+        (kp.pk.to_base64(), secret)
+    };
+    let (ci_public, ci_secret) = key("ci");
+    let (other_public, _) = key("other");
+    let o = ci.run(&["--sign-key", ci_secret.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let with_key = |p: &Project, public: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+            .current_dir(p.path())
+            .args(["bless", "--from"])
+            .arg(ci.out())
+            .args(["--public-key", public, "--config"])
+            .arg(p.path().join("harness.toml"))
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let here = ci_project("3");
+    let o = with_key(&here, &other_public);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("refusing to bless"), "{}", text(&o));
+    assert!(!here.path().join("golden-baseline.json").exists());
+    let o = with_key(&here, &ci_public);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(entries(here.path())[0]["result"], "PASSED");
+    assert_eq!(snapshot_files(here.path()).len(), 1);
+}
