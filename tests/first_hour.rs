@@ -566,14 +566,7 @@ fn workspace(members: &[&str]) -> tempfile::TempDir {
 }
 
 fn golden_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .current_dir(dir)
-        .arg("golden")
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    common::binary_in(dir, &[&["golden"], args].concat())
 }
 
 /// Issue 26, item 3: from the workspace root, the members' harness files

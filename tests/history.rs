@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Project, text, verify_evidence};
+use common::{Project, binary_in, text, verify_evidence};
 use serde_json::Value;
 
 /// One case that always passes, one that passes while the file `pass`
@@ -53,16 +53,6 @@ fn run(p: &Project, toggle_passes: bool) -> Value {
     p.summary()
 }
 
-fn binary(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn each_run_appends_one_line_per_case_and_only_the_last_runs_are_kept() {
     let p = Project::new(HARNESS);
@@ -104,7 +94,7 @@ fn each_run_appends_one_line_per_case_and_only_the_last_runs_are_kept() {
     assert_eq!(kept[0]["commit"], Value::Null);
 
     let history = p.out().join("history.jsonl");
-    let o = binary(p.path(), &["validate", history.to_str().unwrap()]);
+    let o = binary_in(p.path(), &["validate", history.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let broken = p.path().join("broken").join("history.jsonl");
     std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
@@ -116,7 +106,7 @@ fn each_run_appends_one_line_per_case_and_only_the_last_runs_are_kept() {
     );
     content = content.replacen("\"attempts\":1", "\"attempts\":0", 1);
     std::fs::write(&broken, content).unwrap();
-    let o = binary(p.path(), &["validate", broken.to_str().unwrap()]);
+    let o = binary_in(p.path(), &["validate", broken.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(":1: $.schema_version"), "{out}");
@@ -256,7 +246,7 @@ fn merge_joins_the_shards_histories() {
             "--out",
             out,
         ];
-        let o = binary(p.path(), &args);
+        let o = binary_in(p.path(), &args);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     };
     // Each shard ran twice into its out dir: one earlier run, one now.
@@ -265,7 +255,7 @@ fn merge_joins_the_shards_histories() {
         shard(2, "s2");
     }
     let merged = p.path().join("merged");
-    let o = binary(
+    let o = binary_in(
         p.path(),
         &["merge", "s1", "s2", "--out", merged.to_str().unwrap()],
     );

@@ -151,6 +151,17 @@ pub fn processes_matching(marker: &str) -> Vec<String> {
         .collect()
 }
 
+/// `cargo-golden <args>` run in `dir`, outside GitHub Actions, uncoloured.
+pub fn binary_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
 /// `cargo golden verify-evidence DIR` through the real binary.
 pub fn verify_evidence(dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
