@@ -402,10 +402,9 @@ fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String>
 fn parse(bytes: &[u8], spec: &OutputSpec) -> Result<Table, String> {
     let typed = match spec.format {
         DataFormat::Csv if spec.mode == DataOutputMode::Summary => {
-            let (names, summarizer) = parse_csv(bytes, &spec.ignore, |names| {
+            let (_, summarizer) = parse_csv(bytes, &spec.ignore, |names| {
                 summary::Summarizer::new(names.to_vec(), None)
             })?;
-            drop(names);
             return Ok(Table::Summary(summarizer.finish()));
         }
         DataFormat::Csv => {
@@ -445,22 +444,36 @@ fn parse(bytes: &[u8], spec: &OutputSpec) -> Result<Table, String> {
     Ok(typed_table(typed, spec))
 }
 
-/// A table read row by row as `spec`'s mode wants it.
+/// A table read a column at a time, as `spec`'s mode wants it: its
+/// ignored columns dropped, then summarised, or made canonical (types
+/// inferred unless given, rows sorted).
 fn typed_table(typed: Typed, spec: &OutputSpec) -> Table {
+    let keep: Vec<usize> = (0..typed.names.len())
+        .filter(|&i| !spec.ignore.contains(&typed.names[i]))
+        .collect();
+    let names: Vec<String> = keep.iter().map(|&i| typed.names[i].clone()).collect();
+    let types: Option<Vec<ColType>> = typed
+        .types
+        .as_ref()
+        .map(|t| keep.iter().map(|&i| t[i]).collect());
     if spec.mode == DataOutputMode::Summary {
-        let keep: Vec<usize> = (0..typed.names.len())
-            .filter(|&i| !spec.ignore.contains(&typed.names[i]))
-            .collect();
-        let names = keep.iter().map(|&i| typed.names[i].clone()).collect();
-        let types = typed
-            .types
-            .as_ref()
-            .map(|t| keep.iter().map(|&i| t[i]).collect());
         let mut s = summary::Summarizer::new(names, types);
         typed.each_row(&keep, &mut s);
         return Table::Summary(s.finish());
     }
-    Table::Rows(canonical(typed, spec))
+    let mut builder = Builder::new(keep.len());
+    typed.each_row(&keep, &mut builder);
+    let columns = names
+        .into_iter()
+        .enumerate()
+        .map(|(j, n)| (n, types.as_ref().map_or(ColType::Null, |t| t[j])))
+        .collect();
+    let mut table = builder.finish(columns);
+    if types.is_none() {
+        infer_types(&mut table);
+    }
+    sort(&mut table, &spec.key);
+    Table::Rows(table)
 }
 
 /// A table read a column at a time (or row by row) from JSON, Parquet or
@@ -564,8 +577,12 @@ fn objects(
     Ok(table)
 }
 
-fn is_number(s: &str) -> bool {
-    s.bytes().any(|b| b.is_ascii_digit()) && s.parse::<f64>().is_ok_and(f64::is_finite)
+/// The number a cell's text is: finite, with at least one digit (so not
+/// `inf` or `NaN`).
+fn number(s: &str) -> Option<f64> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite() && s.bytes().any(|b| b.is_ascii_digit()))
 }
 
 /// A cell's value, as its text reads.
@@ -579,11 +596,7 @@ enum Value {
 fn value_of(v: &str) -> Value {
     if let Ok(i) = v.parse::<i64>() {
         Value::Integer(i)
-    } else if let Some(f) = v
-        .parse::<f64>()
-        .ok()
-        .filter(|f| f.is_finite() && v.bytes().any(|b| b.is_ascii_digit()))
-    {
+    } else if let Some(f) = number(v) {
         Value::Float(f)
     } else if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
         Value::Bool
@@ -632,28 +645,6 @@ fn infer_types(table: &mut RowTable) {
     for ((_, ty), t) in table.columns.iter_mut().zip(types) {
         *ty = t;
     }
-}
-
-/// Drop the ignored columns, infer the types (unless given), sort the rows.
-fn canonical(typed: Typed, spec: &OutputSpec) -> RowTable {
-    let keep: Vec<usize> = (0..typed.names.len())
-        .filter(|&i| !spec.ignore.contains(&typed.names[i]))
-        .collect();
-    let mut builder = Builder::new(keep.len());
-    typed.each_row(&keep, &mut builder);
-    let columns = keep
-        .iter()
-        .map(|&i| {
-            let ty = typed.types.as_ref().map_or(ColType::Null, |t| t[i]);
-            (typed.names[i].clone(), ty)
-        })
-        .collect();
-    let mut table = builder.finish(columns);
-    if typed.types.is_none() {
-        infer_types(&mut table);
-    }
-    sort(&mut table, &spec.key);
-    table
 }
 
 /// Sort rows by the key columns (numbers as numbers), then whole.
@@ -1043,13 +1034,10 @@ fn same(was: Option<&str>, now: Option<&str>, spec: &OutputSpec) -> bool {
     match (was, now) {
         (None, None) => true,
         (Some(a), Some(b)) if a == b => true,
-        (Some(a), Some(b)) if is_number(a) && is_number(b) => {
-            let (a, b) = (
-                a.parse::<f64>().unwrap_or(0.0),
-                b.parse::<f64>().unwrap_or(0.0),
-            );
-            (b - a).abs() <= spec.abs + spec.rel * a.abs()
-        }
+        (Some(a), Some(b)) => match (number(a), number(b)) {
+            (Some(a), Some(b)) => (b - a).abs() <= spec.abs + spec.rel * a.abs(),
+            _ => false,
+        },
         _ => false,
     }
 }

@@ -656,8 +656,8 @@ fn copy_walk(
     let meta = std::fs::metadata(src).map_err(io_at(src))?;
     if !meta.is_dir() {
         let shown = Path::new(dest.file_name().unwrap_or_default());
-        copier.record(src, PathBuf::new(), &meta)?;
-        copier.entry(src, &dest, shown, &meta)?;
+        let hash = copier.record(src, PathBuf::new(), &meta)?;
+        copier.entry(src, &dest, shown, &meta, hash)?;
         return copier.finish(dest);
     }
     let walk = walkdir::WalkDir::new(src)
@@ -675,10 +675,12 @@ fn copy_walk(
         let entry = entry.map_err(walk_error)?;
         let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());
         let meta = entry.metadata().map_err(walk_error)?;
-        if !rel.as_os_str().is_empty() && exclude.fingerprints(rel, meta.is_dir()) {
-            copier.record(entry.path(), rel.to_path_buf(), &meta)?;
-        }
-        copier.entry(entry.path(), &dest.join(rel), rel, &meta)?;
+        let hash = if !rel.as_os_str().is_empty() && exclude.fingerprints(rel, meta.is_dir()) {
+            copier.record(entry.path(), rel.to_path_buf(), &meta)?
+        } else {
+            None
+        };
+        copier.entry(entry.path(), &dest.join(rel), rel, &meta, hash)?;
     }
     copier.finish(dest)
 }
@@ -775,31 +777,27 @@ struct Copier<'b, 'f> {
 }
 
 impl Copier<'_, '_> {
-    /// Record the original's entry `rel` in the fingerprint being taken (a
-    /// regular file's digest comes from its copy).
+    /// Record the original's entry `rel` in the fingerprint being taken,
+    /// if one is. A regular file's digest comes from its copy: its key is
+    /// returned for [`Copier::entry`].
     fn record(
         &mut self,
         path: &Path,
         rel: PathBuf,
         meta: &std::fs::Metadata,
-    ) -> Result<(), IsolationError> {
+    ) -> Result<Option<PathBuf>, IsolationError> {
         let Some(fp) = self.fp.as_deref_mut() else {
-            return Ok(());
+            return Ok(None);
         };
         let mut files = Vec::new();
         record(fp, path, rel, meta, &mut files)?;
-        for f in files {
+        // At most the entry itself, when it is a regular file.
+        Ok(files.pop().map(|f| {
             if let Some(stamp) = f.stamp {
                 fp.stamps.insert(f.rel.clone(), stamp);
             }
-            self.files.push(FileToCopy {
-                from: f.path,
-                to: PathBuf::new(),
-                meta: meta.clone(),
-                hash: Some(f.rel),
-            });
-        }
-        Ok(())
+            f.rel
+        }))
     }
 
     /// Copy the files the walk found (hashing those the fingerprint holds),
@@ -824,32 +822,28 @@ impl Copier<'_, '_> {
         })
     }
 
+    /// Copy the entry `from` to `to`; a regular file is queued for
+    /// [`Copier::finish`], its copy hashed into the fingerprint entry
+    /// `hash` names.
     fn entry(
         &mut self,
         from: &Path,
         to: &Path,
         shown: &Path,
         meta: &std::fs::Metadata,
+        hash: Option<PathBuf>,
     ) -> Result<(), IsolationError> {
         match sys::file_kind(meta.file_type()) {
             // Parents come first in the walk; never recreate a removed parent.
             FileKind::Dir => std::fs::create_dir(to).map_err(io_at(to)),
             FileKind::Symlink => self.link(from, to, shown),
             FileKind::File => {
-                // `record` queued it already when the fingerprint holds it.
-                match self.files.last_mut() {
-                    Some(f)
-                        if f.from == from && f.hash.is_some() && f.to.as_os_str().is_empty() =>
-                    {
-                        f.to = to.to_path_buf();
-                    }
-                    _ => self.files.push(FileToCopy {
-                        from: from.to_path_buf(),
-                        to: to.to_path_buf(),
-                        meta: meta.clone(),
-                        hash: None,
-                    }),
-                }
+                self.files.push(FileToCopy {
+                    from: from.to_path_buf(),
+                    to: to.to_path_buf(),
+                    meta: meta.clone(),
+                    hash,
+                });
                 Ok(())
             }
             FileKind::Fifo => {
