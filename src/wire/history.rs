@@ -167,17 +167,23 @@ fn json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// The most read of a history file: far above `keep = 200` runs of a
+/// thousand cases, and never all of memory.
+pub(crate) const READ_LIMIT: u64 = 256 << 20;
+
 /// One line of a history file as read: parsed, or why not.
 pub(crate) type ReadLine = Result<HistoryLine, String>;
 
 /// The lines of the history file at `path`, each with its 1-based line
 /// number; empty when there is no file yet.
 pub(crate) fn read(path: &std::path::Path) -> std::io::Result<Vec<(usize, ReadLine)>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+    let bytes = match crate::userfile::read_limited(path, READ_LIMIT) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     Ok(text
         .lines()
         .enumerate()
