@@ -58,6 +58,19 @@ pub struct Artifacts {
 }
 
 impl Artifacts {
+    /// Each file that has a path, with the label reports link it by
+    /// (`command`, `stdout`, `stderr`, `evidence`).
+    pub fn labelled(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("command", self.command.as_str()),
+            ("stdout", self.stdout.as_str()),
+            ("stderr", self.stderr.as_str()),
+            ("evidence", self.evidence.as_str()),
+        ]
+        .into_iter()
+        .filter(|(_, p)| !p.is_empty())
+    }
+
     /// The command file's name inside a case's execution directory.
     pub const COMMAND: &'static str = "command.txt";
     /// The full stdout log's name.

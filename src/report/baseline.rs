@@ -28,10 +28,7 @@ pub(crate) const MAX_ROWS: usize = 500;
 /// The comparison section, heading included.
 pub(crate) fn section(out: &mut String, c: &Comparison) {
     let _ = writeln!(out, "{BASELINE_HEADING}\n");
-    let gate = match c.gate {
-        Gate::Baseline => "gate: baseline (the exit code follows this comparison)",
-        Gate::Results => "gate: results (the exit code follows the raw results)",
-    };
+    let gate = gate_text(c.gate);
     let _ = writeln!(
         out,
         "Baseline {} · {gate} · slowdown {}× · {} case(s) compared\n",
@@ -81,15 +78,11 @@ pub(crate) fn section(out: &mut String, c: &Comparison) {
             }
             other => other.as_str().to_string(),
         };
-        let result = |v: &Option<crate::baseline::Verdict>| {
-            v.as_ref()
-                .map_or_else(|| "—".to_string(), |v| v.result.as_str().to_string())
-        };
         t.row(vec![
             inline(&case.name),
             class,
-            result(&case.baseline),
-            result(&case.now),
+            verdict_text(&case.baseline),
+            verdict_text(&case.now),
             inline(&case.detail),
         ]);
     }
@@ -108,9 +101,23 @@ pub(crate) fn section(out: &mut String, c: &Comparison) {
     out.push('\n');
 }
 
+/// What the gate means, as the reports say it.
+pub(super) fn gate_text(gate: Gate) -> &'static str {
+    match gate {
+        Gate::Baseline => "gate: baseline (the exit code follows this comparison)",
+        Gate::Results => "gate: results (the exit code follows the raw results)",
+    }
+}
+
+/// A case's result in the baseline or this run, `—` when it has none.
+pub(super) fn verdict_text(v: &Option<crate::baseline::Verdict>) -> String {
+    v.as_ref()
+        .map_or_else(|| "—".to_string(), |v| v.result.as_str().to_string())
+}
+
 /// The cases worth a row, in [`Class::ALL`] order (regressed, changed and
 /// missing first), declaration order within a class.
-fn attention(c: &Comparison) -> Vec<&crate::baseline::CaseComparison> {
+pub(super) fn attention(c: &Comparison) -> Vec<&crate::baseline::CaseComparison> {
     Class::ALL
         .iter()
         .filter(|class| **class != Class::Unchanged)

@@ -21,6 +21,9 @@ pub(crate) struct RunView<'a> {
     pub record: &'a RunRecord,
     /// Its final status and the exit code the results call for.
     pub results: &'a Results,
+    /// The out dir's history of earlier runs, oldest first, for the
+    /// reports that chart it; empty when checking.
+    pub history: &'a [crate::wire::history::HistoryLine],
 }
 
 /// One file report of the out dir.
@@ -36,6 +39,13 @@ pub(crate) trait Format: Sync {
     /// Check the file as read back against the run; push every
     /// disagreement onto `found`.
     fn check(&self, file: &ReadBack<'_>, found: &mut Vec<Disagreement>);
+
+    /// Whether a run sealed by an earlier cargo-golden may lack the file:
+    /// then its absence is no disagreement. (Its run's `SHA256SUMS` says
+    /// whether it had one; a listed file that is gone is a finding there.)
+    fn added_later(&self) -> bool {
+        false
+    }
 }
 
 /// A report file as read back, and what it is checked against.

@@ -73,6 +73,10 @@ pub struct GithubEnv {
     pub workspace: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where the markdown report is appended.
     pub step_summary: Option<PathBuf>,
+    /// The workflow run's page (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/
+    /// actions/runs/$GITHUB_RUN_ID`), whose artifacts the step summary
+    /// points at for `report.html`.
+    pub run_url: Option<String>,
 }
 
 impl GithubEnv {
@@ -87,9 +91,22 @@ impl GithubEnv {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         };
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let run_url = match (
+            var("GITHUB_SERVER_URL"),
+            var("GITHUB_REPOSITORY"),
+            var("GITHUB_RUN_ID"),
+        ) {
+            (Some(server), Some(repo), Some(id)) => Some(format!(
+                "{}/{repo}/actions/runs/{id}",
+                server.trim_end_matches('/')
+            )),
+            _ => None,
+        };
         Some(GithubEnv {
             workspace: path("GITHUB_WORKSPACE"),
             step_summary: path("GITHUB_STEP_SUMMARY"),
+            run_url,
         })
     }
 }
@@ -299,11 +316,14 @@ impl<W: Write> GithubReporter<W> {
         }
         self.out.flush()?;
         if let Some(path) = self.env.step_summary.clone() {
-            let md = markdown::render(
-                record,
-                &outcome.results,
-                &self.harness_file,
-                markdown::Artifacts::Paths,
+            let md = with_html_note(
+                &markdown::render(
+                    record,
+                    &outcome.results,
+                    &self.harness_file,
+                    markdown::Artifacts::Paths,
+                ),
+                self.env.run_url.as_deref(),
             );
             if let Err(e) = append_step_summary(&path, &md, &report) {
                 // The reports on disk are whole; the summary is a view of
@@ -428,6 +448,30 @@ fn data_diff_lines(case: &CaseRecord) -> Vec<String> {
         ));
     }
     out
+}
+
+/// `md` with a note under its title pointing at `report.html`, which a
+/// step summary cannot show: in the out dir the workflow uploads, on the
+/// run's page (`run_url`) when known. Under the title, so shortening the
+/// summary never drops it.
+fn with_html_note(md: &str, run_url: Option<&str>) -> String {
+    let where_ = match run_url {
+        Some(url) => format!(
+            "download the out dir from [this run's artifacts]({}#artifacts)",
+            super::markup::link_url(url)
+        ),
+        None => "it is in the out dir the workflow uploads as an artifact".to_string(),
+    };
+    let note = format!(
+        "> [!TIP]\n> The same run with charts, history and every failure's details: \
+         `{}` ({where_}, then open `{}` in a browser).\n\n",
+        super::HTML_FILE,
+        super::HTML_FILE
+    );
+    match md.split_once("\n\n") {
+        Some((title, rest)) => format!("{title}\n\n{note}{rest}"),
+        None => format!("{md}\n\n{note}"),
+    }
 }
 
 /// Append `md` to the step summary, shortened so the file stays under

@@ -53,6 +53,18 @@ pub(crate) fn append(
     Ok(dropped)
 }
 
+/// The readable lines of `out_dir`'s history that are not of `run_id`,
+/// for the reports that chart it; none when it cannot be read (the
+/// append after the reports says why).
+pub(crate) fn earlier(out_dir: &Path, run_id: &str) -> Vec<HistoryLine> {
+    history::read(&out_dir.join(HISTORY_FILE))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(_, l)| l.ok())
+        .filter(|l| l.run_id != run_id)
+        .collect()
+}
+
 /// [`append`] for a run of `base_dir`'s harness, saying on stderr what
 /// went wrong: history is a convenience, never a reason to fail a run
 /// whose reports agree.

@@ -171,9 +171,16 @@ pub(super) fn check(
         }
     }
 
-    let run = RunView { record, results };
+    let run = RunView {
+        record,
+        results,
+        history: &[],
+    };
     for format in FORMATS {
         let path = record.out_dir.join(format.file_name());
+        if format.added_later() && std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
         if let Some(text) = read(&path, &mut found) {
             let file = ReadBack {
                 run,
@@ -230,6 +237,41 @@ pub(super) fn compare(
             what: what.to_string(),
             expected,
             found: actual,
+        });
+    }
+}
+
+/// The result cell of each case's row, in declaration order, against
+/// the case's result.
+pub(super) fn result_cells<'a>(
+    found: &mut Vec<Disagreement>,
+    path: &Path,
+    record: &RunRecord,
+    cells: impl IntoIterator<Item = &'a str>,
+) {
+    for (got, case) in cells.into_iter().zip(&record.cases) {
+        case_field(
+            found,
+            path,
+            case,
+            "the result cell",
+            case.result.as_str(),
+            got,
+        );
+    }
+}
+
+/// The all-clear phrase in a report of a run where a case did not pass.
+pub(super) fn all_clear(
+    found: &mut Vec<Disagreement>,
+    path: &Path,
+    record: &RunRecord,
+    text: &str,
+) {
+    let counts = record.counts();
+    if counts.passed != counts.total && text.contains(super::NO_ISSUES_PHRASE) {
+        found.push(Disagreement::FalseAllClear {
+            path: path.to_path_buf(),
         });
     }
 }

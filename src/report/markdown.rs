@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, case_field, compare};
+use super::integrity::{Disagreement, all_clear, compare, result_cells};
 use super::markup::{Align, Table, code_block, inline, link};
 use super::{NO_ISSUES_PHRASE, output_ends, seconds, severity_str, stage_str};
 use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
@@ -90,15 +90,7 @@ pub(super) fn render(
         inline(harness_display),
         record.started_at
     );
-    if let Some(p) = &record.partition {
-        let _ = write!(
-            out,
-            " · partition {} ({} of {} declared cases)",
-            inline(p),
-            record.cases.len(),
-            record.declared_cases
-        );
-    }
+    out.push_str(&super::partition_note(record, inline));
     out.push_str("\n\n");
 
     // The comparison leads: what changed since the approved baseline is
@@ -194,25 +186,7 @@ fn why(case: &CaseRecord) -> String {
 }
 
 fn notes(case: &CaseRecord) -> Vec<String> {
-    let mut parts = Vec::new();
-    if let Some(q) = &case.quarantine {
-        let mark = if q.expired {
-            "QUARANTINE EXPIRED"
-        } else {
-            "QUARANTINED"
-        };
-        parts.push(format!("**{mark}**: {}", inline(&q.describe())));
-    }
-    if case.flaky {
-        parts.push(format!(
-            "flaky: passed after {} failed attempt(s)",
-            case.previous_attempts.len()
-        ));
-    }
-    for w in &case.warnings {
-        parts.push(format!("warning: {}", inline(w)));
-    }
-    parts
+    super::case_notes(case, inline, |label| format!("**{label}**"))
 }
 
 fn exit_code(case: &CaseRecord) -> String {
@@ -344,21 +318,14 @@ fn artifact_links(case: &CaseRecord, mode: Artifacts) -> String {
     let Some(a) = &case.artifacts else {
         return String::new();
     };
-    [
-        ("command", &a.command),
-        ("stdout", &a.stdout),
-        ("stderr", &a.stderr),
-        ("evidence", &a.evidence),
-    ]
-    .iter()
-    .filter(|(_, p)| !p.is_empty())
-    .map(|(label, p)| match mode {
-        Artifacts::Links => link(label, p),
-        // Layout paths are slugs: never a backtick, so a plain code span.
-        Artifacts::Paths => format!("{label} `{p}`"),
-    })
-    .collect::<Vec<_>>()
-    .join(" · ")
+    a.labelled()
+        .map(|(label, p)| match mode {
+            Artifacts::Links => link(label, p),
+            // Layout paths are slugs: never a backtick, so a plain code span.
+            Artifacts::Paths => format!("{label} `{p}`"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// The `report.md` format.
@@ -424,11 +391,7 @@ fn check(path: &Path, text: &str, run: &RunView<'_>, found: &mut Vec<Disagreemen
         issue_items,
     );
 
-    if counts.passed != counts.total && text.contains(NO_ISSUES_PHRASE) {
-        found.push(Disagreement::FalseAllClear {
-            path: path.to_path_buf(),
-        });
-    }
+    all_clear(found, path, record, text);
     super::baseline::check_markdown(path, text, record, found);
 }
 
@@ -462,17 +425,14 @@ fn check_results_table(
         compare(found, path, &format!("results rows {label}"), want, got);
     }
 
-    for (row, case) in results.iter().zip(&record.cases) {
-        let got = row.get(3).map_or("(missing)", |c| verdict_word(c));
-        case_field(
-            found,
-            path,
-            case,
-            "the result cell",
-            case.result.as_str(),
-            got,
-        );
-    }
+    result_cells(
+        found,
+        path,
+        record,
+        results
+            .iter()
+            .map(|row| row.get(3).map_or("(missing)", |c| verdict_word(c))),
+    );
 }
 
 /// The lines after `heading` up to the next heading of the same level.

@@ -51,7 +51,7 @@ pub(crate) fn inline(text: &str) -> String {
 /// Keep user text from ever spelling the all-clear phrase literally: the
 /// integrity check treats the phrase as a claim that every case passed.
 /// The space after "no issues" becomes `space`, which reads the same.
-fn guard_phrase(s: &str, space: &str) -> String {
+pub(super) fn guard_phrase(s: &str, space: &str) -> String {
     let lower = s.to_ascii_lowercase();
     let needle = super::NO_ISSUES_PHRASE.to_ascii_lowercase();
     if !lower.contains(&needle) {
@@ -123,6 +123,21 @@ pub(crate) fn link_target(path: &str) -> String {
 /// A markdown link whose text is user text.
 pub(crate) fn link(text: &str, target: &str) -> String {
     format!("[{}]({})", inline(text), link_target(target))
+}
+
+/// An absolute URL as a markdown link destination: characters that could
+/// end the link or the cell (parentheses, spaces, `|`, `<`, `>`,
+/// backticks, controls) percent-encoded, the URL's own syntax kept.
+pub(crate) fn link_url(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for b in url.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:/?#@!$&*+,;=%".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
 }
 
 /// Column alignment in a [`Table`].

@@ -17,6 +17,7 @@ pub(crate) mod baseline;
 mod format;
 pub mod github;
 pub(crate) mod history;
+mod html;
 mod integrity;
 #[cfg(feature = "cli")]
 pub mod json_messages;
@@ -42,6 +43,7 @@ pub(crate) use crate::ansi::one_line;
 pub(crate) use crate::fsio::atomic_write;
 pub use crate::wire::evidence::write_evidence;
 
+pub use html::HTML_FILE;
 pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
 pub use junit::JUNIT_FILE;
 pub use markdown::MARKDOWN_FILE;
@@ -56,11 +58,20 @@ const FORMATS: &[&dyn Format] = &[
     &markdown::Markdown,
     &summary::SummaryJson,
     &observations::Observations,
+    &html::Html,
 ];
 
 /// The file names of a run's reports, in the order they are written.
 pub fn report_files() -> impl Iterator<Item = &'static str> {
     FORMATS.iter().map(|f| f.file_name())
+}
+
+/// Whether the report `file_name` is one a run sealed by an earlier
+/// cargo-golden may lack (see `Format::added_later`).
+pub fn added_later(file_name: &str) -> bool {
+    FORMATS
+        .iter()
+        .any(|f| f.file_name() == file_name && f.added_later())
 }
 
 /// The phrase a report may only contain when every case passed.
@@ -169,7 +180,12 @@ fn write_reports(
         path: record.out_dir.clone(),
         source,
     })?;
-    let run = RunView { record, results };
+    let history = history::earlier(&record.out_dir, &record.run_id);
+    let run = RunView {
+        record,
+        results,
+        history: &history,
+    };
     for (format, path) in FORMATS.iter().zip(written.paths()) {
         let text = format
             .render(&run, harness_display)
@@ -284,6 +300,48 @@ pub(crate) fn status_label(case: &CaseRecord) -> &'static str {
     } else {
         case.status.as_str()
     }
+}
+
+/// ` · partition NAME (N of M declared cases)` for a partial run, its name
+/// escaped by `esc`; empty for a whole run.
+pub(crate) fn partition_note(record: &RunRecord, esc: fn(&str) -> String) -> String {
+    record.partition.as_ref().map_or_else(String::new, |p| {
+        format!(
+            " · partition {} ({} of {} declared cases)",
+            esc(p),
+            record.cases.len(),
+            record.declared_cases
+        )
+    })
+}
+
+/// What the reports say beside a case's result: its quarantine (the
+/// label wrapped by `mark`), a flaky pass, its warnings; user text escaped
+/// by `esc`.
+pub(crate) fn case_notes(
+    case: &CaseRecord,
+    esc: fn(&str) -> String,
+    mark: fn(&str) -> String,
+) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(q) = &case.quarantine {
+        let label = if q.expired {
+            "QUARANTINE EXPIRED"
+        } else {
+            "QUARANTINED"
+        };
+        parts.push(format!("{}: {}", mark(label), esc(&q.describe())));
+    }
+    if case.flaky {
+        parts.push(format!(
+            "flaky: passed after {} failed attempt(s)",
+            case.previous_attempts.len()
+        ));
+    }
+    for w in &case.warnings {
+        parts.push(format!("warning: {}", esc(w)));
+    }
+    parts
 }
 
 /// Seconds with two decimals, as every human-facing report shows them.
