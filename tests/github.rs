@@ -54,6 +54,9 @@ fn run_in_actions(p: &Project, step_summary: &Path) -> Output {
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_WORKSPACE", p.path())
         .env("GITHUB_STEP_SUMMARY", step_summary)
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_REPOSITORY", "acme/etl")
+        .env("GITHUB_RUN_ID", "4242")
         .output()
         .unwrap()
 }
@@ -205,9 +208,22 @@ fn failures_are_annotated_at_their_lines_capped_at_ten() {
     let summary = std::fs::read_to_string(&step_summary).unwrap();
     let report = std::fs::read_to_string(p.out().join("report.md")).unwrap();
     assert!(summary.starts_with("earlier step\n"), "{summary}");
-    // Up to the evidence table, where the summary names paths, not links.
+    // Under its title, a note points at report.html in the run's
+    // artifacts, which a step summary cannot show.
+    let (title, rest) = summary["earlier step\n".len()..]
+        .split_once("\n\n")
+        .unwrap();
+    let (note, rest) = rest.split_once("\n\n").unwrap();
+    assert!(note.starts_with("> [!TIP]"), "{note}");
+    assert!(
+        note.contains("`report.html`")
+            && note.contains("(https://github.com/acme/etl/actions/runs/4242#artifacts)"),
+        "{note}"
+    );
+    // Then up to the evidence table, where the summary names paths, not
+    // links, the report itself.
     let head = |t: &str| t.split("## Execution Evidence").next().unwrap().to_string();
-    assert_eq!(head(&summary["earlier step\n".len()..]), head(&report));
+    assert_eq!(head(&format!("{title}\n\n{rest}")), head(&report));
     assert!(summary.contains("## Execution Evidence"), "{summary}");
 }
 
