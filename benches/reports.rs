@@ -1,5 +1,5 @@
 //! Rendering cost: every file report (junit.xml, report.md, summary.json,
-//! observations.jsonl) plus the integrity check for 10,000 finished cases;
+//! observations.jsonl, report.html) plus the integrity check for 10,000 finished cases;
 //! and what comparing them with a 10,000-entry baseline adds to that (the
 //! comparison itself, then the reports rendering and checking it).
 //!

@@ -100,8 +100,9 @@ struct Trends {
 impl Trends {
     fn of(record: &RunRecord, history: &[HistoryLine]) -> Trends {
         let mut order: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for l in history.iter().filter(|l| l.run_id != record.run_id) {
-            if !order.contains(&l.run_id.as_str()) {
+            if seen.insert(l.run_id.as_str()) {
                 order.push(&l.run_id);
             }
         }
