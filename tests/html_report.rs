@@ -112,6 +112,23 @@ fn report_html_is_sealed_masked_and_checked_like_every_report() {
         said.contains("report.html") && said.contains("changed"),
         "{said}"
     );
+
+    // A run sealed before report.html existed has none, and no line for
+    // it in SHA256SUMS: that verifies. Gone while SHA256SUMS lists it, it
+    // does not.
+    std::fs::remove_file(p.out().join("report.html")).unwrap();
+    std::fs::remove_file(run_dir.join("report.html")).unwrap();
+    let listed = verify_evidence(&p.out());
+    assert_eq!(listed.status.code(), Some(1), "{}", text(&listed));
+    assert!(text(&listed).contains("report.html"), "{}", text(&listed));
+    let older: String = sums
+        .lines()
+        .filter(|l| !l.ends_with("  report.html"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(run_dir.join("SHA256SUMS"), older).unwrap();
+    let ok = verify_evidence(&p.out());
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
 }
 
 #[test]
