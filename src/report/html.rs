@@ -220,6 +220,19 @@ fn header(
             "<li class=\"{class}\"><span class=\"n\">{n}</span> {label}</li>"
         );
     }
+    // Quarantined failures are counted as failed, yet do not fail the
+    // run: say how many, so the counts and the status read together.
+    let held = record
+        .cases
+        .iter()
+        .filter(|c| c.result.is_failure() && c.quarantine.as_ref().is_some_and(|q| !q.expired))
+        .count();
+    if held > 0 {
+        let _ = write!(
+            out,
+            "<li class=\"quarantine\"><span class=\"n\">{held}</span> of them quarantined</li>"
+        );
+    }
     out.push_str("</ul>\n");
     let _ = write!(
         out,
