@@ -1,0 +1,257 @@
+//! Shared helpers for the integration tests: run the real binary on a
+//! harness file in a temporary directory and read what it wrote.
+#![allow(dead_code)]
+
+pub mod xunit;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A scratch project: a temp dir with a harness file and an out dir.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new(harness_toml: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("harness.toml"), harness_toml).unwrap();
+        Project { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    /// `cargo-golden <args> --config harness.toml --out out` in the project.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
+        c.current_dir(self.path())
+            .args(args)
+            .arg("--config")
+            .arg(self.path().join("harness.toml"))
+            .arg("--out")
+            .arg(self.out())
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    /// The single run directory under out/artifacts.
+    pub fn run_dir(&self) -> PathBuf {
+        let mut runs: Vec<PathBuf> = std::fs::read_dir(self.out().join("artifacts"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        runs.sort();
+        runs.pop().expect("a run directory")
+    }
+
+    /// The execution dir of the case whose slug ends with `suffix`.
+    pub fn case_dir(&self, slug: &str) -> PathBuf {
+        self.run_dir().join("execution").join(slug)
+    }
+
+    /// Wait (at most 30 s) until the running case's stdout.log holds `text`;
+    /// the run directory appears only once the run starts.
+    pub fn wait_for_output(&self, slug: &str, text: &str) {
+        let start = std::time::Instant::now();
+        let log = || {
+            std::fs::read_dir(self.out().join("artifacts"))
+                .ok()
+                .and_then(|mut runs| runs.next())
+                .and_then(|run| {
+                    let log = run
+                        .ok()?
+                        .path()
+                        .join("execution")
+                        .join(slug)
+                        .join("stdout.log");
+                    std::fs::read_to_string(log).ok()
+                })
+                .unwrap_or_default()
+        };
+        while !log().contains(text) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "case {slug} never printed {text:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    pub fn evidence(&self, slug: &str) -> serde_json::Value {
+        let p = self.case_dir(slug).join("evidence.json");
+        serde_json::from_slice(
+            &std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+        )
+        .unwrap()
+    }
+
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(self.out().join("summary.json")).unwrap()).unwrap()
+    }
+}
+
+/// Command lines of live processes containing `marker`. Reads /proc where
+/// there is one (no dependency on procps), else asks `ps`.
+#[cfg(unix)]
+pub fn processes_matching(marker: &str) -> Vec<String> {
+    let all: Vec<String> = match proc_dirs() {
+        // A zombie has an empty command line: it is gone for our purposes.
+        Some(dirs) => dirs.filter_map(|d| command_line(&d)).collect(),
+        None => {
+            let out = Command::new("ps")
+                .args(["-axo", "command"])
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    };
+    all.into_iter().filter(|l| l.contains(marker)).collect()
+}
+
+/// Command lines of live processes containing `marker`, from PowerShell's
+/// process list, with `.exe` and quotes dropped so `sleep 5` matches
+/// `"C:\…\sleep.exe" 5`.
+#[cfg(windows)]
+pub fn processes_matching(marker: &str) -> Vec<String> {
+    let out = Command::new("powershell")
+        .args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            "Get-CimInstance Win32_Process | ForEach-Object { $_.CommandLine }",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.replace(".exe", "").replace(".EXE", "").replace('"', ""))
+        .filter(|l| l.contains(marker))
+        .collect()
+}
+
+/// `cargo-golden <args>` run in `dir`, outside GitHub Actions, uncoloured.
+pub fn binary_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// `cargo golden verify-evidence DIR` through the real binary.
+pub fn verify_evidence(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .arg("verify-evidence")
+        .arg(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap()
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Command lines of live processes whose environment holds `var=value`.
+/// Linux only (reads /proc); tests set the variable in a case's `env`, so
+/// only that case's processes carry it.
+pub fn processes_with_env(var: &str, value: &str) -> Vec<String> {
+    let needle = format!("{var}={value}");
+    let Some(dirs) = proc_dirs() else {
+        return Vec::new();
+    };
+    dirs.filter_map(|d| {
+        let env = std::fs::read(d.join("environ")).ok()?;
+        if !env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
+            return None;
+        }
+        // A zombie's environment reads empty, so what is left is alive.
+        let pid = d.file_name()?.to_string_lossy().into_owned();
+        Some(format!("{pid} {}", command_line(&d)?))
+    })
+    .collect()
+}
+
+/// `/proc/<pid>` of every process, where there is a `/proc`.
+fn proc_dirs() -> Option<impl Iterator<Item = PathBuf>> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    Some(entries.flatten().map(|e| e.path()).filter(|p| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+    }))
+}
+
+/// The command line in a `/proc/<pid>` directory, arguments joined by
+/// spaces.
+fn command_line(dir: &Path) -> Option<String> {
+    let raw = std::fs::read(dir.join("cmdline")).ok()?;
+    let line: Vec<u8> = raw.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
+    Some(String::from_utf8_lossy(&line).trim().to_string())
+}
+
+/// Wait (at most 15 s) until no live process carries `var=value`; the
+/// list of survivors otherwise.
+pub fn survivors_with_env(var: &str, value: &str) -> Vec<String> {
+    let start = std::time::Instant::now();
+    loop {
+        let left = processes_with_env(var, value);
+        if left.is_empty() || start.elapsed() > std::time::Duration::from_secs(15) {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A value unique to this call, for markers: every test shares this
+/// process, so its id alone is not enough; a counter tells the calls apart.
+pub fn unique(label: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    format!("{label}-{}-{n}-{}", std::process::id(), uuid_like())
+}
+
+fn uuid_like() -> u128 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Send `signal` to our own child `child`.
+#[cfg(unix)]
+pub fn signal(child: &std::process::Child, signal: i32) {
+    // SAFETY: a signal to a process this test started.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+}
