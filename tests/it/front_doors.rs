@@ -2,50 +2,82 @@
 //! `cargo golden init`, `cargo test --test golden`, `cargo nextest run`,
 //! and `cargo golden` as a cargo subcommand.
 //!
-//! The scratch crates share one target directory (and this repository's
-//! Cargo.lock), so the dependencies compile once per test run.
+//! Every test has its own scratch space and target directory, so the
+//! tests run in parallel: the reports under `<target>/golden` are each
+//! test's own. The scratch crates share one build directory (cargo's
+//! `build.build-dir`, where the intermediate files go) and this
+//! repository's Cargo.lock, so the dependencies compile once per test run;
+//! cargo's lock on the build directory serialises the builds themselves.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 
 use common::text;
-
-/// Cargo serialises builds in one target dir anyway; one at a time keeps
-/// the output of each test readable.
-static BUILD: Mutex<()> = Mutex::new(());
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn scratch_target() -> PathBuf {
+/// The build directory every scratch crate shares.
+fn scratch_build() -> PathBuf {
     repo().join("target").join("scratch")
 }
 
-fn cargo(dir: &Path, args: &[&str]) -> Output {
-    cargo_cmd(dir, args).output().unwrap()
+/// One test's scratch space: a temporary directory for its crates, with
+/// their target directory inside it.
+struct Scratch {
+    tmp: tempfile::TempDir,
 }
 
-/// `cargo` as a GitHub Actions step runs it.
-fn cargo_in_actions(dir: &Path, args: &[&str]) -> Output {
-    cargo_cmd(dir, args)
-        .env("GITHUB_ACTIONS", "true")
-        .output()
-        .unwrap()
-}
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
 
-fn cargo_cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO"));
-    c.current_dir(dir)
-        .args(args)
-        .env("CARGO_TARGET_DIR", scratch_target())
-        .env_remove("RUSTFLAGS")
-        .env_remove("GITHUB_ACTIONS")
-        .env("CARGO_TERM_COLOR", "never");
-    c
+    fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// This test's target directory (`CARGO_TARGET_DIR`).
+    fn target(&self) -> PathBuf {
+        self.path().join("target")
+    }
+
+    /// Where the harness writes its reports under `cargo test`:
+    /// `<target>/golden`.
+    fn out_dir(&self) -> PathBuf {
+        self.target().join("golden")
+    }
+
+    fn cargo(&self, dir: &Path, args: &[&str]) -> Output {
+        self.cargo_cmd(dir, args).output().unwrap()
+    }
+
+    /// `cargo` as a GitHub Actions step runs it.
+    fn cargo_in_actions(&self, dir: &Path, args: &[&str]) -> Output {
+        self.cargo_cmd(dir, args)
+            .env("GITHUB_ACTIONS", "true")
+            .output()
+            .unwrap()
+    }
+
+    /// `cargo <args>` in `dir` with this test's target directory and the
+    /// shared build directory.
+    fn cargo_cmd(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO"));
+        c.current_dir(dir)
+            .args(args)
+            .env("CARGO_TARGET_DIR", self.target())
+            .env("CARGO_BUILD_BUILD_DIR", scratch_build())
+            .env_remove("RUSTFLAGS")
+            .env_remove("GITHUB_ACTIONS")
+            .env("CARGO_TERM_COLOR", "never");
+        c
+    }
 }
 
 /// `cargo new` a library crate, with this repo's lock file for its deps.
@@ -88,8 +120,7 @@ fn golden_bin() -> Command {
 
 #[test]
 fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = new_crate(tmp.path(), "etl");
     let manifest = dir.join("Cargo.toml");
     let original = std::fs::read_to_string(&manifest).unwrap();
@@ -126,7 +157,7 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
         text(&again)
     );
 
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed; 0 failed"),
@@ -143,20 +174,22 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // The reports `cargo test` left are not taken for the plugin's.
+    std::fs::remove_file(tmp.out_dir().join("junit.xml")).unwrap();
     let o = Command::new(env!("CARGO"))
         .current_dir(&dir)
         .args(["golden"])
         .env("PATH", path)
-        .env("CARGO_TARGET_DIR", scratch_target())
+        .env("CARGO_TARGET_DIR", tmp.target())
         .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(scratch_target().join("golden").join("junit.xml").is_file());
+    assert!(tmp.out_dir().join("junit.xml").is_file());
 }
 
 /// `cargo golden` as an installed plugin: `cargo-golden` first on PATH.
-fn cargo_golden_plugin(dir: &Path, args: &[&str]) -> Output {
+fn cargo_golden_plugin(tmp: &Scratch, dir: &Path, args: &[&str]) -> Output {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
         .parent()
         .unwrap();
@@ -165,13 +198,12 @@ fn cargo_golden_plugin(dir: &Path, args: &[&str]) -> Output {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    cargo_cmd(dir, args).env("PATH", path).output().unwrap()
+    tmp.cargo_cmd(dir, args).env("PATH", path).output().unwrap()
 }
 
 #[test]
 fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let (root, member) = new_workspace(&tmp.path().join("repo"));
     let git = Command::new("git")
         .args(["init", "-q"])
@@ -194,12 +226,12 @@ fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
 
     // The workflow's own step, as GitHub runs it: from the repository root.
     let args: Vec<&str> = step.split(' ').skip(1).collect();
-    let o = cargo_golden_plugin(&root, &args);
+    let o = cargo_golden_plugin(&tmp, &root, &args);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let o = cargo_golden_plugin(&member, &["golden"]);
+    let o = cargo_golden_plugin(&tmp, &member, &["golden"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 
-    let o = cargo(&member, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&member, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed; 0 failed"),
@@ -208,7 +240,7 @@ fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
     );
     // JUnit consumers resolve testcase@file against the repository root:
     // the same name under `cargo test` (run in the member) as from the root.
-    let junit = std::fs::read_to_string(scratch_target().join("golden/junit.xml")).unwrap();
+    let junit = std::fs::read_to_string(tmp.out_dir().join("junit.xml")).unwrap();
     let doc = roxmltree::Document::parse(&junit).unwrap();
     let files: Vec<&str> = doc
         .descendants()
@@ -263,13 +295,12 @@ fn harness_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
 
 #[test]
 fn cargo_test_counts_passes_and_failures_and_writes_reports() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = mixed_crate(tmp.path());
-    let out_dir = scratch_target().join("golden");
+    let out_dir = tmp.out_dir();
     let _ = std::fs::remove_file(out_dir.join("summary.json"));
 
-    let o = cargo_in_actions(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo_in_actions(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     // The secret is registered with GitHub before the test output, and
@@ -324,7 +355,7 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
     );
 
     // Listing prints nothing but the list, even in GitHub Actions.
-    let o = cargo_in_actions(
+    let o = tmp.cargo_in_actions(
         &dir,
         &[
             "test", "--test", "golden", "--", "--list", "--format", "terse",
@@ -344,7 +375,7 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
         ]
     );
 
-    let o = cargo(
+    let o = tmp.cargo(
         &dir,
         &["test", "--test", "golden", "--", "--exact", "passes"],
     );
@@ -360,7 +391,7 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
         MIXED.replace("name = \"mixed\"", "name = \"mixed\"\njunit = \"strict\""),
     )
     .unwrap();
-    let o = cargo(
+    let o = tmp.cargo(
         &dir,
         &["test", "--test", "golden", "--", "--exact", "passes"],
     );
@@ -394,7 +425,7 @@ fn cargo_test_counts_passes_and_failures_and_writes_reports() {
 
     // libtest semantics: a filter that selects nothing passes (exit 0), and
     // the reports of the last run that ran something stay as they were.
-    let o = cargo(&dir, &["test", "--test", "golden", "--", "no_such_case"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden", "--", "no_such_case"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout)
@@ -434,8 +465,7 @@ fn lean_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
 /// and a feature it leaves out is named, not skipped, when it is wanted.
 #[test]
 fn without_default_features_cargo_test_runs_the_same_cases_to_the_same_results() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = lean_crate(tmp.path(), "lean", MIXED);
 
     let full_out = tmp.path().join("out");
@@ -447,9 +477,9 @@ fn without_default_features_cargo_test_runs_the_same_cases_to_the_same_results()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 
-    let out_dir = scratch_target().join("golden");
+    let out_dir = tmp.out_dir();
     let _ = std::fs::remove_file(out_dir.join("summary.json"));
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("test result: FAILED. 2 passed; 1 failed"),
@@ -473,7 +503,8 @@ fn without_default_features_cargo_test_runs_the_same_cases_to_the_same_results()
     assert_eq!(testcases(&out_dir), testcases(&full_out));
 
     // A signing key offered to a build that cannot sign is refused.
-    let o = cargo_cmd(&dir, &["test", "--test", "golden"])
+    let o = tmp
+        .cargo_cmd(&dir, &["test", "--test", "golden"])
         .env(
             "CARGO_GOLDEN_SIGNING_KEY",
             "untrusted comment: k\nRWQAAAAA\n",
@@ -489,7 +520,7 @@ fn without_default_features_cargo_test_runs_the_same_cases_to_the_same_results()
         "[[verify]]\nname = \"table\"\ncommand = \"printf PAR1 > t.parquet\"\noutputs = [{ path = \"t.parquet\" }]\n",
     )
     .unwrap();
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     assert!(text(&o).contains("`parquet` feature"), "{}", text(&o));
 }
@@ -511,17 +542,17 @@ command = "echo 'Job aborted'"
 
 #[test]
 fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = harness_crate(tmp.path(), "blessed", BLESSED);
     let test = ["test", "--test", "golden"];
 
     // No snapshot, no baseline: the snapshot is missing, failures are new.
-    let o = cargo(&dir, &test);
+    let o = tmp.cargo(&dir, &test);
     assert_eq!(o.status.code(), Some(101), "{}", text(&o));
     assert!(text(&o).contains("SNAPSHOT_MISSING"), "{}", text(&o));
 
-    let o = cargo_cmd(&dir, &test)
+    let o = tmp
+        .cargo_cmd(&dir, &test)
         .env("CARGO_GOLDEN", "bless")
         .output()
         .unwrap();
@@ -542,7 +573,7 @@ fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
 
     // Only a known failure is left: libtest still reports it, and the
     // exit code follows the baseline gate.
-    let o = cargo(&dir, &test);
+    let o = tmp.cargo(&dir, &test);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("1 passed; 1 failed"),
@@ -551,7 +582,8 @@ fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
     );
 
     // A misspelt mode never runs as an ordinary test.
-    let o = cargo_cmd(&dir, &test)
+    let o = tmp
+        .cargo_cmd(&dir, &test)
         .env("CARGO_GOLDEN", "blss")
         .output()
         .unwrap();
@@ -560,7 +592,8 @@ fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
 
     // A filtered bless names what it selected before rewriting anything;
     // libtest's `--exact` narrows it, as `cargo golden --bless --exact`.
-    let o = cargo_cmd(&dir, &["test", "--test", "golden", "--", "gree"])
+    let o = tmp
+        .cargo_cmd(&dir, &["test", "--test", "golden", "--", "gree"])
         .env("CARGO_GOLDEN", "bless")
         .output()
         .unwrap();
@@ -571,13 +604,14 @@ fn cargo_golden_bless_under_cargo_test_writes_snapshots_and_baseline() {
         "{}",
         text(&o)
     );
-    let o = cargo_cmd(
-        &dir,
-        &["test", "--test", "golden", "--", "--exact", "greets"],
-    )
-    .env("CARGO_GOLDEN", "bless")
-    .output()
-    .unwrap();
+    let o = tmp
+        .cargo_cmd(
+            &dir,
+            &["test", "--test", "golden", "--", "--exact", "greets"],
+        )
+        .env("CARGO_GOLDEN", "bless")
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         text(&o).contains("Blessing 1 case(s) the filters select: greets\n"),
@@ -598,10 +632,9 @@ fn nextest_runs_each_case_in_its_own_process() {
         );
         return;
     }
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = mixed_crate(tmp.path());
-    let o = cargo(
+    let o = tmp.cargo(
         &dir,
         &["nextest", "run", "--test", "golden", "--no-fail-fast"],
     );
@@ -610,7 +643,7 @@ fn nextest_runs_each_case_in_its_own_process() {
     assert!(all.contains("3 tests run: 2 passed, 1 failed"), "{all}");
     assert!(all.contains("validation at exit 0"), "{all}");
     // Every case left its evidence in one shared run directory.
-    let runs: Vec<PathBuf> = std::fs::read_dir(scratch_target().join("golden/artifacts"))
+    let runs: Vec<PathBuf> = std::fs::read_dir(tmp.out_dir().join("artifacts"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -706,8 +739,7 @@ fn assert_exclusive_ran_alone(log: &Path, front_door: &str) {
 
 #[test]
 fn both_front_doors_run_an_exclusive_case_alone() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = harness_crate(tmp.path(), "sched", &scheduling_harness());
 
     let log = tmp.path().join("cargo-golden.log");
@@ -722,13 +754,14 @@ fn both_front_doors_run_an_exclusive_case_alone() {
     assert_exclusive_ran_alone(&log, "cargo golden --jobs 4");
 
     let log = tmp.path().join("cargo-test.log");
-    let o = cargo_cmd(
-        &dir,
-        &["test", "--test", "golden", "--", "--test-threads", "4"],
-    )
-    .env(SCHED_LOG, &log)
-    .output()
-    .unwrap();
+    let o = tmp
+        .cargo_cmd(
+            &dir,
+            &["test", "--test", "golden", "--", "--test-threads", "4"],
+        )
+        .env(SCHED_LOG, &log)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("test result: ok. 7 passed"),
@@ -743,8 +776,7 @@ fn both_front_doors_run_an_exclusive_case_alone() {
 /// in the run's order) or several.
 #[test]
 fn cargo_test_runs_a_case_after_one_declared_later() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let toml = format!(
         "[[verify]]\nname = \"reads\"\ncommand = '''grep -q written \"${SCHED_LOG}\"'''\nafter = [\"writes\"]\n\n\
          [[verify]]\nname = \"writes\"\ncommand = '''sleep 0.5; echo written > \"${SCHED_LOG}\"'''\n"
@@ -752,13 +784,14 @@ fn cargo_test_runs_a_case_after_one_declared_later() {
     let dir = harness_crate(tmp.path(), "after", &toml);
     for threads in ["1", "2"] {
         let log = tmp.path().join(format!("shared-{threads}.txt"));
-        let o = cargo_cmd(
-            &dir,
-            &["test", "--test", "golden", "--", "--test-threads", threads],
-        )
-        .env(SCHED_LOG, &log)
-        .output()
-        .unwrap();
+        let o = tmp
+            .cargo_cmd(
+                &dir,
+                &["test", "--test", "golden", "--", "--test-threads", threads],
+            )
+            .env(SCHED_LOG, &log)
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
         assert!(
             String::from_utf8_lossy(&o.stdout).contains("test result: ok. 2 passed"),
@@ -770,13 +803,12 @@ fn cargo_test_runs_a_case_after_one_declared_later() {
 
 #[test]
 fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = mixed_crate(tmp.path());
     // Compile first, so the refusal below is the only thing that happens.
-    let o = cargo(&dir, &["test", "--test", "golden", "--no-run"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden", "--no-run"]);
     assert!(o.status.success(), "{}", text(&o));
-    let out_dir = scratch_target().join("golden");
+    let out_dir = tmp.out_dir();
     std::fs::write(
         dir.join("hold.toml"),
         "[[verify]]\nname = \"holds\"\ncommand = \"while ! test -e release; do sleep 0.05; done\"\n",
@@ -793,8 +825,7 @@ fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
     let start = std::time::Instant::now();
     while !std::fs::read_to_string(out_dir.join(".lock.holder")).is_ok_and(|t| t.contains(&held)) {
         if start.elapsed() > std::time::Duration::from_secs(60) {
-            // Let the holder go, so that the other tests' runs are not
-            // turned away too.
+            // Let the holder go: it waits for `release` forever.
             std::fs::write(dir.join("release"), "").unwrap();
             let _ = holder.wait();
             panic!("the holder never took the lock");
@@ -802,7 +833,7 @@ fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden"]);
     std::fs::write(dir.join("release"), "").unwrap();
     let holder_status = holder.wait().unwrap();
     let all = text(&o);
@@ -867,15 +898,14 @@ fn junit_skipped(out_dir: &Path, name: &str) -> Option<String> {
 
 #[test]
 fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = Scratch::new();
     let dir = harness_crate(tmp.path(), "ignoring", IGNORING);
-    let out_dir = scratch_target().join("golden");
+    let out_dir = tmp.out_dir();
     let row = |name: &str, result: &str, reason: &str| {
         (name.to_string(), result.to_string(), reason.to_string())
     };
 
-    let o = cargo(&dir, &["test", "--test", "golden"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -902,7 +932,7 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
     assert!(skipped.contains("needs a database"), "{skipped}");
     assert_eq!(junit_skipped(&out_dir, "fast"), None);
 
-    let o = cargo(&dir, &["test", "--test", "golden", "--", "--ignored"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden", "--", "--ignored"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("test needs db ... ok"), "{}", text(&o));
@@ -921,7 +951,7 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
     let log = std::fs::read_to_string(run_dir.join("execution/001-needs_db/stdout.log")).unwrap();
     assert_eq!(log, "ran-db\n");
 
-    let o = cargo(
+    let o = tmp.cargo(
         &dir,
         &["test", "--test", "golden", "--", "--include-ignored"],
     );
@@ -941,7 +971,7 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
     // libtest semantics: selecting only ignored cases passes (exit 0) and
     // says so; nothing ran, so the last reports stay as they were.
     let before = std::fs::read(out_dir.join("summary.json")).unwrap();
-    let o = cargo(&dir, &["test", "--test", "golden", "--", "needs"]);
+    let o = tmp.cargo(&dir, &["test", "--test", "golden", "--", "needs"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout)
@@ -959,10 +989,11 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
 }
 
 /// `cargo install --path` this repository into `root`, as a new user does
-/// from a checkout: offline, a debug build in the scratch target dir so
-/// the dependencies compile once.
-fn install_into(root: &Path) -> PathBuf {
-    let o = cargo_cmd(repo(), &["install", "--path"])
+/// from a checkout: offline, a debug build in the shared build directory
+/// so the dependencies compile once.
+fn install_into(tmp: &Scratch, root: &Path) -> PathBuf {
+    let o = tmp
+        .cargo_cmd(repo(), &["install", "--path"])
         .arg(repo())
         .args(["--debug", "--offline", "--locked", "--root"])
         .arg(root)
@@ -973,13 +1004,13 @@ fn install_into(root: &Path) -> PathBuf {
 }
 
 /// `cargo <args>` in `dir` with the installed binary first on PATH.
-fn with_installed(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+fn with_installed(tmp: &Scratch, bin: &Path, dir: &Path, args: &[&str]) -> Output {
     let path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let o = cargo_cmd(dir, args).env("PATH", path).output().unwrap();
+    let o = tmp.cargo_cmd(dir, args).env("PATH", path).output().unwrap();
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -993,7 +1024,7 @@ fn with_installed(bin: &Path, dir: &Path, args: &[&str]) -> Output {
 
 /// `cargo nextest run` passes, or says why it was not run; under
 /// `CI=true` (where .ci/run installs it) it must be there.
-fn nextest_passes(bin: &Path, dir: &Path) {
+fn nextest_passes(tmp: &Scratch, bin: &Path, dir: &Path) {
     let has_nextest = Command::new(env!("CARGO"))
         .args(["nextest", "--version"])
         .output()
@@ -1007,7 +1038,7 @@ fn nextest_passes(bin: &Path, dir: &Path) {
         eprintln!("SKIPPED `cargo nextest run`: cargo-nextest is not installed");
         return;
     }
-    with_installed(bin, dir, &["nextest", "run"]);
+    with_installed(tmp, bin, dir, &["nextest", "run"]);
 }
 
 /// Issue 26, items 1 and 2: the first hour as written. A binary installed
@@ -1017,13 +1048,12 @@ fn nextest_passes(bin: &Path, dir: &Path) {
 /// fresh crate, from a workspace member and from the workspace root.
 #[test]
 fn the_first_hour_passes_with_an_installed_binary_and_a_default_init() {
-    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
-    let tmp = tempfile::tempdir().unwrap();
-    let bin = install_into(&tmp.path().join("installed"));
+    let tmp = Scratch::new();
+    let bin = install_into(&tmp, &tmp.path().join("installed"));
 
     // A fresh crate.
     let dir = new_crate(tmp.path(), "fresh");
-    let o = with_installed(&bin, &dir, &["golden", "init"]);
+    let o = with_installed(&tmp, &bin, &dir, &["golden", "init"]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         out.contains("dependency: from the checkout") && out.contains("installed from"),
@@ -1042,19 +1072,19 @@ fn the_first_hour_passes_with_an_installed_binary_and_a_default_init() {
         std::fs::canonicalize(dir.join(path)).unwrap(),
         std::fs::canonicalize(repo()).unwrap()
     );
-    with_installed(&bin, &dir, &["golden"]);
-    with_installed(&bin, &dir, &["test", "--test", "golden"]);
-    nextest_passes(&bin, &dir);
+    with_installed(&tmp, &bin, &dir, &["golden"]);
+    with_installed(&tmp, &bin, &dir, &["test", "--test", "golden"]);
+    nextest_passes(&tmp, &bin, &dir);
 
     // A workspace member, then the workspace root.
     let (root, member) = new_workspace(&tmp.path().join("ws"));
-    with_installed(&bin, &member, &["golden", "init"]);
+    with_installed(&tmp, &bin, &member, &["golden", "init"]);
     for dir in [&member, &root] {
-        with_installed(&bin, dir, &["golden"]);
-        with_installed(&bin, dir, &["test", "--test", "golden"]);
-        nextest_passes(&bin, dir);
+        with_installed(&tmp, &bin, dir, &["golden"]);
+        with_installed(&tmp, &bin, dir, &["test", "--test", "golden"]);
+        nextest_passes(&tmp, &bin, dir);
     }
-    let o = with_installed(&bin, &root, &["golden"]);
+    let o = with_installed(&tmp, &bin, &root, &["golden"]);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("Using etl/harness.toml"),
         "{}",
