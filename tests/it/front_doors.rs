@@ -20,9 +20,12 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The build directory every scratch crate shares.
-fn scratch_build() -> PathBuf {
-    repo().join("target").join("scratch")
+/// The build directory every scratch crate shares: the target directory
+/// this test binary was built in, so the dependencies it compiled for the
+/// suite serve the scratch crates too. `cargo test` holds no lock on it
+/// while the tests run.
+fn scratch_build() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap()
 }
 
 /// One test's scratch space: a temporary directory for its crates, with
@@ -81,6 +84,11 @@ impl Scratch {
 }
 
 /// `cargo new` a library crate, with this repo's lock file for its deps.
+///
+/// Every scratch crate has a package name of its own: in the shared build
+/// directory cargo names a crate's artifacts after its name and version,
+/// not its path, so two tests building crates of one name at once would
+/// overwrite each other's test binary.
 fn new_crate(parent: &Path, name: &str) -> PathBuf {
     let o = Command::new(env!("CARGO"))
         .current_dir(parent)
@@ -93,9 +101,10 @@ fn new_crate(parent: &Path, name: &str) -> PathBuf {
     dir
 }
 
-/// A virtual workspace at `root` with one library member, `etl`, and this
-/// repo's lock file; returns the root and the member.
-fn new_workspace(root: &Path) -> (PathBuf, PathBuf) {
+/// A virtual workspace at `root` with one library member in `etl`, the
+/// package `package`, and this repo's lock file; returns the root and the
+/// member.
+fn new_workspace(root: &Path, package: &str) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(root).unwrap();
     std::fs::write(
         root.join("Cargo.toml"),
@@ -105,7 +114,7 @@ fn new_workspace(root: &Path) -> (PathBuf, PathBuf) {
     std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
     let o = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["new", "--lib", "--vcs", "none", "etl"])
+        .args(["new", "--lib", "--vcs", "none", "--name", package, "etl"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
@@ -121,7 +130,7 @@ fn golden_bin() -> Command {
 #[test]
 fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
     let tmp = Scratch::new();
-    let dir = new_crate(tmp.path(), "etl");
+    let dir = new_crate(tmp.path(), "scaffold");
     let manifest = dir.join("Cargo.toml");
     let original = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, format!("# keep this comment\n{original}")).unwrap();
@@ -204,7 +213,7 @@ fn cargo_golden_plugin(tmp: &Scratch, dir: &Path, args: &[&str]) -> Output {
 #[test]
 fn init_in_a_workspace_member_passes_from_the_member_and_from_the_workflow() {
     let tmp = Scratch::new();
-    let (root, member) = new_workspace(&tmp.path().join("repo"));
+    let (root, member) = new_workspace(&tmp.path().join("repo"), "member-init");
     let git = Command::new("git")
         .args(["init", "-q"])
         .arg(&root)
@@ -270,8 +279,8 @@ command = "echo 'Job aborted'"
 expected = "specific_error:Job aborted"
 "#;
 
-fn mixed_crate(parent: &Path) -> PathBuf {
-    harness_crate(parent, "mixed", MIXED)
+fn mixed_crate(parent: &Path, name: &str) -> PathBuf {
+    harness_crate(parent, name, MIXED)
 }
 
 /// A crate with `harness_toml` and the one-line libtest harness.
@@ -296,7 +305,7 @@ fn harness_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
 #[test]
 fn cargo_test_counts_passes_and_failures_and_writes_reports() {
     let tmp = Scratch::new();
-    let dir = mixed_crate(tmp.path());
+    let dir = mixed_crate(tmp.path(), "mixed-counts");
     let out_dir = tmp.out_dir();
     let _ = std::fs::remove_file(out_dir.join("summary.json"));
 
@@ -633,7 +642,7 @@ fn nextest_runs_each_case_in_its_own_process() {
         return;
     }
     let tmp = Scratch::new();
-    let dir = mixed_crate(tmp.path());
+    let dir = mixed_crate(tmp.path(), "mixed-nextest");
     let o = tmp.cargo(
         &dir,
         &["nextest", "run", "--test", "golden", "--no-fail-fast"],
@@ -804,7 +813,7 @@ fn cargo_test_runs_a_case_after_one_declared_later() {
 #[test]
 fn cargo_test_is_refused_while_cargo_golden_holds_the_out_dir() {
     let tmp = Scratch::new();
-    let dir = mixed_crate(tmp.path());
+    let dir = mixed_crate(tmp.path(), "mixed-held");
     // Compile first, so the refusal below is the only thing that happens.
     let o = tmp.cargo(&dir, &["test", "--test", "golden", "--no-run"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -1077,7 +1086,7 @@ fn the_first_hour_passes_with_an_installed_binary_and_a_default_init() {
     nextest_passes(&tmp, &bin, &dir);
 
     // A workspace member, then the workspace root.
-    let (root, member) = new_workspace(&tmp.path().join("ws"));
+    let (root, member) = new_workspace(&tmp.path().join("ws"), "member-first-hour");
     with_installed(&tmp, &bin, &member, &["golden", "init"]);
     for dir in [&member, &root] {
         with_installed(&tmp, &bin, dir, &["golden"]);
