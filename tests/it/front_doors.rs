@@ -76,6 +76,10 @@ impl Scratch {
             .args(args)
             .env("CARGO_TARGET_DIR", self.target())
             .env("CARGO_BUILD_BUILD_DIR", scratch_build())
+            // Run under `cargo nextest`, this suite must not make the
+            // scratch crates' harness think it runs under nextest too.
+            .env_remove("NEXTEST")
+            .env_remove("NEXTEST_RUN_ID")
             .env_remove("RUSTFLAGS")
             .env_remove("GITHUB_ACTIONS")
             .env("CARGO_TERM_COLOR", "never");
