@@ -24,6 +24,7 @@ mod first_hour;
 mod front_doors;
 mod github;
 mod history;
+mod html_report;
 mod init;
 mod junit;
 mod merge;

@@ -7,7 +7,7 @@
 //! them the browser and validator checks say so and skip, except under
 //! `CI=true`, where they fail.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
