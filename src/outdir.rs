@@ -147,19 +147,31 @@ pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirErro
         .open(&path)
         .map_err(io_at(&path))?;
     let holder_path = out_dir.join(HOLDER_FILE);
-    let taken = match access {
+    let try_take = || match access {
         Access::Exclusive => file.try_lock(),
         Access::Shared => file.try_lock_shared(),
     };
-    match taken {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(OutDirError::Busy {
-                dir: out_dir.to_path_buf(),
-                holder: holder(&holder_path),
-            });
+    // Who holds it: a holder that has just taken the lock writes its line a
+    // moment later, and one that has just finished has removed its line
+    // and let go. So look a few times, trying the lock between looks: a
+    // run is turned away only while another really holds the out dir.
+    let mut looks = 0;
+    loop {
+        match try_take() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let line = holder(&holder_path);
+                if line.is_some() || looks == HOLDER_LOOKS {
+                    return Err(OutDirError::Busy {
+                        dir: out_dir.to_path_buf(),
+                        holder: line,
+                    });
+                }
+                looks += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_at(&path)(e)),
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io_at(&path)(e)),
     }
     let mut holder = None;
     if access == Access::Exclusive {
@@ -189,18 +201,15 @@ pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirErro
     })
 }
 
-/// What the holder wrote into the holder file, on one line. A holder that
-/// has just taken the lock writes a moment later: look a few times.
+/// Looks at the holder file, 20 ms apart, before a busy out dir is
+/// reported without naming its holder.
+const HOLDER_LOOKS: usize = 10;
+
+/// What the holder wrote into the holder file, on one line, if anything.
 fn holder(path: &Path) -> Option<String> {
-    for _ in 0..10 {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !line.is_empty() {
-            return Some(line);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    None
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!line.is_empty()).then_some(line)
 }
 
 /// Remove the reports of the previous run from `out_dir`. Something else
