@@ -210,13 +210,7 @@ pub(crate) fn conclude(
 /// runs in its out dir's history (unreadable lines are left out: history
 /// only refines what `slower` compares with).
 fn typical_durations(record: &RunRecord) -> HashMap<String, compare::Typical> {
-    let path = record.out_dir.join(crate::layout::HISTORY_FILE);
-    let lines: Vec<_> = crate::wire::history::read(&path)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(_, l)| l.ok())
-        .filter(|l| l.run_id != record.run_id)
-        .collect();
+    let lines = crate::wire::history::earlier(&record.out_dir, &record.run_id);
     compare::Typical::of_history(&lines, record.jobs)
 }
 

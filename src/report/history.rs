@@ -29,13 +29,12 @@ pub(crate) fn append(
             Err(_) => dropped += 1,
         }
     }
-    let seen = |lines: &[HistoryLine], l: &HistoryLine| {
-        lines
-            .iter()
-            .any(|o| o.run_id == l.run_id && o.case == l.case)
-    };
+    let mut seen: std::collections::HashSet<(String, String)> = lines
+        .iter()
+        .map(|l| (l.run_id.clone(), l.case.clone()))
+        .collect();
     for l in earlier {
-        if !seen(&lines, &l) {
+        if seen.insert((l.run_id.clone(), l.case.clone())) {
             lines.push(l);
         }
     }
@@ -51,18 +50,6 @@ pub(crate) fn append(
     let lines = history::bounded(lines, keep);
     crate::fsio::atomic_write(&path, history::render(&lines).as_bytes())?;
     Ok(dropped)
-}
-
-/// The readable lines of `out_dir`'s history that are not of `run_id`,
-/// for the reports that chart it; none when it cannot be read (the
-/// append after the reports says why).
-pub(crate) fn earlier(out_dir: &Path, run_id: &str) -> Vec<HistoryLine> {
-    history::read(&out_dir.join(HISTORY_FILE))
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(_, l)| l.ok())
-        .filter(|l| l.run_id != run_id)
-        .collect()
 }
 
 /// [`append`] for a run of `base_dir`'s harness, saying on stderr what

@@ -180,7 +180,7 @@ fn write_reports(
         path: record.out_dir.clone(),
         source,
     })?;
-    let history = history::earlier(&record.out_dir, &record.run_id);
+    let history = crate::wire::history::earlier(&record.out_dir, &record.run_id);
     let run = RunView {
         record,
         results,

@@ -205,6 +205,18 @@ fn parse(line: &str) -> ReadLine {
     }
 }
 
+/// The readable lines of `out_dir`'s history that are not of `run_id`:
+/// the runs before it, for what compares with them or charts them. None
+/// when the file cannot be read (the append after the run says why).
+pub(crate) fn earlier(out_dir: &std::path::Path, run_id: &str) -> Vec<HistoryLine> {
+    read(&out_dir.join(crate::layout::HISTORY_FILE))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(_, l)| l.ok())
+        .filter(|l| l.run_id != run_id)
+        .collect()
+}
+
 /// The lines of the last `keep` runs (0: every run) of `lines`, in order:
 /// a run's lines are kept or dropped together.
 pub(crate) fn bounded(lines: Vec<HistoryLine>, keep: usize) -> Vec<HistoryLine> {
