@@ -31,7 +31,7 @@ pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
 pub(crate) use data::{OutputRead, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
-pub(crate) use snapshot::{SnapshotCheck, Snapshots};
+pub(crate) use snapshot::{DiffLine, SnapshotCheck, Snapshots};
 
 use crate::config::{Gate, HarnessConfig};
 use crate::model::{CaseRecord, CaseResult, RunRecord};

@@ -405,6 +405,34 @@ fn read_output(path: &Path) -> Result<String, (SnapshotOutcome, String)> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// What a line of a unified diff is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DiffLine {
+    /// `@@ -a,b +c,d @@`.
+    Hunk,
+    /// `+…`, not the `+++` file header.
+    Added,
+    /// `-…`, not the `---` file header.
+    Removed,
+    /// Context, or a file header.
+    Other,
+}
+
+impl DiffLine {
+    /// The kind of `line`, as every view of a diff marks it.
+    pub(crate) fn of(line: &str) -> DiffLine {
+        if line.starts_with("@@") {
+            DiffLine::Hunk
+        } else if line.starts_with('+') && !line.starts_with("+++") {
+            DiffLine::Added
+        } else if line.starts_with('-') && !line.starts_with("---") {
+            DiffLine::Removed
+        } else {
+            DiffLine::Other
+        }
+    }
+}
+
 /// The unified diff from `expected` (the snapshot) to `actual`, wildcard
 /// matches folded away, cut to a bounded size; with the numbers of lines
 /// added and removed.
@@ -461,11 +489,8 @@ fn cap(diff: &str) -> String {
 /// The first changed line of a unified diff.
 fn first_change(diff: Option<&str>) -> Option<&str> {
     diff.and_then(|d| {
-        d.lines().find(|l| {
-            (l.starts_with('+') || l.starts_with('-'))
-                && !l.starts_with("+++")
-                && !l.starts_with("---")
-        })
+        d.lines()
+            .find(|l| matches!(DiffLine::of(l), DiffLine::Added | DiffLine::Removed))
     })
 }
 

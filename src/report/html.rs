@@ -20,7 +20,7 @@ use super::format::{Format, ReadBack, RenderError, RunView};
 use super::integrity::{Disagreement, all_clear, compare, result_cells};
 use super::markdown::counts_text;
 use super::{NO_ISSUES_PHRASE, output_ends, seconds, severity_str, stage_str};
-use crate::baseline::Comparison;
+use crate::baseline::{Comparison, DiffLine};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::wire::history::HistoryLine;
 
@@ -559,11 +559,11 @@ fn failures(out: &mut String, record: &RunRecord) {
 fn diff(out: &mut String, text: &str) {
     out.push_str("<pre class=\"diff\" tabindex=\"0\">");
     for line in text.lines() {
-        let class = match line.as_bytes().first() {
-            Some(b'+') if !line.starts_with("+++") => "add",
-            Some(b'-') if !line.starts_with("---") => "del",
-            Some(b'@') => "hunk",
-            _ => "",
+        let class = match DiffLine::of(line) {
+            DiffLine::Added => "add",
+            DiffLine::Removed => "del",
+            DiffLine::Hunk => "hunk",
+            DiffLine::Other => "",
         };
         if class.is_empty() {
             let _ = writeln!(out, "{}", esc(line));

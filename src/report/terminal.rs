@@ -373,6 +373,7 @@ impl<W: Write> TerminalReporter<W> {
     /// A snapshot diff under its case, indented, coloured, at most
     /// [`DIFF_LINES`] lines (the rest is in report.md and evidence.json).
     fn diff_block(&self, diff: &str) -> String {
+        use crate::baseline::DiffLine;
         let mut out = String::new();
         let total = diff.lines().count();
         for l in diff.lines().take(DIFF_LINES) {
@@ -380,14 +381,11 @@ impl<W: Write> TerminalReporter<W> {
                 .chars()
                 .map(|c| if c.is_control() { '?' } else { c })
                 .collect();
-            let style = if l.starts_with("@@") {
-                CYAN
-            } else if l.starts_with('+') && !l.starts_with("+++") {
-                GREEN
-            } else if l.starts_with('-') && !l.starts_with("---") {
-                RED
-            } else {
-                DIM
+            let style = match DiffLine::of(l) {
+                DiffLine::Hunk => CYAN,
+                DiffLine::Added => GREEN,
+                DiffLine::Removed => RED,
+                DiffLine::Other => DIM,
             };
             out.push_str(&format!("{:>12} {}\n", "", self.paint(style, &clean)));
         }
