@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::model::{CaseKind, CaseResult};
-use crate::wire::history::HistoryLine;
+use crate::wire::history::{HistoryLine, strip_mark};
 
 /// The schema version of a `--message-format json` line of `history`.
 pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
@@ -123,7 +123,7 @@ fn one_case(case: &str, lines: &[&HistoryLine], last: usize) -> CaseHistory {
         kind: lines.last().map_or(CaseKind::Golden, |l| l.kind),
         runs: lines.len(),
         last: shown.iter().map(|l| l.result).collect(),
-        strip: shown.iter().map(|l| mark(l.result)).collect(),
+        strip: shown.iter().map(|l| strip_mark(l.result)).collect(),
         pass_rate: (!counted.is_empty()).then(|| passed as f64 / counted.len() as f64),
         median_seconds: percentile(&durations, 50),
         p90_seconds: percentile(&durations, 90),
@@ -146,16 +146,6 @@ fn may_leave_quarantine(lines: &[&HistoryLine]) -> bool {
     lines.last().is_some_and(|l| l.quarantined)
         && ran.len() == LEAVE_QUARANTINE_AFTER
         && ran.iter().all(|l| l.result == CaseResult::Passed)
-}
-
-/// The strip mark of a result.
-fn mark(result: CaseResult) -> char {
-    match result {
-        CaseResult::Passed => '✔',
-        CaseResult::Failed => '✘',
-        CaseResult::Error => '!',
-        CaseResult::Skipped => '·',
-    }
 }
 
 /// The nearest-rank percentile `p` of sorted `values`.

@@ -446,7 +446,8 @@ fn strip(out: &mut String, points: &[Point]) {
         words.join(", ")
     );
     for p in points {
-        let (m, class) = mark(p.result, p.flaky);
+        let (_, class) = mark(p.result, p.flaky);
+        let m = crate::wire::history::strip_mark(p.result);
         let _ = write!(out, "<span class=\"{class}\">{m}</span>");
     }
     out.push_str("</span>");

@@ -205,6 +205,17 @@ fn parse(line: &str) -> ReadLine {
     }
 }
 
+/// A result's mark in a strip of last results, oldest first, as
+/// `cargo golden history` and report.html show it.
+pub(crate) fn strip_mark(result: CaseResult) -> char {
+    match result {
+        CaseResult::Passed => '✔',
+        CaseResult::Failed => '✘',
+        CaseResult::Error => '!',
+        CaseResult::Skipped => '·',
+    }
+}
+
 /// The readable lines of `out_dir`'s history that are not of `run_id`:
 /// the runs before it, for what compares with them or charts them. None
 /// when the file cannot be read (the append after the run says why).
