@@ -950,15 +950,9 @@ fn last_failures(a: &RunArgs, out_dir: &Path) -> Result<Option<Vec<String>>, Cli
     if !summary.is_file() {
         return Err(CliError::NoLastRun(summary));
     }
-    let report = crate::commands::verify::verify_run(out_dir, None)
-        .map_err(|e| CliError::Verify(out_dir.to_path_buf(), e))?;
-    if !report.is_ok() {
-        let findings: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
-        return Err(CliError::LastRunUnverified(findings.join("\n  - ")));
-    }
-    let record = report
-        .record
-        .unwrap_or_else(|| unreachable!("a verified run has a record"));
+    let (record, _) = crate::commands::verify::verified_record(out_dir, None)
+        .map_err(|e| CliError::Verify(out_dir.to_path_buf(), e))?
+        .map_err(|findings| CliError::LastRunUnverified(findings.join("\n  - ")))?;
     Ok(Some(
         record
             .cases

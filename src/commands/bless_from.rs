@@ -47,22 +47,12 @@ pub(crate) fn bless_from(
     from: &Path,
     public_key: Option<&minisign::PublicKey>,
 ) -> Result<BlessReport, BlessFromError> {
-    let report = super::verify::verify_run(from, public_key)
-        .map_err(|e| BlessFromError::Read(from.to_path_buf(), e))?;
-    if !report.is_ok() {
-        let findings = report.findings.iter().map(|f| f.to_string()).collect();
-        return Err(BlessFromError::Unverified(from.to_path_buf(), findings));
-    }
-    let Some(mut record) = report.record else {
-        return Err(BlessFromError::Unverified(
-            from.to_path_buf(),
-            vec!["it holds no run record".into()],
-        ));
-    };
+    let (mut record, run_dir) = super::verify::verified_record(from, public_key)
+        .map_err(|e| BlessFromError::Read(from.to_path_buf(), e))?
+        .map_err(|findings| BlessFromError::Unverified(from.to_path_buf(), findings))?;
     // The run dir is `<out_dir>/artifacts/<run_id>`; the logs are named
     // relative to the out dir.
-    let out_dir = report
-        .run_dir
+    let out_dir = run_dir
         .parent()
         .and_then(Path::parent)
         .unwrap_or(from)

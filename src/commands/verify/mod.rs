@@ -231,6 +231,23 @@ pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::R
     verify_run_with(dir, public_key, false)
 }
 
+/// The record of the run of `dir` and its run dir, once [`verify_run`]
+/// finds nothing; else what it found, one line each. For what trusts an
+/// earlier run (`--failed`, `bless --from`).
+pub(crate) fn verified_record(
+    dir: &Path,
+    public_key: Option<&minisign::PublicKey>,
+) -> io::Result<Result<(RunRecord, PathBuf), Vec<String>>> {
+    let report = verify_run(dir, public_key)?;
+    if !report.is_ok() {
+        return Ok(Err(report.findings.iter().map(|f| f.to_string()).collect()));
+    }
+    Ok(match report.record {
+        Some(record) => Ok((record, report.run_dir)),
+        None => Err(vec!["it holds no run record".into()]),
+    })
+}
+
 /// [`verify_run`], and with `attestation` the run's test-result
 /// attestation as well: first its envelope's signature over the exact
 /// payload (with `public_key`, before the payload is parsed), the payload
