@@ -44,7 +44,7 @@ fn case(i: usize) -> CaseRecord {
         .repeat(20)
         .into_bytes();
     c.stderr = b"warning: slow partition\n".to_vec();
-    c.started_at = Some(jiff::Timestamp::now());
+    c.started_at = Some(cargo_golden::time::Timestamp::now());
     c.finished_at = c.started_at;
     c.duration = Duration::from_millis(12);
     c.status = if failed {
@@ -176,7 +176,7 @@ fn main() {
         harness_path: dir.path().join("harness.toml"),
         harness_sha256: "0".repeat(64),
         out_dir: dir.path().to_path_buf(),
-        started_at: jiff::Timestamp::now(),
+        started_at: cargo_golden::time::Timestamp::now(),
         hostname: "bench-host".into(),
         junit: cargo_golden::model::JunitFlavour::Rich,
         jobs: 1,

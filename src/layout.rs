@@ -6,13 +6,12 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A fresh run id: UTC time to the microsecond plus random bits, so ids
 /// sort by time and never collide.
 pub(crate) fn new_run_id() -> String {
-    let now = jiff::Timestamp::now();
+    let now = crate::time::Timestamp::now();
     let rand = uuid::Uuid::new_v4().simple().to_string();
     format!("{}-{}", now.strftime("%Y%m%dT%H%M%S%.6fZ"), &rand[..8])
 }
@@ -45,7 +44,8 @@ pub const HISTORY_FILE: &str = "history.jsonl";
 pub(crate) const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
 
 /// Paths of a case's artifact files, relative to the out dir.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Artifacts {
     /// `command.txt`.
     pub command: String,

@@ -62,6 +62,9 @@ pub mod redact;
 pub mod report;
 pub mod runner;
 pub(crate) mod shell;
+/// Instants and days as the run record writes them.
+pub mod time;
 pub(crate) mod userfile;
 #[doc(hidden)]
 pub mod wire;
+pub(crate) mod xml;

@@ -179,7 +179,7 @@ pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirErro
         let line = format!(
             "pid {} since {}: {}\n",
             std::process::id(),
-            jiff::Timestamp::now(),
+            crate::time::Timestamp::now(),
             args.join(" ")
         );
         // Who holds it is a courtesy to the run turned away: not worth

@@ -131,9 +131,8 @@ impl RedactRules {
 }
 
 /// How many values were masked in each part of a case's evidence.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Redactions {
     /// In `stdout.log`.
     pub stdout: u64,

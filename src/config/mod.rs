@@ -7,6 +7,7 @@
 #[cfg(feature = "cli")]
 pub(crate) mod adhoc;
 mod error;
+mod keys;
 pub mod preset;
 pub mod schema;
 pub mod tree;

@@ -10,11 +10,15 @@
 //! [`HarnessFile`], files it rejects for a reason a schema can express fail
 //! both.
 
+#[cfg(feature = "schema")]
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+#[cfg(feature = "schema")]
 use schemars::generate::SchemaSettings;
+#[cfg(feature = "schema")]
 use schemars::transform::RecursiveTransform;
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -22,6 +26,7 @@ use serde_json::Value;
 use super::defaults;
 use crate::model::{Gate, JunitFlavour, Stream};
 
+#[cfg(feature = "schema")]
 /// The JSON Schema of `harness.toml` (and of its YAML form).
 ///
 /// Unknown keys are rejected (`additionalProperties: false`) so that
@@ -35,6 +40,7 @@ pub fn harness_schema() -> Value {
     generate::<HarnessFile>(settings)
 }
 
+#[cfg(feature = "schema")]
 /// The keys each table of the file accepts, read off [`harness_schema`]:
 /// `""` for the top level, then `harness`, `patterns`, `golden`, `verify`
 /// and `golden_projects`.
@@ -46,6 +52,7 @@ pub fn table_keys() -> Vec<(&'static str, Vec<String>)> {
         .collect()
 }
 
+#[cfg(feature = "schema")]
 /// Each table of the file with the schemas of its keys, in the order of
 /// [`table_keys`].
 fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
@@ -71,6 +78,7 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
     ]
 }
 
+#[cfg(feature = "schema")]
 /// The reference of every key of the harness file in Markdown, written
 /// from [`harness_schema`] (`cargo golden schema --keys`): a key declared
 /// in the types below, with its doc comment, is documented here with no
@@ -120,6 +128,7 @@ pub fn keys_reference() -> String {
     out
 }
 
+#[cfg(feature = "schema")]
 /// A short name of the type a schema allows: `string`, `"a" \| "b"`,
 /// `array of string`, `table`.
 fn type_name(root: &Value, schema: &Value) -> String {
@@ -153,6 +162,7 @@ fn type_name(root: &Value, schema: &Value) -> String {
     }
 }
 
+#[cfg(feature = "schema")]
 /// Follows a local `$ref` (possibly inside a one-element `allOf`) to the
 /// schema it names.
 fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
@@ -168,6 +178,7 @@ fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     }
 }
 
+#[cfg(feature = "schema")]
 /// TOML has no null, and the loader rejects YAML's `~` wherever a value is
 /// expected, so the `null` schemars allows in `Option` fields is dropped.
 fn drop_null(schema: &mut Schema) {
@@ -206,6 +217,7 @@ const EXPECTED_PATTERN: &str = r"^(success|aborted|timeout|specific_error:.+)$";
 /// Implements [`JsonSchema`] for a leaf type with a fixed, inlined schema.
 macro_rules! leaf {
     ($ty:ident, $schema:expr) => {
+        #[cfg(feature = "schema")]
         impl JsonSchema for $ty {
             fn inline_schema() -> bool {
                 true
@@ -348,9 +360,10 @@ leaf!(
 /// Golden projects and verify commands that `cargo golden` (and
 /// `cargo test --test golden`) runs as test cases, in the order they are
 /// written: `[[golden]]` and `[[verify]]` tables may interleave.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(transform = require_command_without_runner)]
+#[cfg_attr(feature = "schema", schemars(transform = require_command_without_runner))]
 pub struct HarnessFile {
     /// Suite-wide settings.
     pub harness: Option<HarnessTable>,
@@ -362,7 +375,7 @@ pub struct HarnessFile {
     /// Applied after the built-in `[CWD]`, `[ROOT]`, `[TMP]`, `[RUN_ID]`,
     /// `[TIMESTAMP]` and `[DURATION]`, which cannot be redefined.
     #[serde(default)]
-    #[schemars(schema_with = "redactions_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "redactions_schema"))]
     pub redactions: Option<BTreeMap<String, RustRegex>>,
     /// Golden projects: projects (a directory or one file) that must always
     /// keep working. A run never modifies them.
@@ -374,7 +387,7 @@ pub struct HarnessFile {
     /// Older list form of golden projects (mostly in YAML files), with
     /// `expected_outcome` for `expected`.
     #[serde(default, deserialize_with = "legacy_golden")]
-    #[schemars(schema_with = "legacy_golden_list")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "legacy_golden_list"))]
     pub golden_projects: Vec<Golden>,
     /// Named sets of `[harness]` settings applied over `[harness]` with
     /// `--profile NAME` or `CARGO_GOLDEN_PROFILE`.
@@ -383,7 +396,8 @@ pub struct HarnessFile {
 }
 
 /// Suite-wide settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HarnessTable {
     /// Suite name in the reports. Default: the workspace root directory's
@@ -391,7 +405,7 @@ pub struct HarnessTable {
     pub name: Option<String>,
     /// Default command of golden projects, run in the `shell`. `{path}`,
     /// `{dir}` and `{name}` are replaced, shell-quoted.
-    #[schemars(example = &"odibi run {path}")]
+    #[cfg_attr(feature = "schema", schemars(example = &"odibi run {path}"))]
     pub runner: Option<String>,
     /// Default per-case timeout. On timeout the case's process group gets
     /// SIGTERM, then SIGKILL after `kill_grace` (on Windows its Job Object
@@ -412,7 +426,7 @@ pub struct HarnessTable {
     pub allow_dirty: bool,
     /// Directory of reports and evidence, relative to this file. Default:
     /// `<cargo target dir>/golden`.
-    #[schemars(example = &"target/golden")]
+    #[cfg_attr(feature = "schema", schemars(example = &"target/golden"))]
     pub out_dir: Option<String>,
     /// Cases run at once. 1 runs them one after another.
     #[serde(default = "default_jobs")]
@@ -446,7 +460,7 @@ pub struct HarnessTable {
     /// Environment variables of every case, added to the inherited
     /// environment; a case's own `env` entries win, name by name.
     #[serde(default)]
-    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
     pub env: BTreeMap<String, EnvValue>,
     /// Run directories kept under `artifacts/` after a run whose reports
     /// were written; older ones are removed. 0 keeps every run.
@@ -460,12 +474,12 @@ pub struct HarnessTable {
     /// glob (`AWS_*`) values of at least 6 bytes; `!NAME` or `!GLOB` leaves
     /// variables the defaults or a glob would mask alone.
     #[serde(default)]
-    #[schemars(example = &["API_TOKEN", "AWS_*", "!MY_TOKEN_COUNT"])]
+    #[cfg_attr(feature = "schema", schemars(example = &["API_TOKEN", "AWS_*", "!MY_TOKEN_COUNT"]))]
     pub redact_env: Vec<EnvNamePattern>,
     /// What the exit code follows: the raw results, or the comparison with
     /// `golden-baseline.json`.
     #[serde(default = "default_gate")]
-    #[schemars(with = "GateKey")]
+    #[cfg_attr(feature = "schema", schemars(with = "GateKey"))]
     pub gate: Gate,
     /// A passing case is `slower` than its baseline above this many times
     /// its baseline duration (and at least a second more): a PERFORMANCE
@@ -477,7 +491,7 @@ pub struct HarnessTable {
     /// an `sh` is on `PATH`, else `cmd /C`. `{path}`, `{dir}` and `{name}`
     /// are quoted for this shell (cmd and PowerShell are recognised by
     /// name, any other is quoted as a POSIX shell).
-    #[schemars(length(min = 1), example = &["pwsh", "-Command"])]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), example = &["pwsh", "-Command"]))]
     pub shell: Option<Vec<String>>,
     /// A preset of a real tool's output shipped with cargo-golden: its
     /// failure and allow patterns, its log record format (continuation
@@ -493,7 +507,7 @@ pub struct HarnessTable {
     /// write each record on one line. 0 leaves `COLUMNS` as the
     /// environment has it; a case's `env` may set it.
     #[serde(default = "default_columns")]
-    #[schemars(range(max = 100_000))]
+    #[cfg_attr(feature = "schema", schemars(range(max = 100_000)))]
     pub columns: u32,
     /// What a case that passed only after a failed attempt (`retries`)
     /// does: `"pass"` passes it, marked flaky; `"warn"` also warns;
@@ -511,7 +525,8 @@ fn default_columns() -> u32 {
 }
 
 /// How much of the out dir's `history.jsonl` is kept.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct History {
     /// Runs kept in `history.jsonl`; the lines of older runs are removed
@@ -537,6 +552,7 @@ fn default_history_keep() -> AtLeastZero {
 #[serde(transparent)]
 pub struct PresetName(pub String);
 
+#[cfg(feature = "schema")]
 impl JsonSchema for PresetName {
     fn inline_schema() -> bool {
         true
@@ -553,9 +569,10 @@ impl JsonSchema for PresetName {
 // `summary.json` documents for its readers; this is how the harness file
 // documents it for its writers. Never built.
 /// What the exit code follows.
-#[derive(JsonSchema)]
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[schemars(rename = "Gate")]
+#[cfg_attr(feature = "schema", schemars(rename = "Gate"))]
 #[allow(dead_code)]
 enum GateKey {
     /// Any FAILED or ERROR case fails the run.
@@ -569,7 +586,8 @@ enum GateKey {
 // The schema of a `snapshot` entry only: the value is a `model::Stream`;
 // this is how the harness file documents it. Never built.
 /// An output stream compared with its snapshot file.
-#[derive(JsonSchema)]
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[allow(dead_code)]
 enum SnapshotStream {
@@ -581,7 +599,8 @@ enum SnapshotStream {
 
 /// Failure patterns, added to the built-in ones, and lines that never
 /// count as failures.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Patterns {
     /// A match makes the case VALIDATION_FAILED.
@@ -606,14 +625,15 @@ pub struct Patterns {
     /// preset's format, at one of these levels counts like an allowed
     /// line. Default: a preset's, else TRACE, DEBUG, INFO, NOTICE, WARN and
     /// WARNING. `[]` reads no level.
-    #[schemars(example = &["DEBUG", "INFO"])]
+    #[cfg_attr(feature = "schema", schemars(example = &["DEBUG", "INFO"]))]
     pub quiet: Option<Vec<String>>,
 }
 
 /// A machine-readable result the command writes: its failures fail the
 /// case whatever the exit code, and the file is kept beside the logs,
 /// under the evidence hash.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResultFile {
     /// What the result is.
@@ -622,25 +642,27 @@ pub struct ResultFile {
     /// copy). `junit`: the XML file; `odibi-validate`: the JSON file
     /// (default: stdout); `odibi-story`: a directory, whose newest `*.json`
     /// story is read.
-    #[schemars(example = &"target/junit.xml")]
+    #[cfg_attr(feature = "schema", schemars(example = &"target/junit.xml"))]
     pub path: Option<String>,
 }
 
 /// A case's quarantine.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct QuarantineKey {
     /// Why the case is quarantined.
     pub reason: String,
     /// The last day the quarantine holds, `YYYY-MM-DD` (UTC).
-    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), example = &"2027-01-31")]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), example = &"2027-01-31"))]
     pub until: String,
     /// Where the failure is tracked, e.g. an issue URL.
     pub issue: Option<String>,
 }
 
 /// A data file a case writes, compared with its data snapshot.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DataOutput {
     /// The file, relative to the case's working dir (under `copy`, in the
@@ -648,7 +670,7 @@ pub struct DataOutput {
     /// extension says the format: `.csv` (a header row), `.json` (an array
     /// of objects), `.jsonl` (an object per line) or `.parquet`; a Delta
     /// table is a directory, with `format = "delta"`.
-    #[schemars(example = &"out/sales.csv")]
+    #[cfg_attr(feature = "schema", schemars(example = &"out/sales.csv"))]
     pub path: String,
     /// Columns that identify a row: rows are matched by them and numbers
     /// compared within `tolerance`. Without a key, rows are matched whole.
@@ -675,7 +697,8 @@ pub struct DataOutput {
 }
 
 /// What a data snapshot holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DataOutputMode {
     /// Every row, sorted.
@@ -686,7 +709,8 @@ pub enum DataOutputMode {
 }
 
 /// The format of a data output that its extension does not say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DataOutputFormat {
     /// A Delta table directory.
@@ -694,21 +718,23 @@ pub enum DataOutputFormat {
 }
 
 /// The numeric tolerance of a data output.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
     /// Absolute difference allowed. Default: 0.
     #[serde(default)]
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub abs: f64,
     /// Difference allowed relative to the snapshot's value. Default: 0.
     #[serde(default)]
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub rel: f64,
 }
 
 /// The format of a case's `result`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ResultFormat {
     /// A JUnit XML report (pytest `--junitxml`, cargo nextest): each failed
@@ -734,7 +760,8 @@ impl ResultFormat {
 
 /// A case's own patterns, added to those of `[patterns]`; the keys are
 /// those of `[patterns]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CasePatterns {
     /// A match makes the case VALIDATION_FAILED.
@@ -759,27 +786,28 @@ pub struct CasePatterns {
 }
 
 /// A golden project: one test case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Golden {
     /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub name: String,
     /// The project: a directory or one file, absolute or relative to this
     /// file.
-    #[schemars(example = &"golden/sales_daily_etl")]
+    #[cfg_attr(feature = "schema", schemars(example = &"golden/sales_daily_etl"))]
     pub path: String,
     /// The project directory when `path` names a file (a config file of a
     /// project), relative to this file; `path` must lie inside it. Default:
     /// the file's directory. `isolation` fingerprints or copies this whole
     /// directory, and under `copy` the command runs the file's copy.
-    #[schemars(example = &"golden/sales")]
+    #[cfg_attr(feature = "schema", schemars(example = &"golden/sales"))]
     pub root: Option<String>,
     /// What the project is and why it must keep working.
     pub description: Option<String>,
     /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
     /// `{dir}` and `{name}` are replaced, shell-quoted.
-    #[schemars(example = &"sh run.sh")]
+    #[cfg_attr(feature = "schema", schemars(example = &"sh run.sh"))]
     pub command: Option<String>,
     /// `"success"`; `"aborted"` (or `"timeout"`): the case must be ended by
     /// its timeout, to prove a watchdog fires; or
@@ -792,7 +820,7 @@ pub struct Golden {
     /// Environment variables added to the inherited environment and to
     /// `[harness] env` (these win, name by name).
     #[serde(default)]
-    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
     pub env: BTreeMap<String, EnvValue>,
     /// Directory the command runs in, relative to this file. Default: the
     /// project directory: `path` if it is a directory, else `root`, else
@@ -830,14 +858,14 @@ pub struct Golden {
     /// record format) of stdout or stderr for the case to pass; a missing
     /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
     /// `[]` drops it.
-    #[schemars(length(max = 64))]
+    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub require: Option<Vec<String>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
     pub snapshot: Vec<Stream>,
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
@@ -854,12 +882,13 @@ pub struct Golden {
     /// `tolerance`. A difference fails the case with DATA_CHANGED;
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(length(max = 64))]
+    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub outputs: Vec<DataOutput>,
 }
 
 /// How a golden project is protected from modification.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Isolation {
     /// Hash the project's files before and after the run; any change fails
@@ -870,14 +899,15 @@ pub enum Isolation {
 }
 
 /// A verify command: one test case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Verify {
     /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
-    #[schemars(length(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub name: String,
     /// Command run in the `shell` (`sh -c` by default).
-    #[schemars(example = &"cargo build --locked")]
+    #[cfg_attr(feature = "schema", schemars(example = &"cargo build --locked"))]
     pub command: String,
     /// What the command checks.
     pub description: Option<String>,
@@ -895,7 +925,7 @@ pub struct Verify {
     /// Environment variables added to the inherited environment and to
     /// `[harness] env` (these win, name by name).
     #[serde(default)]
-    #[schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" }))]
+    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
     pub env: BTreeMap<String, EnvValue>,
     /// Extra attempts when the case fails. Default: `[harness] retries`.
     pub retries: Option<Retries>,
@@ -919,14 +949,14 @@ pub struct Verify {
     /// record format) of stdout or stderr for the case to pass; a missing
     /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
     /// `[]` drops it.
-    #[schemars(length(max = 64))]
+    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub require: Option<Vec<String>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
     pub snapshot: Vec<Stream>,
     /// A machine-readable result the command writes, judged and kept as
     /// evidence.
@@ -943,7 +973,7 @@ pub struct Verify {
     /// `tolerance`. A difference fails the case with DATA_CHANGED;
     /// `cargo golden --bless` writes them.
     #[serde(default)]
-    #[schemars(length(max = 64))]
+    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub outputs: Vec<DataOutput>,
 }
 
@@ -987,6 +1017,7 @@ fn default_slowdown() -> Slowdown {
     Slowdown(defaults::SLOWDOWN)
 }
 
+#[cfg(feature = "schema")]
 /// `[redactions]`: placeholder names, other than the built-in ones, to
 /// Rust regexes.
 fn redactions_schema(_: &mut SchemaGenerator) -> Schema {
@@ -1019,6 +1050,7 @@ fn legacy_golden<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Golden>, D::Erro
         .collect()
 }
 
+#[cfg(feature = "schema")]
 /// The schema of `golden_projects`: [`Golden`] plus `expected_outcome`.
 fn legacy_golden_list(generator: &mut SchemaGenerator) -> Schema {
     let mut item = Golden::json_schema(generator);
@@ -1033,6 +1065,7 @@ fn legacy_golden_list(generator: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "array", "items": item })
 }
 
+#[cfg(feature = "schema")]
 /// A golden project with no `command` runs `[harness] runner`; without a
 /// runner the command is required.
 fn require_command_without_runner(schema: &mut Schema) {
@@ -1051,6 +1084,7 @@ fn require_command_without_runner(schema: &mut Schema) {
     schema.insert("else".into(), else_.to_value());
 }
 
+#[cfg(feature = "schema")]
 /// Draft-07 because it is the newest draft that TOML and YAML editor
 /// tooling broadly understands; descriptions reflowed for editors.
 pub(crate) fn generate<T: JsonSchema>(mut settings: SchemaSettings) -> Value {
@@ -1066,6 +1100,7 @@ pub(crate) fn generate<T: JsonSchema>(mut settings: SchemaSettings) -> Value {
         .to_value()
 }
 
+#[cfg(feature = "schema")]
 /// Doc comments arrive with their source line breaks; editors show
 /// descriptions as running text, so single breaks become spaces and only
 /// paragraph breaks stay.
@@ -1086,9 +1121,46 @@ fn reflow_description(schema: &mut Schema) {
         .join("\n\n");
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "schema"))]
 mod tests {
     use super::*;
+
+    /// `src/config/keys.rs`, the loader's list of keys, is what
+    /// [`table_keys`] reads off the types: the libtest harness builds
+    /// without schemars, so the list is generated and committed. Outside CI
+    /// a stale file is rewritten (commit it); the test still fails once.
+    #[test]
+    fn the_loaders_keys_are_generated_from_the_types() {
+        let mut text = String::from(
+            "//! The keys each table of the harness file accepts (`\"\"` is the top\n\
+             //! level), generated from the types in [`super::schema`] by the test\n\
+             //! `the_loaders_keys_are_generated_from_the_types`, which rewrites this\n\
+             //! file when a key is added (outside CI). Do not edit by hand.\n\n\
+             #[rustfmt::skip]\n\
+             pub(crate) const TABLE_KEYS: &[(&str, &[&str])] = &[\n",
+        );
+        for (table, keys) in table_keys() {
+            let keys: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+            text.push_str(&format!("    ({table:?}, &[{}]),\n", keys.join(", ")));
+        }
+        text.push_str("];\n");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config/keys.rs");
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed != text {
+            let ci = std::env::var_os("CI").is_some();
+            if !ci {
+                std::fs::write(&path, &text).unwrap();
+            }
+            panic!(
+                "src/config/keys.rs is not the keys of the harness types{}",
+                if ci {
+                    ""
+                } else {
+                    ": it was rewritten, commit it"
+                }
+            );
+        }
+    }
 
     #[test]
     fn duration_pattern_agrees_with_humantime() {

@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 use std::time::Duration;
 
 use super::tree::{Key, Node, Pos, Value};
@@ -19,17 +18,15 @@ mod baseline;
 pub use baseline::BUILTIN_REDACTIONS;
 
 /// Keys each table accepts (`""` is the top level), for the checks below
-/// and suggestions: derived from the typed definition of the file
+/// and suggestions: generated from the typed definition of the file
 /// ([`super::schema`]), which the printed schema comes from too.
-pub static KNOWN_KEYS: LazyLock<Vec<(&'static str, Vec<String>)>> =
-    LazyLock::new(super::schema::table_keys);
+pub static KNOWN_KEYS: &[(&str, &[&str])] = super::keys::TABLE_KEYS;
 
 fn keys_of(table: &str) -> Vec<&'static str> {
-    let known: &'static [(&'static str, Vec<String>)] = &KNOWN_KEYS;
-    known
+    KNOWN_KEYS
         .iter()
         .find(|(t, _)| *t == table)
-        .map(|(_, keys)| keys.iter().map(String::as_str).collect())
+        .map(|(_, keys)| keys.to_vec())
         .unwrap_or_default()
 }
 
@@ -430,7 +427,7 @@ impl Ctx<'_> {
         let until = field(self, "until");
         let issue = field(self, "issue").map(|(s, _)| s);
         let (until, pos) = until?;
-        if until.len() != 10 || until.parse::<jiff::civil::Date>().is_err() {
+        if until.len() != 10 || until.parse::<crate::time::Date>().is_err() {
             self.err(
                 pos,
                 format!("`quarantine.until` must be a date `YYYY-MM-DD`, found \"{until}\""),

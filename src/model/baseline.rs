@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, IssueType};
@@ -12,7 +11,8 @@ use super::{CaseKind, CaseResult, IssueType};
 super::name::serde_names!(Class, Gate, Stream, SnapshotOutcome);
 
 /// How a case compares with its baseline entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
     /// PASSED in the baseline, FAILED or ERROR now.
@@ -52,7 +52,8 @@ impl Class {
 
 /// A case's result, failure signature and duration: what the baseline
 /// records, and what a run is compared on.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Verdict {
     /// PASSED, FAILED or ERROR.
     pub result: CaseResult,
@@ -64,7 +65,8 @@ pub struct Verdict {
 }
 
 /// One case of the comparison.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CaseComparison {
     /// Case name.
     pub name: String,
@@ -103,7 +105,8 @@ pub fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
 }
 
 /// Cases per class.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassCounts {
     /// `regressed`.
     pub regressed: usize,
@@ -167,7 +170,8 @@ impl ClassCounts {
 }
 
 /// A run compared with the baseline.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// The baseline file as shown to users.
     pub file: String,
@@ -217,17 +221,8 @@ impl Comparison {
 }
 
 /// What the exit code follows (`[harness] gate`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Gate {
     /// The raw results: any FAILED or ERROR case fails the run.
@@ -239,7 +234,8 @@ pub enum Gate {
 }
 
 /// An output stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// Standard output.
@@ -252,9 +248,10 @@ pub enum Stream {
 }
 
 /// What became of one snapshotted stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
-#[schemars(rename = "Outcome")]
+#[cfg_attr(feature = "schema", schemars(rename = "Outcome"))]
 pub enum SnapshotOutcome {
     /// The output is what the snapshot allows.
     Matched,
@@ -279,7 +276,8 @@ pub enum SnapshotOutcome {
 
 /// The snapshot comparison (or bless) of one stream of one case, as
 /// `evidence.json` and `summary.json` record it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapshotCheck {
     /// The stream.
     pub stream: Stream,

@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 mod baseline;
@@ -27,7 +26,8 @@ name::serde_names!(
 );
 
 /// Whether a case is a golden project or a verify command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CaseKind {
     /// A project that must always keep working.
@@ -39,12 +39,16 @@ pub enum CaseKind {
 /// A case kept running while known to fail (`quarantine = { reason,
 /// until, issue }`): its failure does not fail the run until `until` has
 /// passed; from then on the quarantine itself fails the case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Quarantine {
     /// Why the case is quarantined.
     pub reason: String,
     /// The last day (UTC, `YYYY-MM-DD`) the quarantine holds.
-    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))
+    )]
     pub until: String,
     /// Where the failure is tracked (an issue URL).
     pub issue: Option<String>,
@@ -57,9 +61,9 @@ pub struct Quarantine {
 impl Quarantine {
     /// Whether the quarantine had expired on `day` (UTC): `until` is the
     /// last day it holds. An unreadable `until` counts as expired.
-    pub fn expired_on(&self, day: jiff::civil::Date) -> bool {
+    pub fn expired_on(&self, day: crate::time::Date) -> bool {
         self.until
-            .parse::<jiff::civil::Date>()
+            .parse::<crate::time::Date>()
             .map_or(true, |until| day > until)
     }
 
@@ -75,7 +79,8 @@ impl Quarantine {
 
 /// What a flaky case (one that passed after a failed attempt) does to the
 /// run (`[harness] flaky`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FlakyPolicy {
     /// It passes, marked flaky in every report.
@@ -109,7 +114,8 @@ impl FlakyPolicy {
 
 /// Which JUnit family `junit.xml` is written in: both carry the same
 /// results and counts, and differ in where per-case facts go.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum JunitFlavour {
@@ -132,7 +138,8 @@ impl JunitFlavour {
 }
 
 /// Execution status of a case (SPEC section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ExecutionStatus {
     /// Exit 0 and no failure pattern matched.
@@ -148,7 +155,8 @@ pub enum ExecutionStatus {
 }
 
 /// Evidence status: whether the command ran and how it exited.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum EvidenceStatus {
     /// Exit code 0.
@@ -160,7 +168,8 @@ pub enum EvidenceStatus {
 }
 
 /// The result a case counts as (SPEC section 4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum CaseResult {
     /// Met its expectation.
@@ -181,7 +190,8 @@ impl CaseResult {
 }
 
 /// Issue types of SPEC section 4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum IssueType {
     /// Validation failed.
@@ -231,7 +241,8 @@ pub enum IssueType {
 }
 
 /// Where in the pipeline an issue arose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// Configuration validation (validation patterns).
@@ -241,7 +252,8 @@ pub enum Stage {
 }
 
 /// How bad an issue is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Severity {
     /// Golden projects and validation failures.
@@ -251,7 +263,8 @@ pub enum Severity {
 }
 
 /// One problem found in a case; every FAILED or ERROR case has at least one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Issue {
     /// The issue type.
     #[serde(rename = "type")]
@@ -297,7 +310,8 @@ impl Issue {
 
 /// What a run changed in a golden project: every entry, named relative to
 /// the project (`/`-separated, a directory with a trailing `/`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GoldenChanges {
     /// Entries that appeared.
     pub added: Vec<String>,
@@ -309,7 +323,8 @@ pub struct GoldenChanges {
 
 /// A case's structured result (`result = { format, path }`), as read after
 /// its command ran.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StructuredResult {
     /// `junit`, `odibi-validate` or `odibi-story`.
     pub format: String,
@@ -454,7 +469,8 @@ impl GoldenChanges {
 }
 
 /// A validation error extracted from pydantic-style output.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ValidationError {
     /// Dotted field path, e.g. `pipelines.0.nodes.2.params.1`.
     pub field: String,
@@ -538,9 +554,9 @@ pub struct CaseRecord {
     /// When `stderr` was truncated: the real end of the stream.
     pub stderr_end: Option<String>,
     /// When the command started (None when it did not run).
-    pub started_at: Option<jiff::Timestamp>,
+    pub started_at: Option<crate::time::Timestamp>,
     /// When it finished.
-    pub finished_at: Option<jiff::Timestamp>,
+    pub finished_at: Option<crate::time::Timestamp>,
     /// Wall clock duration.
     pub duration: Duration,
     /// SUCCESS / FAILURE / NO_EVIDENCE.
@@ -687,7 +703,8 @@ impl CaseRecord {
 }
 
 /// Counts of case results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Counts {
     /// All cases in the record.
     pub total: usize,
@@ -732,7 +749,8 @@ impl Counts {
 
 /// What a run makes of selecting no case at all (`--no-cases`, SPEC
 /// section 8): a typo in a filter must never look green.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum NoCases {
@@ -746,7 +764,8 @@ pub enum NoCases {
 }
 
 /// A run whose filters or partition selected no case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EmptySelection {
     /// Which filter or partition selected nothing, in words.
     pub reason: String,
@@ -768,7 +787,7 @@ pub struct RunRecord {
     /// The output directory (absolute).
     pub out_dir: PathBuf,
     /// When the run started.
-    pub started_at: jiff::Timestamp,
+    pub started_at: crate::time::Timestamp,
     /// The machine the run ran on (for a merged run, every shard's,
     /// comma-separated); empty when unknown.
     pub hostname: String,

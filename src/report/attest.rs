@@ -663,7 +663,7 @@ mod tests {
             harness_path: dir.join("harness.toml"),
             harness_sha256: String::new(),
             out_dir: dir.into(),
-            started_at: jiff::Timestamp::UNIX_EPOCH,
+            started_at: crate::time::Timestamp::UNIX_EPOCH,
             hostname: String::new(),
             junit: crate::model::JunitFlavour::Rich,
             jobs: 1,

@@ -3,7 +3,7 @@
 //! code, or the run exits with [`crate::exit::INTEGRITY`].
 //!
 //! Each registered format ([`super::FORMATS`]) parses its file for real
-//! (XML with roxmltree, JSON with serde_json, the markdown tables by their
+//! (XML with `crate::xml`, JSON with serde_json, the markdown tables by their
 //! fixed shape), so a report that renders wrong, or was changed after
 //! writing, is caught. This module holds what is checked of the run as a
 //! whole, and the helpers the formats' checks share.

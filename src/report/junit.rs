@@ -407,7 +407,7 @@ impl Format for Junit {
 /// order, each testcase's result and evidence hash, the totals.
 fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreement>) {
     let counts = &record.counts();
-    let doc = match roxmltree::Document::parse(text) {
+    let doc = match crate::xml::Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
             found.push(Disagreement::Unreadable {
@@ -480,7 +480,7 @@ fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreeme
 /// The totals on `<testsuites>` and the first `<testsuite>`.
 fn junit_totals(
     path: &Path,
-    doc: &roxmltree::Document<'_>,
+    doc: &crate::xml::Document,
     flavour: JunitFlavour,
     counts: &Counts,
     found: &mut Vec<Disagreement>,
@@ -520,7 +520,7 @@ fn junit_totals(
 /// `case.<name>.evidence_hash` in the strict one).
 fn junit_case(
     path: &Path,
-    (doc, tc): (&roxmltree::Document<'_>, &roxmltree::Node<'_, '_>),
+    (doc, tc): (&crate::xml::Document, &crate::xml::Node<'_>),
     flavour: JunitFlavour,
     case: &CaseRecord,
     found: &mut Vec<Disagreement>,

@@ -398,7 +398,7 @@ impl<'h> Engine<'h> {
 
         // The timeout covers the isolation work too: a project too big to
         // fingerprint in time ends the case like a command that hangs.
-        rec.started_at = Some(jiff::Timestamp::now());
+        rec.started_at = Some(crate::time::Timestamp::now());
         let clock = Instant::now();
         let deadline = clock.checked_add(def.timeout).unwrap_or(clock);
         let interrupt = self.interrupt.clone();
@@ -414,7 +414,7 @@ impl<'h> Engine<'h> {
         };
         let finish = |rec: &mut CaseRecord| {
             rec.duration = clock.elapsed();
-            rec.finished_at = Some(jiff::Timestamp::now());
+            rec.finished_at = Some(crate::time::Timestamp::now());
         };
         let isolated = match self.isolate(def, &budget, first, rec) {
             Ok(i) => i,
@@ -1139,10 +1139,8 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
 }
 
 /// Today's date in UTC: what a quarantine's `until` is compared with.
-fn today() -> jiff::civil::Date {
-    jiff::Timestamp::now()
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .date()
+fn today() -> crate::time::Date {
+    crate::time::Timestamp::now().date()
 }
 
 /// Fail `rec` with one more issue of `issue_type`, raised after it ran.

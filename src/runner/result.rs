@@ -267,8 +267,8 @@ fn one_line(text: &str) -> String {
 fn junit(bytes: &[u8]) -> Result<Parsed, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8 XML".to_string())?;
     let doc =
-        roxmltree::Document::parse(text).map_err(|e| format!("is not a JUnit XML report: {e}"))?;
-    let root = doc.root_element().tag_name().name();
+        crate::xml::Document::parse(text).map_err(|e| format!("is not a JUnit XML report: {e}"))?;
+    let root = doc.root_element().name();
     if root != "testsuites" && root != "testsuite" {
         return Err(format!(
             "is not a JUnit XML report: its root element is <{root}>, not <testsuites> or <testsuite>"
@@ -282,7 +282,7 @@ fn junit(bytes: &[u8]) -> Result<Parsed, String> {
             .children()
             .filter(|c| c.has_tag_name("failure") || c.has_tag_name("error"))
         {
-            let kind = f.tag_name().name();
+            let kind = f.name();
             let message = f
                 .attribute("message")
                 .filter(|m| !m.trim().is_empty())

@@ -196,7 +196,7 @@ pub struct Run<'h> {
     /// waits any longer.
     abandoned: AtomicBool,
     fanout: Mutex<Fanout>,
-    started_at: jiff::Timestamp,
+    started_at: crate::time::Timestamp,
     clock: Instant,
 }
 
@@ -242,7 +242,7 @@ impl<'h> Run<'h> {
             cases,
             opts,
             fanout: Mutex::new(fanout),
-            started_at: jiff::Timestamp::now(),
+            started_at: crate::time::Timestamp::now(),
             clock: Instant::now(),
         };
         run.emit(&Event::RunStarted {

@@ -3,7 +3,6 @@
 //! shape): the command, the outputs as kept in the reports, how it ended
 //! and how it was judged.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Encoding, encode_outputs};
@@ -14,7 +13,8 @@ use crate::model::{
 use crate::redact::Redactions;
 
 /// The run of one case (or one attempt of it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CaseRun {
     /// The exact command string run (also in `command.txt`).
     pub raw_command: String,
@@ -33,11 +33,11 @@ pub struct CaseRun {
     #[serde(default)]
     pub encoding: Encoding,
     /// When the command started, RFC 3339 UTC.
-    pub started_at: Option<jiff::Timestamp>,
+    pub started_at: Option<crate::time::Timestamp>,
     /// When it finished, RFC 3339 UTC.
-    pub finished_at: Option<jiff::Timestamp>,
+    pub finished_at: Option<crate::time::Timestamp>,
     /// Wall clock in seconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_seconds: f64,
     /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`: exit code 0, not 0, or not run.
     pub status: EvidenceStatus,

@@ -5,7 +5,6 @@
 use std::io;
 use std::path::Path;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
@@ -103,13 +102,17 @@ pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
 /// # cargo-golden evidence
 ///
 /// The evidence of one case: `<out_dir>/artifacts/<run_id>/execution/<case_slug>/evidence.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(transform = super::base64_when_encoded)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = super::base64_when_encoded))]
 pub struct Evidence {
     /// Version of this format: `1.<minor>.<patch>`. Files written before
     /// it was recorded read as `1.0.0`.
     #[serde(default = "first_version")]
-    #[schemars(schema_with = "super::schema_version_schema")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "super::schema_version_schema")
+    )]
     pub schema_version: String,
     /// Case name.
     pub case: String,
@@ -160,7 +163,8 @@ fn first_version() -> String {
 }
 
 /// An earlier attempt of a retried case, as `evidence.json` lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PreviousAttempt {
     /// What the attempt counted as.
     pub result: CaseResult,

@@ -16,7 +16,6 @@
 //! line says what that run's evidence says; `verify-evidence` holds the
 //! lines of the run it checks to it.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
@@ -27,7 +26,8 @@ use crate::model::{
 pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
 
 /// The `type` tag of a history line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum HistoryType {
     /// Always `"history"`.
     #[serde(rename = "history")]
@@ -47,10 +47,14 @@ pub struct Revision {
 /// # cargo-golden history line
 ///
 /// One line of `<out_dir>/history.jsonl`: one case of one run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HistoryLine {
     /// Version of this format: `1.<minor>.<patch>`.
-    #[schemars(schema_with = "super::schema_version_schema")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "super::schema_version_schema")
+    )]
     pub schema_version: String,
     /// Always `"history"`.
     #[serde(rename = "type")]
@@ -58,7 +62,7 @@ pub struct HistoryLine {
     /// The run (its evidence is under `artifacts/<run_id>` while kept).
     pub run_id: String,
     /// When the run started, RFC 3339 UTC.
-    pub started_at: jiff::Timestamp,
+    pub started_at: crate::time::Timestamp,
     /// The git commit checked out where the harness file lies; null
     /// outside a git work tree.
     pub commit: Option<String>,
@@ -77,14 +81,14 @@ pub struct HistoryLine {
     /// The types of the case's issues, in order.
     pub issue_types: Vec<IssueType>,
     /// Wall clock of the last attempt in seconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_seconds: f64,
     /// Cases the run ran at once (`--jobs`); null when unknown (a merged
     /// run).
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub jobs: Option<usize>,
     /// Attempts made (1 without retries).
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub attempts: usize,
     /// Passed after a failed attempt.
     pub flaky: bool,

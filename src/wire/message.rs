@@ -16,7 +16,6 @@
 //! (it is in the evidence files and reports); a consumer that wants it
 //! follows `evidence`.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{CaseKind, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue};
@@ -28,13 +27,17 @@ pub(crate) const SCHEMA_VERSION: &str = "1.1.0";
 /// # cargo-golden JSON message
 ///
 /// One line of `--message-format json` output.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct MessageLine {
     /// What the line reports, named by `reason`.
     #[serde(flatten)]
     pub message: Message,
     /// Version of this format: `1.<minor>.<patch>`.
-    #[schemars(schema_with = "super::schema_version_schema")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "super::schema_version_schema")
+    )]
     pub schema_version: String,
 }
 
@@ -48,7 +51,8 @@ impl From<Message> for MessageLine {
 }
 
 /// What a message line reports.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub(crate) enum Message {
     /// The run is about to start.
@@ -107,7 +111,8 @@ pub(crate) enum Message {
 }
 
 /// The `case-finished` message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct CaseFinished {
     /// 0-based declaration index.
     pub index: usize,
@@ -126,7 +131,7 @@ pub(crate) struct CaseFinished {
     /// Exit code; null when not run.
     pub exit_code: Option<i32>,
     /// Wall clock in seconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_seconds: f64,
     /// Hex sha256 evidence hash; null when not run.
     pub evidence_hash: Option<String>,
@@ -145,17 +150,18 @@ pub(crate) struct CaseFinished {
 }
 
 /// The `run-finished` message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct RunFinished {
     /// Run id.
     pub run_id: String,
     /// `SUCCESS`, `PARTIAL (...)` or `FAILURE`.
-    #[schemars(extend("pattern" = super::FINAL_STATUS_PATTERN))]
+    #[cfg_attr(feature = "schema", schemars(extend("pattern" = super::FINAL_STATUS_PATTERN)))]
     pub final_status: String,
     /// Result counts.
     pub counts: Counts,
     /// Wall clock of the run in seconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_seconds: f64,
     /// The run was interrupted.
     pub interrupted: bool,
@@ -171,7 +177,8 @@ pub(crate) struct RunFinished {
 }
 
 /// How a run compared with its baseline (summary.json holds every case).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct BaselineOutcome {
     /// What the exit code follows.
     pub gate: crate::config::Gate,
@@ -182,7 +189,8 @@ pub(crate) struct BaselineOutcome {
 }
 
 /// Paths of the file reports of a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct ReportPaths {
     /// `junit.xml`.
     pub junit: String,

@@ -25,15 +25,21 @@ pub(crate) mod message;
 pub mod observation;
 pub(crate) mod summary;
 
+#[cfg(feature = "schema")]
 use crate::config::schema::generate;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+#[cfg(feature = "schema")]
 use schemars::generate::{Contract, SchemaSettings};
+#[cfg(feature = "schema")]
 use schemars::json_schema;
+#[cfg(feature = "schema")]
 use schemars::transform::RecursiveTransform;
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema};
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "schema")]
 use serde_json::Value;
 
 /// What every `schema_version` matches: major version 1.
@@ -64,7 +70,8 @@ pub(crate) fn is_schema_version(v: &str) -> bool {
 }
 
 /// How the `stdout` and `stderr` copies of a case are written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// Plain UTF-8 text.
@@ -104,6 +111,7 @@ pub(crate) fn decode_output(
     }
 }
 
+#[cfg(feature = "schema")]
 /// The JSON Schema (draft-07) of an output format: what the writer
 /// produces, so every serialized field is required; `null` is allowed
 /// where the field is optional.
@@ -117,6 +125,7 @@ pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     generate::<T>(settings)
 }
 
+#[cfg(feature = "schema")]
 /// A unit enum with documented variants comes out as a `oneOf` of
 /// `const`s; an `enum` says the same, and a validator then reports a wrong
 /// value as "must be one of these" rather than "matches no branch". The
@@ -156,6 +165,7 @@ fn consts_to_enum(schema: &mut Schema) {
     }
 }
 
+#[cfg(feature = "schema")]
 /// With `"encoding": "base64"`, `stdout` and `stderr` must be Base64: the
 /// schema of every type that carries [`encode_outputs`]'s result.
 fn base64_when_encoded(schema: &mut Schema) {
@@ -169,6 +179,7 @@ fn base64_when_encoded(schema: &mut Schema) {
     schema.insert("then".into(), then.to_value());
 }
 
+#[cfg(feature = "schema")]
 /// The schema of a string field that holds a `1.x.y` version.
 fn schema_version_schema(_: &mut schemars::SchemaGenerator) -> Schema {
     json_schema!({

@@ -15,14 +15,18 @@
 //!   reader decodes both the same way.
 //! - `metadata` is flat: string, number or boolean values only.
 
+#[cfg(feature = "schema")]
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Encoding, UUID_PATTERN, encode_outputs};
+#[cfg(feature = "schema")]
+use super::UUID_PATTERN;
+use super::{Encoding, encode_outputs};
 use crate::model::CaseRecord;
 
 /// The schema version written by this crate.
@@ -32,7 +36,8 @@ pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
 pub(crate) const TIMESTAMP_PATTERN: &str = r"^[0-9]+$";
 
 /// The `type` tag of an observation record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ObservationType {
     /// Always `"observation"`.
     #[serde(rename = "observation")]
@@ -53,6 +58,7 @@ pub enum MetadataValue {
 
 // One `type` list rather than the `anyOf` a derive would give: a nested
 // value is then reported as one plain type error.
+#[cfg(feature = "schema")]
 impl JsonSchema for MetadataValue {
     fn inline_schema() -> bool {
         true
@@ -87,21 +93,25 @@ impl From<bool> for MetadataValue {
 ///
 /// One line of `observations.jsonl`: one case that ran. Fields added by
 /// later `1.x` versions are allowed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(transform = super::base64_when_encoded)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = super::base64_when_encoded))]
 pub struct Observation {
     /// Version of this record format: `1.<minor>.<patch>`.
-    #[schemars(schema_with = "super::schema_version_schema")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "super::schema_version_schema")
+    )]
     pub schema_version: String,
     /// Always `"observation"`.
     #[serde(rename = "type")]
     pub record_type: ObservationType,
     /// Unique id of this execution: a fresh UUID v4 per record.
-    #[schemars(extend("pattern" = UUID_PATTERN))]
+    #[cfg_attr(feature = "schema", schemars(extend("pattern" = UUID_PATTERN)))]
     pub tool_call_id: uuid::Uuid,
     /// When the case started: nanoseconds since the Unix epoch, as a
     /// decimal string (too large for a JSON number read as a double).
-    #[schemars(extend("pattern" = TIMESTAMP_PATTERN), example = &"1763765058123456789")]
+    #[cfg_attr(feature = "schema", schemars(extend("pattern" = TIMESTAMP_PATTERN), example = &"1763765058123456789"))]
     pub timestamp_ns: String,
     /// Exit code of the command; 128+N when it was killed by signal N;
     /// null when there is none.
@@ -116,7 +126,7 @@ pub struct Observation {
     /// not valid UTF-8 (or a NUL): then both are Base64.
     pub encoding: Encoding,
     /// Wall-clock duration in milliseconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_ms: f64,
     /// Flat key/value facts about the case (`case`, `kind`, `result`,
     /// `execution_status`, `status`, `index`, `line`, `flaky`,

@@ -10,7 +10,6 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::decode_output;
@@ -30,14 +29,18 @@ pub(crate) const SCHEMA_VERSION: &str = "1.7.0";
 /// # cargo-golden summary
 ///
 /// `<out_dir>/summary.json`: a whole run, cases in declaration order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct Summary {
     /// Version of this format: `1.<minor>.<patch>`.
-    #[schemars(schema_with = "super::schema_version_schema")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "super::schema_version_schema")
+    )]
     pub schema_version: String,
     /// `SUCCESS`, `PARTIAL (N golden project(s) failed)`,
     /// `PARTIAL (N case(s) failed)` or `FAILURE`.
-    #[schemars(extend("pattern" = super::FINAL_STATUS_PATTERN))]
+    #[cfg_attr(feature = "schema", schemars(extend("pattern" = super::FINAL_STATUS_PATTERN)))]
     pub final_status: String,
     /// Result counts.
     pub counts: Counts,
@@ -48,7 +51,7 @@ pub(crate) struct Summary {
     /// Unique, time-sortable run id.
     pub run_id: String,
     /// When the run started, RFC 3339 UTC.
-    pub started_at: jiff::Timestamp,
+    pub started_at: crate::time::Timestamp,
     /// The machine the run ran on (for a merged run, every shard's,
     /// comma-separated); empty when unknown. Absent in summaries written
     /// before it was recorded.
@@ -59,7 +62,7 @@ pub(crate) struct Summary {
     #[serde(default)]
     pub junit: JunitFlavour,
     /// Wall clock of the whole run in seconds.
-    #[schemars(range(min = 0))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
     pub duration_seconds: f64,
     /// `count:K/N` or `hash:K/N` when the run was one shard.
     pub partition: Option<String>,
@@ -83,7 +86,8 @@ pub(crate) struct Summary {
 }
 
 /// The harness file a run used.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct SummaryHarness {
     /// As shown in the reports (usually relative to the workspace root).
     pub path: String,
@@ -95,8 +99,9 @@ pub(crate) struct SummaryHarness {
 }
 
 /// One case (or one earlier attempt of it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(transform = super::base64_when_encoded)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(transform = super::base64_when_encoded))]
 pub(crate) struct SummaryCase {
     /// 0-based declaration index in the harness file.
     pub index: usize,

@@ -293,12 +293,13 @@ fn both_flavours_stamp_the_suite_with_when_and_where_it_ran() {
         let doc = parse(&xml);
         let summary = p.summary();
         let s = suite(&doc);
-        let stamp: jiff::Timestamp = s
+        let stamp: cargo_golden::time::Timestamp = s
             .attribute("timestamp")
             .unwrap_or_else(|| panic!("{flavour}: no timestamp"))
             .parse()
             .unwrap_or_else(|e| panic!("{flavour}: timestamp is not RFC 3339: {e}"));
-        let started: jiff::Timestamp = summary["started_at"].as_str().unwrap().parse().unwrap();
+        let started: cargo_golden::time::Timestamp =
+            summary["started_at"].as_str().unwrap().parse().unwrap();
         assert_eq!(
             stamp.as_millisecond(),
             started.as_millisecond(),

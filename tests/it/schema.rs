@@ -517,7 +517,7 @@ fn the_readme_reference_names_every_key() {
             .nth(1)
             .and_then(|p| p.split("\n\n`[").find(|s| !s.trim().is_empty()))
             .unwrap_or_else(|| panic!("README reference has no {heading}"));
-        for key in keys {
+        for key in keys.iter() {
             if let Some((_, _, page)) = DOCUMENTED_ELSEWHERE
                 .iter()
                 .find(|(t, k, _)| t == table && k == key)

@@ -347,7 +347,7 @@ fn has_issue(ev: &Evidence, t: IssueType) -> bool {
 fn quarantine_rule(ev: &Evidence) -> Option<String> {
     let q = ev.run.quarantine.as_ref();
     if let (Some(q), Some(at)) = (q, ev.run.started_at) {
-        let day = at.to_zoned(jiff::tz::TimeZone::UTC).date();
+        let day = at.date();
         if q.expired != q.expired_on(day) {
             return Some(format!(
                 "quarantine.expired is {}, but the case started on {day} and the quarantine holds until {}",

@@ -77,7 +77,7 @@ impl Signer {
     pub(crate) fn sign(&self, data: &[u8], run_id: &str) -> Result<String, SignError> {
         let trusted = format!(
             "timestamp:{} file:{SUMS_FILE} run:{run_id}",
-            jiff::Timestamp::now().as_second()
+            crate::time::Timestamp::now().as_second()
         );
         // With the public half, the crate checks its own signature: a
         // damaged key fails here, not at the verifier.

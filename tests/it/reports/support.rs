@@ -16,8 +16,9 @@ pub const RUN_ID: &str = "20251121T230700Z-0001";
 pub const HOSTNAME: &str = "ci-runner-7";
 pub const T0_NS: i128 = 1_763_766_420_000_000_000;
 
-pub fn ts(offset_ms: i64) -> jiff::Timestamp {
-    jiff::Timestamp::from_nanosecond(T0_NS + i128::from(offset_ms) * 1_000_000).unwrap()
+pub fn ts(offset_ms: i64) -> cargo_golden::time::Timestamp {
+    cargo_golden::time::Timestamp::from_nanosecond(T0_NS + i128::from(offset_ms) * 1_000_000)
+        .unwrap()
 }
 
 pub fn artifacts(index: usize, name: &str) -> Artifacts {
