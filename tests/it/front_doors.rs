@@ -82,6 +82,11 @@ impl Scratch {
             .env_remove("NEXTEST_RUN_ID")
             .env_remove("RUSTFLAGS")
             .env_remove("GITHUB_ACTIONS")
+            // No debug info: what this suite's own profile gives the
+            // dependencies, so the scratch crates share them, and this
+            // crate compiles and links faster in the scratch crates'
+            // two feature sets.
+            .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env("CARGO_TERM_COLOR", "never");
         c
     }
@@ -1007,6 +1012,9 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
 fn install_into(tmp: &Scratch, root: &Path) -> PathBuf {
     let o = tmp
         .cargo_cmd(repo(), &["install", "--path"])
+        // This repository's own profile: the binary and library the suite
+        // built serve the install.
+        .env_remove("CARGO_PROFILE_DEV_DEBUG")
         .arg(repo())
         .args(["--debug", "--offline", "--locked", "--root"])
         .arg(root)
