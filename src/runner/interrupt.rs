@@ -51,6 +51,9 @@ impl Interrupt {
 
     /// Kill every case process, remove the temporary copies, exit.
     fn exit_now(&self) -> ! {
+        // Before the cases die: the run must not go on to write reports
+        // of the cases it is abandoning while the harness exits.
+        let _closed = crate::fsio::close_writes();
         super::process::kill_all();
         let dirs = self.temp_dirs.lock().unwrap_or_else(|e| e.into_inner());
         for d in dirs.iter() {

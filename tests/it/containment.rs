@@ -1124,10 +1124,25 @@ command = "if test -e armed; then trap '' TERM; echo started; while :; do sleep 
     passing_run(&p);
     std::fs::write(p.path().join("armed"), "").unwrap();
     std::fs::remove_dir_all(p.out().join("artifacts")).unwrap();
-    let mut child = p.cmd(&[]).stderr(Stdio::null()).spawn().unwrap();
+    let err_path = p.path().join("harness-stderr.txt");
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let mut child = p.cmd(&[]).stderr(err_file).spawn().unwrap();
     p.wait_for_output("001-stubborn", "started");
     signal(&child, libc::SIGINT);
-    std::thread::sleep(Duration::from_millis(300));
+    // The second signal only once the first was taken: two sent close
+    // together to a process not scheduled in between arrive as one (the
+    // kernel keeps one pending SIGINT), which is a single interrupt.
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&err_path)
+        .unwrap_or_default()
+        .contains("press Ctrl-C again")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the first SIGINT was never acknowledged"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     signal(&child, libc::SIGINT);
     assert_eq!(child.wait().unwrap().code(), Some(3));
     for f in [
@@ -1136,7 +1151,11 @@ command = "if test -e armed; then trap '' TERM; echo started; while :; do sleep 
         "report.md",
         "observations.jsonl",
     ] {
-        assert!(!p.out().join(f).exists(), "{f} of the earlier run left");
+        assert!(
+            !p.out().join(f).exists(),
+            "{f} left: {}",
+            std::fs::read_to_string(&err_path).unwrap_or_default()
+        );
     }
 }
 
