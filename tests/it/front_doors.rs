@@ -1010,11 +1010,14 @@ fn cargo_test_reports_an_ignored_case_with_its_reason_and_runs_it_on_request() {
 /// from a checkout: offline, a debug build in the shared build directory
 /// so the dependencies compile once.
 fn install_into(tmp: &Scratch, root: &Path) -> PathBuf {
-    let o = tmp
-        .cargo_cmd(repo(), &["install", "--path"])
-        // This repository's own profile: the binary and library the suite
-        // built serve the install.
-        .env_remove("CARGO_PROFILE_DEV_DEBUG")
+    let mut install = tmp.cargo_cmd(repo(), &["install", "--path"]);
+    // The profile this suite was built with (this repository's own, as CI
+    // may adjust it): the binary and library it built serve the install.
+    match std::env::var_os("CARGO_PROFILE_DEV_DEBUG") {
+        Some(debug) => install.env("CARGO_PROFILE_DEV_DEBUG", debug),
+        None => install.env_remove("CARGO_PROFILE_DEV_DEBUG"),
+    };
+    let o = install
         .arg(repo())
         .args(["--debug", "--offline", "--locked", "--root"])
         .arg(root)
