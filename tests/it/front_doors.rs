@@ -35,10 +35,29 @@ struct Scratch {
 }
 
 impl Scratch {
+    /// The scratch space, with a cargo configuration that gives its crates
+    /// this repository's dev profile overrides: the dependencies then
+    /// compile as they did for this suite and are shared with it, rather
+    /// than built again (a crate optimised here, such as memchr, would
+    /// otherwise change every crate that depends on it).
     fn new() -> Scratch {
-        Scratch {
-            tmp: tempfile::tempdir().unwrap(),
-        }
+        let tmp = tempfile::tempdir().unwrap();
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(repo().join("Cargo.toml")).unwrap()).unwrap();
+        let packages = manifest["profile"]["dev"]["package"].clone();
+        let mut dev = toml::Table::new();
+        dev.insert("package".into(), packages);
+        let mut profile = toml::Table::new();
+        profile.insert("dev".into(), dev.into());
+        let mut config = toml::Table::new();
+        config.insert("profile".into(), profile.into());
+        std::fs::create_dir(tmp.path().join(".cargo")).unwrap();
+        std::fs::write(
+            tmp.path().join(".cargo/config.toml"),
+            toml::to_string(&config).unwrap(),
+        )
+        .unwrap();
+        Scratch { tmp }
     }
 
     fn path(&self) -> &Path {
