@@ -186,6 +186,7 @@ impl Cells {
         }
     }
 
+    #[cfg(feature = "parquet")]
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
@@ -195,6 +196,7 @@ impl Cells {
     }
 
     /// Push the text `write` writes (nothing: null).
+    #[cfg(feature = "parquet")]
     pub(crate) fn push_with(&mut self, write: impl FnOnce(&mut String)) {
         let start = self.text.len();
         write(&mut self.text);
