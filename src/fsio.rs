@@ -38,9 +38,6 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
     let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    // No fsync: the rename already makes the replacement atomic for every
-    // reader, and an fsync per case's evidence.json tripled the per-case
-    // overhead (bench/run.py) for durability across an OS crash only.
     let closed = CLOSED.lock().unwrap_or_else(|e| e.into_inner());
     if *closed {
         // The temporary file is removed as it drops.
@@ -48,6 +45,9 @@ pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
             "the run was interrupted twice: nothing more is written",
         ));
     }
+    // No fsync: the rename already makes the replacement atomic for every
+    // reader, and an fsync per case's evidence.json tripled the per-case
+    // overhead (bench/run.py) for durability across an OS crash only.
     tmp.persist(path).map_err(|e| e.error)?;
     drop(closed);
     Ok(())
