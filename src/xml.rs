@@ -263,6 +263,8 @@ mod tests {
             "text<a/>",
             "<a x=\"1\" x=\"2\"/>",
             "<a>&nbsp;</a>",
+            // A DTD's entities are never expanded.
+            "<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>",
             "<a b=c/>",
         ] {
             assert!(Document::parse(bad).is_err(), "{bad:?} was accepted");
