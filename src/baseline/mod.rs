@@ -24,7 +24,7 @@ pub(crate) mod redactions;
 pub(crate) mod snapshot;
 pub(crate) mod wildcard;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
@@ -142,13 +142,16 @@ pub(crate) fn load(harness: &HarnessConfig) -> Result<Option<BaselineFile>, Base
 /// Compare the finished run in `record` with `baseline` and attach the
 /// comparison (and its `PERFORMANCE` warnings) to the record; with
 /// `bless`, also rewrite the baseline entries of the selected cases and
-/// say what changed.
+/// say what changed. `earlier` holds the lines of the runs before it in
+/// its out dir's history (the readable ones: history only refines what
+/// `slower` compares with), for each case's typical duration.
 pub(crate) fn conclude(
     harness: &HarnessConfig,
     record: &mut RunRecord,
     baseline: Option<&BaselineFile>,
     selection: &Selection<'_>,
     bless: bool,
+    earlier: &[crate::wire::history::HistoryLine],
 ) -> Result<Option<BlessReport>, BaselineError> {
     let snapshots = Snapshots::new(harness, &record.run_id);
     let verdicts: Vec<(usize, Option<Verdict>)> = record
@@ -176,7 +179,7 @@ pub(crate) fn conclude(
         file: display_file(harness),
         gate: harness.gate,
         slowdown: harness.slowdown,
-        typical: typical_durations(record),
+        typical: compare::Typical::of_history(earlier, record.jobs),
     };
     let missing: Option<&dyn Fn(&str) -> bool> =
         selection.look_for_missing.then_some(&is_missing as _);
@@ -204,14 +207,6 @@ pub(crate) fn conclude(
     };
     record.baseline = Some(comparison);
     Ok(report)
-}
-
-/// Each case's typical duration at this run's `--jobs`, from the earlier
-/// runs in its out dir's history (unreadable lines are left out: history
-/// only refines what `slower` compares with).
-fn typical_durations(record: &RunRecord) -> HashMap<String, compare::Typical> {
-    let lines = crate::wire::history::earlier(&record.out_dir, &record.run_id);
-    compare::Typical::of_history(&lines, record.jobs)
 }
 
 /// The baseline file as reports name it: relative to the current

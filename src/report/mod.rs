@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Reports, Results, RunOutcome};
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
+use crate::wire::history::HistoryLine;
 
 use format::{Format, RunView};
 
@@ -166,7 +167,8 @@ pub enum ReportError {
 /// The first file that cannot be written stops the others and is named in
 /// the error.
 pub fn write_all(record: &RunRecord, harness_display: &str) -> Result<Written, ReportError> {
-    write_reports(record, &Results::of(record), harness_display)
+    let history = crate::wire::history::earlier(&record.out_dir, &record.run_id);
+    write_reports(record, &Results::of(record), harness_display, &history)
 }
 
 /// [`write_all`] with the results already computed.
@@ -174,17 +176,17 @@ fn write_reports(
     record: &RunRecord,
     results: &Results,
     harness_display: &str,
+    history: &[HistoryLine],
 ) -> Result<Written, ReportError> {
     let written = Written::in_dir(&record.out_dir);
     std::fs::create_dir_all(&record.out_dir).map_err(|source| ReportError::Write {
         path: record.out_dir.clone(),
         source,
     })?;
-    let history = crate::wire::history::earlier(&record.out_dir, &record.run_id);
     let run = RunView {
         record,
         results,
-        history: &history,
+        history,
     };
     for (format, path) in FORMATS.iter().zip(written.paths()) {
         let text = format
@@ -416,7 +418,10 @@ pub(crate) fn conclude(
     (selection, bless): (&crate::baseline::Selection<'_>, bool),
     signer: Option<&seal::Signer>,
 ) -> RunOutcome {
-    let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless);
+    // The runs before this one, read once: `slower` compares with them
+    // and the reports chart them.
+    let earlier = crate::wire::history::earlier(&record.out_dir, &record.run_id);
+    let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless, &earlier);
     match &blessed {
         Ok(Some(report)) => eprint!("{report}"),
         Ok(None) => {}
@@ -427,7 +432,13 @@ pub(crate) fn conclude(
         signer,
         context: &attest::Context::of(harness),
     };
-    let finished = finish_run(record, &display, fanout, &sealing, blessed.is_err());
+    let finished = finish_run(
+        record,
+        (&display, &earlier),
+        fanout,
+        &sealing,
+        blessed.is_err(),
+    );
     if finished.problem.is_none() {
         history::record_run(record, &harness.base_dir, harness.history_keep);
         retain(record, harness.keep_runs);
@@ -466,7 +477,8 @@ pub(crate) fn finish(
         signer,
         context: &attest::Context::ci(),
     };
-    finish_run(record, harness_display, fanout, &sealing, false)
+    let history = crate::wire::history::earlier(&record.out_dir, &record.run_id);
+    finish_run(record, (harness_display, &history), fanout, &sealing, false)
 }
 
 /// How a run is sealed: the key that signs it, if any, and what its
@@ -478,9 +490,10 @@ struct Sealing<'a> {
 }
 
 /// [`finish`] a run whose bless, if one was asked for, failed or not.
+/// `history` holds the earlier runs' lines the reports chart.
 fn finish_run(
     record: &RunRecord,
-    harness_display: &str,
+    (harness_display, history): (&str, &[HistoryLine]),
     fanout: &mut crate::events::Fanout,
     sealing: &Sealing<'_>,
     bless_failed: bool,
@@ -500,7 +513,9 @@ fn finish_run(
     } else {
         Err(FinishError::Lost(lost))
     })
-    .and_then(|()| write_reports(record, &results, harness_display).map_err(FinishError::from))
+    .and_then(|()| {
+        write_reports(record, &results, harness_display, history).map_err(FinishError::from)
+    })
     .and_then(|w| {
         written = w.paths().to_vec();
         integrity::check(record, &results, results.exit_code).map_err(FinishError::from)
