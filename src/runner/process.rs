@@ -25,7 +25,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -287,7 +286,7 @@ pub(crate) fn run(
 
 /// A case's main process, contained and watched.
 struct Started {
-    child: std::process::Child,
+    child: sys::Child,
     _container: sys::Container,
     watch: sys::Watch,
 }
@@ -301,16 +300,12 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
     }
     cmd.current_dir(spec.working_dir)
         .envs(spec.env)
-        .env(TOKEN_VAR, token)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // Without a guardian, the parent-death signal is the fallback.
-    sys::prepare(&mut cmd, guardian_pid().is_none());
+        .env(TOKEN_VAR, token);
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
     let mut child = {
         let mut live = live();
-        let child = cmd.spawn().map_err(cannot_start)?;
+        // Without a guardian, the parent-death signal is the fallback.
+        let child = sys::spawn(&mut cmd, guardian_pid().is_none()).map_err(cannot_start)?;
         live.insert(child.id(), token.to_string());
         child
     };

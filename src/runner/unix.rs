@@ -17,25 +17,84 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use super::isolation::{ChangeStamp, FileKind};
 use super::process::ProcInfo;
 
-/// Prepare `cmd` to run as a case's main process: a process group of its
-/// own (pgid = its pid) and, with `parent_death_signal` on Linux, SIGKILL
-/// when the harness dies.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod spawn;
+
+/// A case's main process as this module started it: its pid and the read
+/// ends of its stdout and stderr pipes. Nothing is done when it is
+/// dropped; the engine reaps it with [`Child::wait`].
+#[derive(Debug)]
+pub(super) struct Child {
+    pid: u32,
+    pub(super) stdout: Option<OwnedFd>,
+    pub(super) stderr: Option<OwnedFd>,
+    status: Option<ExitStatus>,
+}
+
+impl Child {
+    fn new(pid: u32, stdout: OwnedFd, stderr: OwnedFd) -> Child {
+        Child {
+            pid,
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            status: None,
+        }
+    }
+
+    pub(super) fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// Wait for the process to exit and reap it (once; later calls return
+    /// the same status).
+    pub(super) fn wait(&mut self) -> io::Result<ExitStatus> {
+        if let Some(s) = self.status {
+            return Ok(s);
+        }
+        let mut raw = 0;
+        loop {
+            // SAFETY: waitpid on our own child with a valid status pointer.
+            if unsafe { libc::waitpid(self.pid as libc::pid_t, &mut raw, 0) } >= 0 {
+                break;
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+        let status = ExitStatus::from_raw(raw);
+        self.status = Some(status);
+        Ok(status)
+    }
+}
+
+/// Start `cmd` as a case's main process: stdin `/dev/null`, stdout and
+/// stderr piped, a process group of its own (pgid = its pid) and, with
+/// `parent_death_signal` on Linux, SIGKILL when the harness dies.
 ///
 /// On Linux the child is also given what a shell would give it: glibc's
-/// `posix_spawn` leaves its two internal signals (32 and 33, SIGCANCEL and
-/// SIGSETXID) ignored in the child, and an ignored signal stays ignored
-/// across `exec` and in every process the case starts, which no shell
-/// does. Resetting them needs code between fork and exec, so cases are
-/// started by `fork` rather than the cheaper `posix_spawn`: a case's
-/// environment matching a plain shell's is worth the spawn time.
-pub(super) fn prepare(cmd: &mut Command, parent_death_signal: bool) {
-    cmd.process_group(0);
+/// `posix_spawn`, as the standard library calls it, leaves its two
+/// internal signals (32 and 33, SIGCANCEL and SIGSETXID) ignored in the
+/// child, and an ignored signal stays ignored across `exec` and in every
+/// process the case starts, which no shell does. With glibc the case is
+/// started by `posix_spawn` called here with a default-signal set that
+/// holds them ([`spawn`]); with the parent-death signal, or where that
+/// path cannot be taken, by `fork` with the reset between fork and exec.
+pub(super) fn spawn(cmd: &mut Command, parent_death_signal: bool) -> io::Result<Child> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if !parent_death_signal && let Some(started) = spawn::spawn(cmd) {
+        return started;
+    }
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0);
     #[cfg(target_os = "linux")]
     {
         let parent = std::process::id() as libc::pid_t;
@@ -63,6 +122,12 @@ pub(super) fn prepare(cmd: &mut Command, parent_death_signal: bool) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = parent_death_signal;
+    let mut child = cmd.spawn()?;
+    // The standard library's child does nothing when dropped: from here on
+    // the pid and the pipes are ours.
+    let out = child.stdout.take().expect("stdout is piped").into();
+    let err = child.stderr.take().expect("stderr is piped").into();
+    Ok(Child::new(child.id(), out, err))
 }
 
 /// The real-time signals glibc keeps for itself (`__SIGRTMIN` and the one
@@ -373,11 +438,35 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
 /// file (NotFound where the kernel was built without CONFIG_PROC_CHILDREN).
 #[cfg(target_os = "linux")]
 fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
-    let list = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))?;
+    let list = read_proc(&format!("/proc/{pid}/task/{tid}/children"))?;
     Ok(list
         .split_whitespace()
         .filter_map(|p| p.parse::<u32>().ok())
         .collect())
+}
+
+/// A `/proc` text file, read whole. Such a file says it is empty, so the
+/// standard library's readers ask its size, then start from a small
+/// buffer and grow it, a read each time; here a page is read at once. A
+/// few of these are read for every case.
+#[cfg(target_os = "linux")]
+fn read_proc(path: &str) -> io::Result<String> {
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 4096];
+    let mut len = 0;
+    loop {
+        if len == buf.len() {
+            buf.resize(len * 2, 0);
+        }
+        match f.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(len);
+    String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 #[cfg(target_os = "linux")]
@@ -428,7 +517,7 @@ struct Stat {
 fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
     const SIGKILL_BIT: u64 = 1 << (libc::SIGKILL - 1);
     const SIGSTOP_BIT: u64 = 1 << (libc::SIGSTOP - 1);
-    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+    let Ok(text) = read_proc(&format!("/proc/{pid}/status")) else {
         return (false, false);
     };
     let (mut pending, mut stopped) = (false, false);
@@ -456,7 +545,7 @@ const REAP_WAIT: Duration = Duration::from_secs(2);
 /// fields are read after its last `)`.
 #[cfg(target_os = "linux")]
 fn stat_of(pid: u32) -> Option<Stat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let text = read_proc(&format!("/proc/{pid}/stat")).ok()?;
     let mut rest = text[text.rfind(')')? + 1..].split_whitespace();
     let state = rest.next()?.chars().next()?;
     let ppid = rest.next()?.parse().ok()?;
@@ -754,10 +843,8 @@ pub(super) struct Watch {
 impl Watch {
     /// Take the child's piped stdout and stderr and watch them and its exit.
     pub(super) fn new(child: &mut Child) -> io::Result<Watch> {
-        let out: OwnedFd = child.stdout.take().expect("stdout is piped").into();
-        let err: OwnedFd = child.stderr.take().expect("stderr is piped").into();
-        grow_pipe(&out);
-        grow_pipe(&err);
+        let out = child.stdout.take().expect("stdout is piped");
+        let err = child.stderr.take().expect("stderr is piped");
         Ok(Watch {
             pipes: [Some(File::from(out)), Some(File::from(err))],
             exit: Some(exit_notifier(child.id())?),
@@ -816,7 +903,11 @@ impl Watch {
             Ok(n) => {
                 on(i, &self.buf[..n]);
                 if n == self.buf.len() && n < CHUNK {
+                    // A chatty command: a larger buffer here and in both
+                    // pipes means fewer wake-ups. A quiet one never pays
+                    // for them.
                     self.buf.resize(CHUNK, 0);
+                    self.pipes.iter().flatten().for_each(grow_pipe);
                 }
             }
             Err(e)

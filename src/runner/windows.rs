@@ -12,7 +12,7 @@ use std::io::{self, Read};
 use std::os::windows::io::{AsHandle, AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
 use std::os::windows::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -43,9 +43,18 @@ const TERMINATED: u32 = 1;
 /// and in a console process group of its own, so a Ctrl-C typed at the
 /// console reaches the harness, which then ends the case, as on Unix. No
 /// parent-death signal is needed: the job dies with the harness.
-pub(super) fn prepare(cmd: &mut Command, _parent_death_signal: bool) {
-    cmd.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
+/// stdin is the null device, stdout and stderr are piped.
+pub(super) fn spawn(cmd: &mut Command, _parent_death_signal: bool) -> io::Result<Child> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP)
+        .spawn()
 }
+
+/// A case's main process: the standard library's, which keeps its process
+/// handle open until it is dropped.
+pub(super) type Child = std::process::Child;
 
 /// A case's Job Object, by its main process id, so `kill_case` (and a
 /// second Ctrl-C) can reach it; the id cannot be reused while the
