@@ -176,10 +176,11 @@ pub(super) fn check(
         results,
         history: &[],
     };
-    for format in FORMATS {
+    let per_format = super::par_map(FORMATS, |format| {
+        let mut found = Vec::new();
         let path = record.out_dir.join(format.file_name());
         if format.added_later() && std::fs::symlink_metadata(&path).is_err() {
-            continue;
+            return found;
         }
         if let Some(text) = read(&path, &mut found) {
             let file = ReadBack {
@@ -190,7 +191,9 @@ pub(super) fn check(
             };
             format.check(&file, &mut found);
         }
-    }
+        found
+    });
+    found.extend(per_format.into_iter().flatten());
 
     if found.is_empty() {
         Ok(())

@@ -151,15 +151,20 @@ pub(crate) fn sealed_files(record: &RunRecord) -> Vec<String> {
         .cases
         .iter()
         .flat_map(|c| c.previous_attempts.iter().chain([c]));
-    for case in attempts {
-        for rel in artifact_paths(case) {
-            if let Some(inside) = rel.strip_prefix(&prefix)
-                && std::fs::symlink_metadata(dir.join(inside)).is_ok_and(|m| m.is_file())
-            {
-                files.push(inside.to_string());
-            }
-        }
-    }
+    let inside: Vec<&str> = attempts
+        .flat_map(artifact_paths)
+        .filter_map(|rel| rel.strip_prefix(&prefix))
+        .collect();
+    let there = super::par_map(&inside, |rel| {
+        std::fs::symlink_metadata(dir.join(rel)).is_ok_and(|m| m.is_file())
+    });
+    files.extend(
+        inside
+            .into_iter()
+            .zip(there)
+            .filter(|(_, there)| *there)
+            .map(|(rel, _)| rel.to_string()),
+    );
     files
 }
 
@@ -204,11 +209,14 @@ pub(crate) fn seal_run(
         let to = dir.join(name);
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }
+    let files = sealed_files(record);
+    let hashes = super::par_map(&files, |rel| {
+        let path = dir.join(rel);
+        crate::hash::sha256_file(&path).map_err(io_err(&path))
+    });
     let mut sums = String::new();
-    for rel in sealed_files(record) {
-        let path = dir.join(&rel);
-        let hex = crate::hash::sha256_file(&path).map_err(io_err(&path))?;
-        sums.push_str(&format!("{hex}  {rel}\n"));
+    for (rel, hex) in files.iter().zip(hashes) {
+        sums.push_str(&format!("{}  {rel}\n", hex?));
     }
     let sums_path = dir.join(SUMS_FILE);
     super::atomic_write(&sums_path, sums.as_bytes()).map_err(io_err(&sums_path))?;
