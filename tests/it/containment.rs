@@ -1628,11 +1628,27 @@ echo "session: $(ps -o sid= -p $$)"
 
 #[test]
 fn a_case_sees_what_a_plain_shell_would_give_it() {
+    // With the guardian, cases are started by posix_spawn.
+    case_matches_a_plain_shell(None);
+}
+
+#[test]
+fn a_case_started_by_fork_sees_what_a_plain_shell_would_give_it_too() {
+    // Without it, by fork, for the parent-death signal.
+    case_matches_a_plain_shell(Some("off"));
+}
+
+fn case_matches_a_plain_shell(guardian: Option<&str>) {
     let p = Project::new(
         "[harness]\nname = \"probe\"\n[[verify]]\nname = \"probe\"\ncommand = \"sh probe.sh\"\n",
     );
     p.write("probe.sh", PROBE);
-    let o = p.run(&[]);
+    let mut cmd = p.cmd(&[]);
+    match guardian {
+        Some(v) => cmd.env("CARGO_GOLDEN_GUARDIAN", v),
+        None => cmd.env_remove("CARGO_GOLDEN_GUARDIAN"),
+    };
+    let o = cmd.output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let case = std::fs::read_to_string(p.case_dir("001-probe").join("stdout.log")).unwrap();
 
