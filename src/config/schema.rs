@@ -572,7 +572,7 @@ impl JsonSchema for PresetName {
 #[cfg(feature = "schema")]
 #[derive(schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "schema", schemars(rename = "Gate"))]
+#[schemars(rename = "Gate")]
 #[allow(dead_code)]
 enum GateKey {
     /// Any FAILED or ERROR case fails the run.

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::ffi::{CString, OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,17 +113,6 @@ fn executable(f: &Path) -> bool {
     f.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0
 }
 
-/// A pipe's two ends, both close-on-exec.
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both were just created for us.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
 fn check(r: libc::c_int) -> io::Result<()> {
     if r == 0 {
         Ok(())
@@ -175,8 +164,9 @@ fn start(
     envp: &[CString],
     cwd: Option<&std::ffi::CStr>,
 ) -> io::Result<Child> {
-    let (out_r, out_w) = pipe()?;
-    let (err_r, err_w) = pipe()?;
+    // The standard library's pipes are close-on-exec at both ends.
+    let (out_r, out_w) = io::pipe()?;
+    let (err_r, err_w) = io::pipe()?;
     let null = std::fs::File::open("/dev/null")?;
 
     let mut actions = MaybeUninit::uninit();
@@ -241,7 +231,7 @@ fn start(
             envpp.as_ptr(),
         )
     })?;
-    Ok(Child::new(pid as u32, out_r, err_r))
+    Ok(Child::new(pid as u32, out_r.into(), err_r.into()))
 }
 
 #[cfg(test)]
