@@ -387,6 +387,12 @@ fn stop_code(stop: Stop) -> u8 {
 /// `job` of each item, in order, on up to one thread per core while this
 /// thread asks `budget`; a job is given what to ask between chunks of its
 /// work. The first error (or the budget's stop) ends the others early.
+///
+/// The items are cut into one run per worker and taken from each run in
+/// turn, so the files being copied at one time lie apart in the walk's
+/// order, in different directories: creating files in one directory from
+/// two threads makes them wait on its lock. Each worker keeps its results
+/// until it ends (no hand-over per item).
 fn in_parallel<T: Sync, R: Send>(
     items: &[T],
     budget: Budget<'_>,
@@ -398,8 +404,12 @@ fn in_parallel<T: Sync, R: Send>(
     if workers < 2 || items.len() < PARALLEL_FROM {
         return items.iter().map(|item| job(item, budget)).collect();
     }
+    if let Some(stop) = budget() {
+        return Err(IsolationError::Stopped(stop));
+    }
     let state = AtomicU8::new(GOING);
     let next = AtomicUsize::new(0);
+    let run = items.len().div_ceil(workers);
     let asked = || match state.load(Ordering::Relaxed) {
         1 => Some(Stop::TimedOut),
         // A worker's error: the others stop; its error is what is returned.
@@ -407,43 +417,38 @@ fn in_parallel<T: Sync, R: Send>(
         _ => None,
     };
     let (job, asked, state, next) = (&job, &asked, &state, &next);
-    std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..workers {
-            let tx = tx.clone();
-            s.spawn(move || {
-                while asked().is_none() {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = job(item, asked);
-                    if result.is_err() {
-                        let _ = state.compare_exchange(
-                            GOING,
-                            FAILED,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
-                    }
-                    if tx.send((i, result)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut results: Vec<Option<R>> = items.iter().map(|_| None).collect();
+    let asking = std::thread::current();
+    let running = AtomicUsize::new(workers);
+    let running = &running;
+    let work = move || {
+        let mut done = Vec::new();
         let mut error = None;
-        loop {
-            match rx.recv_timeout(Duration::from_millis(10)) {
-                Ok((i, Ok(r))) => results[i] = Some(r),
-                Ok((_, Err(e))) => {
-                    if error.is_none() && !matches!(e, IsolationError::Stopped(_)) {
-                        error = Some(e);
-                    }
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        while asked().is_none() {
+            let claim = next.fetch_add(1, Ordering::Relaxed);
+            if claim >= run * workers {
+                break;
             }
+            let i = (claim % workers) * run + claim / workers;
+            let Some(item) = items.get(i) else { continue };
+            match job(item, asked) {
+                Ok(r) => done.push((i, r)),
+                Err(e) => {
+                    let _ =
+                        state.compare_exchange(GOING, FAILED, Ordering::Relaxed, Ordering::Relaxed);
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        if running.fetch_sub(1, Ordering::Release) == 1 {
+            asking.unpark();
+        }
+        (done, error)
+    };
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (0..workers).map(|_| s.spawn(work.clone())).collect();
+        while running.load(Ordering::Acquire) > 0 {
+            std::thread::park_timeout(Duration::from_millis(10));
             if let Some(stop) = budget() {
                 let _ = state.compare_exchange(
                     GOING,
@@ -451,6 +456,18 @@ fn in_parallel<T: Sync, R: Send>(
                     Ordering::Relaxed,
                     Ordering::Relaxed,
                 );
+            }
+        }
+        let mut all = Vec::with_capacity(items.len());
+        let mut error = None;
+        for h in helpers {
+            let (done, e) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            all.extend(done);
+            if let Some(e) = e
+                && error.is_none()
+                && !matches!(e, IsolationError::Stopped(_))
+            {
+                error = Some(e);
             }
         }
         if let Some(e) = error {
@@ -461,7 +478,8 @@ fn in_parallel<T: Sync, R: Send>(
             2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
             _ => {}
         }
-        Ok(results.into_iter().flatten().collect())
+        all.sort_unstable_by_key(|(i, _)| *i);
+        Ok(all.into_iter().map(|(_, r)| r).collect())
     })
 }
 
@@ -1006,6 +1024,43 @@ mod tests {
         let missing = d.path().join("gone");
         let e = fingerprint(&missing, &Exclude::default(), &unlimited, None).unwrap_err();
         assert!(e.to_string().contains("gone"), "{e}");
+    }
+
+    /// More items than workers, not a multiple of them: every result in
+    /// the items' order; a job's error is the one returned; a budget
+    /// spent during the work stops it.
+    #[test]
+    fn parallel_jobs_keep_order_and_stop_on_an_error_or_the_budget() {
+        let items: Vec<usize> = (0..(PARALLEL_FROM * 3 + 5)).collect();
+        let doubled = in_parallel(&items, &unlimited, |i, _| Ok(i * 2)).unwrap();
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+
+        let e = in_parallel(&items, &unlimited, |&i, _| match i {
+            40 => Err(io_at(Path::new("forty"))(io::ErrorKind::Other.into())),
+            _ => Ok(i),
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&e, IsolationError::Io { path, .. } if path == Path::new("forty")),
+            "{e}"
+        );
+
+        let calls = AtomicUsize::new(0);
+        let later = || (calls.fetch_add(1, Ordering::Relaxed) > 0).then_some(Stop::TimedOut);
+        let done = AtomicUsize::new(0);
+        let r = in_parallel(&items, &later, |&i, stop| {
+            if let Some(stop) = stop() {
+                return Err(IsolationError::Stopped(stop));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+            done.fetch_add(1, Ordering::Relaxed);
+            Ok(i)
+        });
+        assert!(
+            matches!(r, Err(IsolationError::Stopped(Stop::TimedOut))),
+            "{r:?}"
+        );
+        assert!(done.load(Ordering::Relaxed) < items.len());
     }
 
     #[test]
