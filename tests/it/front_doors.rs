@@ -155,6 +155,58 @@ fn golden_bin() -> Command {
     c
 }
 
+/// The test-only dependencies turn on no feature of a crate this one
+/// depends on (what Cargo.toml's unused `getrandom` and `once_cell` are
+/// for): where they did, that crate and every crate between it and this
+/// one compiled twice in a cold run of this suite, once for the suite and
+/// once for the scratch crates that depend on this one.
+#[test]
+fn test_only_dependencies_change_no_feature_of_a_shared_crate() {
+    let tree = |edges: &str| -> std::collections::BTreeMap<String, String> {
+        let o = Command::new(env!("CARGO"))
+            .current_dir(repo())
+            .args([
+                "tree",
+                "--locked",
+                "--offline",
+                "--prefix",
+                "none",
+                "-e",
+                edges,
+            ])
+            .args(["-f", "{p}|{f}"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "cargo tree: {}", text(&o));
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                let (package, features) = l.trim_end_matches(" (*)").split_once('|')?;
+                // `name vX.Y.Z`, without a path source's `(path)`.
+                let package = package.split(" (").next()?;
+                Some((package.to_string(), features.to_string()))
+            })
+            .collect()
+    };
+    let without = tree("normal,build");
+    let with = tree("normal,build,dev");
+    let changed: Vec<String> = with
+        .iter()
+        .filter_map(|(package, features)| {
+            let before = without.get(package)?;
+            (before != features).then(|| format!("{package}: [{before}] -> [{features}]"))
+        })
+        .collect();
+    assert!(without.len() > 100, "{without:?}");
+    assert!(
+        changed.is_empty(),
+        "the test-only dependencies change these crates' features; turn the \
+         same features on in Cargo.toml's [dependencies]:\n{}",
+        changed.join("\n")
+    );
+}
+
 #[test]
 fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
     let tmp = Scratch::new();
