@@ -421,6 +421,9 @@ fn in_parallel<T: Sync, R: Send>(
     let running = AtomicUsize::new(workers);
     let running = &running;
     let work = move || {
+        // Counted down however the worker ends, a panic too (which the
+        // join below passes on): the asking thread waits for the count.
+        let _ends = Ends(running, asking.clone());
         let mut done = Vec::new();
         let mut error = None;
         while asked().is_none() {
@@ -439,9 +442,6 @@ fn in_parallel<T: Sync, R: Send>(
                     break;
                 }
             }
-        }
-        if running.fetch_sub(1, Ordering::Release) == 1 {
-            asking.unpark();
         }
         (done, error)
     };
@@ -481,6 +481,18 @@ fn in_parallel<T: Sync, R: Send>(
         all.sort_unstable_by_key(|(i, _)| *i);
         Ok(all.into_iter().map(|(_, r)| r).collect())
     })
+}
+
+/// A worker of [`in_parallel`] ending: the last one wakes the asking
+/// thread.
+struct Ends<'a>(&'a AtomicUsize, std::thread::Thread);
+
+impl Drop for Ends<'_> {
+    fn drop(&mut self) {
+        if self.0.fetch_sub(1, Ordering::Release) == 1 {
+            self.1.unpark();
+        }
+    }
 }
 
 fn walk_error(e: walkdir::Error) -> IsolationError {
@@ -1061,6 +1073,25 @@ mod tests {
             "{r:?}"
         );
         assert!(done.load(Ordering::Relaxed) < items.len());
+    }
+
+    /// A job that panics makes the whole call panic; it never leaves the
+    /// asking thread waiting for a worker that is gone.
+    #[test]
+    fn a_panicking_job_is_passed_on_not_waited_for() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let items: Vec<usize> = (0..(PARALLEL_FROM * 2)).collect();
+            let r = std::panic::catch_unwind(|| {
+                in_parallel(&items, &unlimited, |&i, _| {
+                    assert_ne!(i, 7, "job 7 fails");
+                    Ok(i)
+                })
+            });
+            let _ = tx.send(r.is_err());
+        });
+        let panicked = rx.recv_timeout(Duration::from_secs(30));
+        assert_eq!(panicked, Ok(true));
     }
 
     #[test]
