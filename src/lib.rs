@@ -56,6 +56,7 @@ pub mod hash;
 pub mod layout;
 pub mod model;
 pub(crate) mod outdir;
+pub(crate) mod par;
 #[doc(hidden)]
 pub mod redact;
 #[doc(hidden)]

@@ -176,7 +176,7 @@ pub(super) fn check(
         results,
         history: &[],
     };
-    let per_format = super::par_map(FORMATS, |format| {
+    let per_format = crate::par::map(FORMATS, |format| {
         let mut found = Vec::new();
         let path = record.out_dir.join(format.file_name());
         if format.added_later() && std::fs::symlink_metadata(&path).is_err() {

@@ -189,7 +189,7 @@ fn write_reports(
         history,
     };
     let formats: Vec<_> = FORMATS.iter().zip(written.paths()).collect();
-    par_map(&formats, |(format, path)| {
+    crate::par::map(&formats, |(format, path)| {
         let text = format
             .render(&run, harness_display)
             .map_err(|source| ReportError::Render {
@@ -201,40 +201,6 @@ fn write_reports(
     .into_iter()
     .collect::<Result<(), _>>()?;
     Ok(written)
-}
-
-/// `f` of every item, in the items' order, worked out on as many threads
-/// as the machine has cores, each taking the next item not yet taken: a
-/// big run's reports are rendered, read back and hashed side by side.
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
-    if workers <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else {
-                return done;
-            };
-            done.push((i, f(item)));
-        }
-    };
-    let mut all: Vec<(usize, R)> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..workers).map(|_| s.spawn(work)).collect();
-        let mut all = work();
-        for h in helpers {
-            all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        all
-    });
-    all.sort_unstable_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
 }
 
 fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {

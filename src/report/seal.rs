@@ -155,7 +155,7 @@ pub(crate) fn sealed_files(record: &RunRecord) -> Vec<String> {
         .flat_map(artifact_paths)
         .filter_map(|rel| rel.strip_prefix(&prefix))
         .collect();
-    let there = super::par_map(&inside, |rel| {
+    let there = crate::par::map(&inside, |rel| {
         std::fs::symlink_metadata(dir.join(rel)).is_ok_and(|m| m.is_file())
     });
     files.extend(
@@ -210,7 +210,7 @@ pub(crate) fn seal_run(
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }
     let files = sealed_files(record);
-    let hashes = super::par_map(&files, |rel| {
+    let hashes = crate::par::map(&files, |rel| {
         let path = dir.join(rel);
         crate::hash::sha256_file(&path).map_err(io_err(&path))
     });

@@ -398,9 +398,7 @@ fn in_parallel<T: Sync, R: Send>(
     budget: Budget<'_>,
     job: impl Fn(&T, Budget<'_>) -> Result<R, IsolationError> + Sync,
 ) -> Result<Vec<R>, IsolationError> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(MAX_WORKERS);
+    let workers = crate::par::cores().min(MAX_WORKERS);
     if workers < 2 || items.len() < PARALLEL_FROM {
         return items.iter().map(|item| job(item, budget)).collect();
     }
@@ -478,8 +476,7 @@ fn in_parallel<T: Sync, R: Send>(
             2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
             _ => {}
         }
-        all.sort_unstable_by_key(|(i, _)| *i);
-        Ok(all.into_iter().map(|(_, r)| r).collect())
+        Ok(crate::par::in_order(all))
     })
 }
 
