@@ -446,27 +446,14 @@ fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
 }
 
 /// A `/proc` text file, read whole. Such a file says it is empty, so the
-/// standard library's readers ask its size, then start from a small
-/// buffer and grow it, a read each time; here a page is read at once. A
-/// few of these are read for every case.
+/// standard library's `File` reader asks its size before reading, then
+/// starts from a small buffer; through `Take`, which asks nothing, a page
+/// is read at once. A few of these are read for every case.
 #[cfg(target_os = "linux")]
 fn read_proc(path: &str) -> io::Result<String> {
-    let mut f = File::open(path)?;
-    let mut buf = vec![0u8; 4096];
-    let mut len = 0;
-    loop {
-        if len == buf.len() {
-            buf.resize(len * 2, 0);
-        }
-        match f.read(&mut buf[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    buf.truncate(len);
-    String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    let mut text = String::with_capacity(4096);
+    File::open(path)?.take(u64::MAX).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 #[cfg(target_os = "linux")]

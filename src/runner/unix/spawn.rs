@@ -106,7 +106,7 @@ fn resolve(program: &OsStr, env: &BTreeMap<OsString, OsString>) -> Option<PathBu
 }
 
 fn executable(f: &Path) -> bool {
-    let Ok(c) = CString::new(f.as_os_str().as_bytes()) else {
+    let Some(c) = cstring(f.as_os_str()) else {
         return false;
     };
     // SAFETY: access with a NUL-terminated path.
