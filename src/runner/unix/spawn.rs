@@ -15,12 +15,13 @@
 //! `posix_spawn_file_actions_addchdir_np`) is left to the standard
 //! library, which starts it by `fork` or reports the error in its words.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -49,22 +50,14 @@ fn addchdir() -> Option<AddChdir> {
 /// give it. `None` when this path cannot start it the same way.
 pub(super) fn spawn(cmd: &Command) -> Option<io::Result<Child>> {
     let set = addchdir()?;
-    let env = environment(cmd);
-    let program = resolve(cmd.get_program(), &env)?;
+    let changes = changes(cmd);
+    let program = resolve(cmd.get_program(), child_path(&changes))?;
     let program = cstring(program.as_os_str())?;
     let argv: Vec<CString> = std::iter::once(cmd.get_program())
         .chain(cmd.get_args())
         .map(cstring)
         .collect::<Option<_>>()?;
-    let envp: Vec<CString> = env
-        .into_iter()
-        .map(|(k, v)| {
-            let mut kv = k.into_vec();
-            kv.push(b'=');
-            kv.extend(v.into_vec());
-            CString::new(kv).ok()
-        })
-        .collect::<Option<_>>()?;
+    let envp = environment(&changes)?;
     let cwd = match cmd.get_current_dir() {
         Some(d) => Some(cstring(d.as_os_str())?),
         None => None,
@@ -76,29 +69,80 @@ fn cstring(s: &OsStr) -> Option<CString> {
     CString::new(s.as_bytes()).ok()
 }
 
-/// The child's environment: this process's, with `cmd`'s changes, in the
-/// order the standard library would pass it. This process's own is read
-/// once: the harness never changes it.
-fn environment(cmd: &Command) -> BTreeMap<OsString, OsString> {
-    static OWN: OnceLock<BTreeMap<OsString, OsString>> = OnceLock::new();
-    let mut env = OWN.get_or_init(|| std::env::vars_os().collect()).clone();
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => env.insert(k.to_owned(), v.to_owned()),
-            None => env.remove(k),
-        };
+/// `KEY=value` as a C string; None when either holds a NUL.
+fn entry(key: &OsStr, value: &OsStr) -> Option<CString> {
+    let mut kv = Vec::with_capacity(key.len() + 1 + value.len());
+    kv.extend_from_slice(key.as_bytes());
+    kv.push(b'=');
+    kv.extend_from_slice(value.as_bytes());
+    CString::new(kv).ok()
+}
+
+/// This process's environment as `KEY=value` strings in key order, built
+/// once: the harness never changes it, and each case borrows what it
+/// does not change instead of copying it all.
+fn own_environment() -> &'static [(OsString, CString)] {
+    static OWN: OnceLock<Vec<(OsString, CString)>> = OnceLock::new();
+    OWN.get_or_init(|| {
+        let sorted: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+        sorted
+            .into_iter()
+            .filter_map(|(k, v)| entry(&k, &v).map(|e| (k, e)))
+            .collect()
+    })
+}
+
+/// `cmd`'s environment changes in key order: a value set, or None for a
+/// variable removed.
+fn changes(cmd: &Command) -> Vec<(&OsStr, Option<&OsStr>)> {
+    let mut changes: Vec<_> = cmd.get_envs().collect();
+    changes.sort_by(|a, b| a.0.cmp(b.0));
+    changes
+}
+
+/// The `PATH` the child gets.
+fn child_path<'a>(changes: &[(&'a OsStr, Option<&'a OsStr>)]) -> Option<&'a OsStr> {
+    let path = OsStr::new("PATH");
+    if let Some((_, value)) = changes.iter().find(|(k, _)| *k == path) {
+        return *value;
     }
-    env
+    let own = own_environment();
+    let at = own
+        .binary_search_by(|(k, _)| k.as_os_str().cmp(path))
+        .ok()?;
+    let value = &own[at].1.as_bytes()[path.len() + 1..];
+    Some(OsStr::from_bytes(value))
+}
+
+/// The child's environment: this process's with `changes` applied, in the
+/// order the standard library would pass it. None when a change holds a
+/// NUL.
+fn environment<'a>(changes: &[(&OsStr, Option<&OsStr>)]) -> Option<Vec<Cow<'a, CStr>>> {
+    let own = own_environment();
+    let mut env = Vec::with_capacity(own.len() + changes.len());
+    let mut rest = own.iter().peekable();
+    for &(key, value) in changes {
+        while let Some((_, e)) = rest.next_if(|(k, _)| k.as_os_str() < key) {
+            env.push(Cow::Borrowed(e.as_c_str()));
+        }
+        // Replaced or removed.
+        rest.next_if(|(k, _)| k.as_os_str() == key);
+        if let Some(value) = value {
+            env.push(Cow::Owned(entry(key, value)?));
+        }
+    }
+    env.extend(rest.map(|(_, e)| Cow::Borrowed(e.as_c_str())));
+    Some(env)
 }
 
 /// `program` as an absolute path: as given when it names a path, else the
 /// first executable file of that name on the child's `PATH`.
-fn resolve(program: &OsStr, env: &BTreeMap<OsString, OsString>) -> Option<PathBuf> {
+fn resolve(program: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
     let p = Path::new(program);
     if program.as_bytes().contains(&b'/') {
         return p.is_absolute().then(|| p.to_path_buf());
     }
-    let path = env.get(OsStr::new("PATH"))?;
+    let path = path?;
     std::env::split_paths(path)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(p))
@@ -157,17 +201,28 @@ impl Drop for Attributes {
     }
 }
 
+/// The null device, opened once (close-on-exec, like every descriptor
+/// the harness opens): each case's stdin is a copy of it.
+fn null() -> io::Result<&'static std::fs::File> {
+    static NULL: OnceLock<std::fs::File> = OnceLock::new();
+    if let Some(f) = NULL.get() {
+        return Ok(f);
+    }
+    let f = std::fs::File::open("/dev/null")?;
+    Ok(NULL.get_or_init(|| f))
+}
+
 fn start(
     addchdir: AddChdir,
     program: &CString,
     argv: &[CString],
-    envp: &[CString],
-    cwd: Option<&std::ffi::CStr>,
+    envp: &[Cow<'_, CStr>],
+    cwd: Option<&CStr>,
 ) -> io::Result<Child> {
     // The standard library's pipes are close-on-exec at both ends.
     let (out_r, out_w) = io::pipe()?;
     let (err_r, err_w) = io::pipe()?;
-    let null = std::fs::File::open("/dev/null")?;
+    let null = null()?;
 
     let mut actions = MaybeUninit::uninit();
     // SAFETY: initialises the file actions; Actions destroys them.
@@ -259,21 +314,54 @@ mod tests {
     }
 
     #[test]
+    fn the_childs_environment_is_this_processs_with_the_changes_in_key_order() {
+        let own: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+        let (kept, replaced) = {
+            let mut keys = own.keys();
+            (keys.next().cloned(), keys.next_back().cloned())
+        };
+        let mut cmd = Command::new("true");
+        cmd.env("ZZZ_GOLDEN_ADDED", "added")
+            .env("AAA_GOLDEN_ADDED", "first")
+            .env("PATH", "/nowhere");
+        if let Some(k) = &replaced {
+            cmd.env(k, "replaced");
+        }
+        if let Some(k) = &kept {
+            cmd.env_remove(k);
+        }
+        let mut expected = own.clone();
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => expected.insert(k.to_owned(), v.to_owned()),
+                None => expected.remove(k),
+            };
+        }
+        let expected: Vec<CString> = expected.iter().filter_map(|(k, v)| entry(k, v)).collect();
+        let changes = changes(&cmd);
+        let got = environment(&changes).expect("no NUL");
+        let got: Vec<CString> = got.iter().map(|e| e.as_ref().to_owned()).collect();
+        assert_eq!(got, expected);
+        assert_eq!(child_path(&changes), Some(OsStr::new("/nowhere")));
+        // A NUL in a value is left to the standard library.
+        let mut bad = Command::new("true");
+        bad.env("GOLDEN_NUL", OsStr::from_bytes(b"a\0b"));
+        assert!(environment(&self::changes(&bad)).is_none());
+    }
+
+    #[test]
     fn a_bare_program_name_is_resolved_on_the_childs_path_only() {
         let dir = tempfile::tempdir().unwrap();
         let tool = dir.path().join("only-here");
         std::fs::write(&tool, "#!/bin/sh\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut env = BTreeMap::new();
-        assert_eq!(resolve(OsStr::new("only-here"), &env), None);
-        env.insert(
-            OsString::from("PATH"),
-            OsString::from(format!("relative:{}", dir.path().display())),
-        );
-        assert_eq!(resolve(OsStr::new("only-here"), &env), Some(tool.clone()));
-        assert_eq!(resolve(tool.as_os_str(), &env), Some(tool));
+        assert_eq!(resolve(OsStr::new("only-here"), None), None);
+        let path = OsString::from(format!("relative:{}", dir.path().display()));
+        let path = Some(path.as_os_str());
+        assert_eq!(resolve(OsStr::new("only-here"), path), Some(tool.clone()));
+        assert_eq!(resolve(tool.as_os_str(), path), Some(tool));
         // A relative path is left to the standard library.
-        assert_eq!(resolve(OsStr::new("./only-here"), &env), None);
+        assert_eq!(resolve(OsStr::new("./only-here"), path), None);
     }
 }
