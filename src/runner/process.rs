@@ -229,9 +229,6 @@ pub(crate) fn run(
     stderr: &mut dyn Sink,
     interrupt: Option<&Arc<Interrupt>>,
 ) -> Result<Outcome, SpawnError> {
-    if !spec.working_dir.is_dir() {
-        return Err(SpawnError::WorkingDir(spec.working_dir.to_path_buf()));
-    }
     let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
     let Started {
         mut child,
@@ -305,7 +302,15 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
     let mut child = {
         let mut live = live();
         // Without a guardian, the parent-death signal is the fallback.
-        let child = sys::spawn(&mut cmd, guardian_pid().is_none()).map_err(cannot_start)?;
+        // A missing working directory is looked for only when the start
+        // failed, not before every case.
+        let child = sys::spawn(&mut cmd, guardian_pid().is_none()).map_err(|e| {
+            if spec.working_dir.is_dir() {
+                cannot_start(e)
+            } else {
+                SpawnError::WorkingDir(spec.working_dir.to_path_buf())
+            }
+        })?;
         live.insert(child.id(), token.to_string());
         child
     };
