@@ -8,7 +8,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An instant, to the nanosecond.
@@ -61,11 +61,33 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.format("%Y-%m-%dT%H:%M:%S"))?;
         let nanos = self.0.timestamp_subsec_nanos();
-        if nanos != 0 {
-            let digits = format!("{nanos:09}");
-            write!(f, ".{}", digits.trim_end_matches('0'))?;
+        let (day, time) = (self.0.date_naive(), self.0.time());
+        // Written field by field: every case's evidence holds several, and
+        // a strftime string is parsed anew each time it is used. Years of
+        // more than four digits and leap seconds take chrono's way.
+        if (0..=9999).contains(&day.year()) && nanos < 1_000_000_000 {
+            write!(
+                f,
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                day.year(),
+                day.month(),
+                day.day(),
+                time.hour(),
+                time.minute(),
+                time.second()
+            )?;
+        } else {
+            write!(f, "{}", self.0.format("%Y-%m-%dT%H:%M:%S"))?;
+        }
+        // A leap second's nanoseconds count past 10^9.
+        let (mut digits, mut width) = (nanos % 1_000_000_000, 9);
+        if digits != 0 {
+            while digits % 10 == 0 {
+                digits /= 10;
+                width -= 1;
+            }
+            write!(f, ".{digits:0width$}")?;
         }
         f.write_str("Z")
     }
@@ -158,6 +180,31 @@ mod tests {
         assert_eq!(Timestamp::UNIX_EPOCH.to_string(), "1970-01-01T00:00:00Z");
         assert_eq!(ns.as_nanosecond(), t0 + 1);
         assert_eq!(at(250).as_millisecond(), 1_763_766_420_250);
+    }
+
+    #[test]
+    fn instants_print_as_chronos_rfc_3339_does() {
+        // chrono's own RFC 3339 text, to the nanosecond, without trailing
+        // zeros: the same instants as the field-by-field writer.
+        let reference = |t: Timestamp| {
+            let text = t.0.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true);
+            let (whole, frac) = text.trim_end_matches('Z').split_once('.').unwrap();
+            match frac.trim_end_matches('0') {
+                "" => format!("{whole}Z"),
+                frac => format!("{whole}.{frac}Z"),
+            }
+        };
+        let mut ns: i128 = -9_000_000_000_000_000_000;
+        while ns < 9_200_000_000_000_000_000 {
+            let t = Timestamp::from_nanosecond(ns).unwrap();
+            assert_eq!(t.to_string(), reference(t), "{ns}");
+            ns += 7_777_777_777_777_777 + ns.rem_euclid(1_000_003);
+        }
+        let leap = chrono::NaiveDate::from_ymd_opt(2016, 12, 31)
+            .and_then(|d| d.and_hms_nano_opt(23, 59, 59, 1_250_000_000))
+            .unwrap()
+            .and_utc();
+        assert_eq!(Timestamp(leap).to_string(), "2016-12-31T23:59:60.25Z");
     }
 
     #[test]
