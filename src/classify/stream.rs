@@ -39,7 +39,7 @@ pub struct StreamClassifier {
     /// Categories still without a finding.
     open: u8,
     /// Block pre-checks of the open categories.
-    quick: Vec<Regex>,
+    quick: Vec<Quick>,
     /// Some open category must be matched on every line.
     every_line: bool,
     pydantic: pydantic::Extractor,
@@ -54,6 +54,18 @@ pub struct StreamClassifier {
     record_quiet: bool,
     /// `require` patterns matched so far, one bit each.
     found_required: u64,
+}
+
+/// A block pre-check of [`StreamClassifier::quick`], by where its regex is
+/// kept.
+#[derive(Clone, Copy, Debug)]
+enum Quick {
+    /// The shared one for this set of open categories.
+    Shared(u8),
+    /// The schema hint's.
+    Schema,
+    /// The case's `specific_error`'s.
+    Specific,
 }
 
 /// A long line being fed through the DFAs.
@@ -194,11 +206,11 @@ impl StreamClassifier {
         self.quick.clear();
         let mut every_line = shared.every_line & self.open & QUICK_MASK != 0;
         match shared.quick(self.open) {
-            Some(re) => self.quick.push(re.clone()),
+            Some(_) => self.quick.push(Quick::Shared(self.open)),
             None => every_line = true,
         }
         if self.open & bit(SCHEMA) != 0 {
-            self.quick.push(SCHEMA_QUICK.clone());
+            self.quick.push(Quick::Schema);
         }
         if self.open & bit(SPECIFIC) != 0 {
             match self
@@ -207,7 +219,7 @@ impl StreamClassifier {
                 .as_ref()
                 .and_then(|s| s.quick.as_ref())
             {
-                Some(re) => self.quick.push(re.clone()),
+                Some(_) => self.quick.push(Quick::Specific),
                 None => every_line = true,
             }
         }
@@ -216,6 +228,18 @@ impl StreamClassifier {
         let required_open =
             (self.patterns.required.as_ref()).is_some_and(|r| self.found_required != r.all());
         self.every_line = every_line || required_open || self.patterns.shared.records.is_some();
+    }
+
+    /// The pre-check `q` names. The regexes are borrowed, not cloned: a
+    /// clone starts with no search cache of its own, and every case would
+    /// build its caches anew.
+    fn quick_regex(&self, q: Quick) -> &Regex {
+        let compiled = match q {
+            Quick::Shared(open) => self.patterns.shared.quick(open),
+            Quick::Schema => Some(&*SCHEMA_QUICK),
+            Quick::Specific => (self.patterns.specific.as_ref()).and_then(|s| s.quick.as_ref()),
+        };
+        compiled.expect("a pre-check is listed only once compiled")
     }
 
     fn close(&mut self, cat: usize) {
@@ -297,11 +321,11 @@ impl StreamClassifier {
         let mut found: [Option<Found>; 3] = [None; 3];
         while pos < stretch.len() {
             let mut next: Option<usize> = None;
-            for (re, cached) in self.quick.iter().zip(found.iter_mut()) {
+            for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
                 let at = match *cached {
                     Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
                     _ => {
-                        let at = re.find_at(stretch, pos).map(|m| m.start());
+                        let at = self.quick_regex(q).find_at(stretch, pos).map(|m| m.start());
                         *cached = Some(Found { from: pos, at });
                         at
                     }
@@ -424,7 +448,12 @@ impl StreamClassifier {
     /// that does not fail) counts for no failure, like an allowed line.
     fn match_line(&mut self, line: &[u8], quiet: bool) {
         self.match_required(line);
-        if !self.every_line && !self.quick.iter().any(|re| re.is_match(line)) {
+        if !self.every_line
+            && !self
+                .quick
+                .iter()
+                .any(|&q| self.quick_regex(q).is_match(line))
+        {
             return;
         }
         let mut hits: Vec<(usize, usize)> = Vec::new();
