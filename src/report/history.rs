@@ -52,12 +52,11 @@ pub(crate) fn append(
     Ok(dropped)
 }
 
-/// [`append`] for a run of `base_dir`'s harness, saying on stderr what
-/// went wrong: history is a convenience, never a reason to fail a run
-/// whose reports agree.
-pub(crate) fn record_run(record: &RunRecord, base_dir: &Path, keep: usize) {
-    let revision = crate::runner::git::revision(base_dir);
-    tell(append(record, &revision, Vec::new(), keep), &record.out_dir);
+/// [`append`] for a run at `revision`, saying on stderr what went wrong:
+/// history is a convenience, never a reason to fail a run whose reports
+/// agree.
+pub(crate) fn record_run(record: &RunRecord, revision: &Revision, keep: usize) {
+    tell(append(record, revision, Vec::new(), keep), &record.out_dir);
 }
 
 /// Say on stderr what became of an [`append`].

@@ -435,15 +435,23 @@ pub(crate) fn conclude(
         signer,
         context: &attest::Context::of(harness),
     };
-    let finished = finish_run(
-        record,
-        (&display, &earlier),
-        fanout,
-        &sealing,
-        blessed.is_err(),
-    );
+    let (finished, revision) = std::thread::scope(|s| {
+        // The commit the history records is asked of git (one or two
+        // processes) while the reports are written, not after them.
+        let revision = s.spawn(|| crate::runner::git::revision(&harness.base_dir));
+        let finished = finish_run(
+            record,
+            (&display, &earlier),
+            fanout,
+            &sealing,
+            blessed.is_err(),
+        );
+        (finished, revision.join())
+    });
     if finished.problem.is_none() {
-        history::record_run(record, &harness.base_dir, harness.history_keep);
+        // A git probe that panicked records no commit, as outside git.
+        let revision = revision.unwrap_or_default();
+        history::record_run(record, &revision, harness.history_keep);
         retain(record, harness.keep_runs);
     }
     finished.tell();
@@ -563,7 +571,7 @@ fn finish_run(
 /// logs): each entry one line, at most a few files named.
 fn lost_evidence(record: &RunRecord) -> Vec<String> {
     let mut lost: Vec<String> = crate::outdir::lost(&record.out_dir).into_iter().collect();
-    let mut missing = Vec::new();
+    let mut files: Vec<&String> = Vec::new();
     let attempts = record
         .cases
         .iter()
@@ -575,20 +583,20 @@ fn lost_evidence(record: &RunRecord) -> Vec<String> {
             .warnings
             .iter()
             .any(|w| w.starts_with(crate::wire::evidence::EVIDENCE_NOT_WRITTEN));
-        let mut files = Vec::new();
         if evidence_written {
             files.push(&a.evidence);
         }
         if case.exit_code.is_some() {
             files.extend([&a.command, &a.stdout, &a.stderr]);
         }
-        missing.extend(
-            files
-                .into_iter()
-                .filter(|f| std::fs::symlink_metadata(record.out_dir.join(f)).is_err())
-                .cloned(),
-        );
     }
+    let gone = crate::par::map(&files, |f| {
+        std::fs::symlink_metadata(record.out_dir.join(f)).is_err()
+    });
+    let missing: Vec<String> = (files.into_iter().zip(gone))
+        .filter(|(_, gone)| *gone)
+        .map(|(f, _)| f.clone())
+        .collect();
     if !missing.is_empty() {
         lost.push(format!(
             "{} artifact file(s) removed while the run ran: {}",
