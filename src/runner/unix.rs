@@ -438,22 +438,36 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
 /// file (NotFound where the kernel was built without CONFIG_PROC_CHILDREN).
 #[cfg(target_os = "linux")]
 fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
-    let list = read_proc(&format!("/proc/{pid}/task/{tid}/children"))?;
-    Ok(list
-        .split_whitespace()
-        .filter_map(|p| p.parse::<u32>().ok())
-        .collect())
+    with_proc(&format!("/proc/{pid}/task/{tid}/children"), |list| {
+        list.split_whitespace()
+            .filter_map(|p| p.parse::<u32>().ok())
+            .collect()
+    })
 }
 
-/// A `/proc` text file, read whole. Such a file says it is empty, so the
-/// standard library's `File` reader asks its size before reading, then
-/// starts from a small buffer; through `Take`, which asks nothing, a page
-/// is read at once. A few of these are read for every case.
+/// `parse` of a `/proc` text file read whole. Such a file says it is
+/// empty, so it is read in a page at a time rather than by its size. The
+/// first page is read onto the stack: the files read for every case fit
+/// in it, and a page asked of the heap for each made glibc's malloc sweep
+/// its free lists several times a case. Bytes that are not UTF-8 (a
+/// process's name can hold any) are replaced, so the fields after them
+/// are still read.
 #[cfg(target_os = "linux")]
-fn read_proc(path: &str) -> io::Result<String> {
-    let mut text = String::with_capacity(4096);
-    File::open(path)?.take(u64::MAX).read_to_string(&mut text)?;
-    Ok(text)
+fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
+    let mut file = File::open(path)?;
+    let mut page = [0u8; 4096];
+    let mut len = 0;
+    while len < page.len() {
+        match file.read(&mut page[len..]) {
+            Ok(0) => return Ok(parse(&String::from_utf8_lossy(&page[..len]))),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut text = page.to_vec();
+    file.read_to_end(&mut text)?;
+    Ok(parse(&String::from_utf8_lossy(&text)))
 }
 
 #[cfg(target_os = "linux")]
@@ -502,11 +516,14 @@ struct Stat {
 /// that sent it).
 #[cfg(target_os = "linux")]
 fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
+    with_proc(&format!("/proc/{pid}/status"), pending_or_stopped).unwrap_or((false, false))
+}
+
+/// [`kill_pending_or_stopped`] of the text of a `status` file.
+#[cfg(target_os = "linux")]
+fn pending_or_stopped(text: &str) -> (bool, bool) {
     const SIGKILL_BIT: u64 = 1 << (libc::SIGKILL - 1);
     const SIGSTOP_BIT: u64 = 1 << (libc::SIGSTOP - 1);
-    let Ok(text) = read_proc(&format!("/proc/{pid}/status")) else {
-        return (false, false);
-    };
     let (mut pending, mut stopped) = (false, false);
     for line in text.lines() {
         if let Some(hex) = line
@@ -532,11 +549,13 @@ const REAP_WAIT: Duration = Duration::from_secs(2);
 /// fields are read after its last `)`.
 #[cfg(target_os = "linux")]
 fn stat_of(pid: u32) -> Option<Stat> {
-    let text = read_proc(&format!("/proc/{pid}/stat")).ok()?;
-    let mut rest = text[text.rfind(')')? + 1..].split_whitespace();
-    let state = rest.next()?.chars().next()?;
-    let ppid = rest.next()?.parse().ok()?;
-    Some(Stat { state, ppid })
+    with_proc(&format!("/proc/{pid}/stat"), |text| {
+        let mut rest = text[text.rfind(')')? + 1..].split_whitespace();
+        let state = rest.next()?.chars().next()?;
+        let ppid = rest.next()?.parse().ok()?;
+        Some(Stat { state, ppid })
+    })
+    .ok()?
 }
 
 /// What `pid` is, reading `token_var` from its environment; None when it
@@ -923,5 +942,35 @@ impl Watch {
                 on(i, &self.buf[..n]);
             }
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_files_are_read_whole_past_a_page_and_past_bytes_that_are_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("status");
+        let mut bytes = b"Name:\t\xff\xfeodd\n".to_vec();
+        while bytes.len() < 9000 {
+            bytes.extend_from_slice(b"Filler:\t0\n");
+        }
+        bytes.extend_from_slice(b"SigPnd:\t0000000000000100\nState:\tS (sleeping)\n");
+        std::fs::write(&path, &bytes).unwrap();
+        let path = path.to_str().unwrap();
+        let (len, last) =
+            with_proc(path, |t| (t.len(), t.lines().last().map(str::to_owned))).unwrap();
+        // Two bytes became a U+FFFD (three bytes) each.
+        assert_eq!(len, bytes.len() + 4);
+        assert_eq!(last.as_deref(), Some("State:\tS (sleeping)"));
+        // SIGKILL (9) is bit 8: pending, not stopped.
+        assert_eq!(with_proc(path, pending_or_stopped).unwrap(), (true, false));
+        // This process's own files, shorter than a page.
+        let me = std::process::id();
+        let stat = stat_of(me).expect("own stat");
+        assert_eq!(stat.ppid, std::os::unix::process::parent_id());
+        assert!(with_proc("/proc/self/nothing-here", |_| ()).is_err());
     }
 }
