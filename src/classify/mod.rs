@@ -365,13 +365,19 @@ impl Patterns {
         let mut every_line = 0;
         for (cat, (category, builtin, custom)) in lists.into_iter().enumerate() {
             let builtin = if config.builtin { builtin } else { &[] };
-            let sources = builtin
-                .iter()
-                .copied()
-                .chain(custom.iter().map(String::as_str));
+            // The built-in patterns are known to compile wrapped plainly (a
+            // test holds them to it): only custom ones are compiled on their
+            // own to be checked, and each category's alternation below
+            // compiles them all.
+            let sources = (builtin.iter().map(|p| (*p, true)))
+                .chain(custom.iter().map(|p| (p.as_str(), false)));
             let mut wrapped = Vec::new();
-            for pattern in sources {
-                let w = wrapped_source(category, pattern)?;
+            for (pattern, builtin) in sources {
+                let w = if builtin {
+                    format!("(?:{pattern})")
+                } else {
+                    wrapped_source(category, pattern)?
+                };
                 if block_safe(pattern) {
                     block_sources[cat].push(w.clone());
                 } else {
@@ -835,6 +841,17 @@ mod tests {
         let p = patterns();
         send(&p);
         send(&p.classifier());
+    }
+
+    #[test]
+    fn builtin_patterns_compile_wrapped_plainly() {
+        for p in BUILTIN_VALIDATION
+            .iter()
+            .chain(BUILTIN_RUNTIME)
+            .chain(BUILTIN_ABORT)
+        {
+            assert_eq!(wrap(p).unwrap(), format!("(?:{p})"), "{p}");
+        }
     }
 
     #[test]
