@@ -153,8 +153,22 @@ pub(super) fn check(
     results: &Results,
     exit_code: i32,
 ) -> Result<(), IntegrityError> {
-    let mut found = Vec::new();
+    let mut found = check_run(record, results, exit_code);
+    let per_format = crate::par::map(FORMATS, |format| {
+        check_format(*format, record, results, exit_code)
+    });
+    found.extend(per_format.into_iter().flatten());
+    verdict(found)
+}
 
+/// What is checked of the run as a whole: the exit code follows from the
+/// results, and every failed case has an issue.
+pub(super) fn check_run(
+    record: &RunRecord,
+    results: &Results,
+    exit_code: i32,
+) -> Vec<Disagreement> {
+    let mut found = Vec::new();
     let expected = results.exit_code;
     if exit_code != expected {
         found.push(Disagreement::ExitCode {
@@ -170,31 +184,41 @@ pub(super) fn check(
             });
         }
     }
+    found
+}
 
-    let run = RunView {
-        record,
-        results,
-        history: &[],
-    };
-    let per_format = crate::par::map(FORMATS, |format| {
-        let mut found = Vec::new();
-        let path = record.out_dir.join(format.file_name());
-        if format.added_later() && std::fs::symlink_metadata(&path).is_err() {
-            return found;
-        }
-        if let Some(text) = read(&path, &mut found) {
-            let file = ReadBack {
-                run,
-                exit_code,
-                path: &path,
-                text: &text,
-            };
-            format.check(&file, &mut found);
-        }
-        found
-    });
-    found.extend(per_format.into_iter().flatten());
+/// `format`'s report in `record.out_dir`, read back and checked against
+/// the record and `exit_code`.
+pub(super) fn check_format(
+    format: &dyn super::format::Format,
+    record: &RunRecord,
+    results: &Results,
+    exit_code: i32,
+) -> Vec<Disagreement> {
+    let mut found = Vec::new();
+    let path = record.out_dir.join(format.file_name());
+    if format.added_later() && std::fs::symlink_metadata(&path).is_err() {
+        return found;
+    }
+    if let Some(text) = read(&path, &mut found) {
+        let run = RunView {
+            record,
+            results,
+            history: &[],
+        };
+        let file = ReadBack {
+            run,
+            exit_code,
+            path: &path,
+            text: &text,
+        };
+        format.check(&file, &mut found);
+    }
+    found
+}
 
+/// Ok when nothing disagrees.
+pub(super) fn verdict(found: Vec<Disagreement>) -> Result<(), IntegrityError> {
     if found.is_empty() {
         Ok(())
     } else {

@@ -178,29 +178,65 @@ fn write_reports(
     harness_display: &str,
     history: &[HistoryLine],
 ) -> Result<Written, ReportError> {
-    let written = Written::in_dir(&record.out_dir);
-    std::fs::create_dir_all(&record.out_dir).map_err(|source| ReportError::Write {
-        path: record.out_dir.clone(),
-        source,
-    })?;
     let run = RunView {
         record,
         results,
         history,
     };
+    each_report(&run, harness_display, |_| ()).map(|(written, _)| written)
+}
+
+/// [`write_reports`], each report read back and checked (see
+/// [`integrity::check`]) as soon as it is written: the slowest report
+/// then holds up one core, not every step.
+fn write_and_check(
+    record: &RunRecord,
+    results: &Results,
+    harness_display: &str,
+    history: &[HistoryLine],
+) -> Result<Written, FinishError> {
+    let run = RunView {
+        record,
+        results,
+        history,
+    };
+    let exit_code = results.exit_code;
+    let (written, per_format) = each_report(&run, harness_display, |format| {
+        integrity::check_format(format, record, results, exit_code)
+    })?;
+    let mut found = integrity::check_run(record, results, exit_code);
+    found.extend(per_format.into_iter().flatten());
+    integrity::verdict(found)?;
+    Ok(written)
+}
+
+/// Render and write every report of `run` into its out dir, on every
+/// core, then `after(format)` of each one written. The first report that
+/// cannot be rendered or written, in the formats' order, is the error.
+fn each_report<R: Send>(
+    run: &RunView<'_>,
+    harness_display: &str,
+    after: impl Fn(&dyn Format) -> R + Sync,
+) -> Result<(Written, Vec<R>), ReportError> {
+    let out_dir = &run.record.out_dir;
+    let written = Written::in_dir(out_dir);
+    std::fs::create_dir_all(out_dir).map_err(|source| ReportError::Write {
+        path: out_dir.clone(),
+        source,
+    })?;
     let formats: Vec<_> = FORMATS.iter().zip(written.paths()).collect();
-    crate::par::map(&formats, |(format, path)| {
+    let done = crate::par::map(&formats, |(format, path)| {
         let text = format
-            .render(&run, harness_display)
+            .render(run, harness_display)
             .map_err(|source| ReportError::Render {
                 path: path.to_path_buf(),
                 source,
             })?;
-        write_report(path, text.as_bytes())
-    })
-    .into_iter()
-    .collect::<Result<(), _>>()?;
-    Ok(written)
+        write_report(path, text.as_bytes())?;
+        Ok(after(**format))
+    });
+    let done = done.into_iter().collect::<Result<Vec<R>, _>>()?;
+    Ok((written, done))
 }
 
 fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
@@ -525,13 +561,21 @@ fn finish_run(
         Err(FinishError::Lost(lost))
     })
     .and_then(|()| {
-        write_reports(record, &results, harness_display, history).map_err(FinishError::from)
+        // The artifact files are hashed for the seal while the reports
+        // are written and read back: neither touches the other's files.
+        std::thread::scope(|s| {
+            let artifacts = s.spawn(|| seal::hash_artifacts(record));
+            let reports = write_and_check(record, &results, harness_display, history);
+            let artifacts = artifacts
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            reports.map(|w| (w, artifacts))
+        })
     })
-    .and_then(|w| {
+    .and_then(|(w, artifacts)| {
         written = w.paths().to_vec();
-        integrity::check(record, &results, results.exit_code).map_err(FinishError::from)
+        seal::seal_run(record, sealing.signer, &claim, artifacts).map_err(FinishError::from)
     })
-    .and_then(|()| seal::seal_run(record, sealing.signer, &claim).map_err(FinishError::from))
     .and_then(|dir| {
         let found = attest::check_written(&dir, record, claim.exit_code, sealing.signer);
         if found.is_empty() {

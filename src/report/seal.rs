@@ -139,16 +139,14 @@ impl Signer {
     }
 }
 
-/// The files of a run that `SHA256SUMS` lists, relative to the run dir:
-/// the report copies, then every attempt's artifact files, in declaration
-/// order. Files that were never created (a case that could not start) are
-/// left out. Each with whether it was empty when looked at.
-pub(crate) fn sealed_files(record: &RunRecord) -> Vec<(String, bool)> {
+/// The artifact files of a run that `SHA256SUMS` lists after the report
+/// copies, relative to the run dir: every attempt's artifact files, in
+/// declaration order. Files that were never created (a case that could
+/// not start) are left out. Each with whether it was empty when looked
+/// at.
+fn artifact_files(record: &RunRecord) -> Vec<(String, bool)> {
     let prefix = format!("{}/", run_dir(&record.run_id));
     let dir = record.out_dir.join(run_dir(&record.run_id));
-    let mut files: Vec<(String, bool)> = super::report_files()
-        .map(|name| (name.to_string(), false))
-        .collect();
     let attempts = record
         .cases
         .iter()
@@ -163,13 +161,31 @@ pub(crate) fn sealed_files(record: &RunRecord) -> Vec<(String, bool)> {
             .filter(std::fs::Metadata::is_file)
             .map(|m| m.len() == 0)
     });
-    files.extend(
-        inside
-            .into_iter()
-            .zip(there)
-            .filter_map(|(rel, empty)| Some((rel.to_string(), empty?))),
-    );
-    files
+    (inside.into_iter().zip(there))
+        .filter_map(|(rel, empty)| Some((rel.to_string(), empty?)))
+        .collect()
+}
+
+/// The artifact files of a run (see `artifact_files`), each with its
+/// sha256 or why it could not be read: what the seal lists after the
+/// report copies. Worked out apart from the seal, so that it can be while
+/// the reports are written.
+pub(crate) struct ArtifactHashes(Vec<(String, Result<String, SealError>)>);
+
+/// Hash the artifact files of `record`'s run, on every core.
+pub(crate) fn hash_artifacts(record: &RunRecord) -> ArtifactHashes {
+    let dir = record.out_dir.join(run_dir(&record.run_id));
+    let files = artifact_files(record);
+    let hashes = crate::par::map(&files, |(rel, empty)| {
+        // A file that was empty when looked at just now hashes as no
+        // bytes do, without opening it: quiet cases leave many.
+        if *empty {
+            return Ok(crate::hash::sha256_hex(b""));
+        }
+        let path = dir.join(rel);
+        crate::hash::sha256_file(&path).map_err(|source| SealError::Io { path, source })
+    });
+    ArtifactHashes(files.into_iter().map(|(rel, _)| rel).zip(hashes).collect())
 }
 
 fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
@@ -194,14 +210,16 @@ pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, Seal
         exit_code: crate::exit::Results::of(record).exit_code,
         context: &super::attest::Context::default(),
     };
-    seal_run(record, signer, &claim)
+    seal_run(record, signer, &claim, hash_artifacts(record))
 }
 
-/// [`seal`], the attestation claiming what `claim` says.
+/// [`seal`], the attestation claiming what `claim` says, the artifact
+/// files listed as `artifacts` found them.
 pub(crate) fn seal_run(
     record: &RunRecord,
     signer: Option<&Signer>,
     claim: &super::attest::Claim<'_>,
+    artifacts: ArtifactHashes,
 ) -> Result<PathBuf, SealError> {
     let dir = record.out_dir.join(run_dir(&record.run_id));
     let io_err = |path: &Path| {
@@ -213,18 +231,14 @@ pub(crate) fn seal_run(
         let to = dir.join(name);
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }
-    let files = sealed_files(record);
-    let hashes = crate::par::map(&files, |(rel, empty)| {
-        // A file that was empty when looked at just now hashes as no
-        // bytes do, without opening it: quiet cases leave many.
-        if *empty {
-            return Ok(crate::hash::sha256_hex(b""));
-        }
+    let reports: Vec<&str> = super::report_files().collect();
+    let report_hashes = crate::par::map(&reports, |rel| {
         let path = dir.join(rel);
         crate::hash::sha256_file(&path).map_err(io_err(&path))
     });
+    let reports = (reports.into_iter().map(str::to_string)).zip(report_hashes);
     let mut sums = String::new();
-    for ((rel, _), hex) in files.iter().zip(hashes) {
+    for (rel, hex) in reports.chain(artifacts.0) {
         sums.push_str(&format!("{}  {rel}\n", hex?));
     }
     let sums_path = dir.join(SUMS_FILE);
