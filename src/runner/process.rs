@@ -142,8 +142,14 @@ struct Contained {
     subreaper: bool,
 }
 
+/// The guardian, once it has said it can do its work (the first access
+/// waits for that); None without one.
 fn guardian() -> MutexGuard<'static, Option<sys::Guardian>> {
-    GUARDIAN.lock().unwrap_or_else(|e| e.into_inner())
+    let mut g = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner());
+    if g.as_mut().is_some_and(|g| !g.confirm()) {
+        *g = None;
+    }
+    g
 }
 
 /// The guardian's pid while it lives: a child that is never swept. Gone
@@ -183,7 +189,8 @@ fn prefix() -> &'static str {
 
 /// Take responsibility for every process the cases start, for the rest of
 /// this process's life: become a child subreaper and start the guardian
-/// (Linux). Called once by each front door before its first case; library
+/// (Linux), which the first case waits for. Called once by each front
+/// door before its first case; library
 /// users that do not call it get group kills only. Idempotent.
 pub(crate) fn contain() {
     CONTAINED.get_or_init(|| {

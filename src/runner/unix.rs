@@ -646,6 +646,9 @@ fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 #[derive(Debug)]
 pub(super) struct Guardian {
     child: std::process::Child,
+    /// Its stdout until it has said whether its tools work (see
+    /// [`Guardian::confirm`]).
+    unconfirmed: Option<std::process::ChildStdout>,
 }
 
 /// The guardian's script: `$1` is the token variable, `$2` the prefix of
@@ -677,13 +680,13 @@ done
 "#;
 
 impl Guardian {
-    /// Start the guardian for tokens `<prefix>-…` in `token_var`, once it
-    /// has said its tools work. Linux only (it reads `/proc`); elsewhere,
-    /// or when it cannot work, an error.
+    /// Start the guardian for tokens `<prefix>-…` in `token_var`. It is
+    /// not waited for here: [`Guardian::confirm`] reads whether its tools
+    /// work, so that the harness prepares its run meanwhile. Linux only (it
+    /// reads `/proc`); elsewhere an error.
     pub(super) fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
         #[cfg(target_os = "linux")]
         {
-            use std::io::BufRead;
             let mut child = Command::new("sh")
                 .args([
                     "-c",
@@ -699,24 +702,30 @@ impl Guardian {
                 // Out of the terminal's reach: Ctrl-C is for the harness.
                 .process_group(0)
                 .spawn()?;
-            let mut line = String::new();
-            if let Some(out) = child.stdout.take() {
-                let _ = io::BufReader::new(out).read_line(&mut line);
-            }
-            if line.trim() != "ready" {
-                drop(child.stdin.take());
-                let _ = child.wait();
-                return Err(io::Error::other(
-                    "the guardian's tools (grep -z, /proc) are missing",
-                ));
-            }
-            Ok(Guardian { child })
+            let unconfirmed = child.stdout.take();
+            Ok(Guardian { child, unconfirmed })
         }
         #[cfg(not(target_os = "linux"))]
         {
             let _ = (token_var, prefix);
             Err(io::Error::from(io::ErrorKind::Unsupported))
         }
+    }
+
+    /// Whether the guardian can do its work: the first call waits for it
+    /// to say its tools (grep -z, /proc) work; one that cannot is ended.
+    pub(super) fn confirm(&mut self) -> bool {
+        let Some(out) = self.unconfirmed.take() else {
+            return true;
+        };
+        let mut line = String::new();
+        let _ = io::BufRead::read_line(&mut io::BufReader::new(out), &mut line);
+        if line.trim() == "ready" {
+            return true;
+        }
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+        false
     }
 
     /// Its process id (a child of this process, never to be swept).
