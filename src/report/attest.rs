@@ -638,7 +638,7 @@ pub(crate) fn check_written(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::report::seal::Signer;
 
@@ -648,8 +648,9 @@ mod tests {
         Signer::parse(&text, None).unwrap()
     }
 
-    /// A run of one passing and one failing case (exit 1).
-    fn record(dir: &Path) -> RunRecord {
+    /// A run of one passing and one failing case (exit 1); the failing
+    /// one has no issue, which the integrity check refuses.
+    pub(in crate::report) fn record(dir: &Path) -> RunRecord {
         let case = |index, name: &str, result| {
             let mut c =
                 CaseRecord::skipped(index, name, CaseKind::Verify, 1, "true", dir.into(), "");

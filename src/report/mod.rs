@@ -188,13 +188,14 @@ fn write_reports(
 
 /// [`write_reports`], each report read back and checked (see
 /// [`integrity::check`]) as soon as it is written: the slowest report
-/// then holds up one core, not every step.
+/// then holds up one core, not every step. The reports written, with what
+/// the check found.
 fn write_and_check(
     record: &RunRecord,
     results: &Results,
     harness_display: &str,
     history: &[HistoryLine],
-) -> Result<Written, FinishError> {
+) -> Result<(Written, Result<(), IntegrityError>), ReportError> {
     let run = RunView {
         record,
         results,
@@ -206,8 +207,7 @@ fn write_and_check(
     })?;
     let mut found = integrity::check_run(record, results, exit_code);
     found.extend(per_format.into_iter().flatten());
-    integrity::verdict(found)?;
-    Ok(written)
+    Ok((written, integrity::verdict(found)))
 }
 
 /// Render and write every report of `run` into its out dir, on every
@@ -569,11 +569,14 @@ fn finish_run(
             let artifacts = artifacts
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            reports.map(|w| (w, artifacts))
+            reports.map(|r| (r, artifacts))
         })
+        .map_err(FinishError::from)
     })
-    .and_then(|(w, artifacts)| {
+    .and_then(|((w, checked), artifacts)| {
+        // Reports that disagree are left in place, and listed.
         written = w.paths().to_vec();
+        checked?;
         seal::seal_run(record, sealing.signer, &claim, artifacts).map_err(FinishError::from)
     })
     .and_then(|dir| {
@@ -659,4 +662,29 @@ fn remove_reports(out_dir: &Path) -> Vec<String> {
         .filter(|p| std::fs::remove_file(p).is_ok())
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_that_disagree_are_left_in_place_listed_and_not_sealed() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = attest::tests::record(dir.path());
+        let mut fanout = crate::events::Fanout::with_diagnostics(Box::new(std::io::sink()));
+        let finished = finish(&record, "harness.toml", &mut fanout, None);
+        assert_eq!(finished.outcome.reports, Reports::Disagree);
+        assert!(
+            matches!(&finished.problem, Some(FinishError::Integrity(e))
+                if e.to_string().contains("has no issue")),
+            "{:?}",
+            finished.problem
+        );
+        let all = Written::in_dir(dir.path());
+        assert_eq!(finished.outcome.written, all.paths());
+        assert!(all.paths().iter().all(|p| p.is_file()));
+        let run_dir = dir.path().join(crate::layout::run_dir(&record.run_id));
+        assert!(!run_dir.join(crate::layout::SUMS_FILE).exists());
+    }
 }
