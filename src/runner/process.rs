@@ -306,12 +306,15 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
         .envs(spec.env)
         .env(TOKEN_VAR, token);
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
+    // Without a guardian, the parent-death signal is the fallback. Asked
+    // before the live list is locked: the first case waits here for the
+    // guardian to say it works, and an interrupt needs that list.
+    let no_guardian = guardian_pid().is_none();
     let mut child = {
         let mut live = live();
-        // Without a guardian, the parent-death signal is the fallback.
         // A missing working directory is looked for only when the start
         // failed, not before every case.
-        let child = sys::spawn(&mut cmd, guardian_pid().is_none()).map_err(|e| {
+        let child = sys::spawn(&mut cmd, no_guardian).map_err(|e| {
             if spec.working_dir.is_dir() {
                 cannot_start(e)
             } else {
