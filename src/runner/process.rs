@@ -204,6 +204,12 @@ pub(crate) fn contain() {
     });
 }
 
+/// Wait for the guardian, if one was started, to say whether it can do
+/// its work; at once after the first time.
+pub(crate) fn settle() {
+    drop(guardian());
+}
+
 /// The run ended cleanly: dismiss the guardian. A process that exits
 /// without calling this (a second Ctrl-C, a crash) leaves the guardian to
 /// kill whatever its cases left.
