@@ -553,7 +553,8 @@ fn finish_run(
             .exit_code,
         context: sealing.context,
     };
-    let lost = lost_evidence(record);
+    let look = seal::look_at_artifacts(record);
+    let lost = lost_evidence(record, &look);
     let mut written = Vec::new();
     let checked = (if lost.is_empty() {
         Ok(())
@@ -564,7 +565,7 @@ fn finish_run(
         // The artifact files are hashed for the seal while the reports
         // are written and read back: neither touches the other's files.
         std::thread::scope(|s| {
-            let artifacts = s.spawn(|| seal::hash_artifacts(record));
+            let artifacts = s.spawn(|| seal::hash_artifacts(record, &look));
             let reports = write_and_check(record, &results, harness_display, history);
             let artifacts = artifacts
                 .join()
@@ -616,7 +617,7 @@ fn finish_run(
 /// What of the run's hold on its out dir and of the evidence its cases
 /// wrote is gone now (a case that deleted the out dir, or another case's
 /// logs): each entry one line, at most a few files named.
-fn lost_evidence(record: &RunRecord) -> Vec<String> {
+fn lost_evidence(record: &RunRecord, look: &seal::ArtifactLook<'_>) -> Vec<String> {
     let mut lost: Vec<String> = crate::outdir::lost(&record.out_dir).into_iter().collect();
     let mut files: Vec<&String> = Vec::new();
     let attempts = record
@@ -637,12 +638,9 @@ fn lost_evidence(record: &RunRecord) -> Vec<String> {
             files.extend([&a.command, &a.stdout, &a.stderr]);
         }
     }
-    let gone = crate::par::map(&files, |f| {
-        std::fs::symlink_metadata(record.out_dir.join(f)).is_err()
-    });
-    let missing: Vec<String> = (files.into_iter().zip(gone))
-        .filter(|(_, gone)| *gone)
-        .map(|(f, _)| f.clone())
+    let missing: Vec<String> = (files.into_iter())
+        .filter(|f| look.missing(&record.out_dir, f))
+        .cloned()
         .collect();
     if !missing.is_empty() {
         lost.push(format!(

@@ -12,6 +12,7 @@
 //! forger who rewrites files and checksums alike; a minisign signature
 //! from a key the forger does not hold does.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -139,53 +140,93 @@ impl Signer {
     }
 }
 
-/// The artifact files of a run that `SHA256SUMS` lists after the report
-/// copies, relative to the run dir: every attempt's artifact files, in
-/// declaration order. Files that were never created (a case that could
-/// not start) are left out. Each with whether it was empty when looked
-/// at.
-fn artifact_files(record: &RunRecord) -> Vec<(String, bool)> {
-    let prefix = format!("{}/", run_dir(&record.run_id));
-    let dir = record.out_dir.join(run_dir(&record.run_id));
-    let attempts = record
-        .cases
-        .iter()
-        .flat_map(|c| c.previous_attempts.iter().chain([c]));
-    let inside: Vec<&str> = attempts
-        .flat_map(artifact_paths)
-        .filter_map(|rel| rel.strip_prefix(&prefix))
-        .collect();
-    let there = crate::par::map(&inside, |rel| {
-        std::fs::symlink_metadata(dir.join(rel))
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len() == 0)
-    });
-    (inside.into_iter().zip(there))
-        .filter_map(|(rel, empty)| Some((rel.to_string(), empty?)))
-        .collect()
+/// What one look at a run's artifact files found: every attempt's
+/// artifact paths (relative to the out dir), in declaration order, each
+/// with what was there. The evidence check ([`super::lost_evidence`]) and
+/// the seal read the same look, so each file is looked at once.
+pub(crate) struct ArtifactLook<'r> {
+    seen: Vec<(&'r str, Seen)>,
+    at: HashMap<&'r str, Seen>,
 }
 
-/// The artifact files of a run (see `artifact_files`), each with its
-/// sha256 or why it could not be read: what the seal lists after the
-/// report copies. Worked out apart from the seal, so that it can be while
-/// the reports are written.
+/// What was at an artifact path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seen {
+    Missing,
+    NotAFile,
+    File { empty: bool },
+}
+
+/// Look at every artifact file of `record`'s run, on every core.
+pub(crate) fn look_at_artifacts(record: &RunRecord) -> ArtifactLook<'_> {
+    let paths: Vec<&str> = record
+        .cases
+        .iter()
+        .flat_map(|c| c.previous_attempts.iter().chain([c]))
+        .flat_map(artifact_paths)
+        .collect();
+    let seen = crate::par::map(&paths, |rel| {
+        match std::fs::symlink_metadata(record.out_dir.join(rel)) {
+            Err(_) => Seen::Missing,
+            Ok(m) if m.is_file() => Seen::File {
+                empty: m.len() == 0,
+            },
+            Ok(_) => Seen::NotAFile,
+        }
+    });
+    let seen: Vec<(&str, Seen)> = paths.into_iter().zip(seen).collect();
+    let at = seen.iter().copied().collect();
+    ArtifactLook { seen, at }
+}
+
+impl ArtifactLook<'_> {
+    /// Whether nothing was at `rel` (relative to the out dir); a path the
+    /// look did not cover is looked at now.
+    pub(crate) fn missing(&self, out_dir: &Path, rel: &str) -> bool {
+        match self.at.get(rel) {
+            Some(seen) => *seen == Seen::Missing,
+            None => std::fs::symlink_metadata(out_dir.join(rel)).is_err(),
+        }
+    }
+}
+
+/// The artifact files of a run (see [`ArtifactLook`]) that `SHA256SUMS`
+/// lists after the report copies, relative to the run dir, each with its
+/// sha256 or why it could not be read. Files that were never created (a
+/// case that could not start) are left out. Worked out apart from the
+/// seal, so that it can be while the reports are written.
 pub(crate) struct ArtifactHashes(Vec<(String, Result<String, SealError>)>);
 
-/// Hash the artifact files of `record`'s run, on every core.
-pub(crate) fn hash_artifacts(record: &RunRecord) -> ArtifactHashes {
+/// Hash the artifact files `look` found, on every core.
+pub(crate) fn hash_artifacts(record: &RunRecord, look: &ArtifactLook<'_>) -> ArtifactHashes {
+    let prefix = format!("{}/", run_dir(&record.run_id));
     let dir = record.out_dir.join(run_dir(&record.run_id));
-    let files = artifact_files(record);
-    let hashes = crate::par::map(&files, |(rel, empty)| {
-        // A file that was empty when looked at just now hashes as no
-        // bytes do, without opening it: quiet cases leave many.
-        if *empty {
-            return Ok(crate::hash::sha256_hex(b""));
+    let files: Vec<(&str, bool)> = (look.seen.iter())
+        .filter_map(|&(rel, seen)| match seen {
+            Seen::File { empty } => Some((rel.strip_prefix(&prefix)?, empty)),
+            Seen::Missing | Seen::NotAFile => None,
+        })
+        .collect();
+    // A file that was empty when looked at hashes as no bytes do, without
+    // opening it: quiet cases leave many.
+    let empty = crate::hash::sha256_hex(b"");
+    let hashes = crate::par::map(&files, |&(rel, is_empty)| {
+        if is_empty {
+            Ok(empty.clone())
+        } else {
+            hash_file(dir.join(rel))
         }
-        let path = dir.join(rel);
-        crate::hash::sha256_file(&path).map_err(|source| SealError::Io { path, source })
     });
-    ArtifactHashes(files.into_iter().map(|(rel, _)| rel).zip(hashes).collect())
+    ArtifactHashes(
+        (files.into_iter().map(|(rel, _)| rel.to_string()))
+            .zip(hashes)
+            .collect(),
+    )
+}
+
+/// The sha256 of the file at `path`, or why it could not be read.
+fn hash_file(path: PathBuf) -> Result<String, SealError> {
+    crate::hash::sha256_file(&path).map_err(|source| SealError::Io { path, source })
 }
 
 fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
@@ -210,7 +251,8 @@ pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, Seal
         exit_code: crate::exit::Results::of(record).exit_code,
         context: &super::attest::Context::default(),
     };
-    seal_run(record, signer, &claim, hash_artifacts(record))
+    let look = look_at_artifacts(record);
+    seal_run(record, signer, &claim, hash_artifacts(record, &look))
 }
 
 /// [`seal`], the attestation claiming what `claim` says, the artifact
@@ -232,10 +274,7 @@ pub(crate) fn seal_run(
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }
     let reports: Vec<&str> = super::report_files().collect();
-    let report_hashes = crate::par::map(&reports, |rel| {
-        let path = dir.join(rel);
-        crate::hash::sha256_file(&path).map_err(io_err(&path))
-    });
+    let report_hashes = crate::par::map(&reports, |rel| hash_file(dir.join(rel)));
     let reports = (reports.into_iter().map(str::to_string)).zip(report_hashes);
     let mut sums = String::new();
     for (rel, hex) in reports.chain(artifacts.0) {

@@ -313,8 +313,9 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
         .env(TOKEN_VAR, token);
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
     // Without a guardian, the parent-death signal is the fallback. Asked
-    // before the live list is locked: the first case waits here for the
-    // guardian to say it works, and an interrupt needs that list.
+    // before the live list is locked: a first start that was not settled
+    // (see `settle`) waits here for the guardian to say it works, and an
+    // interrupt needs that list.
     let no_guardian = guardian_pid().is_none();
     let mut child = {
         let mut live = live();
