@@ -809,6 +809,16 @@ fn run(a: RunArgs) -> i32 {
     if a.list {
         return list(a);
     }
+    // Started first: the guardian checks its tools while the harness file
+    // is read (see `runner::contain`).
+    runner::contain();
+    let code = load_and_run(a);
+    runner::release();
+    code
+}
+
+/// [`run`] once the run is contained.
+fn load_and_run(a: RunArgs) -> i32 {
     let loaded = match load(&a, true) {
         Ok(l) => l,
         Err(e) => return usage_error(&e),
@@ -871,7 +881,6 @@ fn run(a: RunArgs) -> i32 {
         Ok(l) => l,
         Err(e) => return usage_error(&CliError::from(e)),
     };
-    runner::contain();
     let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
@@ -906,7 +915,7 @@ fn run(a: RunArgs) -> i32 {
         out_dir: loaded.out_dir.clone(),
         ..OutputOptions::default()
     };
-    let code = match runner::run(h, opts, reporters(a.message_format, h, output)) {
+    match runner::run(h, opts, reporters(a.message_format, h, output)) {
         Ok((mut record, mut fanout)) => conclude_run(
             h,
             &a,
@@ -916,9 +925,7 @@ fn run(a: RunArgs) -> i32 {
             signer.as_ref(),
         ),
         Err(e) => usage_error(&CliError::from(e)),
-    };
-    runner::release();
-    code
+    }
 }
 
 /// What a filtered `--bless` is about to rewrite, said before anything

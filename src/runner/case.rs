@@ -396,9 +396,6 @@ impl<'h> Engine<'h> {
         self.write_command(dir, &def.command, rec)?;
         self.refuse_dirty(def)?;
 
-        // The guardian's first answer is waited for before the clock
-        // starts: no case's time or timeout holds it.
-        process::settle();
         // The timeout covers the isolation work too: a project too big to
         // fingerprint in time ends the case like a command that hangs.
         rec.started_at = Some(crate::time::Timestamp::now());

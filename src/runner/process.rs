@@ -142,14 +142,40 @@ struct Contained {
     subreaper: bool,
 }
 
-/// The guardian, once it has said it can do its work (the first access
-/// waits for that); None without one.
+/// The guardian while it lives, whether or not it has said yet that it
+/// can do its work; None without one.
 fn guardian() -> MutexGuard<'static, Option<sys::Guardian>> {
-    let mut g = GUARDIAN.lock().unwrap_or_else(|e| e.into_inner());
-    if g.as_mut().is_some_and(|g| !g.confirm()) {
-        *g = None;
+    GUARDIAN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a guardian has said of its tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Windows has no guardian: its stub only ever says it cannot work.
+#[cfg_attr(windows, allow(dead_code))]
+pub(crate) enum Answer {
+    /// Nothing yet: it is still checking them.
+    NotYet,
+    /// They work: it will kill what the cases leave if the harness dies.
+    Ready,
+    /// They do not: it has left.
+    Unusable,
+    /// It closed its output without a word: it was killed.
+    Silent,
+}
+
+/// A guardian has said it can do its work. Asked without waiting: a case
+/// started before it has said gets the parent-death signal as well, so
+/// no case waits for the guardian. One that cannot is forgotten.
+fn guardian_ready() -> bool {
+    let mut g = guardian();
+    match g.as_mut().map(sys::Guardian::answer) {
+        Some(Answer::Ready) => true,
+        Some(Answer::Unusable) => {
+            *g = None;
+            false
+        }
+        Some(Answer::NotYet | Answer::Silent) | None => false,
     }
-    g
 }
 
 /// The guardian's pid while it lives: a child that is never swept. Gone
@@ -161,14 +187,21 @@ fn guardian_pid() -> Option<u32> {
 
 /// The guardian was running and has died since: reaped, forgotten, and
 /// said once. A case can kill it (it runs as the same user); what follows
-/// is that later cases get the parent-death signal instead.
+/// is that later cases get the parent-death signal instead. One that left
+/// because its tools do not work was not lost.
 fn guardian_lost() -> bool {
     let mut g = guardian();
-    if !g.as_mut().is_some_and(sys::Guardian::exited) {
+    let Some(guardian) = g.as_mut() else {
         return false;
+    };
+    let exited = guardian.exited();
+    // Read after the look: one that said it cannot work and left in
+    // between is not taken for killed.
+    let unusable = guardian.answer() == Answer::Unusable;
+    if exited || unusable {
+        *g = None;
     }
-    *g = None;
-    true
+    exited && !unusable
 }
 
 fn live() -> MutexGuard<'static, BTreeMap<u32, String>> {
@@ -189,9 +222,11 @@ fn prefix() -> &'static str {
 
 /// Take responsibility for every process the cases start, for the rest of
 /// this process's life: become a child subreaper and start the guardian
-/// (Linux), which the first case waits for. Called once by each front
-/// door before its first case; library
-/// users that do not call it get group kills only. Idempotent.
+/// (Linux), which no case waits for (see [`guardian_ready`]). Called once
+/// by each front door before its first case, as early as it can: the
+/// sooner the guardian has said it works, the fewer cases need the
+/// parent-death signal's slower start. Library users that do not call it
+/// get group kills only. Idempotent.
 pub(crate) fn contain() {
     CONTAINED.get_or_init(|| {
         let subreaper = sys::become_subreaper();
@@ -202,12 +237,6 @@ pub(crate) fn contain() {
         *self::guardian() = guardian;
         Contained { subreaper }
     });
-}
-
-/// Wait for the guardian, if one was started, to say whether it can do
-/// its work; at once after the first time.
-pub(crate) fn settle() {
-    drop(guardian());
 }
 
 /// The run ended cleanly: dismiss the guardian. A process that exits
@@ -312,11 +341,9 @@ fn spawn(spec: &Spec<'_>, token: &str) -> Result<Started, SpawnError> {
         .envs(spec.env)
         .env(TOKEN_VAR, token);
     let cannot_start = |e| SpawnError::Spawn(spec.shell.display(), e);
-    // Without a guardian, the parent-death signal is the fallback. Asked
-    // before the live list is locked: a first start that was not settled
-    // (see `settle`) waits here for the guardian to say it works, and an
-    // interrupt needs that list.
-    let no_guardian = guardian_pid().is_none();
+    // Without a guardian that has said it works, the parent-death signal
+    // is the fallback.
+    let no_guardian = !guardian_ready();
     let mut child = {
         let mut live = live();
         // A missing working directory is looked for only when the start

@@ -21,7 +21,7 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use super::isolation::{ChangeStamp, FileKind};
-use super::process::ProcInfo;
+use super::process::{Answer, ProcInfo};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod spawn;
@@ -647,7 +647,7 @@ fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 pub(super) struct Guardian {
     child: std::process::Child,
     /// Its stdout until it has said whether its tools work (see
-    /// [`Guardian::confirm`]).
+    /// [`Guardian::answer`]).
     unconfirmed: Option<std::process::ChildStdout>,
 }
 
@@ -681,8 +681,8 @@ done
 
 impl Guardian {
     /// Start the guardian for tokens `<prefix>-…` in `token_var`. It is
-    /// not waited for here: [`Guardian::confirm`] reads whether its tools
-    /// work, so that the harness prepares its run meanwhile. Linux only (it
+    /// never waited for: [`Guardian::answer`] reads whether its tools work
+    /// once it has said, and the harness goes on meanwhile. Linux only (it
     /// reads `/proc`); elsewhere an error.
     pub(super) fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
         #[cfg(target_os = "linux")]
@@ -712,20 +712,29 @@ impl Guardian {
         }
     }
 
-    /// Whether the guardian can do its work: the first call waits for it
-    /// to say its tools (grep -z, /proc) work; one that cannot is ended.
-    pub(super) fn confirm(&mut self) -> bool {
-        let Some(out) = self.unconfirmed.take() else {
-            return true;
+    /// What the guardian has said of its tools (grep -z, /proc), asked
+    /// without waiting. One that cannot do its work is ended.
+    pub(super) fn answer(&mut self) -> Answer {
+        let Some(out) = &self.unconfirmed else {
+            return Answer::Ready;
         };
+        let said = poll_read(&[out.as_raw_fd()], 0).is_ok_and(|r| r[0].readable);
+        if !said {
+            return Answer::NotYet;
+        }
+        let out = self.unconfirmed.take().expect("looked at above");
+        // It writes its answer with one `echo`, before anything else.
         let mut line = String::new();
         let _ = io::BufRead::read_line(&mut io::BufReader::new(out), &mut line);
-        if line.trim() == "ready" {
-            return true;
+        match line.trim() {
+            "ready" => return Answer::Ready,
+            "unusable" => {}
+            // It closed its output without a word: it was killed.
+            _ => return Answer::Silent,
         }
         drop(self.child.stdin.take());
         let _ = self.child.wait();
-        false
+        Answer::Unusable
     }
 
     /// Its process id (a child of this process, never to be swept).

@@ -270,8 +270,8 @@ impl Guardian {
     }
 
     /// Never called: no guardian ever starts.
-    pub(super) fn confirm(&mut self) -> bool {
-        false
+    pub(super) fn answer(&mut self) -> super::process::Answer {
+        super::process::Answer::Unusable
     }
 
     /// Never called: no guardian ever starts.

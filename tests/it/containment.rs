@@ -1628,7 +1628,8 @@ echo "session: $(ps -o sid= -p $$)"
 
 #[test]
 fn a_case_sees_what_a_plain_shell_would_give_it() {
-    // With the guardian, cases are started by posix_spawn.
+    // Once the guardian has said it works, cases are started by
+    // posix_spawn: the probe runs after a case long enough for that.
     case_matches_a_plain_shell(None);
 }
 
@@ -1638,10 +1639,16 @@ fn a_case_started_by_fork_sees_what_a_plain_shell_would_give_it_too() {
     case_matches_a_plain_shell(Some("off"));
 }
 
+/// The parent-death signal a case's process was started with: 9 when it
+/// was started by fork (no guardian yet), 0 by posix_spawn.
+const PDEATHSIG: &str = "python3 -c 'import ctypes; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)'";
+
 fn case_matches_a_plain_shell(guardian: Option<&str>) {
-    let p = Project::new(
-        "[harness]\nname = \"probe\"\n[[verify]]\nname = \"probe\"\ncommand = \"sh probe.sh\"\n",
-    );
+    // The python line holds no double quote or backslash: it goes into a
+    // TOML basic string as it is.
+    let p = Project::new(&format!(
+        "[harness]\nname = \"probe\"\n[[verify]]\nname = \"wait\"\ncommand = \"sleep 1\"\n[[verify]]\nname = \"probe\"\ncommand = \"sh probe.sh\"\n[[verify]]\nname = \"how\"\ncommand = \"exec {PDEATHSIG}\"\n"
+    ));
     p.write("probe.sh", PROBE);
     let mut cmd = p.cmd(&[]);
     match guardian {
@@ -1650,7 +1657,10 @@ fn case_matches_a_plain_shell(guardian: Option<&str>) {
     };
     let o = cmd.output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let case = std::fs::read_to_string(p.case_dir("001-probe").join("stdout.log")).unwrap();
+    let how = std::fs::read_to_string(p.case_dir("003-how").join("stdout.log")).unwrap();
+    let by_fork = if guardian.is_some() { "9" } else { "0" };
+    assert_eq!(how.trim(), by_fork, "the parent-death signal the cases got");
+    let case = std::fs::read_to_string(p.case_dir("002-probe").join("stdout.log")).unwrap();
 
     // The same probe from a plain shell, started from this process the way
     // a terminal-less shell starts a command (fork and exec, signals as a
