@@ -373,6 +373,11 @@ fn text(s: &str) -> String {
 /// line breaks and tabs in attributes into spaces anyway; doing it here
 /// makes the file say what readers will see.
 pub(super) fn attr(s: &str) -> String {
+    // Most names and values hold nothing to change: they are copied as
+    // they are, without the escape parser.
+    if !s.contains(|c: char| c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}') {
+        return s.to_string();
+    }
     strip_str(s)
         .chars()
         .filter_map(|c| match c {
@@ -591,5 +596,26 @@ mod tests {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"s &amp; t\" tests=\"1\" failures=\"0\" errors=\"0\">"
         );
         assert!(rich_head.contains(" skipped=\"0\""), "{rich_head}");
+    }
+
+    #[test]
+    fn attribute_values_change_only_where_they_hold_a_control() {
+        // Copied as they are: nothing for the escape parser to do.
+        for plain in [
+            "",
+            "case 1",
+            "é ü ß 日本 🦀",
+            "a <&> \"b\"",
+            "[1m without its escape",
+        ] {
+            assert_eq!(attr(plain), plain);
+        }
+        // Escapes go, line breaks and tabs become spaces, other controls
+        // (C0, DEL, C1) are dropped, and the noncharacters XML cannot hold
+        // become U+FFFD.
+        assert_eq!(attr("\u{1b}[31mred\u{1b}[0m"), "red");
+        assert_eq!(attr("a\tb\nc\rd"), "a b c d");
+        assert_eq!(attr("a\u{7}b\u{7f}c\u{85}d"), "abcd");
+        assert_eq!(attr("x\u{FFFE}y\u{FFFF}"), "x\u{FFFD}y\u{FFFD}");
     }
 }
