@@ -15,6 +15,7 @@
 //! escapes markup; it leaves U+FFFE and U+FFFF, which XML 1.0 forbids too,
 //! so every string goes through [`text`] or [`attr`] first.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use quick_junit::{
@@ -455,8 +456,25 @@ fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreeme
             format!("{names:?}"),
         );
     }
+    // The strict flavour keeps each case's facts in suite properties:
+    // looked up by name, each found once (the first, as in document
+    // order), not by a walk of the whole document per case.
+    let suite_properties: HashMap<&str, &str> = match record.junit {
+        JunitFlavour::Rich => HashMap::new(),
+        JunitFlavour::Strict => {
+            let mut by_name = HashMap::new();
+            for n in doc.descendants().filter(|n| n.has_tag_name("property")) {
+                if let Some(name) = n.attribute("name") {
+                    by_name
+                        .entry(name)
+                        .or_insert(n.attribute("value").unwrap_or(""));
+                }
+            }
+            by_name
+        }
+    };
     for (tc, case) in testcases.iter().zip(&record.cases) {
-        junit_case(path, (&doc, tc), record.junit, case, found);
+        junit_case(path, (tc, &suite_properties), record.junit, case, found);
     }
     compare(
         found,
@@ -525,7 +543,7 @@ fn junit_totals(
 /// `case.<name>.evidence_hash` in the strict one).
 fn junit_case(
     path: &Path,
-    (doc, tc): (&crate::xml::Document, &crate::xml::Node<'_>),
+    (tc, suite_properties): (&crate::xml::Node<'_>, &HashMap<&str, &str>),
     flavour: JunitFlavour,
     case: &CaseRecord,
     found: &mut Vec<Disagreement>,
@@ -551,18 +569,16 @@ fn junit_case(
             case.result.as_str()
         ));
     }
-    let (scope, name) = match flavour {
-        JunitFlavour::Rich => (*tc, "evidence_hash".to_string()),
-        JunitFlavour::Strict => (
-            doc.root_element(),
-            format!("case.{}.evidence_hash", attr(&case.name)),
-        ),
-    };
-    let hash = scope
-        .descendants()
-        .find(|n| n.has_tag_name("property") && n.attribute("name") == Some(name.as_str()))
-        .and_then(|n| n.attribute("value"))
-        .unwrap_or("");
+    let hash = match flavour {
+        JunitFlavour::Rich => tc
+            .descendants()
+            .find(|n| n.has_tag_name("property") && n.attribute("name") == Some("evidence_hash"))
+            .and_then(|n| n.attribute("value")),
+        JunitFlavour::Strict => suite_properties
+            .get(format!("case.{}.evidence_hash", attr(&case.name)).as_str())
+            .copied(),
+    }
+    .unwrap_or("");
     if hash != case.evidence_hash.as_deref().unwrap_or("") {
         differs(format!(
             "the evidence_hash property is {hash:?}, the evidence says {:?}",
@@ -596,6 +612,42 @@ mod tests {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"s &amp; t\" tests=\"1\" failures=\"0\" errors=\"0\">"
         );
         assert!(rich_head.contains(" skipped=\"0\""), "{rich_head}");
+    }
+
+    #[test]
+    fn the_strict_check_finds_each_cases_evidence_hash_among_the_suite_properties() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut record = crate::report::attest::tests::record(dir.path());
+        record.junit = JunitFlavour::Strict;
+        for (case, hash) in record.cases.iter_mut().zip(["aa11", "bb22"]) {
+            case.evidence_hash = Some(hash.to_string());
+        }
+        let results = crate::exit::Results::of(&record);
+        let xml = render(&record, &results, "harness.toml").unwrap();
+        let path = dir.path().join(JUNIT_FILE);
+        let hashes = |found: &[Disagreement]| {
+            found
+                .iter()
+                .map(ToString::to_string)
+                .filter(|m| m.contains("evidence_hash"))
+                .collect::<Vec<_>>()
+        };
+        let mut found = Vec::new();
+        check(&path, &xml, &record, &mut found);
+        assert_eq!(hashes(&found), Vec::<String>::new(), "{found:?}");
+
+        // The second case's hash changed in the file: that case, and only
+        // it, is named.
+        let changed = xml.replace("\"bb22\"", "\"cc33\"");
+        assert_ne!(changed, xml);
+        let mut found = Vec::new();
+        check(&path, &changed, &record, &mut found);
+        let named = hashes(&found);
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].contains("smoke") && named[0].contains("cc33"),
+            "{named:?}"
+        );
     }
 
     #[test]
