@@ -8,8 +8,7 @@ use super::ReportError;
 use super::format::{Format, ReadBack, RenderError, RunView};
 use super::integrity::{Disagreement, case_field, compare, json_of};
 use super::markdown::counts_text;
-use crate::model::{CaseRecord, RunRecord};
-use crate::model::{CaseResult, Comparison, Counts, ExecutionStatus};
+use crate::model::{CaseRecord, CaseResult, Comparison, Counts, ExecutionStatus, RunRecord};
 use crate::wire::summary::Summary;
 
 /// File name of the JSON summary in the out dir.

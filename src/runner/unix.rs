@@ -649,6 +649,8 @@ pub(super) struct Guardian {
     /// Its stdout until it has said whether its tools work (see
     /// [`Guardian::answer`]).
     unconfirmed: Option<std::process::ChildStdout>,
+    /// What it said, once it has.
+    said: Answer,
 }
 
 /// The guardian's script: `$1` is the token variable, `$2` the prefix of
@@ -703,7 +705,11 @@ impl Guardian {
                 .process_group(0)
                 .spawn()?;
             let unconfirmed = child.stdout.take();
-            Ok(Guardian { child, unconfirmed })
+            Ok(Guardian {
+                child,
+                unconfirmed,
+                said: Answer::NotYet,
+            })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -716,25 +722,26 @@ impl Guardian {
     /// without waiting. One that cannot do its work is ended.
     pub(super) fn answer(&mut self) -> Answer {
         let Some(out) = &self.unconfirmed else {
-            return Answer::Ready;
+            return self.said;
         };
-        let said = poll_read(&[out.as_raw_fd()], 0).is_ok_and(|r| r[0].readable);
-        if !said {
+        if !poll_read(&[out.as_raw_fd()], 0).is_ok_and(|r| r[0].readable) {
             return Answer::NotYet;
         }
         let out = self.unconfirmed.take().expect("looked at above");
         // It writes its answer with one `echo`, before anything else.
         let mut line = String::new();
         let _ = io::BufRead::read_line(&mut io::BufReader::new(out), &mut line);
-        match line.trim() {
-            "ready" => return Answer::Ready,
-            "unusable" => {}
+        self.said = match line.trim() {
+            "ready" => Answer::Ready,
+            "unusable" => {
+                drop(self.child.stdin.take());
+                let _ = self.child.wait();
+                Answer::Unusable
+            }
             // It closed its output without a word: it was killed.
-            _ => return Answer::Silent,
-        }
-        drop(self.child.stdin.take());
-        let _ = self.child.wait();
-        Answer::Unusable
+            _ => Answer::Silent,
+        };
+        self.said
     }
 
     /// Its process id (a child of this process, never to be swept).
@@ -990,5 +997,46 @@ mod tests {
         let stat = stat_of(me).expect("own stat");
         assert_eq!(stat.ppid, std::os::unix::process::parent_id());
         assert!(with_proc("/proc/self/nothing-here", |_| ()).is_err());
+    }
+
+    #[test]
+    fn a_guardian_says_ready_once_and_one_killed_before_it_answered_stays_silent() {
+        let token = "CARGO_GOLDEN_TEST_GUARDIAN_TOKEN";
+        let mut g = Guardian::start(token, "unit-test").unwrap();
+        let start = std::time::Instant::now();
+        while g.answer() == Answer::NotYet {
+            assert!(start.elapsed() < Duration::from_secs(30), "no answer");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // grep -z and /proc are there wherever these tests run.
+        assert_eq!(g.answer(), Answer::Ready);
+        assert_eq!(g.answer(), Answer::Ready, "asked again");
+        g.release();
+
+        // Killed at once, it has (almost always) not answered yet; when
+        // it had, try again.
+        for _ in 0..20 {
+            let mut g = Guardian::start(token, "unit-test").unwrap();
+            let _ = g.child.kill();
+            let _ = g.child.wait();
+            let start = std::time::Instant::now();
+            let first = loop {
+                match g.answer() {
+                    Answer::NotYet => {
+                        // Its check's own processes hold its output a moment.
+                        assert!(start.elapsed() < Duration::from_secs(30), "no end");
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    said => break said,
+                }
+            };
+            if first == Answer::Ready {
+                continue;
+            }
+            assert_eq!(first, Answer::Silent);
+            assert_eq!(g.answer(), Answer::Silent, "asked again, it is not ready");
+            return;
+        }
+        panic!("every guardian answered before it could be killed");
     }
 }
