@@ -144,30 +144,16 @@ impl fmt::Display for IntegrityError {
 /// `record` and the exit code the run is about to use. Every disagreement
 /// is collected, not just the first.
 pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), IntegrityError> {
-    check(record, &Results::of(record), exit_code)
-}
-
-/// [`check_integrity`] with the results already computed.
-pub(super) fn check(
-    record: &RunRecord,
-    results: &Results,
-    exit_code: i32,
-) -> Result<(), IntegrityError> {
-    let mut found = check_run(record, results, exit_code);
+    let results = &Results::of(record);
     let per_format = crate::par::map(FORMATS, |format| {
         check_format(*format, record, results, exit_code)
     });
-    found.extend(per_format.into_iter().flatten());
-    verdict(found)
+    verdict(record, results, exit_code, per_format)
 }
 
 /// What is checked of the run as a whole: the exit code follows from the
 /// results, and every failed case has an issue.
-pub(super) fn check_run(
-    record: &RunRecord,
-    results: &Results,
-    exit_code: i32,
-) -> Vec<Disagreement> {
+fn check_run(record: &RunRecord, results: &Results, exit_code: i32) -> Vec<Disagreement> {
     let mut found = Vec::new();
     let expected = results.exit_code;
     if exit_code != expected {
@@ -217,8 +203,16 @@ pub(super) fn check_format(
     found
 }
 
-/// Ok when nothing disagrees.
-pub(super) fn verdict(found: Vec<Disagreement>) -> Result<(), IntegrityError> {
+/// The run checked as a whole ([`check_run`]), then what each report's
+/// [`check_format`] found: Ok when nothing disagrees.
+pub(super) fn verdict(
+    record: &RunRecord,
+    results: &Results,
+    exit_code: i32,
+    per_format: Vec<Vec<Disagreement>>,
+) -> Result<(), IntegrityError> {
+    let mut found = check_run(record, results, exit_code);
+    found.extend(per_format.into_iter().flatten());
     if found.is_empty() {
         Ok(())
     } else {

@@ -187,7 +187,7 @@ fn write_reports(
 }
 
 /// [`write_reports`], each report read back and checked (see
-/// [`integrity::check`]) as soon as it is written: the slowest report
+/// [`check_integrity`]) as soon as it is written: the slowest report
 /// then holds up one core, not every step. The reports written, with what
 /// the check found.
 fn write_and_check(
@@ -205,9 +205,10 @@ fn write_and_check(
     let (written, per_format) = each_report(&run, harness_display, |format| {
         integrity::check_format(format, record, results, exit_code)
     })?;
-    let mut found = integrity::check_run(record, results, exit_code);
-    found.extend(per_format.into_iter().flatten());
-    Ok((written, integrity::verdict(found)))
+    Ok((
+        written,
+        integrity::verdict(record, results, exit_code, per_format),
+    ))
 }
 
 /// Render and write every report of `run` into its out dir, on every
