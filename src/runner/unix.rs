@@ -646,11 +646,19 @@ fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 #[derive(Debug)]
 pub(super) struct Guardian {
     child: std::process::Child,
-    /// Its stdout until it has said whether its tools work (see
-    /// [`Guardian::answer`]).
-    unconfirmed: Option<std::process::ChildStdout>,
-    /// What it said, once it has.
-    said: Answer,
+    /// What the harness has heard from it (see [`Guardian::answer`]).
+    hearing: Hearing,
+}
+
+/// What the harness has heard from its guardian.
+#[derive(Debug)]
+// Only Linux starts a guardian, and so waits to hear from one.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Hearing {
+    /// Nothing yet: its stdout, where it says whether its tools work.
+    Waiting(std::process::ChildStdout),
+    /// What it said.
+    Said(Answer),
 }
 
 /// The guardian's script: `$1` is the token variable, `$2` the prefix of
@@ -704,12 +712,9 @@ impl Guardian {
                 // Out of the terminal's reach: Ctrl-C is for the harness.
                 .process_group(0)
                 .spawn()?;
-            let unconfirmed = child.stdout.take();
-            Ok(Guardian {
-                child,
-                unconfirmed,
-                said: Answer::NotYet,
-            })
+            let hearing =
+                (child.stdout.take()).map_or(Hearing::Said(Answer::NotYet), Hearing::Waiting);
+            Ok(Guardian { child, hearing })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -721,17 +726,17 @@ impl Guardian {
     /// What the guardian has said of its tools (grep -z, /proc), asked
     /// without waiting. One that cannot do its work is ended.
     pub(super) fn answer(&mut self) -> Answer {
-        let Some(out) = &self.unconfirmed else {
-            return self.said;
+        let out = match &mut self.hearing {
+            Hearing::Said(said) => return *said,
+            Hearing::Waiting(out) => out,
         };
         if !poll_read(&[out.as_raw_fd()], 0).is_ok_and(|r| r[0].readable) {
             return Answer::NotYet;
         }
-        let out = self.unconfirmed.take().expect("looked at above");
         // It writes its answer with one `echo`, before anything else.
         let mut line = String::new();
         let _ = io::BufRead::read_line(&mut io::BufReader::new(out), &mut line);
-        self.said = match line.trim() {
+        let said = match line.trim() {
             "ready" => Answer::Ready,
             "unusable" => {
                 drop(self.child.stdin.take());
@@ -741,7 +746,9 @@ impl Guardian {
             // It closed its output without a word: it was killed.
             _ => Answer::Silent,
         };
-        self.said
+        // Its stdout is closed with what was waiting on it.
+        self.hearing = Hearing::Said(said);
+        said
     }
 
     /// Its process id (a child of this process, never to be swept).
