@@ -92,7 +92,7 @@ fn terminal_colors_only_when_asked() {
 fn terminal_keeps_case_text_on_one_line_without_escapes() {
     let dir = tempfile::tempdir().unwrap();
     let mut record = support::hostile(dir.path());
-    // The 10 MB output is not printed anyway; keep the test quick.
+    // The huge output is not printed anyway; keep the test quick.
     record.cases[0].stdout.truncate(100);
     let text = terminal_output(&record, false);
     assert!(

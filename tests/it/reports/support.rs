@@ -11,6 +11,7 @@ use cargo_golden::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType,
     JunitFlavour, RunRecord, Severity, Stage,
 };
+use cargo_golden::report::github::STEP_SUMMARY_LIMIT;
 
 pub const RUN_ID: &str = "20251121T230700Z-0001";
 pub const HOSTNAME: &str = "ci-runner-7";
@@ -245,10 +246,11 @@ pub fn fixed(out_dir: &Path) -> RunRecord {
     record(out_dir, vec![passed, failed, error, skipped, flaky])
 }
 
-/// The 10 MB line, built once per call: big enough to find quadratic
-/// escaping or buffer limits.
+/// The huge line, built once per call: big enough to find quadratic
+/// escaping, and twice the largest limit a report applies (the GitHub step
+/// summary's). Not bigger: the tests' debug build walks it in every report.
 pub fn huge_line() -> Vec<u8> {
-    let mut v = b"x".repeat(10 * 1024 * 1024);
+    let mut v = b"x".repeat(2 * STEP_SUMMARY_LIMIT);
     v.push(b'\n');
     v
 }
