@@ -412,10 +412,33 @@ pub(super) fn become_subreaper() -> bool {
 pub(super) fn children() -> Vec<u32> {
     let pid = std::process::id();
     #[cfg(target_os = "linux")]
+    if let Some(list) = main_thread_children(pid) {
+        return list;
+    }
+    #[cfg(target_os = "linux")]
     if let Ok(list) = task_children(pid, &pid.to_string()) {
         return list;
     }
     children_of(pid)
+}
+
+/// The main thread's `children` list from a file opened once and read
+/// again from its start (a `/proc` file shows what is true at the read):
+/// two opens and closes a case fewer. None in a process other than the
+/// one that opened it (a fork), or when it cannot be read.
+#[cfg(target_os = "linux")]
+fn main_thread_children(pid: u32) -> Option<Vec<u32>> {
+    static OPENED: std::sync::OnceLock<Option<(u32, File)>> = std::sync::OnceLock::new();
+    let (owner, file) = OPENED
+        .get_or_init(|| {
+            let path = format!("/proc/{pid}/task/{pid}/children");
+            File::open(path).ok().map(|f| (pid, f))
+        })
+        .as_ref()?;
+    if *owner != pid {
+        return None;
+    }
+    read_proc(file, parse_pids).ok()
 }
 
 /// Every descendant of `pid`, parents before their children.
@@ -438,11 +461,14 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
 /// file (NotFound where the kernel was built without CONFIG_PROC_CHILDREN).
 #[cfg(target_os = "linux")]
 fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
-    with_proc(&format!("/proc/{pid}/task/{tid}/children"), |list| {
-        list.split_whitespace()
-            .filter_map(|p| p.parse::<u32>().ok())
-            .collect()
-    })
+    with_proc(&format!("/proc/{pid}/task/{tid}/children"), parse_pids)
+}
+
+#[cfg(target_os = "linux")]
+fn parse_pids(list: &str) -> Vec<u32> {
+    list.split_whitespace()
+        .filter_map(|p| p.parse::<u32>().ok())
+        .collect()
 }
 
 /// `parse` of a `/proc` text file read whole. Such a file says it is
@@ -454,11 +480,18 @@ fn task_children(pid: u32, tid: &str) -> io::Result<Vec<u32>> {
 /// are still read.
 #[cfg(target_os = "linux")]
 fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
-    let mut file = File::open(path)?;
+    read_proc(&File::open(path)?, parse)
+}
+
+/// [`with_proc`] of a file already open, read from its start by offset
+/// (`pread`), so that the same file can be read again and again.
+#[cfg(target_os = "linux")]
+fn read_proc<R>(file: &File, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
+    use std::os::unix::fs::FileExt;
     let mut page = [0u8; 4096];
     let mut len = 0;
     while len < page.len() {
-        match file.read(&mut page[len..]) {
+        match file.read_at(&mut page[len..], len as u64) {
             Ok(0) => return Ok(parse(&String::from_utf8_lossy(&page[..len]))),
             Ok(n) => len += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -466,8 +499,15 @@ fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
         }
     }
     let mut text = page.to_vec();
-    file.read_to_end(&mut text)?;
-    Ok(parse(&String::from_utf8_lossy(&text)))
+    loop {
+        let mut more = [0u8; 4096];
+        match file.read_at(&mut more, text.len() as u64) {
+            Ok(0) => return Ok(parse(&String::from_utf8_lossy(&text))),
+            Ok(n) => text.extend_from_slice(&more[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -515,8 +555,12 @@ struct Stat {
 /// yet scheduled to act on it: on a busy machine that can outlast the case
 /// that sent it).
 #[cfg(target_os = "linux")]
-fn kill_pending_or_stopped(pid: u32) -> (bool, bool) {
-    with_proc(&format!("/proc/{pid}/status"), pending_or_stopped).unwrap_or((false, false))
+fn kill_pending_or_stopped(pid: u32, status: Option<&File>) -> (bool, bool) {
+    match status {
+        Some(file) => read_proc(file, pending_or_stopped),
+        None => with_proc(&format!("/proc/{pid}/status"), pending_or_stopped),
+    }
+    .unwrap_or((false, false))
 }
 
 /// [`kill_pending_or_stopped`] of the text of a `status` file.
@@ -648,6 +692,12 @@ pub(super) struct Guardian {
     child: std::process::Child,
     /// What the harness has heard from it (see [`Guardian::answer`]).
     hearing: Hearing,
+    /// Its `/proc/<pid>/status`, opened while it is surely our child and
+    /// read again for each look (see [`Guardian::exited`]): a third less
+    /// than opening it by pid every case, and never another process's
+    /// once its pid is reused.
+    #[cfg(target_os = "linux")]
+    status: Option<File>,
 }
 
 /// What the harness has heard from its guardian.
@@ -714,7 +764,12 @@ impl Guardian {
                 .spawn()?;
             let hearing =
                 (child.stdout.take()).map_or(Hearing::Said(Answer::NotYet), Hearing::Waiting);
-            Ok(Guardian { child, hearing })
+            let status = File::open(format!("/proc/{}/status", child.id())).ok();
+            Ok(Guardian {
+                child,
+                hearing,
+                status,
+            })
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -770,7 +825,7 @@ impl Guardian {
         }
         #[cfg(target_os = "linux")]
         {
-            let (pending, stopped) = kill_pending_or_stopped(pid);
+            let (pending, stopped) = kill_pending_or_stopped(pid, self.status.as_ref());
             if pending {
                 return poll_until(REAP_WAIT, gone);
             }
@@ -1004,6 +1059,50 @@ mod tests {
         let stat = stat_of(me).expect("own stat");
         assert_eq!(stat.ppid, std::os::unix::process::parent_id());
         assert!(with_proc("/proc/self/nothing-here", |_| ()).is_err());
+    }
+
+    #[test]
+    fn a_proc_file_kept_open_shows_what_is_true_at_each_read() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id();
+        let status = File::open(format!("/proc/{pid}/status")).unwrap();
+        assert_eq!(
+            read_proc(&status, pending_or_stopped).unwrap(),
+            (false, false)
+        );
+        // SAFETY: kill of our own child.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGSTOP) }, 0);
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waits for our own child to stop, leaving it waitable.
+        let waited = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WSTOPPED | libc::WNOWAIT,
+            )
+        };
+        assert_eq!(waited, 0);
+        assert_eq!(
+            read_proc(&status, pending_or_stopped).unwrap(),
+            (false, true)
+        );
+        assert_eq!(kill_pending_or_stopped(pid, Some(&status)), (false, true));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Reaped: the file kept open reads nothing more, and the look says
+        // neither, as one by pid would.
+        assert!(read_proc(&status, |_| ()).is_err());
+        assert_eq!(kill_pending_or_stopped(pid, Some(&status)), (false, false));
+        // This process's main thread's list, from the file kept open,
+        // agrees with a fresh read by path (looked at again while other
+        // tests' processes come and go).
+        let me = std::process::id();
+        let agree = (0..20).any(|_| {
+            let kept = main_thread_children(me).expect("children file");
+            kept == task_children(me, &me.to_string()).unwrap()
+        });
+        assert!(agree);
     }
 
     #[test]
