@@ -653,7 +653,7 @@ fn command_line(pid: u32) -> String {
 
 /// What `pid` is; nothing is known of processes off Linux.
 #[cfg(not(target_os = "linux"))]
-pub fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
+pub(super) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
     None
 }
 
