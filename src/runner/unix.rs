@@ -1061,10 +1061,21 @@ mod tests {
         assert!(with_proc("/proc/self/nothing-here", |_| ()).is_err());
     }
 
+    /// A child of the test, killed and reaped however the test ends (a
+    /// stopped one would otherwise outlive it).
+    struct Reaped(std::process::Child);
+
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     #[test]
     fn a_proc_file_kept_open_shows_what_is_true_at_each_read() {
-        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
-        let pid = child.id();
+        let child = Reaped(Command::new("sleep").arg("30").spawn().unwrap());
+        let pid = child.0.id();
         let status = File::open(format!("/proc/{pid}/status")).unwrap();
         assert_eq!(
             read_proc(&status, pending_or_stopped).unwrap(),
@@ -1072,6 +1083,7 @@ mod tests {
         );
         // SAFETY: kill of our own child.
         assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGSTOP) }, 0);
+        // SAFETY: siginfo is plain data; zeroed is a valid value.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         // SAFETY: waits for our own child to stop, leaving it waitable.
         let waited = unsafe {
@@ -1088,8 +1100,7 @@ mod tests {
             (false, true)
         );
         assert_eq!(kill_pending_or_stopped(pid, Some(&status)), (false, true));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        drop(child);
         // Reaped: the file kept open reads nothing more, and the look says
         // neither, as one by pid would.
         assert!(read_proc(&status, |_| ()).is_err());
