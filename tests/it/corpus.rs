@@ -366,10 +366,7 @@ fn the_odibi_examples_judge_right_with_the_real_tool() {
     };
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/odibi");
     let out = tempfile::tempdir().unwrap();
-    let path = std::env::join_paths(std::iter::once(Path::new(&venv).join("bin")).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
+    let path = crate::common::path_with(&Path::new(&venv).join("bin"));
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
         .args(["golden", "--jobs", "2", "--config"])
         .arg(examples.join("harness.toml"))

@@ -258,11 +258,7 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
         .parent()
         .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with(bin_dir);
     // The reports `cargo test` left are not taken for the plugin's.
     std::fs::remove_file(tmp.out_dir().join("junit.xml")).unwrap();
     let o = Command::new(env!("CARGO"))
@@ -282,11 +278,7 @@ fn cargo_golden_plugin(tmp: &Scratch, dir: &Path, args: &[&str]) -> Output {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
         .parent()
         .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with(bin_dir);
     tmp.cargo_cmd(dir, args).env("PATH", path).output().unwrap()
 }
 
@@ -1100,11 +1092,7 @@ fn install_into(tmp: &Scratch, root: &Path) -> PathBuf {
 
 /// `cargo <args>` in `dir` with the installed binary first on PATH.
 fn with_installed(tmp: &Scratch, bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = common::path_with(bin);
     let o = tmp.cargo_cmd(dir, args).env("PATH", path).output().unwrap();
     assert_eq!(
         o.status.code(),

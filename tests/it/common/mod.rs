@@ -162,6 +162,14 @@ pub fn binary_in(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// This process's `PATH` with `dir` first, joined the platform's way
+/// (`;` on Windows, `:` elsewhere).
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest)))
+        .expect("no PATH entry holds the separator")
+}
+
 /// `cargo golden verify-evidence DIR` through the real binary.
 pub fn verify_evidence(dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
