@@ -20,10 +20,24 @@ pub(crate) fn append(
     earlier: Vec<HistoryLine>,
     keep: usize,
 ) -> io::Result<usize> {
+    let existing = history::read(&record.out_dir.join(HISTORY_FILE));
+    append_to(record, revision, existing, earlier, keep)
+}
+
+/// [`append`] to the history file as `existing` read it: a run reads it
+/// once, for what compares with the runs before it and for the append
+/// (nothing else writes it while the run holds its out dir).
+fn append_to(
+    record: &RunRecord,
+    revision: &Revision,
+    existing: io::Result<Vec<(usize, history::ReadLine)>>,
+    earlier: Vec<HistoryLine>,
+    keep: usize,
+) -> io::Result<usize> {
     let path = record.out_dir.join(HISTORY_FILE);
     let mut dropped = 0;
     let mut lines: Vec<HistoryLine> = Vec::new();
-    for (_, line) in history::read(&path)? {
+    for (_, line) in existing? {
         match line {
             Ok(l) => lines.push(l),
             Err(_) => dropped += 1,
@@ -52,11 +66,20 @@ pub(crate) fn append(
     Ok(dropped)
 }
 
-/// [`append`] for a run at `revision`, saying on stderr what went wrong:
+/// [`append`] for a run at `revision`, to the history file as `existing`
+/// read it, saying on stderr what went wrong:
 /// history is a convenience, never a reason to fail a run whose reports
 /// agree.
-pub(crate) fn record_run(record: &RunRecord, revision: &Revision, keep: usize) {
-    tell(append(record, revision, Vec::new(), keep), &record.out_dir);
+pub(crate) fn record_run(
+    record: &RunRecord,
+    revision: &Revision,
+    existing: io::Result<Vec<(usize, history::ReadLine)>>,
+    keep: usize,
+) {
+    tell(
+        append_to(record, revision, existing, Vec::new(), keep),
+        &record.out_dir,
+    );
 }
 
 /// Say on stderr what became of an [`append`].

@@ -458,9 +458,10 @@ pub(crate) fn conclude(
     (selection, bless): (&crate::baseline::Selection<'_>, bool),
     signer: Option<&seal::Signer>,
 ) -> RunOutcome {
-    // The runs before this one, read once: `slower` compares with them
-    // and the reports chart them.
-    let earlier = crate::wire::history::earlier(&record.out_dir, &record.run_id);
+    // The history file, read once: `slower` compares with the runs before
+    // this one and the reports chart them, and this run is appended to it.
+    let existing = crate::wire::history::read(&record.out_dir.join(crate::layout::HISTORY_FILE));
+    let earlier = crate::wire::history::others(&existing, &record.run_id);
     let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless, &earlier);
     match &blessed {
         Ok(Some(report)) => eprint!("{report}"),
@@ -488,7 +489,7 @@ pub(crate) fn conclude(
     if finished.problem.is_none() {
         // A git probe that panicked records no commit, as outside git.
         let revision = revision.unwrap_or_default();
-        history::record_run(record, &revision, harness.history_keep);
+        history::record_run(record, &revision, existing, harness.history_keep);
         retain(record, harness.keep_runs);
     }
     finished.tell();

@@ -224,11 +224,22 @@ pub(crate) fn strip_mark(result: CaseResult) -> char {
 /// the runs before it, for what compares with them or charts them. None
 /// when the file cannot be read (the append after the run says why).
 pub(crate) fn earlier(out_dir: &std::path::Path, run_id: &str) -> Vec<HistoryLine> {
-    read(&out_dir.join(crate::layout::HISTORY_FILE))
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(_, l)| l.ok())
+    others(&read(&out_dir.join(crate::layout::HISTORY_FILE)), run_id)
+}
+
+/// [`earlier`] of a history file already [`read`].
+pub(crate) fn others(
+    read: &std::io::Result<Vec<(usize, ReadLine)>>,
+    run_id: &str,
+) -> Vec<HistoryLine> {
+    let Ok(lines) = read else {
+        return Vec::new();
+    };
+    lines
+        .iter()
+        .filter_map(|(_, l)| l.as_ref().ok())
         .filter(|l| l.run_id != run_id)
+        .cloned()
         .collect()
 }
 
