@@ -20,7 +20,7 @@ pub(crate) fn append(
     earlier: Vec<HistoryLine>,
     keep: usize,
 ) -> io::Result<usize> {
-    let existing = history::read(&record.out_dir.join(HISTORY_FILE));
+    let existing = history::read_text(&record.out_dir.join(HISTORY_FILE));
     append_to(record, revision, existing, earlier, keep)
 }
 
@@ -30,39 +30,50 @@ pub(crate) fn append(
 fn append_to(
     record: &RunRecord,
     revision: &Revision,
-    existing: io::Result<Vec<(usize, history::ReadLine)>>,
+    existing: io::Result<history::HistoryText>,
     earlier: Vec<HistoryLine>,
     keep: usize,
 ) -> io::Result<usize> {
     let path = record.out_dir.join(HISTORY_FILE);
+    let existing = existing?;
     let mut dropped = 0;
-    let mut lines: Vec<HistoryLine> = Vec::new();
-    for (_, line) in existing? {
+    // Each line with where its text is in the file, for the lines read
+    // from it: those are written back as they were.
+    let mut lines: Vec<(HistoryLine, Option<std::ops::Range<usize>>)> = Vec::new();
+    for (_, at, line) in existing.lines {
         match line {
-            Ok(l) => lines.push(l),
+            Ok(l) => lines.push((l, Some(at))),
             Err(_) => dropped += 1,
         }
     }
     let mut seen: std::collections::HashSet<(String, String)> = lines
         .iter()
-        .map(|l| (l.run_id.clone(), l.case.clone()))
+        .map(|(l, _)| (l.run_id.clone(), l.case.clone()))
         .collect();
     for l in earlier {
         if seen.insert((l.run_id.clone(), l.case.clone())) {
-            lines.push(l);
+            lines.push((l, None));
         }
     }
     // Joined shard histories interleave: order runs by when they started
     // (a stable sort keeps each run's cases in declaration order).
-    lines.sort_by_key(|l| l.started_at);
+    lines.sort_by_key(|(l, _)| l.started_at);
     lines.extend(
         record
             .cases
             .iter()
-            .map(|c| HistoryLine::of(record, c, revision)),
+            .map(|c| (HistoryLine::of(record, c, revision), None)),
     );
-    let lines = history::bounded(lines, keep);
-    crate::fsio::atomic_write(&path, history::render(&lines).as_bytes())?;
+    let lines = history::bounded(lines, keep, |(l, _)| &l.run_id);
+    let mut text = String::with_capacity(existing.text.len() + 512 * record.cases.len());
+    for (line, at) in &lines {
+        match at {
+            Some(at) => text.push_str(&existing.text[at.clone()]),
+            None => text.push_str(&history::render_line(line)),
+        }
+        text.push('\n');
+    }
+    crate::fsio::atomic_write(&path, text.as_bytes())?;
     Ok(dropped)
 }
 
@@ -73,7 +84,7 @@ fn append_to(
 pub(crate) fn record_run(
     record: &RunRecord,
     revision: &Revision,
-    existing: io::Result<Vec<(usize, history::ReadLine)>>,
+    existing: io::Result<history::HistoryText>,
     keep: usize,
 ) {
     tell(

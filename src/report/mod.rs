@@ -460,7 +460,8 @@ pub(crate) fn conclude(
 ) -> RunOutcome {
     // The history file, read once: `slower` compares with the runs before
     // this one and the reports chart them, and this run is appended to it.
-    let existing = crate::wire::history::read(&record.out_dir.join(crate::layout::HISTORY_FILE));
+    let existing =
+        crate::wire::history::read_text(&record.out_dir.join(crate::layout::HISTORY_FILE));
     let earlier = crate::wire::history::others(&existing, &record.run_id);
     let blessed = crate::baseline::conclude(harness, record, baseline, selection, bless, &earlier);
     match &blessed {

@@ -181,19 +181,45 @@ pub(crate) type ReadLine = Result<HistoryLine, String>;
 /// The lines of the history file at `path`, each with its 1-based line
 /// number; empty when there is no file yet.
 pub(crate) fn read(path: &std::path::Path) -> std::io::Result<Vec<(usize, ReadLine)>> {
+    Ok(read_text(path)?
+        .lines
+        .into_iter()
+        .map(|(n, _, line)| (n, line))
+        .collect())
+}
+
+/// A history file as read: its text, and each line that is not blank with
+/// its 1-based number, its place in the text (without the line's end) and
+/// what it parses to. A rewrite copies the lines it keeps from the text
+/// as they are, rather than writing each one out again.
+#[derive(Debug, Default)]
+pub(crate) struct HistoryText {
+    pub(crate) text: String,
+    pub(crate) lines: Vec<(usize, std::ops::Range<usize>, ReadLine)>,
+}
+
+/// [`read`], keeping the text (see [`HistoryText`]); empty when there is
+/// no file yet.
+pub(crate) fn read_text(path: &std::path::Path) -> std::io::Result<HistoryText> {
     let bytes = match crate::userfile::read_limited(path, READ_LIMIT) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HistoryText::default()),
         Err(e) => return Err(e),
     };
     let text = String::from_utf8(bytes)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (i + 1, parse(l)))
-        .collect())
+    let mut lines = Vec::new();
+    let mut start = 0;
+    // The lines `str::lines` gives: split at '\n', a '\r' before it dropped.
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let body = raw.strip_suffix('\n').unwrap_or(raw);
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        if !body.trim().is_empty() {
+            lines.push((i + 1, start..start + body.len(), parse(body)));
+        }
+        start += raw.len();
+    }
+    Ok(HistoryText { text, lines })
 }
 
 /// One line of a history file.
@@ -224,32 +250,33 @@ pub(crate) fn strip_mark(result: CaseResult) -> char {
 /// the runs before it, for what compares with them or charts them. None
 /// when the file cannot be read (the append after the run says why).
 pub(crate) fn earlier(out_dir: &std::path::Path, run_id: &str) -> Vec<HistoryLine> {
-    others(&read(&out_dir.join(crate::layout::HISTORY_FILE)), run_id)
+    others(
+        &read_text(&out_dir.join(crate::layout::HISTORY_FILE)),
+        run_id,
+    )
 }
 
-/// [`earlier`] of a history file already [`read`].
-pub(crate) fn others(
-    read: &std::io::Result<Vec<(usize, ReadLine)>>,
-    run_id: &str,
-) -> Vec<HistoryLine> {
-    let Ok(lines) = read else {
+/// [`earlier`] of a history file already read ([`read_text`]).
+pub(crate) fn others(read: &std::io::Result<HistoryText>, run_id: &str) -> Vec<HistoryLine> {
+    let Ok(read) = read else {
         return Vec::new();
     };
-    lines
+    read.lines
         .iter()
-        .filter_map(|(_, l)| l.as_ref().ok())
+        .filter_map(|(_, _, l)| l.as_ref().ok())
         .filter(|l| l.run_id != run_id)
         .cloned()
         .collect()
 }
 
 /// The lines of the last `keep` runs (0: every run) of `lines`, in order:
-/// a run's lines are kept or dropped together.
-pub(crate) fn bounded(lines: Vec<HistoryLine>, keep: usize) -> Vec<HistoryLine> {
+/// a run's lines are kept or dropped together. `run_of` is a line's run.
+pub(crate) fn bounded<T>(lines: Vec<T>, keep: usize, run_of: impl Fn(&T) -> &str) -> Vec<T> {
     let mut runs: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for l in &lines {
-        if !runs.contains(&l.run_id.as_str()) {
-            runs.push(&l.run_id);
+        if seen.insert(run_of(l)) {
+            runs.push(run_of(l));
         }
     }
     if keep == 0 || runs.len() <= keep {
@@ -261,16 +288,11 @@ pub(crate) fn bounded(lines: Vec<HistoryLine>, keep: usize) -> Vec<HistoryLine> 
         .collect();
     lines
         .into_iter()
-        .filter(|l| kept.contains(&l.run_id))
+        .filter(|l| kept.contains(run_of(l)))
         .collect()
 }
 
-/// `lines` as the file's text: one JSON object per line.
-pub(crate) fn render(lines: &[HistoryLine]) -> String {
-    let mut out = String::new();
-    for l in lines {
-        out.push_str(&serde_json::to_string(l).expect("a history line always serializes"));
-        out.push('\n');
-    }
-    out
+/// One line of the file's text: one JSON object, without the line's end.
+pub(crate) fn render_line(line: &HistoryLine) -> String {
+    serde_json::to_string(line).expect("a history line always serializes")
 }

@@ -114,6 +114,39 @@ fn each_run_appends_one_line_per_case_and_only_the_last_runs_are_kept() {
 }
 
 #[test]
+fn a_run_writes_the_lines_it_keeps_back_as_they_were_and_drops_unreadable_ones() {
+    let p = Project::new(HARNESS);
+    run(&p, true);
+    let history = p.out().join("history.jsonl");
+    let text = std::fs::read_to_string(&history).unwrap();
+    let mut kept: Vec<String> = text.lines().map(str::to_string).collect();
+    // Another writer's spelling of the same line: spaces after the colons
+    // and a CRLF end. Then a line no reader can parse.
+    kept[0] = kept[0].replace("\":", "\": ");
+    let edited = format!("{}\r\n{}\nnot a history line\n", kept[0], kept[1]);
+    std::fs::write(&history, &edited).unwrap();
+
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("dropped 1 unreadable line(s)"),
+        "{}",
+        common::text(&o)
+    );
+    let after = std::fs::read_to_string(&history).unwrap();
+    let after: Vec<&str> = after.lines().collect();
+    assert_eq!(after.len(), 4, "{after:#?}");
+    // The earlier run's lines are as they were, without their line ends;
+    // the unreadable one is gone; this run's two follow.
+    assert_eq!(after[0], kept[0]);
+    assert_eq!(after[1], kept[1]);
+    assert!(after.iter().all(|l| *l != "not a history line"));
+    assert_eq!(lines(&p.out()).len(), 4);
+    let o = binary_in(p.path(), &["validate", history.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o));
+}
+
+#[test]
 fn a_bad_history_key_is_a_config_error() {
     let p = Project::new(&HARNESS.replace("keep = 2", "kept = 2"));
     let o = p.run(&[]);
