@@ -276,6 +276,55 @@ def bench_list(tmp):
     return [("list on a 10,000-case harness.toml", f"{t * 1000:.0f} ms", "<= 200 ms", t <= 0.2)]
 
 
+def bench_history(tmp):
+    """A run into an out dir whose history is full at the default `keep`
+    (200 runs of the run's 500 cases), against the same run into an empty
+    out dir: what reading, comparing with and rewriting the history costs."""
+    n, runs = 500, 200
+    harness(tmp, "".join(f'[[verify]]\nname = "c{i}"\ncommand = "true"\n' for i in range(n)))
+    # In memory where there is a tmpfs: copying the seed out dir before each
+    # run would otherwise leave the disk writing back while the run is timed.
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        with tempfile.TemporaryDirectory(dir="/dev/shm") as mem:
+            return history_rows(tmp, mem, n, runs)
+    return history_rows(tmp, tmp, n, runs)
+
+
+def history_rows(tmp, where, n, runs):
+    seed = os.path.join(where, "seed")
+    subprocess.run([BIN, "golden", "--config", os.path.join(tmp, "harness.toml"), "--out", seed],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(seed, "history.jsonl")) as f:
+        one = [json.loads(line) for line in f]
+    # Earlier runs of the same cases, a minute apart, oldest first.
+    with open(os.path.join(seed, "history.jsonl"), "w") as f:
+        for r in range(runs):
+            for line in one:
+                line = dict(line, run_id=f"20260101T{r // 60:02d}{r % 60:02d}00.000000Z-bench{r:03d}",
+                            started_at=f"2026-01-01T{r // 60:02d}:{r % 60:02d}:00Z")
+                f.write(json.dumps(line, separators=(",", ":")) + "\n")
+    out = os.path.join(where, "out")
+    cfg = os.path.join(tmp, "harness.toml")
+
+    def with_history():
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(seed, out, symlinks=True)
+        return run([BIN, "golden", "--config", cfg, "--out", out])[0]
+
+    def empty():
+        shutil.rmtree(out, ignore_errors=True)
+        return run([BIN, "golden", "--config", cfg, "--out", out])[0]
+
+    full, bare = median_pair(with_history, empty, 5)
+    size = os.path.getsize(os.path.join(seed, "history.jsonl")) / (1 << 20)
+    return [(
+        f"{n} trivial cases into an out dir with a full history ({runs} runs, {runs * n:,} lines, {size:.0f} MiB) vs an empty one",
+        f"{full * 1000:.0f} ms vs {bare * 1000:.0f} ms (+{(full - bare) * 1000:.0f} ms)",
+        "(reference)",
+        True,
+    )]
+
+
 def odibi_venv():
     """The virtualenv with the pinned odibi, pandas and pyarrow that
     `.ci/odibi-venv` makes (or the one CARGO_GOLDEN_ODIBI_VENV names)."""
@@ -603,6 +652,7 @@ GROUPS = {
     "nextest": [bench_nextest],
     "parallel": [bench_parallel],
     "list": [bench_list],
+    "history": [bench_history],
     "odibi": [bench_odibi],
     "data": [bench_data, bench_data_parquet],
     "projects": [bench_big_project],
