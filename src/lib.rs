@@ -38,8 +38,9 @@ pub mod classify;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 // Its doc comments are clap's help text, where `<out dir>` is a
-// placeholder, not HTML.
-#[allow(rustdoc::invalid_html_tags)]
+// placeholder, not HTML, and `[harness]` the harness file's table, not a
+// link.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 pub mod cli;
 #[cfg(feature = "cli")]
 #[doc(hidden)]

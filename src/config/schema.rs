@@ -214,7 +214,7 @@ pub const DURATION_PATTERN: &str = r"^\s*(\d+(\.\d+)?\s*(nanos|nsec|ns|usec|us|Â
 /// matches a regex.
 const EXPECTED_PATTERN: &str = r"^(success|aborted|timeout|specific_error:.+)$";
 
-/// Implements [`JsonSchema`] for a leaf type with a fixed, inlined schema.
+/// Implements `schemars::JsonSchema` for a leaf type with a fixed, inlined schema.
 macro_rules! leaf {
     ($ty:ident, $schema:expr) => {
         #[cfg(feature = "schema")]

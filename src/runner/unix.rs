@@ -5,7 +5,7 @@
 //! for a harness that is killed outright). File-type and mode helpers for
 //! the isolation code live here too, so that module stays portable.
 //!
-//! The interface `windows.rs` implements too: [`prepare`], [`confine`],
+//! The interface `windows.rs` implements too: [`spawn()`], [`confine`],
 //! [`kill_case`], [`kill_process`], [`Watch`], [`exit_code`],
 //! [`exit_signal`], [`signal_name`], [`on_interrupt`], [`become_subreaper`],
 //! [`children`], [`descendants`], [`inspect`], [`reap`], [`wait_exited`],
@@ -84,7 +84,7 @@ impl Child {
 /// child, and an ignored signal stays ignored across `exec` and in every
 /// process the case starts, which no shell does. With glibc the case is
 /// started by `posix_spawn` called here with a default-signal set that
-/// holds them ([`spawn`]); with the parent-death signal, or where that
+/// holds them (the `spawn` module); with the parent-death signal, or where that
 /// path cannot be taken, by `fork` with the reset between fork and exec.
 pub(super) fn spawn(cmd: &mut Command, parent_death_signal: bool) -> io::Result<Child> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -3,7 +3,7 @@
 //!
 //! A case carries every field of a [`CaseRecord`], so a record read back
 //! renders the same reports. Output copies are stored losslessly (Base64
-//! when not UTF-8, see [`Encoding`]), so merged shards give the same
+//! when not UTF-8, see [`super::Encoding`]), so merged shards give the same
 //! observations, byte for byte, as one unsharded run.
 
 use std::fmt;
