@@ -488,24 +488,26 @@ fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
 #[cfg(target_os = "linux")]
 fn read_proc<R>(file: &File, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
     use std::os::unix::fs::FileExt;
+    let read_at = |buf: &mut [u8], at: usize| loop {
+        match file.read_at(buf, at as u64) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            read => return read,
+        }
+    };
     let mut page = [0u8; 4096];
     let mut len = 0;
     while len < page.len() {
-        match file.read_at(&mut page[len..], len as u64) {
-            Ok(0) => return Ok(parse(&String::from_utf8_lossy(&page[..len]))),
-            Ok(n) => len += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_at(&mut page[len..], len)? {
+            0 => return Ok(parse(&String::from_utf8_lossy(&page[..len]))),
+            n => len += n,
         }
     }
     let mut text = page.to_vec();
+    let mut more = [0u8; 4096];
     loop {
-        let mut more = [0u8; 4096];
-        match file.read_at(&mut more, text.len() as u64) {
-            Ok(0) => return Ok(parse(&String::from_utf8_lossy(&text))),
-            Ok(n) => text.extend_from_slice(&more[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_at(&mut more, text.len())? {
+            0 => return Ok(parse(&String::from_utf8_lossy(&text))),
+            n => text.extend_from_slice(&more[..n]),
         }
     }
 }
