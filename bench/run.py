@@ -49,6 +49,11 @@ def harness(dir, body):
     return path
 
 
+def trivial_cases(n, prefix="c"):
+    """A harness file's text: n verify cases named prefix0.. that run `true`."""
+    return "".join(f'[[verify]]\nname = "{prefix}{i}"\ncommand = "true"\n' for i in range(n))
+
+
 def golden(dir, *args):
     cfg = os.path.join(dir, "harness.toml")
     out = os.path.join(dir, "out")
@@ -155,8 +160,7 @@ def overhead_ratios(tmp, where, floor):
     golden), a `sh -c true` loop, a loop keeping the same files as a case,
     and the Rust spawn floor; every file written under `where`."""
     n = 500
-    body = "".join(f'[[verify]]\nname = "c{i}"\ncommand = "true"\n' for i in range(n))
-    harness(tmp, body)
+    harness(tmp, trivial_cases(n))
     out = os.path.join(where, "out")
     cmd = [BIN, "golden", "--config", os.path.join(tmp, "harness.toml"), "--out", out]
     loop = f"i=0; while [ $i -lt {n} ]; do sh -c true; i=$((i+1)); done"
@@ -241,7 +245,7 @@ def bench_nextest(tmp):
     nextest = ["cargo", "nextest", "run", "--manifest-path", os.path.join(crate, "Cargo.toml"),
                "--test-threads", "1", "--no-fail-fast"]
     subprocess.run(nextest, env=env, capture_output=True, check=True)
-    harness(tmp, "".join(f'[[verify]]\nname = "t{i}"\ncommand = "true"\n' for i in range(n)))
+    harness(tmp, trivial_cases(n, "t"))
     one = ["--exact", "t0"]
     nx, gd = [], []
     for _ in range(5):
@@ -281,7 +285,7 @@ def bench_history(tmp):
     (200 runs of the run's 500 cases), against the same run into an empty
     out dir: what reading, comparing with and rewriting the history costs."""
     n, runs = 500, 200
-    harness(tmp, "".join(f'[[verify]]\nname = "c{i}"\ncommand = "true"\n' for i in range(n)))
+    harness(tmp, trivial_cases(n))
     # In memory where there is a tmpfs: copying the seed out dir before each
     # run would otherwise leave the disk writing back while the run is timed.
     if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
