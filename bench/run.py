@@ -610,11 +610,12 @@ def fresh_crate(tmp, name, dep, test_file, test_text, own_harness):
     return crate
 
 
-def cold_build_cpu(crate, target):
-    """CPU seconds (user + sys of cargo and every compiler it ran) of a
-    cold `cargo build --tests`: a target dir of its own, removed first."""
-    shutil.rmtree(target, ignore_errors=True)
-    env = dict(os.environ, CARGO_TARGET_DIR=target)
+def build_cpu(crate, target):
+    """CPU seconds (user + sys of cargo and every compiler it ran) of
+    `cargo build --tests` of `crate` into `target`. Not incremental: a
+    dependency from the registry never is, and the path dependency here
+    stands for the published crate (a cold incremental build costs more)."""
+    env = dict(os.environ, CARGO_TARGET_DIR=target, CARGO_INCREMENTAL="0")
     env.pop("RUSTFLAGS", None)
     p = subprocess.Popen(["cargo", "build", "--tests", "--quiet"], cwd=crate, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -624,27 +625,52 @@ def cold_build_cpu(crate, target):
     return usage.ru_utime + usage.ru_stime
 
 
+def cold_build_cpu(crate, target):
+    """`build_cpu` of a cold build: the target dir removed first."""
+    shutil.rmtree(target, ignore_errors=True)
+    return build_cpu(crate, target)
+
+
+def own_crate_cpu(crate, target):
+    """`build_cpu` of rebuilding cargo-golden's own crate (and the test
+    that links it) over a finished build: its share of the cold build."""
+    env = dict(os.environ, CARGO_TARGET_DIR=target)
+    subprocess.run(["cargo", "clean", "--quiet", "-p", "cargo-golden"], cwd=crate, env=env, check=True)
+    return build_cpu(crate, target)
+
+
 def bench_build(tmp):
     """Cold test builds of a fresh crate per dev-dependency, alternating
     (BENCH_BUILD_RUNS rounds, 3 unless set; a cold build takes minutes).
     The registry's downloads are fetched once first and not counted."""
     runs = int(os.environ.get("BENCH_BUILD_RUNS", "3"))
+    lean_label = "cargo-golden lean (default-features = false)"
     crates = {}
     for i, (label, spec) in enumerate(BUILD_CRATES.items()):
         crates[label] = fresh_crate(tmp, f"fresh{i}", *spec)
         subprocess.run(["cargo", "fetch", "--quiet"], cwd=crates[label], check=True)
     cpu = {label: [] for label in crates}
+    own = []
+    target = os.path.join(tmp, "target")
     for _ in range(runs):
         for label, crate in crates.items():
-            cpu[label].append(cold_build_cpu(crate, os.path.join(tmp, "target")))
+            cpu[label].append(cold_build_cpu(crate, target))
+            if label == lean_label:
+                own.append(own_crate_cpu(crate, target))
     med = {label: statistics.median(v) for label, v in cpu.items()}
-    lean, trycmd = med["cargo-golden lean (default-features = false)"], med["trycmd"]
+    lean, trycmd, own = med[lean_label], med["trycmd"], statistics.median(own)
     rows = [
         (f"cold `cargo build --tests` of a fresh crate: {label}", f"{t:.0f} CPU s (median of {runs})",
          "(reference)", True)
         for label, t in med.items()
     ]
     rows.append(("cold test build, cargo-golden lean vs trycmd", f"{lean / trycmd:.2f}x", "<= 1.0x", lean <= trycmd))
+    # How the lean build splits: cargo-golden's own crate, and every crate
+    # it depends on. The second is what no cut to this crate's code reaches.
+    rows.append(("of the lean build, cargo-golden's own crate (rebuilt alone)",
+                 f"{own:.0f} CPU s ({own / trycmd:.2f}x trycmd's whole build)", "(reference)", True))
+    rows.append(("of the lean build, its dependencies alone vs trycmd",
+                 f"{(lean - own) / trycmd:.2f}x ({lean - own:.0f} CPU s)", "(reference)", True))
     return rows
 
 
