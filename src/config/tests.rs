@@ -37,6 +37,18 @@ fn malformed_toml_points_at_the_problem() {
     assert!(msg.contains("malformed TOML"), "{msg}");
 }
 
+/// Without the `yaml` feature a YAML harness file is refused, at its
+/// first line, with an error that names the feature.
+#[cfg(not(feature = "yaml"))]
+#[test]
+fn a_yaml_harness_file_names_the_feature_it_needs() {
+    let e = errors("h.yaml", "verify:\n  - name: a\n    command: 'true'\n");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].0, e[0].1), (1, 1), "{e:?}");
+    assert!(e[0].2.contains("`yaml` feature"), "{}", e[0].2);
+}
+
+#[cfg(feature = "yaml")]
 #[test]
 fn malformed_yaml_points_at_the_problem() {
     let e = errors("h.yaml", "golden:\n  - name: a\n    path: [unclosed\n");
@@ -135,11 +147,14 @@ fn require_golden_with_none_declared() {
     let d = &err.diagnostics()[0];
     assert_eq!((d.pos.line, d.pos.col), (2, 1));
     assert!(d.message.contains("require_golden"), "{err}");
-    // Ad-hoc golden projects satisfy it.
-    let mut h = h;
-    h.add_adhoc(&adhoc::parse("extra:golden/x").unwrap())
-        .unwrap();
-    assert!(h.check_required_golden().is_ok());
+    // Ad-hoc golden projects (a `cargo golden` option) satisfy it.
+    #[cfg(feature = "cli")]
+    {
+        let mut h = h;
+        h.add_adhoc(&adhoc::parse("extra:golden/x").unwrap())
+            .unwrap();
+        assert!(h.check_required_golden().is_ok());
+    }
 }
 
 #[test]
@@ -180,8 +195,11 @@ fn junit_flavour_is_read_and_a_bad_one_points_at_its_value() {
     );
     let h = load_text("harness.toml", "[harness]\njunit = \"strict\"\n").unwrap();
     assert_eq!(h.junit, crate::model::JunitFlavour::Strict);
-    let h = load_text("h.yaml", "harness:\n  junit: strict\n").unwrap();
-    assert_eq!(h.junit, crate::model::JunitFlavour::Strict);
+    #[cfg(feature = "yaml")]
+    {
+        let h = load_text("h.yaml", "harness:\n  junit: strict\n").unwrap();
+        assert_eq!(h.junit, crate::model::JunitFlavour::Strict);
+    }
 
     let (line, col, msg) = one_error("[harness]\nname = \"x\"\njunit = \"xunit2\"\n");
     assert_eq!((line, col), (3, 9));
@@ -260,6 +278,7 @@ fn defaults_placeholders_and_working_dirs() {
     assert_eq!(h.name, root.file_name().unwrap().to_string_lossy());
 }
 
+#[cfg(feature = "yaml")]
 #[test]
 fn yaml_with_the_same_structure() {
     let h = load_text(
@@ -274,6 +293,7 @@ fn yaml_with_the_same_structure() {
     assert_eq!(h.cases[1].env.get("N").map(String::as_str), Some("3"));
 }
 
+#[cfg(feature = "yaml")]
 #[test]
 fn yaml_older_list_form() {
     let h = load_text(
@@ -298,6 +318,7 @@ fn yaml_older_list_form() {
     );
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn adhoc_projects_join_the_harness() {
     let dir = tempfile::tempdir().unwrap();
@@ -380,12 +401,15 @@ fn allow_lists_and_case_patterns() {
         )
     );
     // A case's `builtin = true` keeps the built-ins the harness dropped.
-    let h = load_text(
-        "harness.yaml",
-        "patterns:\n  builtin: false\nverify:\n  - name: a\n    command: 'true'\n    patterns:\n      builtin: true\n",
-    )
-    .unwrap();
-    assert!(!h.patterns.builtin && h.patterns_for(&h.cases[0]).builtin);
+    #[cfg(feature = "yaml")]
+    {
+        let h = load_text(
+            "harness.yaml",
+            "patterns:\n  builtin: false\nverify:\n  - name: a\n    command: 'true'\n    patterns:\n      builtin: true\n",
+        )
+        .unwrap();
+        assert!(!h.patterns.builtin && h.patterns_for(&h.cases[0]).builtin);
+    }
 }
 
 #[test]
@@ -452,6 +476,7 @@ fn an_empty_shell_is_an_error_at_its_line() {
 /// A key declared in the schema types is accepted by the loader (which
 /// takes its known keys from them); this holds the loader to reading it, so
 /// a key is never accepted and then ignored.
+#[cfg(feature = "schema")]
 #[test]
 fn the_loader_reads_every_key_the_schema_declares() {
     let loader = concat!(include_str!("validate.rs"), include_str!("mod.rs"));

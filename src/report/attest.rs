@@ -640,8 +640,10 @@ pub(crate) fn check_written(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    #[cfg(feature = "sign")]
     use crate::report::seal::Signer;
 
+    #[cfg(feature = "sign")]
     fn signer() -> Signer {
         let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
         let text = kp.sk.to_box(None).unwrap().into_string();
@@ -679,10 +681,12 @@ pub(super) mod tests {
         }
     }
 
+    #[cfg(feature = "sign")]
     fn messages(found: &[crate::report::Disagreement]) -> String {
         found.iter().map(|d| format!("{d}\n")).collect()
     }
 
+    #[cfg(feature = "sign")]
     #[test]
     fn a_written_attestation_agrees_and_each_forgery_is_a_disagreement() {
         let dir = tempfile::tempdir().unwrap();
@@ -723,6 +727,7 @@ pub(super) mod tests {
         assert!(found.contains("subject SHA256SUMS has sha256"), "{found}");
     }
 
+    #[cfg(feature = "sign")]
     #[test]
     fn an_envelope_opens_only_with_its_key_and_its_exact_payload() {
         use base64::Engine as _;
