@@ -255,10 +255,7 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
     );
 
     // `cargo golden` finds `cargo-golden` on PATH, as an installed plugin.
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .parent()
-        .unwrap();
-    let path = common::path_with(bin_dir);
+    let path = plugin_path();
     // The reports `cargo test` left are not taken for the plugin's.
     std::fs::remove_file(tmp.out_dir().join("junit.xml")).unwrap();
     let o = Command::new(env!("CARGO"))
@@ -275,11 +272,19 @@ fn init_scaffold_passes_under_cargo_test_and_as_a_cargo_subcommand() {
 
 /// `cargo golden` as an installed plugin: `cargo-golden` first on PATH.
 fn cargo_golden_plugin(tmp: &Scratch, dir: &Path, args: &[&str]) -> Output {
+    tmp.cargo_cmd(dir, args)
+        .env("PATH", plugin_path())
+        .output()
+        .unwrap()
+}
+
+/// This process's PATH with the built `cargo-golden`'s directory first,
+/// where cargo finds it as an installed plugin.
+fn plugin_path() -> std::ffi::OsString {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-golden"))
         .parent()
         .unwrap();
-    let path = common::path_with(bin_dir);
-    tmp.cargo_cmd(dir, args).env("PATH", path).output().unwrap()
+    common::path_with(bin_dir)
 }
 
 #[test]
