@@ -1,6 +1,5 @@
 //! sha256 helpers, and the evidence hash of SPEC section 5, defined once.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -154,8 +153,7 @@ pub(crate) fn read_buffer(len: u64, max: usize) -> Vec<u8> {
 
 /// Feed a file's bytes into `h` without holding it in memory.
 pub(crate) fn hash_file_into(h: &mut Sha256, path: &Path) -> io::Result<()> {
-    let mut f = File::open(path)?;
-    let len = f.metadata().map_or(READ_CHUNK as u64, |m| m.len());
+    let (mut f, len) = crate::userfile::open(path)?;
     let mut buf = read_buffer(len, READ_CHUNK);
     loop {
         let n = match f.read(&mut buf) {

@@ -132,6 +132,10 @@ impl Drop for RunLock {
 }
 
 /// Lock `out_dir` (created if missing) for a run.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the lock file is opened to lock it, never read: a FIFO there opens at once read-write"
+)]
 pub(crate) fn lock(out_dir: &Path, access: Access) -> Result<RunLock, OutDirError> {
     let io_at = |path: &Path| {
         let path = path.to_path_buf();
@@ -207,7 +211,7 @@ const HOLDER_LOOKS: usize = 10;
 
 /// What the holder wrote into the holder file, on one line, if anything.
 fn holder(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let text = crate::userfile::read_to_string(path).unwrap_or_default();
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then_some(line)
 }

@@ -1,6 +1,10 @@
-//! Reading a file a user named (the harness file, `validate FILE`, a
-//! snapshot or baseline file, a signing or public key): only a regular
-//! file, and never more than a limit.
+//! The one way in for a file a case or a user can shape: the harness
+//! file, `validate FILE`, snapshots and the baseline, a case's data
+//! outputs (every file of a Delta table included), structured results,
+//! history, the evidence and reports being verified or merged, and keys.
+//! CI holds every other module to it: `clippy.toml` disallows
+//! `std::fs::read`, `read_to_string`, `File::open`, `OpenOptions::open` and
+//! `std::fs::copy` everywhere else.
 //!
 //! A name can point anywhere: `/dev/zero` would be read until memory runs
 //! out, a FIFO would block the run forever. The file is opened without
@@ -8,6 +12,7 @@
 //! at once), checked through the open handle (no window between the check
 //! and the read), and read through [`Read::take`], so a file that grows
 //! while it is read cannot pass the limit either.
+#![allow(clippy::disallowed_methods)]
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -36,20 +41,41 @@ impl From<UserFileError> for io::Error {
     }
 }
 
-/// The bytes of the regular file `path`, at most `limit` of them. Errors
-/// keep the kind of the failed open (`NotFound` stays `NotFound`); a file
-/// that is not regular or is larger than `limit` is an `InvalidInput`
-/// error holding a [`UserFileError`].
-pub(crate) fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = open(path)?;
+/// Whether `e` says a file was refused as not regular or too large (not
+/// that it could not be opened).
+pub(crate) fn refused(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<UserFileError>())
+}
+
+/// The regular file `path`, open for reading, with its size when opened.
+/// Errors keep the kind of the failed open (`NotFound` stays `NotFound`);
+/// a file that is not regular is an `InvalidInput` error holding
+/// [`UserFileError::NotRegular`]. For a file read as a stream (a log
+/// hashed, an output summarised): its size is whatever it is.
+pub(crate) fn open(path: &Path) -> io::Result<(File, u64)> {
+    // Windows: a named pipe or device (`\\.\pipe\x`, `NUL`) is refused
+    // before it is opened, since reading one could block.
+    #[cfg(not(unix))]
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(UserFileError::NotRegular.into());
+    }
+    let file = open_nonblocking(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(UserFileError::NotRegular.into());
     }
-    if meta.len() > limit {
+    Ok((file, meta.len()))
+}
+
+/// The bytes of the regular file `path`, at most `limit` of them. Errors
+/// as for [`open`]; a file larger than `limit` is an `InvalidInput` error
+/// holding [`UserFileError::TooLarge`].
+pub(crate) fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let (file, len) = open(path)?;
+    if len > limit {
         return Err(UserFileError::TooLarge { limit }.into());
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(UserFileError::TooLarge { limit }.into());
@@ -67,8 +93,23 @@ pub(crate) fn read_to_string(path: &Path) -> io::Result<String> {
     String::from_utf8(read(path)?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// Copy the regular file `from` to `to` (created or truncated) without
+/// reading it into memory; the bytes copied. `from` is refused as
+/// [`open`] refuses it.
+pub(crate) fn copy(from: &Path, to: &Path) -> io::Result<u64> {
+    let (mut src, _) = open(from)?;
+    let mut dst = File::create(to)?;
+    let n = io::copy(&mut src, &mut dst)?;
+    dst.set_permissions(src.metadata()?.permissions())?;
+    Ok(n)
+}
+
+/// Open `path` for reading, whatever it is, without ever blocking in the
+/// open (a FIFO put in place of a file since it was listed would otherwise
+/// wait for a writer). The caller looks at what it opened before reading:
+/// [`open`] does so for the callers that want a regular file only.
 #[cfg(unix)]
-fn open(path: &Path) -> io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     // Without a writer, a FIFO opened for reading blocks in open(2) unless
     // O_NONBLOCK; for a regular file the flag changes nothing.
@@ -78,14 +119,10 @@ fn open(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Open `path` for reading, whatever it is: opening never blocks on
+/// Windows, which has no FIFOs in the file system.
 #[cfg(not(unix))]
-fn open(path: &Path) -> io::Result<File> {
-    // A named pipe or device is refused before it is opened (Windows has
-    // no FIFOs in the file system, but `\\.\pipe\x` and `NUL` are names).
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(UserFileError::NotRegular.into());
-    }
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     File::open(path)
 }
 
@@ -101,10 +138,29 @@ mod tests {
         assert_eq!(read_limited(&file, 5).unwrap(), b"12345");
         let e = read_limited(&file, 4).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(refused(&e));
         assert!(e.to_string().contains("larger than"), "{e}");
         let e = read(dir.path()).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
         let e = read(&dir.path().join("absent")).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert!(!refused(&e));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_device_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let link = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for p in [&fifo, &link] {
+            assert!(refused(&read(p).unwrap_err()), "{}", p.display());
+            assert!(refused(&open(p).unwrap_err()), "{}", p.display());
+            assert!(refused(&copy(p, &dir.path().join("to")).unwrap_err()));
+        }
     }
 }

@@ -346,9 +346,12 @@ fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String
         DataFormat::Delta => path.join(delta::LOG_DIR).is_dir(),
         _ => is_file,
     };
+    // Anything but a directory is an output file to the match, a FIFO or
+    // a link to a device included: the guarded read refuses it, naming it.
+    let file_like = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir());
     if !is_glob(pattern) {
         let path = working_dir.join(pattern);
-        return if wanted(&path, path.is_file()) {
+        return if wanted(&path, file_like(&path)) {
             vec![pattern.to_string()]
         } else {
             Vec::new()
@@ -370,7 +373,7 @@ fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String
     let mut found: Vec<String> = walkdir::WalkDir::new(working_dir.join(&base))
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| wanted(e.path(), e.file_type().is_file()))
+        .filter(|e| wanted(e.path(), !e.file_type().is_dir()))
         .filter_map(|e| {
             let rel = e.path().strip_prefix(working_dir).ok()?;
             let rel = rel.to_string_lossy().replace('\\', "/");
@@ -389,7 +392,7 @@ fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String>
         let (table, sha) = delta::read(path)?;
         return Ok((typed_table(table, spec), sha));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let bytes = read_data_file(path).map_err(|e| format!("cannot read it: {e}"))?;
     // The hash and the parse each take a core where there are two.
     let (sha, table) = std::thread::scope(|s| {
         let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
@@ -398,6 +401,16 @@ fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String>
         (sha.join().unwrap_or_default(), table)
     });
     Ok((table?, sha))
+}
+
+/// The most of one data file read (an output, a Delta table's log file
+/// or live file): a table read whole must fit in memory.
+const DATA_FILE_LIMIT: u64 = 4 << 30;
+
+/// The bytes of a data file a case wrote, through the guarded reader: a
+/// FIFO or a device (`/dev/zero`) in its place is refused, never read.
+fn read_data_file(path: &Path) -> Result<Vec<u8>, String> {
+    crate::userfile::read_limited(path, DATA_FILE_LIMIT).map_err(|e| e.to_string())
 }
 
 /// The file `bytes` of `spec`'s format as a canonical table.

@@ -386,8 +386,7 @@ fn read_output(path: &Path) -> Result<String, (SnapshotOutcome, String)> {
             format!("cannot read {}: {e}", path.display()),
         )
     };
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    let len = file.metadata().map_err(unreadable)?.len();
+    let (file, len) = crate::userfile::open(path).map_err(unreadable)?;
     if len > SNAPSHOT_LIMIT {
         return Err((
             SnapshotOutcome::TooLarge,

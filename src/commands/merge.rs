@@ -16,7 +16,7 @@
 //! `<out>/artifacts/<run_id>/execution/`, laid out as a run lays it out.
 //! The merged dir then stands on its own (shard dirs are often CI artifacts
 //! that expire) and `verify-evidence` checks it like any run. Files are
-//! copied byte for byte with [`std::fs::copy`], never read into memory
+//! copied byte for byte with the guarded reader's copy, never read into memory
 //! (outputs can be gigabytes), so every recorded evidence hash still holds;
 //! only `evidence.json` is written anew, to point at the copies.
 
@@ -934,7 +934,7 @@ fn copy_attempt(
                 io::ErrorKind::InvalidData,
                 "is a symlink; evidence must be plain files",
             )),
-            _ => std::fs::copy(&from_path, &to),
+            _ => crate::userfile::copy(&from_path, &to),
         };
         match copied {
             Ok(_) => {}

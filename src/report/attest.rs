@@ -602,7 +602,10 @@ pub(crate) fn check_written(
 ) -> Vec<super::Disagreement> {
     let path = dir.join(STATEMENT_FILE);
     let mut problems = Vec::new();
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
+    let read = |name: &str| {
+        crate::userfile::read_limited(&dir.join(name), super::REPORT_LIMIT)
+            .map_err(|e| e.to_string())
+    };
     match (read(STATEMENT_FILE), read(crate::layout::SUMS_FILE)) {
         (Ok(bytes), Ok(sums)) => match parse(&bytes) {
             Ok(s) => {

@@ -223,7 +223,7 @@ pub(super) fn verdict(
 }
 
 fn read(path: &Path, found: &mut Vec<Disagreement>) -> Option<String> {
-    match std::fs::read(path) {
+    match crate::userfile::read_limited(path, super::REPORT_LIMIT) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(s) => Some(s),
             Err(e) => {

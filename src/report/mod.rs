@@ -76,6 +76,11 @@ pub fn added_later(file_name: &str) -> bool {
 }
 
 /// The phrase a report may only contain when every case passed.
+/// The most of a report read back (to check it, verify it or merge it):
+/// a report lists every case with its output excerpts, so a run of many
+/// thousands of cases writes reports of hundreds of MiB, never more.
+pub(crate) const REPORT_LIMIT: u64 = 1 << 30;
+
 pub(crate) const NO_ISSUES_PHRASE: &str = "No issues observed";
 
 /// Paths of the reports [`write_all`] wrote, in the order written.
@@ -211,9 +216,11 @@ fn write_and_check(
     ))
 }
 
-/// Render and write every report of `run` into its out dir, on every
-/// core, then `after(format)` of each one written. The first report that
-/// cannot be rendered or written, in the formats' order, is the error.
+/// Render every report of `run` and write it beside its place in the out
+/// dir, on every core; put them all in place at once (a second interrupt
+/// leaves all of them or none, see [`crate::fsio::put_in_place`]); then
+/// `after(format)` of each, on every core. The first report that cannot
+/// be rendered or written, in the formats' order, is the error.
 fn each_report<R: Send>(
     run: &RunView<'_>,
     harness_display: &str,
@@ -226,25 +233,24 @@ fn each_report<R: Send>(
         source,
     })?;
     let formats: Vec<_> = FORMATS.iter().zip(written.paths()).collect();
-    let done = crate::par::map(&formats, |(format, path)| {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ReportError::Write { path, source }
+    };
+    let staged = crate::par::map(&formats, |(format, path)| {
         let text = format
             .render(run, harness_display)
             .map_err(|source| ReportError::Render {
                 path: path.to_path_buf(),
                 source,
             })?;
-        write_report(path, text.as_bytes())?;
-        Ok(after(**format))
+        crate::fsio::stage(path, text.as_bytes()).map_err(write_error(path))
     });
-    let done = done.into_iter().collect::<Result<Vec<R>, _>>()?;
+    let staged = staged.into_iter().collect::<Result<Vec<_>, _>>()?;
+    crate::fsio::put_in_place(staged)
+        .map_err(|(path, source)| ReportError::Write { path, source })?;
+    let done = crate::par::map(&formats, |(format, _)| after(**format));
     Ok((written, done))
-}
-
-fn write_report(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    atomic_write(path, bytes).map_err(|source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Bytes as text, invalid UTF-8 replaced by U+FFFD.

@@ -314,7 +314,7 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
     if std::fs::hard_link(from, to).is_ok() {
         return Ok(());
     }
-    std::fs::copy(from, to).map(|_| ())
+    crate::userfile::copy(from, to).map(|_| ())
 }
 
 // Both read keys, which only the `sign` feature parses.

@@ -46,9 +46,11 @@ pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
 
 /// Parse a `summary.json` into its wire form.
 pub(crate) fn parse_summary(path: &Path) -> Result<Summary, ReportError> {
-    let bytes = std::fs::read(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
+    let bytes = crate::userfile::read_limited(path, super::REPORT_LIMIT).map_err(|source| {
+        ReportError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     serde_json::from_slice(&bytes).map_err(|source| ReportError::Parse {
         path: path.to_path_buf(),

@@ -546,8 +546,7 @@ fn shown(path: &Path) -> String {
 /// cannot be read.
 fn tail(path: &Path, n: usize) -> (Vec<String>, usize) {
     let read = || -> io::Result<Vec<u8>> {
-        let mut f = std::fs::File::open(path)?;
-        let len = f.metadata()?.len();
+        let (mut f, len) = crate::userfile::open(path)?;
         f.seek(io::SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))?;
         let mut buf = Vec::new();
         f.read_to_end(&mut buf)?;

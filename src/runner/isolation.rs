@@ -544,7 +544,7 @@ const CHUNK: usize = 1 << 20;
 /// sha256 of a regular file's content; None when what is there now is not
 /// a regular file any more (it is then recorded by kind and mode only).
 fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, IsolationError> {
-    let mut f = sys::open_nonblocking(path).map_err(io_at(path))?;
+    let mut f = crate::userfile::open_nonblocking(path).map_err(io_at(path))?;
     let meta = f.metadata().map_err(io_at(path))?;
     if !meta.is_file() {
         return Ok(None);
@@ -935,7 +935,7 @@ fn copy_hashing(
     meta: &std::fs::Metadata,
     budget: Budget<'_>,
 ) -> Result<Option<[u8; 32]>, IsolationError> {
-    let mut src = sys::open_nonblocking(from).map_err(io_at(from))?;
+    let mut src = crate::userfile::open_nonblocking(from).map_err(io_at(from))?;
     let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
     let mut h = Sha256::new();
     let is_file = src.metadata().map_err(io_at(from))?.is_file();
@@ -964,7 +964,7 @@ fn copy_file(
     meta: &std::fs::Metadata,
     budget: Budget<'_>,
 ) -> Result<(), IsolationError> {
-    let mut src = sys::open_nonblocking(from).map_err(io_at(from))?;
+    let mut src = crate::userfile::open_nonblocking(from).map_err(io_at(from))?;
     let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
     if src.metadata().map_err(io_at(from))?.is_file() {
         loop {

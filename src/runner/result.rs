@@ -107,7 +107,7 @@ pub(crate) fn read(
     mask: &dyn Fn(Vec<u8>) -> Vec<u8>,
 ) -> ResultRead {
     let Some(declared) = &spec.path else {
-        let outcome = std::fs::read(stdout_log)
+        let outcome = crate::userfile::read_limited(stdout_log, MAX_RESULT_BYTES)
             .map_err(|e| format!("stdout cannot be read: {e}"))
             .and_then(|b| parse(spec.format, &b));
         return ResultRead {
@@ -168,28 +168,11 @@ fn kept_name(format: ResultFormat) -> &'static str {
 }
 
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err("is missing: the command did not write it".to_string());
-        }
-        Err(e) => return Err(format!("cannot be read: {e}")),
-    };
-    if !meta.is_file() {
-        return Err("is not a regular file".to_string());
-    }
-    if meta.len() > MAX_RESULT_BYTES {
-        return Err(format!(
-            "is larger than {} MiB, too large for a result",
-            MAX_RESULT_BYTES >> 20
-        ));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_RESULT_BYTES).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    Ok(bytes)
+    crate::userfile::read_limited(path, MAX_RESULT_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "is missing: the command did not write it".to_string(),
+        _ if crate::userfile::refused(&e) => e.to_string(),
+        _ => format!("cannot be read: {e}"),
+    })
 }
 
 /// The newest `*.json` run story at or below `at` (a story file, or a

@@ -10,8 +10,7 @@
 //! [`exit_signal`], [`signal_name`], [`on_interrupt`], [`become_subreaper`],
 //! [`children`], [`descendants`], [`inspect`], [`reap`], [`wait_exited`],
 //! [`Guardian`],
-//! [`file_kind`], [`mode`], [`make_fifo`], [`symlink`] and
-//! [`open_nonblocking`].
+//! [`file_kind`], [`mode`], [`make_fifo`] and [`symlink`].
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -432,7 +431,7 @@ fn main_thread_children(pid: u32) -> Option<Vec<u32>> {
     let (owner, file) = OPENED
         .get_or_init(|| {
             let path = format!("/proc/{pid}/task/{pid}/children");
-            File::open(path).ok().map(|f| (pid, f))
+            open_kernel_file(&path).ok().map(|f| (pid, f))
         })
         .as_ref()?;
     if *owner != pid {
@@ -480,7 +479,24 @@ fn parse_pids(list: &str) -> Vec<u32> {
 /// are still read.
 #[cfg(target_os = "linux")]
 fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
-    read_proc(&File::open(path)?, parse)
+    read_proc(&open_kernel_file(path)?, parse)
+}
+
+/// A file of `/proc` (or `/dev/null`), opened for reading.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the kernel's files, which no case can replace: not read through the guarded reader"
+)]
+pub(super) fn open_kernel_file(path: &str) -> io::Result<File> {
+    File::open(path)
+}
+
+/// The whole of a file of `/proc`.
+#[cfg(target_os = "linux")]
+fn read_kernel_file(path: &str) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_kernel_file(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`with_proc`] of a file already open, read from its start by offset
@@ -610,7 +626,7 @@ fn stat_of(pid: u32) -> Option<Stat> {
 pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
     let stat = stat_of(pid)?;
     let prefix = format!("{token_var}=");
-    let token = std::fs::read(format!("/proc/{pid}/environ"))
+    let token = read_kernel_file(&format!("/proc/{pid}/environ"))
         .ok()
         .and_then(|env| {
             env.split(|&b| b == 0)
@@ -629,8 +645,8 @@ pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
         command = command_line(pid);
     }
     if command.is_empty() {
-        command = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .map(|c| format!("[{}]", c.trim()))
+        command = read_kernel_file(&format!("/proc/{pid}/comm"))
+            .map(|c| format!("[{}]", String::from_utf8_lossy(&c).trim()))
             .unwrap_or_default();
     }
     Some(ProcInfo {
@@ -645,7 +661,7 @@ pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
 /// zombie or a process in the middle of an `exec`.
 #[cfg(target_os = "linux")]
 fn command_line(pid: u32) -> String {
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = read_kernel_file(&format!("/proc/{pid}/cmdline")).unwrap_or_default();
     String::from_utf8_lossy(&cmdline)
         .split('\0')
         .filter(|a| !a.is_empty())
@@ -766,7 +782,7 @@ impl Guardian {
                 .spawn()?;
             let hearing =
                 (child.stdout.take()).map_or(Hearing::Said(Answer::NotYet), Hearing::Waiting);
-            let status = File::open(format!("/proc/{}/status", child.id())).ok();
+            let status = open_kernel_file(&format!("/proc/{}/status", child.id())).ok();
             Ok(Guardian {
                 child,
                 hearing,
@@ -909,15 +925,6 @@ pub(super) fn symlink(target: &std::path::Path, link: &std::path::Path) -> io::R
     std::os::unix::fs::symlink(target, link)
 }
 
-/// Open `path` for reading without ever blocking in `open` (a FIFO put in
-/// place of a file since it was listed would otherwise wait for a writer).
-pub(super) fn open_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-}
 /// Bytes read from a pipe at once, at most.
 const CHUNK: usize = 256 * 1024;
 /// The read buffer's first size: it grows to [`CHUNK`] once a read fills
@@ -1078,7 +1085,7 @@ mod tests {
     fn a_proc_file_kept_open_shows_what_is_true_at_each_read() {
         let child = Reaped(Command::new("sleep").arg("30").spawn().unwrap());
         let pid = child.0.id();
-        let status = File::open(format!("/proc/{pid}/status")).unwrap();
+        let status = open_kernel_file(&format!("/proc/{pid}/status")).unwrap();
         assert_eq!(
             read_proc(&status, pending_or_stopped).unwrap(),
             (false, false)

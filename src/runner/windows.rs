@@ -333,11 +333,6 @@ pub(super) fn symlink(target: &Path, link: &Path) -> io::Result<()> {
     }
 }
 
-/// Open `path` for reading (opening never blocks on Windows).
-pub(super) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::File::open(path)
-}
-
 type Handler = Box<dyn Fn() + Send + Sync>;
 
 fn handlers() -> &'static Mutex<Vec<Handler>> {

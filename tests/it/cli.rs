@@ -5,6 +5,8 @@ use crate::common;
 
 use std::process::Command;
 
+#[cfg(unix)]
+use common::output_within_30s;
 use common::{Project, text};
 
 const INTERLEAVED: &str = r#"
@@ -360,28 +362,6 @@ fn a_failing_reporter_is_named_once_and_the_run_goes_on() {
         "{err}"
     );
     assert_eq!(p.summary()["counts"]["passed"], 3, "the run went on");
-}
-
-/// Run `cmd`; kill it and fail when it has not ended after 30 s (a read
-/// that blocks on a FIFO, or one of an endless device).
-#[cfg(unix)]
-fn output_within_30s(cmd: &mut Command) -> std::process::Output {
-    use std::process::Stdio;
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(30) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("{cmd:?} still running after 30 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 #[cfg(unix)]

@@ -44,8 +44,8 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
     let mut digest = String::new();
     for (file, partition) in &state.live {
         let path = dir.join(file);
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read live file {file}: {e}"))?;
+        let bytes = super::read_data_file(&path)
+            .map_err(|e| format!("cannot read live file {file}: {e}"))?;
         digest.push_str(&format!("{} {file}\n", crate::hash::sha256_hex(&bytes)));
         let part = super::parquet_file::read(bytes).map_err(|e| format!("{file}: {e}"))?;
         // Columns by name: the log's schema, then any only a file has;
@@ -156,8 +156,9 @@ pub(crate) fn replay(log: &Path) -> Result<State, String> {
         }
     }
     for (version, path) in &commits {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read commit {version}: {e}"))?;
+        let text = super::read_data_file(path)
+            .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
+            .map_err(|e| format!("cannot read {LOG_DIR}/{version:020}.json: {e}"))?;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -222,7 +223,7 @@ fn log_file(name: &str) -> Result<Option<LogFile>, String> {
 
 /// The version `_last_checkpoint` names, if the log has that file.
 fn last_checkpoint(log: &Path) -> Result<Option<u64>, String> {
-    let text = match std::fs::read_to_string(log.join("_last_checkpoint")) {
+    let text = match crate::userfile::read_to_string(&log.join("_last_checkpoint")) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read _last_checkpoint: {e}")),
@@ -238,7 +239,7 @@ fn last_checkpoint(log: &Path) -> Result<Option<u64>, String> {
 /// of one action a row; its `remove` rows are tombstones of files no
 /// longer live).
 fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let bytes = super::read_data_file(path).map_err(|e| format!("cannot read it: {e}"))?;
     for row in super::parquet_file::json_rows(bytes)? {
         let serde_json::Value::Object(mut action) = row else {
             continue;

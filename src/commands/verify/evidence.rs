@@ -71,7 +71,8 @@ pub(crate) fn read(path: &Path) -> Result<Evidence, EvidenceError> {
 /// The bytes of `path`, a regular file read without following a symlink.
 pub(crate) fn read_plain(path: &Path) -> Result<Vec<u8>, EvidenceError> {
     plain_file(path)?;
-    std::fs::read(path).map_err(EvidenceError::Unreadable)
+    crate::userfile::read_limited(path, crate::report::REPORT_LIMIT)
+        .map_err(EvidenceError::Unreadable)
 }
 
 /// `Ok` when `path` is a regular file and not a symlink.
@@ -203,7 +204,8 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
             ));
             // The hash covers everything; say which part is off where it
             // can be told.
-            if std::fs::read(command).ok().as_deref() != Some(ev.run.raw_command.as_bytes()) {
+            if crate::userfile::read(command).ok().as_deref() != Some(ev.run.raw_command.as_bytes())
+            {
                 problems.push("command.txt differs from raw_command".to_string());
             }
             for (name, field, file, copy) in [
@@ -236,8 +238,8 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
         None => (copy, false),
     };
     let mut head = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|f| f.take(expected.len() as u64 + 1).read_to_end(&mut head));
+    let read = crate::userfile::open(path)
+        .and_then(|(f, _)| f.take(expected.len() as u64 + 1).read_to_end(&mut head));
     if read.is_err() {
         return true;
     }
@@ -544,8 +546,7 @@ fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, Ev
             path: log.to_path_buf(),
             source,
         };
-        let mut f = std::fs::File::open(log).map_err(unreadable)?;
-        let len = f.metadata().map_err(unreadable)?.len();
+        let (mut f, len) = crate::userfile::open(log).map_err(unreadable)?;
         let mut buf = crate::hash::read_buffer(len, 256 * 1024);
         loop {
             let n = f.read(&mut buf).map_err(unreadable)?;

@@ -208,7 +208,8 @@ fn locate(dir: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
             ),
         ));
     }
-    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary)?)
+    let bytes = crate::userfile::read_limited(&summary, crate::report::REPORT_LIMIT)?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| io::Error::other(format!("{}: {e}", summary.display())))?;
     let run_id = value["run_id"].as_str().unwrap_or("");
     if !evidence::plain_relative(run_id) || run_id.contains('/') {
@@ -657,7 +658,9 @@ fn check_signature(
         };
     };
     let result = evidence::plain_file(&path)
-        .and_then(|()| std::fs::read_to_string(&path).map_err(evidence::EvidenceError::Unreadable))
+        .and_then(|()| {
+            crate::userfile::read_to_string(&path).map_err(evidence::EvidenceError::Unreadable)
+        })
         .map_err(SignatureError::from)
         .and_then(|text| {
             minisign::SignatureBox::from_string(&text).map_err(SignatureError::NotSignature)
@@ -745,7 +748,8 @@ fn check_out_dir_copies(
         {
             continue;
         }
-        let same = match (std::fs::read(&outside), std::fs::read(run_dir.join(name))) {
+        let read = |p: &Path| crate::userfile::read_limited(p, crate::report::REPORT_LIMIT);
+        let same = match (read(&outside), read(&run_dir.join(name))) {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
         };

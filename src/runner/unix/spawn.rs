@@ -208,7 +208,7 @@ fn null() -> io::Result<&'static std::fs::File> {
     if let Some(f) = NULL.get() {
         return Ok(f);
     }
-    let f = std::fs::File::open("/dev/null")?;
+    let f = super::open_kernel_file("/dev/null")?;
     Ok(NULL.get_or_init(|| f))
 }
 

@@ -172,12 +172,16 @@ pub fn path_with(dir: &Path) -> std::ffi::OsString {
 
 /// `cargo golden verify-evidence DIR` through the real binary.
 pub fn verify_evidence(dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
-        .arg("verify-evidence")
+    verify_command(dir).output().unwrap()
+}
+
+/// The command of [`verify_evidence`], to add arguments to.
+pub fn verify_command(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-golden"));
+    c.arg("verify-evidence")
         .arg(dir)
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap()
+        .env_remove("GITHUB_ACTIONS");
+    c
 }
 
 pub fn text(o: &Output) -> String {
@@ -261,5 +265,38 @@ pub fn signal(child: &std::process::Child, signal: i32) {
     // SAFETY: a signal to a process this test started.
     unsafe {
         libc::kill(child.id() as i32, signal);
+    }
+}
+
+/// Run `cmd`; kill it and fail when it has not ended after 30 s (a read
+/// that blocks on a FIFO, or one of an endless device). Its output goes to
+/// files, so a leaked holder of a pipe cannot keep the test waiting.
+pub fn output_within_30s(cmd: &mut Command) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    let mut child = cmd
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!(
+                "{cmd:?} still running after 30 s; its stderr:\n{}",
+                String::from_utf8_lossy(&std::fs::read(&err).unwrap())
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(&out).unwrap(),
+        stderr: std::fs::read(&err).unwrap(),
     }
 }
