@@ -824,7 +824,7 @@ fn load_and_run(a: RunArgs) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
-    match crate::commands::snapshots::find(h) {
+    match crate::commands::snapshots::find(h, None) {
         Ok(o) if !o.is_empty() => eprintln!(
             "warning: {} orphaned snapshot file(s) or baseline entr(y/ies) no declared case owns ({}); `cargo golden snapshots --prune` removes them",
             o.lines().len(),
@@ -1361,7 +1361,7 @@ fn snapshots(a: &RunArgs, prune: bool) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let h = &loaded.harness;
-    let orphans = match snapshots::find(h) {
+    let orphans = match snapshots::find(h, Some(&loaded.out_dir)) {
         Ok(o) => o,
         Err(e) => {
             print_error(&e);

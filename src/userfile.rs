@@ -83,6 +83,15 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The first `n` bytes of the regular file `path` (fewer when it is
+/// shorter), refused as [`open`] refuses it.
+pub(crate) fn read_head(path: &Path, n: u64) -> io::Result<Vec<u8>> {
+    let (file, len) = open(path)?;
+    let mut bytes = Vec::with_capacity(len.min(n) as usize);
+    file.take(n).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// [`read_limited`] with [`LIMIT`].
 pub(crate) fn read(path: &Path) -> io::Result<Vec<u8>> {
     read_limited(path, LIMIT)
@@ -102,6 +111,34 @@ pub(crate) fn copy(from: &Path, to: &Path) -> io::Result<u64> {
     let n = io::copy(&mut src, &mut dst)?;
     dst.set_permissions(src.metadata()?.permissions())?;
     Ok(n)
+}
+
+/// What a file is, to tell whether a command wrote it: its identity (on
+/// Unix, device and inode: a file written anew and renamed into place is
+/// another file), size and modification time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    id: (u64, u64),
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// The [`Stamp`] of what `path` names now (a link followed), or None when
+/// nothing is there.
+pub(crate) fn stamp(path: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let id = {
+        use std::os::unix::fs::MetadataExt as _;
+        (m.dev(), m.ino())
+    };
+    #[cfg(not(unix))]
+    let id = (0, 0);
+    Some(Stamp {
+        id,
+        len: m.len(),
+        modified: m.modified().ok(),
+    })
 }
 
 /// Open `path` for reading, whatever it is, without ever blocking in the

@@ -86,7 +86,10 @@ pub(crate) fn bless(
         for s in &case.snapshots {
             if matches!(
                 s.outcome,
-                SnapshotOutcome::Created | SnapshotOutcome::Updated | SnapshotOutcome::NotWritten
+                SnapshotOutcome::Created
+                    | SnapshotOutcome::Updated
+                    | SnapshotOutcome::NotWritten
+                    | SnapshotOutcome::Removed
             ) {
                 report
                     .snapshots

@@ -23,9 +23,17 @@ use crate::config::{DataOutputMode, OutputSpec};
 use crate::model::DataFormat;
 
 mod delta;
+mod json;
+mod outputs;
 #[cfg(feature = "parquet")]
 mod parquet_file;
 mod summary;
+mod text;
+mod value;
+
+pub(crate) use outputs::{OutputRead, OutputsBefore, glob, is_glob, read_outputs};
+pub(crate) use value::ColType;
+use value::{Rule, value_of, widen};
 
 /// Built without the `parquet` feature: a Parquet file or a Delta table is
 /// an output that cannot be read, said so where the case's outputs are.
@@ -48,61 +56,6 @@ mod parquet_file {
 const MAX_DIFF_ITEMS: usize = 20;
 /// The first line of a data snapshot, before the schema.
 const SCHEMA_PREFIX: &str = "# columns: ";
-
-/// One data file read after a case, not yet compared.
-#[derive(Debug)]
-pub(crate) struct OutputRead {
-    /// Index of its entry in the case's `outputs`.
-    pub spec: usize,
-    /// The file relative to the working dir (the pattern when nothing
-    /// matched it).
-    pub rel: String,
-    /// The table and the file's sha256, or why there is none.
-    pub data: Result<(Table, String), String>,
-}
-
-/// The type of a column, inferred from its values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ColType {
-    /// Every value is null (empty).
-    Null,
-    /// `true` / `false`.
-    Bool,
-    /// Whole numbers.
-    Integer,
-    /// Numbers.
-    Float,
-    /// Anything else.
-    String,
-}
-
-impl ColType {
-    fn as_str(self) -> &'static str {
-        match self {
-            ColType::Null => "null",
-            ColType::Bool => "bool",
-            ColType::Integer => "integer",
-            ColType::Float => "float",
-            ColType::String => "string",
-        }
-    }
-
-    fn parse(s: &str) -> Option<ColType> {
-        [
-            ColType::Null,
-            ColType::Bool,
-            ColType::Integer,
-            ColType::Float,
-            ColType::String,
-        ]
-        .into_iter()
-        .find(|t| t.as_str() == s)
-    }
-
-    fn numeric(self) -> bool {
-        matches!(self, ColType::Integer | ColType::Float)
-    }
-}
 
 /// What a data snapshot holds: every row, or a summary
 /// (`mode = "summary"`).
@@ -156,10 +109,10 @@ fn cell_at<'t>(text: &'t str, ends: &[u64], k: usize) -> Option<&'t str> {
     Some(&text[start as usize..end as usize])
 }
 
-/// Push a cell (an empty one is null) onto cells stored as `text` and
-/// their `ends`.
+/// Push a cell (None: null; an empty string is a value) onto cells
+/// stored as `text` and their `ends`.
 fn push_cell(text: &mut String, ends: &mut Vec<u64>, value: Option<&str>) {
-    match value.filter(|v| !v.is_empty()) {
+    match value {
         Some(v) => {
             text.push_str(v);
             ends.push(text.len() as u64);
@@ -195,17 +148,11 @@ impl Cells {
         push_cell(&mut self.text, &mut self.ends, value);
     }
 
-    /// Push the text `write` writes (nothing: null).
+    /// Push the text `write` writes, a value (never null).
     #[cfg(feature = "parquet")]
     pub(crate) fn push_with(&mut self, write: impl FnOnce(&mut String)) {
-        let start = self.text.len();
         write(&mut self.text);
-        let end = self.text.len() as u64;
-        self.ends.push(if self.text.len() == start {
-            end | NULL
-        } else {
-            end
-        });
+        self.ends.push(self.text.len() as u64);
     }
 
     pub(crate) fn get(&self, r: usize) -> Option<&str> {
@@ -297,7 +244,7 @@ impl Builder {
 
 impl Sink for Builder {
     /// The next cell of the row being built; cells past the width are
-    /// dropped. An empty cell is null, as in CSV.
+    /// dropped (the readers refuse a row of another width first).
     fn cell(&mut self, value: Option<&str>) {
         if self.filled >= self.width {
             return;
@@ -316,91 +263,98 @@ impl Sink for Builder {
     }
 }
 
-/// Read the files of `specs` under `working_dir`: each file a glob
-/// matches is one output; a pattern that matches nothing is one output
-/// that failed to read.
-pub(crate) fn read_outputs(specs: &[OutputSpec], working_dir: &Path) -> Vec<OutputRead> {
-    let mut out = Vec::new();
-    for (i, spec) in specs.iter().enumerate() {
-        let files = matching(&spec.path, spec.format, working_dir);
-        if files.is_empty() {
-            out.push(OutputRead {
-                spec: i,
-                rel: spec.path.clone(),
-                data: Err("the case wrote no such file".into()),
-            });
-        }
-        for rel in files {
-            let data = read_table(&working_dir.join(&rel), spec);
-            out.push(OutputRead { spec: i, rel, data });
-        }
-    }
-    out
-}
-
-/// The files (relative, `/`-separated, sorted) `pattern` names; for a
-/// Delta table, the directories with a `_delta_log`.
-fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String> {
-    let is_glob = |s: &str| s.contains(['*', '?', '[', '{']);
-    let wanted = |path: &Path, is_file: bool| match format {
-        DataFormat::Delta => path.join(delta::LOG_DIR).is_dir(),
-        _ => is_file,
-    };
-    // Anything but a directory is an output file to the match, a FIFO or
-    // a link to a device included: the guarded read refuses it, naming it.
-    let file_like = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir());
-    if !is_glob(pattern) {
-        let path = working_dir.join(pattern);
-        return if wanted(&path, file_like(&path)) {
-            vec![pattern.to_string()]
-        } else {
-            Vec::new()
-        };
-    }
-    let Ok(glob) = globset::GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .build()
-    else {
-        return Vec::new();
-    };
-    let matcher = glob.compile_matcher();
-    // Walk from the literal directories before the first glob part only.
-    let base: Vec<&str> = pattern
-        .split('/')
-        .take_while(|part| !is_glob(part))
-        .collect();
-    let base = base.join("/");
-    let mut found: Vec<String> = walkdir::WalkDir::new(working_dir.join(&base))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| wanted(e.path(), !e.file_type().is_dir()))
-        .filter_map(|e| {
-            let rel = e.path().strip_prefix(working_dir).ok()?;
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            matcher.is_match(&rel).then_some(rel)
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 /// The file at `path` as a canonical table (ignored columns out, types
-/// inferred or, for Parquet and Delta, from the schema, rows sorted), with
+/// inferred or, for Parquet and Delta, from the schema, rows sorted, the
+/// values of `mask`'s secrets masked, their names added to `found`), with
 /// its sha256 (of a Delta table: of its live files, named).
-fn read_table(path: &Path, spec: &OutputSpec) -> Result<(Table, String), String> {
+fn read_table(
+    path: &Path,
+    spec: &OutputSpec,
+    mask: &mut Masking<'_>,
+) -> Result<(Table, String), String> {
     if spec.format == DataFormat::Delta {
         let (table, sha) = delta::read(path)?;
-        return Ok((typed_table(table, spec), sha));
+        return Ok((typed_table(table, spec, mask), sha));
     }
     let bytes = read_data_file(path).map_err(|e| format!("cannot read it: {e}"))?;
     // The hash and the parse each take a core where there are two.
     let (sha, table) = std::thread::scope(|s| {
         let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
-        let table = parse(&bytes, spec);
+        let table = parse(&bytes, spec, mask);
         // The hashing thread cannot panic short of running out of memory.
         (sha.join().unwrap_or_default(), table)
     });
     Ok((table?, sha))
+}
+
+/// The secret values masked in the cells of a data output as it is read
+/// (a masked cell is stored, shown and compared as its mask), and the
+/// names of those found.
+pub(crate) struct Masking<'r> {
+    redactor: &'r crate::redact::Redactor,
+    found: std::collections::BTreeSet<String>,
+}
+
+impl<'r> Masking<'r> {
+    pub(crate) fn new(redactor: &'r crate::redact::Redactor) -> Masking<'r> {
+        Masking {
+            redactor,
+            found: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// The names of the secrets found so far.
+    pub(crate) fn take_found(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.found).into_iter().collect()
+    }
+
+    /// `v` masked (borrowed when it holds no secret).
+    fn mask<'v>(&mut self, v: &'v str) -> std::borrow::Cow<'v, str> {
+        if self.redactor.is_empty() {
+            return std::borrow::Cow::Borrowed(v);
+        }
+        let (masked, n) = self.redactor.mask_str(v);
+        if n > 0 {
+            (self.found).extend(
+                self.redactor
+                    .names_in(v.as_bytes())
+                    .into_iter()
+                    .map(String::from),
+            );
+        }
+        masked
+    }
+
+    /// Mask each column name of `names`.
+    fn names(&mut self, names: &mut [String]) {
+        for n in names {
+            if let std::borrow::Cow::Owned(m) = self.mask(n) {
+                *n = m;
+            }
+        }
+    }
+}
+
+/// A sink that masks each cell before `inner` takes it.
+struct Masked<'m, 'r, S> {
+    inner: S,
+    mask: &'m mut Masking<'r>,
+}
+
+impl<S: Sink> Sink for Masked<'_, '_, S> {
+    fn cell(&mut self, value: Option<&str>) {
+        match value {
+            Some(v) => {
+                let masked = self.mask.mask(v);
+                self.inner.cell(Some(&masked));
+            }
+            None => self.inner.cell(None),
+        }
+    }
+
+    fn end_row(&mut self) {
+        self.inner.end_row();
+    }
 }
 
 /// The most of one data file read (an output, a Delta table's log file
@@ -414,70 +368,72 @@ fn read_data_file(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// The file `bytes` of `spec`'s format as a canonical table.
-fn parse(bytes: &[u8], spec: &OutputSpec) -> Result<Table, String> {
+fn parse(bytes: &[u8], spec: &OutputSpec, mask: &mut Masking<'_>) -> Result<Table, String> {
     let typed = match spec.format {
         DataFormat::Csv if spec.mode == DataOutputMode::Summary => {
-            let (_, summarizer) = parse_csv(bytes, &spec.ignore, |names| {
-                summary::Summarizer::new(names.to_vec(), None)
+            let (_, summarizer) = parse_csv(bytes, &spec.ignore, |names| Masked {
+                inner: summary::Summarizer::new(names.to_vec(), None),
+                mask: &mut *mask,
             })?;
-            return Ok(Table::Summary(summarizer.finish()));
+            let mut summary = summarizer.inner.finish();
+            let mut names: Vec<String> = summary.columns.iter().map(|c| c.name.clone()).collect();
+            mask.names(&mut names);
+            for (c, name) in summary.columns.iter_mut().zip(names) {
+                c.name = name;
+            }
+            return Ok(Table::Summary(summary));
         }
         DataFormat::Csv => {
-            let (names, builder) = parse_csv(bytes, &spec.ignore, |names| {
+            let (mut names, builder) = parse_csv(bytes, &spec.ignore, |names| {
                 let mut builder = Builder::new(names.len());
                 builder.text.reserve(bytes.len());
-                builder
+                Masked {
+                    inner: builder,
+                    mask: &mut *mask,
+                }
             })?;
+            let builder = builder.inner;
+            mask.names(&mut names);
             let columns = names.into_iter().map(|n| (n, ColType::Null)).collect();
             let mut table = builder.finish(columns);
             infer_types(&mut table);
             sort(&mut table, &spec.key);
             return Ok(Table::Rows(table));
         }
-        DataFormat::Json => {
-            let value: serde_json::Value =
-                serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
-            let serde_json::Value::Array(items) = value else {
-                return Err("not a JSON array of objects".into());
-            };
-            objects(items.into_iter().map(Ok))?
-        }
-        DataFormat::Jsonl => {
-            let text = String::from_utf8_lossy(bytes);
-            objects(
-                text.lines()
-                    .enumerate()
-                    .filter(|(_, l)| !l.trim().is_empty())
-                    .map(|(n, l)| {
-                        serde_json::from_str(l)
-                            .map_err(|e| format!("line {}: not JSON: {e}", n + 1))
-                    }),
-            )?
-        }
+        DataFormat::Json => json::array(bytes)?,
+        DataFormat::Jsonl => json::lines(bytes)?,
         DataFormat::Parquet | DataFormat::Delta => parquet_file::read(bytes.to_vec())?,
     };
-    Ok(typed_table(typed, spec))
+    Ok(typed_table(typed, spec, mask))
 }
 
 /// A table read a column at a time, as `spec`'s mode wants it: its
 /// ignored columns dropped, then summarised, or made canonical (types
 /// inferred unless given, rows sorted).
-fn typed_table(typed: Typed, spec: &OutputSpec) -> Table {
+fn typed_table(typed: Typed, spec: &OutputSpec, mask: &mut Masking<'_>) -> Table {
     let keep: Vec<usize> = (0..typed.names.len())
         .filter(|&i| !spec.ignore.contains(&typed.names[i]))
         .collect();
-    let names: Vec<String> = keep.iter().map(|&i| typed.names[i].clone()).collect();
+    let mut names: Vec<String> = keep.iter().map(|&i| typed.names[i].clone()).collect();
+    mask.names(&mut names);
     let types: Option<Vec<ColType>> = typed
         .types
         .as_ref()
         .map(|t| keep.iter().map(|&i| t[i]).collect());
     if spec.mode == DataOutputMode::Summary {
-        let mut s = summary::Summarizer::new(names, types);
+        let mut s = Masked {
+            inner: summary::Summarizer::new(names, types),
+            mask,
+        };
         typed.each_row(&keep, &mut s);
-        return Table::Summary(s.finish());
+        return Table::Summary(s.inner.finish());
     }
-    let mut builder = Builder::new(keep.len());
+    let mut builder = Masked {
+        inner: Builder::new(keep.len()),
+        mask,
+    };
     typed.each_row(&keep, &mut builder);
+    let builder = builder.inner;
     let columns = names
         .into_iter()
         .enumerate()
@@ -543,101 +499,32 @@ fn parse_csv<S: Sink>(
         .filter(|(_, k)| **k)
         .map(|(n, _)| n)
         .collect();
+    let width = keep.len();
     let mut sink = make(&names);
     let mut record = csv::ByteRecord::new();
-    let mut line = 1;
     while reader
         .read_byte_record(&mut record)
         .map_err(|e| format!("not CSV: {e}"))?
     {
-        line += 1;
+        let line = record.position().map_or(0, csv::Position::line);
+        // A row of another width than the header is a change, never
+        // trimmed or padded (pandas refuses such a file too).
+        if record.len() != width {
+            return Err(format!(
+                "line {line} has {} field(s) where the header has {width}",
+                record.len()
+            ));
+        }
         for (field, _) in record.iter().zip(&keep).filter(|(_, k)| **k) {
             let text = std::str::from_utf8(field)
-                .map_err(|_| format!("not CSV: row {line} is not UTF-8"))?;
-            sink.cell(Some(text));
+                .map_err(|_| format!("not CSV: line {line} is not UTF-8"))?;
+            // CSV cannot tell an empty string from a missing value: an
+            // empty field is null, as pandas reads it.
+            sink.cell((!text.is_empty()).then_some(text));
         }
         sink.end_row();
     }
     Ok((names, sink))
-}
-
-/// Rows from JSON objects; columns in the order keys first appear.
-fn objects(
-    items: impl Iterator<Item = Result<serde_json::Value, String>>,
-) -> Result<Typed, String> {
-    let mut table = Typed::default();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for item in items {
-        let serde_json::Value::Object(map) = item? else {
-            return Err("a row is not a JSON object".into());
-        };
-        let mut row: Vec<Option<String>> = vec![None; table.names.len()];
-        for (k, v) in map {
-            let i = *index.entry(k.clone()).or_insert_with(|| {
-                table.names.push(k);
-                table.columns.push(Cells::nulls(table.rows));
-                table.names.len() - 1
-            });
-            if row.len() <= i {
-                row.resize(i + 1, None);
-            }
-            row[i] = match v {
-                serde_json::Value::Null => None,
-                serde_json::Value::String(s) => Some(s),
-                other => Some(other.to_string()),
-            };
-        }
-        table.push_row(row.iter().map(Option::as_deref));
-    }
-    Ok(table)
-}
-
-/// The number a cell's text is: finite, with at least one digit (so not
-/// `inf` or `NaN`).
-fn number(s: &str) -> Option<f64> {
-    s.parse::<f64>()
-        .ok()
-        .filter(|f| f.is_finite() && s.bytes().any(|b| b.is_ascii_digit()))
-}
-
-/// A cell's value, as its text reads.
-enum Value {
-    Integer(i64),
-    Float(f64),
-    Bool,
-    Text,
-}
-
-fn value_of(v: &str) -> Value {
-    if let Ok(i) = v.parse::<i64>() {
-        Value::Integer(i)
-    } else if let Some(f) = number(v) {
-        Value::Float(f)
-    } else if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false") {
-        Value::Bool
-    } else {
-        Value::Text
-    }
-}
-
-/// The type of one value.
-fn type_of(v: &Value) -> ColType {
-    match v {
-        Value::Integer(_) => ColType::Integer,
-        Value::Float(_) => ColType::Float,
-        Value::Bool => ColType::Bool,
-        Value::Text => ColType::String,
-    }
-}
-
-/// The type of a column holding a value of type `b` and values of type `a`.
-fn widen(a: ColType, b: ColType) -> ColType {
-    match (a, b) {
-        (ColType::Null, t) | (t, ColType::Null) => t,
-        (a, b) if a == b => a,
-        (a, b) if a.numeric() && b.numeric() => ColType::Float,
-        _ => ColType::String,
-    }
 }
 
 /// Infer each column's type from its values, in one pass over the rows.
@@ -652,7 +539,7 @@ fn infer_types(table: &mut RowTable) {
         }
         open.retain(|&c| {
             if let Some(v) = row.get(c) {
-                types[c] = widen(types[c], type_of(&value_of(v)));
+                types[c] = widen(types[c], value_of(v));
             }
             types[c] != ColType::String
         });
@@ -662,19 +549,21 @@ fn infer_types(table: &mut RowTable) {
     }
 }
 
-/// Sort rows by the key columns (numbers as numbers), then whole.
+/// Sort rows by the key columns (each by its type's rule), then whole.
 fn sort(table: &mut RowTable, key: &[String]) {
     let key: Vec<usize> = key
         .iter()
         .filter_map(|k| table.columns.iter().position(|(n, _)| n == k))
         .collect();
-    let numeric: Vec<bool> = table.columns.iter().map(|(_, t)| t.numeric()).collect();
+    let rules: Vec<Rule> = (table.columns.iter())
+        .map(|(_, t)| Rule::of_column(*t))
+        .collect();
     let width = table.columns.len();
     let cmp_rows = |a: Row<'_>, b: Row<'_>| {
         key.iter()
             .copied()
             .chain(0..width)
-            .map(|c| cmp_cells(numeric[c], a.get(c), b.get(c)))
+            .map(|c| rules[c].cmp(a.get(c), b.get(c)))
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
     };
@@ -693,101 +582,49 @@ fn sort(table: &mut RowTable, key: &[String]) {
     }
 }
 
-/// How two cells of a column sort: numbers as numbers (then as text, so
-/// only equal text is equal), anything else as text, null first.
-fn cmp_cells(numeric: bool, a: Option<&str>, b: Option<&str>) -> Ordering {
-    match (a, b) {
-        (Some(x), Some(y)) if numeric && x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
-            (Ok(fx), Ok(fy)) => fx.total_cmp(&fy).then_with(|| x.cmp(y)),
-            _ => x.cmp(y),
-        },
-        _ => a.cmp(&b),
-    }
-}
+/// The first line of a data snapshot (since this version of cargo-golden),
+/// before the output it was taken of (relative to the case's working
+/// dir): what tells which outputs a glob matched when it was blessed.
+const OUTPUT_PREFIX: &str = "# output: ";
 
-/// The snapshot text of `table`.
-pub(crate) fn render(table: &Table) -> String {
-    match table {
-        Table::Rows(rows) => render_rows(rows),
+/// The snapshot text of `table`, the data output `rel`.
+pub(crate) fn render(table: &Table, rel: &str) -> String {
+    let body = match table {
+        Table::Rows(rows) => text::render_rows(rows),
         Table::Summary(s) => summary::render(s),
+    };
+    format!("{OUTPUT_PREFIX}{}\n{body}", rel.replace(['\n', '\r'], " "))
+}
+
+/// The output a snapshot's text says it was taken of (None for one
+/// blessed before snapshots said so), and the rest of the text.
+fn output_line(text: &str) -> (Option<&str>, &str) {
+    match text.strip_prefix(OUTPUT_PREFIX) {
+        Some(rest) => {
+            let (line, body) = rest.split_once('\n').unwrap_or((rest, ""));
+            (Some(line.trim_end_matches('\r')), body)
+        }
+        None => (None, text),
     }
 }
 
-/// The snapshot text of every row of `table`.
-fn render_rows(table: &RowTable) -> String {
-    let schema: Vec<String> = table
-        .columns
-        .iter()
-        .map(|(n, t)| csv_field(&format!("{n}:{}", t.as_str())))
-        .collect();
-    let mut out = format!("{SCHEMA_PREFIX}{}\n", schema.join(", "));
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::with_capacity(table.text.len() + table.ends.len()));
-    for row in table.rows() {
-        // A write to memory cannot fail.
-        let _ = writer.write_record(row.cells().map(|c| c.unwrap_or("")));
-    }
-    let bytes = writer.into_inner().unwrap_or_default();
-    out.push_str(&String::from_utf8_lossy(&bytes));
-    out
-}
-
-/// `s` quoted as a CSV field when it needs to be.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+/// The output the data snapshot at `path` says it was taken of, read from
+/// its first line alone.
+pub(crate) fn snapshot_output(path: &Path) -> Option<String> {
+    let head = crate::userfile::read_head(path, 64 * 1024).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    // Only a whole first line names the output.
+    let (line, _) = text.strip_prefix(OUTPUT_PREFIX)?.split_once('\n')?;
+    Some(line.trim_end_matches('\r').to_string())
 }
 
 /// A snapshot file's text as a table.
 pub(crate) fn parse_snapshot(text: &str) -> Result<Table, String> {
+    let (_, text) = output_line(text);
     if text.starts_with(summary::PREFIX) {
         return summary::parse(text).map(Table::Summary);
     }
-    parse_rows(text).map(Table::Rows)
-}
-
-/// A rows snapshot's text as a table.
-fn parse_rows(text: &str) -> Result<RowTable, String> {
-    let (first, body) = text.split_once('\n').unwrap_or((text, ""));
-    let schema = first
-        .trim_end_matches('\r')
-        .strip_prefix(SCHEMA_PREFIX)
-        .ok_or("its first line is not `# columns: …`: bless it again")?;
-    let mut columns = Vec::new();
-    let mut header = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .trim(csv::Trim::All)
-        .from_reader(schema.as_bytes());
-    if let Some(record) = header.records().next() {
-        for field in record.map_err(|e| format!("bad schema line: {e}"))?.iter() {
-            let (name, ty) = field
-                .rsplit_once(':')
-                .and_then(|(n, t)| Some((n, ColType::parse(t)?)))
-                .ok_or_else(|| format!("bad column `{field}` in the schema line"))?;
-            columns.push((name.to_string(), ty));
-        }
-    }
-    let mut table = Builder::new(columns.len());
-    table.text.reserve(body.len());
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(body.as_bytes());
-    let mut record = csv::StringRecord::new();
-    while reader
-        .read_record(&mut record)
-        .map_err(|e| format!("bad row: {e}"))?
-    {
-        for field in &record {
-            table.cell(Some(field));
-        }
-        table.end_row();
-    }
-    Ok(table.finish(columns))
+    text::parse_rows(text).map(Table::Rows)
 }
 
 /// The differences from `expected` (the snapshot) to `actual`, one a
@@ -841,13 +678,7 @@ fn column_changes<'a>(
     }
     for &(name, i, j) in &common {
         let (was, now) = (types.0[i].1, types.1[j].1);
-        // Integer and float are one kind: a float column whose values are
-        // whole numbers reads as integer; the values are compared anyway.
-        let compatible = was == now
-            || (was.numeric() && now.numeric())
-            || was == ColType::Null
-            || now == ColType::Null;
-        if !compatible {
+        if !was.compatible(now) {
             out.push(format!(
                 "column retyped: {name} {} -> {}",
                 was.as_str(),
@@ -894,8 +725,13 @@ fn side((_, i, j): (&str, usize, usize), now: bool) -> usize {
     if now { j } else { i }
 }
 
+/// A cell as a diff shows it: `null`, `""` for an empty string.
 fn show(c: Option<&str>) -> &str {
-    c.unwrap_or("null")
+    match c {
+        None => "null",
+        Some("") => "\"\"",
+        Some(s) => s,
+    }
 }
 
 fn keyed(
@@ -912,6 +748,12 @@ fn keyed(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // Each column's cells by the rule of its types on both sides; the
+    // tolerance is for floats alone.
+    let rules: Vec<Rule> = (common.iter())
+        .map(|&(_, i, j)| Rule::of(expected.columns[i].1, actual.columns[j].1))
+        .collect();
+    let tolerance = (spec.abs, spec.rel);
     let pairs =
         merge_join(expected, actual, key).unwrap_or_else(|| hash_join(expected, actual, key));
     let mut matched = vec![false; actual.len()];
@@ -922,8 +764,8 @@ fn keyed(
         };
         matched[r] = true;
         let other = actual.row(r);
-        for &(name, i, j) in common {
-            if !same(row.get(i), other.get(j), spec) {
+        for (&(name, i, j), rule) in common.iter().zip(&rules) {
+            if !rule.same(row.get(i), other.get(j), tolerance) {
                 out.push(format!(
                     "changed: {} {name} {} -> {}",
                     label(row, false),
@@ -950,20 +792,20 @@ fn merge_join(
     actual: &RowTable,
     key: &Cols<'_>,
 ) -> Option<Vec<Option<usize>>> {
-    let numeric: Vec<bool> = key
+    let rules: Vec<Rule> = key
         .iter()
         .map(|&(_, i, j)| {
             let (was, now) = (
-                expected.columns[i].1.numeric(),
-                actual.columns[j].1.numeric(),
+                Rule::of_column(expected.columns[i].1),
+                Rule::of_column(actual.columns[j].1),
             );
             (was == now).then_some(was)
         })
         .collect::<Option<_>>()?;
     let cmp = |a: Row<'_>, a_now: bool, b: Row<'_>, b_now: bool| {
         key.iter()
-            .zip(&numeric)
-            .map(|(&c, &n)| cmp_cells(n, a.get(side(c, a_now)), b.get(side(c, b_now))))
+            .zip(&rules)
+            .map(|(&c, r)| r.cmp(a.get(side(c, a_now)), b.get(side(c, b_now))))
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
     };
@@ -1009,12 +851,16 @@ fn hash_join(expected: &RowTable, actual: &RowTable, key: &Cols<'_>) -> Vec<Opti
 }
 
 fn whole(expected: &RowTable, actual: &RowTable, common: &Cols<'_>, out: &mut Vec<String>) {
+    // As the snapshot writes it: a null and an empty string stay apart.
     let text = |row: Row<'_>, now: bool| {
-        common
-            .iter()
-            .map(|&c| csv_field(row.get(side(c, now)).unwrap_or("")))
-            .collect::<Vec<_>>()
-            .join(",")
+        let mut line = String::new();
+        for (k, &c) in common.iter().enumerate() {
+            if k > 0 {
+                line.push(',');
+            }
+            text::write_field(&mut line, row.get(side(c, now)));
+        }
+        line
     };
     let was: Vec<String> = expected.rows().map(|r| text(r, false)).collect();
     let now: Vec<String> = actual.rows().map(|r| text(r, true)).collect();
@@ -1042,19 +888,6 @@ fn unmatched<'r>(rows: &'r [String], other: &[String]) -> Vec<&'r str> {
         })
         .map(String::as_str)
         .collect()
-}
-
-/// Whether a cell is unchanged: equal text, or numbers within the tolerance.
-fn same(was: Option<&str>, now: Option<&str>, spec: &OutputSpec) -> bool {
-    match (was, now) {
-        (None, None) => true,
-        (Some(a), Some(b)) if a == b => true,
-        (Some(a), Some(b)) => match (number(a), number(b)) {
-            (Some(a), Some(b)) => (b - a).abs() <= spec.abs + spec.rel * a.abs(),
-            _ => false,
-        },
-        _ => false,
-    }
 }
 
 /// The diff shown for `lines`: the first [`MAX_DIFF_ITEMS`], and how many
@@ -1099,7 +932,13 @@ mod tests {
     }
 
     fn table(csv: &str, spec: &OutputSpec) -> RowTable {
-        match parse(csv.as_bytes(), spec).unwrap() {
+        match parse(
+            csv.as_bytes(),
+            spec,
+            &mut Masking::new(&crate::redact::Redactor::none()),
+        )
+        .unwrap()
+        {
             Table::Rows(t) => t,
             Table::Summary(_) => panic!("a summary"),
         }
@@ -1112,13 +951,13 @@ mod tests {
             "region,total,at,n,ok\nWest,1.5,x,2,true\n\"A, B\",,y,3,false\n",
             &s,
         );
-        let text = render_rows(&t);
+        let text = text::render_rows(&t);
         assert!(
             text.starts_with("# columns: region:string, total:float, n:integer, ok:bool\n"),
             "{text}"
         );
         assert!(text.contains("\"A, B\",,3,false\n"), "{text}");
-        assert_eq!(parse_rows(&text).unwrap(), t);
+        assert_eq!(text::parse_rows(&text).unwrap(), t);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::collections::HashSet;
 
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
-pub(crate) use data::{OutputRead, read_outputs};
+pub(crate) use data::{Masking, OutputRead, OutputsBefore, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{DiffLine, SnapshotCheck, Snapshots};

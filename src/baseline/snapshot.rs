@@ -170,9 +170,23 @@ impl<'h> Snapshots<'h> {
             }
             return;
         }
+        let checked: Vec<String> = (reads.iter())
+            .map(|r| data::snapshot_file(&stem, &r.rel))
+            .collect();
+        let mut checks = Vec::new();
         for read in reads {
+            if !read.secrets.is_empty() {
+                rec.warnings.push(format!(
+                    "data output {} holds the value of {}: masked in its data snapshot and diff",
+                    read.rel,
+                    read.secrets.join(", ")
+                ));
+            }
             let file = data::snapshot_file(&stem, &read.rel);
-            let check = self.check_data(&def.outputs[read.spec], file, read);
+            checks.push(self.check_data(&def.outputs[read.spec], file, read, &mut rec.warnings));
+        }
+        checks.extend(self.missing_members(def, &stem, &checked));
+        for check in checks {
             if let Some((t, message)) = check.issue("") {
                 let first = check.diff.as_deref().and_then(|d| d.lines().next());
                 push_issue(rec, t, &message, first);
@@ -181,7 +195,76 @@ impl<'h> Snapshots<'h> {
         }
     }
 
-    fn check_data(&self, spec: &OutputSpec, file: String, read: OutputRead) -> SnapshotCheck {
+    /// A check for each blessed output of a glob in `def`'s outputs that
+    /// this run did not write (its snapshot is not among `checked`): the
+    /// output is missing, a change; under bless its snapshot is removed.
+    fn missing_members(&self, def: &CaseDef, stem: &str, checked: &[String]) -> Vec<SnapshotCheck> {
+        let globs: Vec<_> = (def.outputs.iter())
+            .filter(|o| data::is_glob(&o.path))
+            .filter_map(|o| Some((data::glob(&o.path)?, flat_glob(stem, &o.path)?)))
+            .collect();
+        if globs.is_empty() {
+            return Vec::new();
+        }
+        let dir = self.root.join(crate::layout::SNAPSHOT_DIR);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = (entries.filter_map(Result::ok))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&format!("{stem}.")) && n.ends_with(".data"))
+            .collect();
+        names.sort();
+        let mut out = Vec::new();
+        for name in names {
+            let file = format!("{}/{name}", crate::layout::SNAPSHOT_DIR);
+            if checked.contains(&file) {
+                continue;
+            }
+            // The output the snapshot names; one blessed before snapshots
+            // named it is matched by its file name.
+            let output = data::snapshot_output(&dir.join(&name));
+            let member = globs.iter().any(|(glob, flat)| match &output {
+                Some(rel) => glob.is_match(rel),
+                None => flat.is_match(&name),
+            });
+            if member {
+                let rel = output.unwrap_or_else(|| name.clone());
+                out.push(self.missing_member(file, &rel));
+            }
+        }
+        out
+    }
+
+    /// The check of a glob's blessed output `rel`, snapshot `file`, that
+    /// this run did not write.
+    fn missing_member(&self, file: String, rel: &str) -> SnapshotCheck {
+        let mut check = data_check(file, rel, SnapshotOutcome::OutputMissing);
+        if self.bless {
+            check.outcome = match std::fs::remove_file(self.root.join(&check.file)) {
+                Ok(()) => SnapshotOutcome::Removed,
+                Err(e) => {
+                    check.detail = Some(format!("cannot remove it: {e}"));
+                    SnapshotOutcome::NotWritten
+                }
+            };
+            return check;
+        }
+        let diff = format!("output missing: {rel} (blessed in {})\n", check.file);
+        check.diff_sha256 = Some(crate::hash::sha256_hex(diff.as_bytes()));
+        check.diff = Some(diff);
+        check
+    }
+
+    /// The check of one data output; `warnings` gets one when its
+    /// snapshot holds the value of a secret (blessed before it was one).
+    fn check_data(
+        &self,
+        spec: &OutputSpec,
+        file: String,
+        read: OutputRead,
+        warnings: &mut Vec<String>,
+    ) -> SnapshotCheck {
         let mut check = data_check(file, &read.rel, SnapshotOutcome::Matched);
         let path = self.root.join(&check.file);
         let actual = match read.data {
@@ -204,7 +287,20 @@ impl<'h> Snapshots<'h> {
             }
         };
         let expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
-            Ok(bytes) => Some(data::parse_snapshot(&String::from_utf8_lossy(&bytes))),
+            Ok(bytes) => {
+                // Masked as the output is: a cell holding a secret compares
+                // as its mask.
+                let text = String::from_utf8_lossy(&bytes);
+                let secrets = self.secrets.names_in(text.as_bytes());
+                if !secrets.is_empty() && !self.bless {
+                    warnings.push(format!(
+                        "{} contains the value of {}: re-bless it (`cargo golden --bless`) so it holds the masked data",
+                        check.file,
+                        secrets.join(", ")
+                    ));
+                }
+                Some(data::parse_snapshot(&self.secrets.mask_str(&text).0))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => Some(Err(format!("cannot read it: {e}"))),
         };
@@ -226,7 +322,10 @@ impl<'h> Snapshots<'h> {
             let written = path
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| crate::fsio::atomic_write(&path, data::render(&actual).as_bytes()));
+                .and_then(|()| {
+                    let text = data::render(&actual, &read.rel);
+                    crate::fsio::atomic_write(&path, text.as_bytes())
+                });
             if let Err(e) = written {
                 check.outcome = SnapshotOutcome::NotWritten;
                 check.detail = Some(format!("cannot write it: {e}"));
@@ -322,6 +421,14 @@ impl<'h> Snapshots<'h> {
         }
         (check, secrets)
     }
+}
+
+/// The matcher of the snapshot file names of a glob's outputs, for the
+/// snapshots blessed before they named their output: `<stem>.` and the
+/// glob with its `/` made `.`, as [`data::snapshot_file`] flattens a path.
+fn flat_glob(stem: &str, pattern: &str) -> Option<globset::GlobMatcher> {
+    let flat = format!("{stem}.{}.data", pattern.replace(['/', '\\'], "."));
+    Some(globset::Glob::new(&flat).ok()?.compile_matcher())
 }
 
 /// sha256 of every difference, each line ending in `\n`: the whole diff

@@ -6,7 +6,9 @@
 //! snapshots, and `snapshots/<stem>.<path>.data` for each of its
 //! `outputs`; an output declared by a glob owns every
 //! `snapshots/<stem>.*.data`, since which files it matches is known only
-//! when it runs.
+//! when it runs. What the last run in the out dir found of them is read
+//! too: a glob's blessed output that run did not write (`output_missing`)
+//! leaves its snapshot with nothing to compare, an orphan as well.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -24,20 +26,33 @@ pub(crate) struct Orphans {
     pub files: Vec<String>,
     /// Names of baseline entries.
     pub entries: Vec<String>,
+    /// Data snapshot files of a glob's outputs that the last run did not
+    /// write, each with that output.
+    pub unwritten: Vec<(String, String)>,
 }
 
 impl Orphans {
     /// Whether there is nothing orphaned.
     pub(crate) fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.entries.is_empty()
+        self.files.is_empty() && self.entries.is_empty() && self.unwritten.is_empty()
     }
 
     /// One line per orphan.
     pub(crate) fn lines(&self) -> Vec<String> {
         let files = self.files.iter().map(|f| format!("snapshot file  {f}"));
+        let unwritten = self.unwritten.iter().map(|(f, output)| {
+            format!("snapshot file  {f} (its output {output} was not written by the last run)")
+        });
         let entries =
             (self.entries.iter()).map(|e| format!("baseline entry {BASELINE_FILE}: {e:?}"));
-        files.chain(entries).collect()
+        files.chain(unwritten).chain(entries).collect()
+    }
+
+    /// Every orphaned file, relative to the harness file's directory.
+    pub(crate) fn all_files(&self) -> impl Iterator<Item = &String> {
+        self.files
+            .iter()
+            .chain(self.unwritten.iter().map(|(f, _)| f))
     }
 }
 
@@ -78,8 +93,12 @@ fn owns(case: &CaseDef, file: &str) -> bool {
 }
 
 /// The snapshot files and baseline entries of `harness` that no declared
-/// case owns.
-pub(crate) fn find(harness: &HarnessConfig) -> Result<Orphans, OrphanError> {
+/// case owns; with `last_run` (an out dir), also the snapshots of glob
+/// outputs its last run did not write.
+pub(crate) fn find(
+    harness: &HarnessConfig,
+    last_run: Option<&std::path::Path>,
+) -> Result<Orphans, OrphanError> {
     let dir = harness.base_dir.join(SNAPSHOT_DIR);
     let mut files = Vec::new();
     match std::fs::read_dir(&dir) {
@@ -117,13 +136,38 @@ pub(crate) fn find(harness: &HarnessConfig) -> Result<Orphans, OrphanError> {
         .filter(|e| !declared.contains(e.name.as_str()))
         .map(|e| e.name)
         .collect();
-    Ok(Orphans { files, entries })
+    let unwritten = last_run.map_or_else(Vec::new, |out| unwritten(harness, out));
+    Ok(Orphans {
+        files,
+        entries,
+        unwritten,
+    })
+}
+
+/// The data snapshots of declared cases that the last run in `out_dir`
+/// found without their output (none when it has no readable summary).
+fn unwritten(harness: &HarnessConfig, out_dir: &std::path::Path) -> Vec<(String, String)> {
+    let summary = out_dir.join(crate::report::SUMMARY_FILE);
+    let Ok(last) = crate::report::read_summary(&summary) else {
+        return Vec::new();
+    };
+    let declared: BTreeSet<&str> = harness.cases.iter().map(|c| c.name.as_str()).collect();
+    let mut found: Vec<(String, String)> = (last.cases.iter())
+        .filter(|c| declared.contains(c.name.as_str()))
+        .flat_map(|c| &c.snapshots)
+        .filter(|s| s.outcome == crate::model::SnapshotOutcome::OutputMissing)
+        .filter(|s| harness.base_dir.join(&s.file).is_file())
+        .map(|s| (s.file.clone(), s.subject().to_string()))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// Remove `orphans` of `harness`: the files, and the entries from the
 /// baseline (rewritten atomically).
 pub(crate) fn prune(harness: &HarnessConfig, orphans: &Orphans) -> Result<(), OrphanError> {
-    for f in &orphans.files {
+    for f in orphans.all_files() {
         let path = harness.base_dir.join(f);
         std::fs::remove_file(&path).map_err(|source| OrphanError::Io {
             what: "remove",

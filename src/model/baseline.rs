@@ -272,6 +272,12 @@ pub enum SnapshotOutcome {
     Unchanged,
     /// Bless could not write the snapshot (`detail` says why).
     NotWritten,
+    /// Bless removed the data snapshot of a glob's output that the case
+    /// no longer writes.
+    Removed,
+    /// A glob's output blessed earlier (its data snapshot is there) that
+    /// this run did not write: a change (`DATA_CHANGED`).
+    OutputMissing,
 }
 
 /// The snapshot comparison (or bless) of one stream of one case, as
@@ -340,10 +346,17 @@ impl SnapshotCheck {
             SnapshotOutcome::Matched
             | SnapshotOutcome::Created
             | SnapshotOutcome::Updated
-            | SnapshotOutcome::Unchanged => None,
+            | SnapshotOutcome::Unchanged
+            | SnapshotOutcome::Removed => None,
             SnapshotOutcome::Changed => Some((
                 self.changed_type(),
                 format!("{stream} differs from {file} ({detail})"),
+            )),
+            SnapshotOutcome::OutputMissing => Some((
+                IssueType::DataChanged,
+                format!(
+                    "data output {stream} is missing: this run did not write it ({file} holds its snapshot)"
+                ),
             )),
             SnapshotOutcome::Missing => Some((
                 IssueType::SnapshotMissing,

@@ -440,6 +440,8 @@ impl<'h> Engine<'h> {
             .as_ref()
             .map(|spec| super::result::Before::look(spec, &isolated.working_dir))
             .unwrap_or_default();
+        let outputs_before =
+            crate::baseline::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Read before the copy is removed: the result may lie in it.
         if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
@@ -453,7 +455,13 @@ impl<'h> Engine<'h> {
             ));
         }
         if let Ok(x) = &mut ran {
-            x.outputs = crate::baseline::read_outputs(&def.outputs, &isolated.working_dir);
+            let mut mask = crate::baseline::Masking::new(&self.redactor);
+            x.outputs = crate::baseline::read_outputs(
+                &def.outputs,
+                &isolated.working_dir,
+                &outputs_before,
+                &mut mask,
+            );
         }
         // Checked whatever became of the run: a change the command made is
         // not lost because its output could not be kept.

@@ -57,13 +57,12 @@ pub(crate) struct ResultRead {
 /// project under `check` keeps it) was not written by this one, and must
 /// not speak for it.
 #[derive(Debug, Default)]
-pub(crate) struct Before(BTreeMap<PathBuf, (Option<SystemTime>, u64)>);
+pub(crate) struct Before(BTreeMap<PathBuf, crate::userfile::Stamp>);
 
-fn stamp(path: &Path) -> Option<(Option<SystemTime>, u64)> {
-    let m = std::fs::metadata(path)
-        .ok()
-        .filter(std::fs::Metadata::is_file)?;
-    Some((m.modified().ok(), m.len()))
+fn stamp(path: &Path) -> Option<crate::userfile::Stamp> {
+    path.is_file()
+        .then(|| crate::userfile::stamp(path))
+        .flatten()
 }
 
 impl Before {
@@ -194,7 +193,7 @@ fn newest_story(at: &Path, before: &Before) -> Result<PathBuf, String> {
     let mut stories: Vec<(Option<SystemTime>, PathBuf)> = json_files(at)
         .into_iter()
         .filter(|p| !before.unchanged(p))
-        .map(|p| (stamp(&p).and_then(|s| s.0), p))
+        .map(|p| (std::fs::metadata(&p).and_then(|m| m.modified()).ok(), p))
         .collect();
     // Newest first; the name breaks a tie (stories are named by time).
     stories.sort_by(|a, b| b.cmp(a));

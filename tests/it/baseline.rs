@@ -709,7 +709,8 @@ fn bless_writes_a_canonical_data_snapshot_sorted_by_key_without_ignored_columns(
     let p = blessed_sales();
     assert_eq!(
         read(p.path().join(SALES_SNAPSHOT)),
-        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.50,3\n"
+        "# output: out/sales.csv\n\
+         # columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.50,3\n"
     );
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -995,7 +996,7 @@ outputs = [{ path = "data/*.jsonl", key = ["id"] }]
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(
         read(p.path().join("snapshots/events.data.events.jsonl.data")),
-        "# columns: id:integer, amount:float, ok:bool\n1,3,false\n2,5.5,true\n"
+        "# output: data/events.jsonl\n# columns: id:integer, amount:float, ok:bool\n1,3,false\n2,5.5,true\n"
     );
     p.write("src.jsonl", &rows.replace("5.5", "6.5"));
     let o = p.run(&[]);
@@ -1034,7 +1035,7 @@ outputs = [{ path = "out/sales.csv", key = ["region"] }]
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(
         read(p.path().join("snapshots/etl.out.sales.csv.data")),
-        "# columns: region:string, total:float\nWest,1.5\n"
+        "# output: out/sales.csv\n# columns: region:string, total:float\nWest,1.5\n"
     );
     // The project itself was never written to.
     assert!(!p.path().join("project/out").exists());
@@ -1141,19 +1142,20 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
     let p = blessed_tables(&python);
     assert_eq!(
         read(p.path().join("snapshots/sales.data.sales.parquet.data")),
-        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+        "# output: data/sales.parquet\n# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
     );
     // The current version only: the stale first commit's row is not in it;
     // the timestamp column in ISO 8601.
     assert_eq!(
         read(p.path().join("snapshots/sales.data.sales_delta.data")),
-        "# columns: region:string, total:float, orders:integer, loaded_at:string\n\
+        "# output: data/sales_delta\n\
+         # columns: region:string, total:float, orders:integer, loaded_at:string\n\
          East,10,1,2026-01-01T10:00:00Z\nSilver,84.97,2,2026-01-01T10:00:00Z\nWest,120.5,3,2026-01-01T10:00:00Z\n"
     );
     // A partitioned table: the partition column from the log.
     assert_eq!(
         read(p.path().join("snapshots/sales.data.sales_by_region.data")),
-        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+        "# output: data/sales_by_region\n# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
     );
     // A log read from its checkpoint on: the version after it.
     assert_eq!(
@@ -1161,7 +1163,7 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
             p.path()
                 .join("snapshots/sales.data.sales_checkpointed.data")
         ),
-        "# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
+        "# output: data/sales_checkpointed\n# columns: region:string, total:float, orders:integer\nEast,10,1\nSilver,84.97,2\nWest,120.5,3\n"
     );
     // Within the tolerance, all pass.
     p.write("src.csv", &SALES_CSV.replace("84.97", "84.975"));
@@ -1233,25 +1235,26 @@ fn a_summary_snapshot_catches_a_changed_number_a_dropped_row_and_a_renamed_colum
     let snapshot = read(p.path().join(SALES_SNAPSHOT));
     let lines: Vec<&str> = snapshot.lines().collect();
     assert_eq!(
-        lines[..2],
+        lines[..3],
         [
+            "# output: out/sales.csv",
             "# summary: 3 rows",
-            "column,type,nulls,min,max,sum,checksum"
+            "column,type,nulls,nan,inf,-inf,min,max,sum,checksum"
         ]
     );
     assert!(
-        lines[2].starts_with("region,string,0,East,West,,"),
+        lines[3].starts_with("region,string,0,0,0,0,East,West,,"),
         "{snapshot}"
     );
     assert!(
-        lines[3].starts_with("total,float,0,10,120.5,215.47,"),
+        lines[4].starts_with("total,float,0,0,0,0,10,120.5,215.47,"),
         "{snapshot}"
     );
     assert!(
-        lines[4].starts_with("orders,integer,0,1,3,6,"),
+        lines[5].starts_with("orders,integer,0,0,0,0,1,3,6,"),
         "{snapshot}"
     );
-    assert_eq!(lines.len(), 5, "{snapshot}");
+    assert_eq!(lines.len(), 6, "{snapshot}");
 
     // Rows in another order and a number within the tolerance: the same.
     p.write(
@@ -1306,9 +1309,12 @@ outputs = [{ path = "out/events.jsonl", mode = "summary" }]
     let o = p.run(&["--bless"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let snapshot = read(p.path().join("snapshots/events.out.events.jsonl.data"));
-    assert!(snapshot.starts_with("# summary: 2 rows\n"), "{snapshot}");
     assert!(
-        snapshot.contains("\namount,float,1,5.5,5.5,5.5,"),
+        snapshot.starts_with("# output: out/events.jsonl\n# summary: 2 rows\n"),
+        "{snapshot}"
+    );
+    assert!(
+        snapshot.contains("\namount,float,1,0,0,0,5.5,5.5,5.5,"),
         "{snapshot}"
     );
     // A snapshot of rows where a summary is wanted says to bless again.

@@ -38,6 +38,7 @@ mod scale;
 mod schema;
 mod secrets;
 mod trust;
+mod typed_data;
 mod windows;
 mod wine_smoke;
 mod wire;

@@ -5,8 +5,13 @@
 //! the rows concatenated.
 //!
 //! A partitioned table's partition columns come from each file's
-//! `partitionValues`. A log with a gap in its versions, a V2 checkpoint
-//! or a deletion vector is refused rather than read at a wrong version.
+//! `partitionValues`. A table with column mapping (`delta.columnMapping.mode`
+//! `name` or `id`) names its columns in its data files and partition values
+//! by their physical names (`col-<uuid>`): they are read back to the
+//! logical names of the schema through each field's
+//! `delta.columnMapping.physicalName`. A log with a gap in its versions, a
+//! V2 checkpoint or a deletion vector is refused rather than read at a
+//! wrong version.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -52,7 +57,7 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
         // partition columns are in the log (and win over a file's own).
         let mut filled = vec![false; table.names.len()];
         for (name, value) in partition {
-            let i = column(&mut table, name, ColType::String);
+            let i = column(&mut table, state.logical(name), ColType::String);
             filled.resize(table.names.len(), false);
             if !filled[i] {
                 for _ in 0..part.rows {
@@ -67,7 +72,7 @@ pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
             .zip(part.types.iter().flatten())
             .zip(&part.columns)
         {
-            let i = column(&mut table, name, *ty);
+            let i = column(&mut table, state.logical(name), *ty);
             filled.resize(table.names.len(), false);
             if !filled[i] {
                 table.columns[i].append(cells);
@@ -93,6 +98,17 @@ pub(crate) struct State {
     pub live: Vec<(String, Partition)>,
     /// Columns of the latest `metaData` schema.
     pub schema: Vec<(String, ColType)>,
+    /// Under column mapping, each column's logical name by its physical
+    /// one.
+    pub logical: BTreeMap<String, String>,
+}
+
+impl State {
+    /// The logical name of the column a data file or a partition value
+    /// calls `physical`.
+    fn logical<'a>(&'a self, physical: &'a str) -> &'a str {
+        self.logical.get(physical).map_or(physical, String::as_str)
+    }
 }
 
 /// A file's partition columns and values (None: null).
@@ -281,16 +297,26 @@ fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
             .transpose()
             .map_err(|e| format!("bad schemaString: {e}"))?
             .unwrap_or_default();
-        state.schema = schema
+        let fields = schema
             .get("fields")
             .and_then(serde_json::Value::as_array)
             .into_iter()
-            .flatten()
-            .filter_map(|f| {
-                let name = f.get("name")?.as_str()?.to_string();
-                Some((name, delta_type(f.get("type")?)))
-            })
-            .collect();
+            .flatten();
+        state.schema.clear();
+        state.logical.clear();
+        for f in fields {
+            let Some(name) = f.get("name").and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            let Some(ty) = f.get("type") else { continue };
+            state.schema.push((name.to_string(), delta_type(ty)));
+            let physical = f
+                .pointer("/metadata/delta.columnMapping.physicalName")
+                .and_then(serde_json::Value::as_str);
+            if let Some(physical) = physical {
+                state.logical.insert(physical.to_string(), name.to_string());
+            }
+        }
     }
     Ok(())
 }
@@ -335,7 +361,7 @@ fn delta_type(ty: &serde_json::Value) -> ColType {
     match ty.as_str() {
         Some("byte" | "short" | "integer" | "long") => ColType::Integer,
         Some("float" | "double") => ColType::Float,
-        Some(t) if t.starts_with("decimal") => ColType::Float,
+        Some(t) if t.starts_with("decimal") => ColType::Decimal,
         Some("boolean") => ColType::Bool,
         _ => ColType::String,
     }

@@ -36,9 +36,40 @@ pub(super) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
     };
     match flat {
         Some(kinds) => read_columns(&reader, &kinds, &mut table)?,
-        None => read_rows(&reader, &nanos, &mut table)?,
+        None => {
+            read_rows(&reader, &nanos, &mut table)?;
+            reread_int96(&reader, &mut table)?;
+        }
     }
     Ok(table)
+}
+
+/// Read again, with the column reader, every top-level INT96 column of a
+/// file read row by row: the record API reads INT96 timestamps (Spark's
+/// default) at milliseconds, and they hold nanoseconds.
+fn reread_int96(
+    reader: &SerializedFileReader<bytes::Bytes>,
+    table: &mut Typed,
+) -> Result<(), String> {
+    let descr = reader.metadata().file_metadata().schema_descr_ptr();
+    for leaf in 0..descr.num_columns() {
+        let column = descr.column(leaf);
+        if column.path().parts().len() != 1 || column.physical_type() != Physical::INT96 {
+            continue;
+        }
+        let Some(i) = table.names.iter().position(|n| n == column.name()) else {
+            continue;
+        };
+        let mut one = Typed {
+            names: vec![table.names[i].clone()],
+            types: None,
+            columns: vec![Cells::default()],
+            rows: 0,
+        };
+        read_leaves(reader, &[(leaf, Flat::Int96)], &mut one)?;
+        table.columns[i] = one.columns.swap_remove(0);
+    }
+    Ok(())
 }
 
 /// Every row of the Parquet file `bytes` as a JSON value (the record
@@ -109,6 +140,8 @@ enum Flat {
     Utf8,
     /// BYTE_ARRAY of bytes: UTF-8 when it is, else hex.
     Bytes,
+    /// INT96 nanoseconds since the epoch (Spark's timestamps).
+    Int96,
 }
 
 #[derive(Clone, Copy)]
@@ -120,7 +153,7 @@ enum TimeUnitKind {
 
 impl Flat {
     /// How the column `c` reads, or None for a kind it does not know
-    /// (decimals, times, INT96, fixed-length, nested).
+    /// (decimals, times, fixed-length, nested).
     fn of(c: &ColumnDescriptor, nanos: bool) -> Option<Flat> {
         if c.max_rep_level() > 0 || c.max_def_level() > 1 {
             return None;
@@ -171,6 +204,7 @@ impl Flat {
                 ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON,
             ) => Flat::Utf8,
             (Physical::BYTE_ARRAY, ConvertedType::NONE | ConvertedType::BSON) => Flat::Bytes,
+            (Physical::INT96, _) => Flat::Int96,
             _ => return None,
         })
     }
@@ -185,18 +219,29 @@ fn read_columns(
     kinds: &[Flat],
     table: &mut Typed,
 ) -> Result<(), String> {
+    let leaves: Vec<(usize, Flat)> = kinds.iter().copied().enumerate().collect();
+    read_leaves(reader, &leaves, table)
+}
+
+/// The leaf columns `leaves` (index in the file, kind) of every row group
+/// into the columns of `table`, one each in order.
+fn read_leaves(
+    reader: &SerializedFileReader<bytes::Bytes>,
+    leaves: &[(usize, Flat)],
+    table: &mut Typed,
+) -> Result<(), String> {
     use ::parquet::data_type::{
-        BoolType, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type,
+        BoolType, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type, Int96Type,
     };
     use std::fmt::Write;
     let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
     for g in 0..reader.num_row_groups() {
         let group = reader.get_row_group(g).map_err(bad)?;
         let rows = usize::try_from(group.metadata().num_rows()).unwrap_or(0);
-        for (i, kind) in kinds.iter().enumerate() {
+        for (k, &(i, kind)) in leaves.iter().enumerate() {
             let column = group.get_column_reader(i).map_err(bad)?;
             let required = group.metadata().column(i).column_descr().max_def_level() == 0;
-            let cells = &mut table.columns[i];
+            let cells = &mut table.columns[k];
             macro_rules! each {
                 ($ty:ty, |$cells:ident, $v:ident| $write:expr) => {{
                     let mut reader = get_typed_column_reader::<$ty>(column);
@@ -204,7 +249,10 @@ fn read_columns(
                         .map_err(bad)?
                 }};
             }
-            match *kind {
+            match kind {
+                Flat::Int96 => each!(Int96Type, |c, v| c.push(
+                    iso(Some(chrono::DateTime::from_timestamp_nanos(v.to_nanos()))).as_deref()
+                )),
                 Flat::Bool => each!(BoolType, |c, v| c.push(Some(if *v {
                     "true"
                 } else {
@@ -335,7 +383,8 @@ fn col_type(field: &Type) -> ColType {
         || info.converted_type() == ConvertedType::DECIMAL;
     let float16 = matches!(info.logical_type_ref(), Some(LogicalType::Float16));
     match field.get_physical_type() {
-        _ if decimal || float16 => ColType::Float,
+        _ if decimal => ColType::Decimal,
+        _ if float16 => ColType::Float,
         _ if temporal => ColType::String,
         Physical::BOOLEAN => ColType::Bool,
         Physical::INT32 | Physical::INT64 => ColType::Integer,
@@ -363,7 +412,7 @@ fn iso(t: Option<chrono::DateTime<chrono::Utc>>) -> Option<String> {
 }
 
 /// A value as snapshot text: numbers in their shortest form, dates and
-/// timestamps in ISO 8601, an empty string as null (as in CSV).
+/// timestamps in ISO 8601; None for null only (an empty string is one).
 fn cell(field: &Field, nanos: bool) -> Option<String> {
     use chrono::DateTime;
     let text = match field {
@@ -391,7 +440,7 @@ fn cell(field: &Field, nanos: bool) -> Option<String> {
         // Decimals, dates, times; lists, maps and groups as Parquet shows them.
         other => other.to_string(),
     };
-    (!text.is_empty()).then_some(text)
+    Some(text)
 }
 
 #[cfg(test)]

@@ -1,26 +1,34 @@
 //! `mode = "summary"`: a data snapshot of an output too large to keep
 //! whole. It holds the row count and, per column, its type, how many
-//! values are null, the smallest and largest value, the sum (numbers) and
-//! a checksum of the values:
+//! values are null, how many are NaN, `inf` and `-inf`, the smallest and
+//! largest value, the sum (numbers) and a checksum of the values:
 //!
 //! ```text
 //! # summary: 1000000 rows
-//! column,type,nulls,min,max,sum,checksum
-//! id,integer,0,0,999999,499999500000,4f9a1c0e2b7d3a65
-//! region,string,0,r0,r9,,0b1d2e3f4a5b6c7d
+//! column,type,nulls,nan,inf,-inf,min,max,sum,checksum
+//! id,integer,0,0,0,0,0,999999,499999500000,4f9a1c0e2b7d3a65
+//! region,string,0,0,0,0,r0,r9,,0b1d2e3f4a5b6c7d
 //! ```
 //!
-//! The checksum is the sum (mod 2^64) of the 64-bit FNV-1a hash of each
-//! non-null value's text, so it does not depend on row order. A CSV output
-//! is summarised as it is read, never held in memory.
+//! Integers are summed and compared exactly (the sum is left out once it
+//! passes 128 bits); a float's min, max and sum are of its finite values,
+//! and its NaN and infinities are counted apart, so a value that becomes
+//! NaN changes the summary whatever the tolerance. The checksum is the sum
+//! (mod 2^64) of the 64-bit FNV-1a hash of each non-null value's text, so
+//! it does not depend on row order. A CSV output is summarised as it is
+//! read, never held in memory.
 
-use super::{ColType, Sink, Value, type_of, value_of, widen};
+use super::value::{self, Rule};
+use super::{ColType, Sink, value_of, widen};
 use crate::config::OutputSpec;
 
 /// The first line of a summary snapshot, before the row count.
 pub(crate) const PREFIX: &str = "# summary: ";
 /// The header of a summary snapshot's table.
-const HEADER: &str = "column,type,nulls,min,max,sum,checksum";
+const HEADER: &str = "column,type,nulls,nan,inf,-inf,min,max,sum,checksum";
+/// The header summaries had before they counted NaN and infinities: read
+/// as counts of 0.
+const HEADER_BEFORE_NAN: &str = "column,type,nulls,min,max,sum,checksum";
 
 /// The summary of a table.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +43,8 @@ pub(crate) struct Column {
     pub name: String,
     pub ty: ColType,
     pub nulls: u64,
+    /// NaN, `inf` and `-inf` values.
+    pub not_finite: [u64; 3],
     pub min: Option<String>,
     pub max: Option<String>,
     pub sum: Option<String>,
@@ -52,20 +62,42 @@ pub(crate) struct Summarizer {
 }
 
 /// What is known of a column so far.
-#[derive(Default)]
 struct Acc {
     ty: Option<ColType>,
     nulls: u64,
     checksum: u64,
     text_min: Option<String>,
     text_max: Option<String>,
-    int_min: Option<i64>,
-    int_max: Option<i64>,
-    int_sum: i128,
+    /// The smallest and largest integer, canonical ([`value::integer`]).
+    int_min: Option<(bool, String)>,
+    int_max: Option<(bool, String)>,
+    /// None once the sum left 128 bits.
+    int_sum: Option<i128>,
     float_min: Option<f64>,
     float_max: Option<f64>,
     /// Neumaier's compensated sum: the sum and what rounding lost.
     float_sum: (f64, f64),
+    /// NaN, `inf` and `-inf` values.
+    not_finite: [u64; 3],
+}
+
+impl Default for Acc {
+    fn default() -> Acc {
+        Acc {
+            ty: None,
+            nulls: 0,
+            checksum: 0,
+            text_min: None,
+            text_max: None,
+            int_min: None,
+            int_max: None,
+            int_sum: Some(0),
+            float_min: None,
+            float_max: None,
+            float_sum: (0.0, 0.0),
+            not_finite: [0; 3],
+        }
+    }
 }
 
 impl Summarizer {
@@ -107,7 +139,7 @@ impl Sink for Summarizer {
             return;
         };
         self.filled += 1;
-        match value.filter(|v| !v.is_empty()) {
+        match value {
             Some(v) => acc.add(v),
             None => acc.nulls += 1,
         }
@@ -138,18 +170,33 @@ impl Acc {
         if self.text_max.as_deref().is_none_or(|m| v > m) {
             self.text_max = Some(v.to_string());
         }
-        let value = value_of(v);
-        self.ty = Some(widen(self.ty.unwrap_or(ColType::Null), type_of(&value)));
-        let f = match value {
-            Value::Integer(i) => {
-                self.int_min = Some(self.int_min.map_or(i, |m| m.min(i)));
-                self.int_max = Some(self.int_max.map_or(i, |m| m.max(i)));
-                self.int_sum += i128::from(i);
-                i as f64
+        self.ty = Some(widen(self.ty.unwrap_or(ColType::Null), value_of(v)));
+        if let Some((negative, digits)) = value::integer(v) {
+            let order = |m: &(bool, String)| value::cmp_integer((negative, digits), (m.0, &m.1));
+            if self.int_min.as_ref().is_none_or(|m| order(m).is_lt()) {
+                self.int_min = Some((negative, digits.to_string()));
             }
-            Value::Float(f) => f,
-            Value::Bool | Value::Text => return,
+            if self.int_max.as_ref().is_none_or(|m| order(m).is_gt()) {
+                self.int_max = Some((negative, digits.to_string()));
+            }
+            self.int_sum = self
+                .int_sum
+                .and_then(|s| s.checked_add(v.parse::<i128>().ok()?));
+        }
+        let Some(f) = value::float(v) else {
+            return;
         };
+        if !f.is_finite() {
+            let at = if f.is_nan() {
+                0
+            } else if f > 0.0 {
+                1
+            } else {
+                2
+            };
+            self.not_finite[at] += 1;
+            return;
+        }
         self.float_min = Some(self.float_min.map_or(f, |m| m.min(f)));
         self.float_max = Some(self.float_max.map_or(f, |m| m.max(f)));
         let (sum, lost) = &mut self.float_sum;
@@ -164,13 +211,22 @@ impl Acc {
 
     fn finish(self, name: String, ty: ColType) -> Column {
         let number = |f: Option<f64>| f.map(|f| f.to_string());
+        let int = |i: Option<(bool, String)>| {
+            i.map(|(negative, digits)| {
+                if negative {
+                    format!("-{digits}")
+                } else {
+                    digits
+                }
+            })
+        };
         let (min, max, sum) = match ty {
             ColType::Integer if self.int_min.is_some() => (
-                self.int_min.map(|i| i.to_string()),
-                self.int_max.map(|i| i.to_string()),
-                Some(self.int_sum.to_string()),
+                int(self.int_min),
+                int(self.int_max),
+                self.int_sum.map(|s| s.to_string()),
             ),
-            ColType::Integer | ColType::Float => (
+            ColType::Integer | ColType::Float | ColType::Decimal => (
                 number(self.float_min),
                 number(self.float_max),
                 self.float_min
@@ -182,6 +238,7 @@ impl Acc {
             name,
             ty,
             nulls: self.nulls,
+            not_finite: self.not_finite,
             min,
             max,
             sum,
@@ -197,12 +254,16 @@ pub(crate) fn render(summary: &Summary) -> String {
         .from_writer(Vec::new());
     for c in &summary.columns {
         let nulls = c.nulls.to_string();
+        let [nan, inf, neg_inf] = c.not_finite.map(|n| n.to_string());
         let checksum = format!("{:016x}", c.checksum);
         // A write to memory cannot fail.
         let _ = writer.write_record([
             c.name.as_str(),
             c.ty.as_str(),
             &nulls,
+            &nan,
+            &inf,
+            &neg_inf,
             c.min.as_deref().unwrap_or(""),
             c.max.as_deref().unwrap_or(""),
             c.sum.as_deref().unwrap_or(""),
@@ -226,16 +287,38 @@ pub(crate) fn parse(text: &str) -> Result<Summary, String> {
         .and_then(|l| l.strip_suffix(" rows"))
         .and_then(|n| n.parse().ok())
         .ok_or("its first line is not `# summary: N rows`: bless it again")?;
-    if lines.next().map(|l| l.trim_end_matches('\r')) != Some(HEADER) {
-        return Err(format!("its second line is not `{HEADER}`: bless it again"));
-    }
+    // The three counts of values that are not finite, after the nulls.
+    let counts = match lines.next().map(|l| l.trim_end_matches('\r')) {
+        Some(HEADER) => 3,
+        Some(HEADER_BEFORE_NAN) => 0,
+        _ => return Err(format!("its second line is not `{HEADER}`: bless it again")),
+    };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(lines.next().unwrap_or("").as_bytes());
     let mut columns = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| format!("bad column line: {e}"))?;
-        let field = |i: usize| record.get(i).filter(|s| !s.is_empty()).map(str::to_string);
+        if record.len() != 4 + counts + 3 {
+            return Err(format!(
+                "bad column line `{}`",
+                record.iter().collect::<Vec<_>>().join(",")
+            ));
+        }
+        // Fields after the counts, by their place in the older layout.
+        let at = |i: usize| if i >= 3 { i + counts } else { i };
+        let field = |i: usize| {
+            (record.get(at(i)))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let count = |i: usize| -> Option<u64> {
+            if i < counts {
+                record.get(3 + i)?.parse().ok()
+            } else {
+                Some(0)
+            }
+        };
         let bad = || {
             format!(
                 "bad column line `{}`",
@@ -246,6 +329,11 @@ pub(crate) fn parse(text: &str) -> Result<Summary, String> {
             name: field(0).ok_or_else(bad)?,
             ty: field(1).and_then(|t| ColType::parse(&t)).ok_or_else(bad)?,
             nulls: field(2).and_then(|n| n.parse().ok()).ok_or_else(bad)?,
+            not_finite: [
+                count(0).ok_or_else(bad)?,
+                count(1).ok_or_else(bad)?,
+                count(2).ok_or_else(bad)?,
+            ],
             min: field(3),
             max: field(4),
             sum: field(5),
@@ -274,30 +362,33 @@ pub(crate) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpe
     let tolerant = spec.abs > 0.0 || spec.rel > 0.0;
     for (name, i, j) in common {
         let (a, b) = (&expected.columns[i], &actual.columns[j]);
-        let numeric = a.ty.numeric() && b.ty.numeric();
+        // Min, max and sum by the column's rule: text exactly, integers
+        // exactly, floats within the tolerance.
+        let rule = Rule::of(a.ty, b.ty);
         if a.nulls != b.nulls {
             out.push(format!("column {name}: nulls {} -> {}", a.nulls, b.nulls));
         }
+        for (k, what) in ["NaN", "inf", "-inf"].into_iter().enumerate() {
+            if a.not_finite[k] != b.not_finite[k] {
+                out.push(format!(
+                    "column {name}: {what} values {} -> {}",
+                    a.not_finite[k], b.not_finite[k]
+                ));
+            }
+        }
         let per_value = (spec.abs, spec.rel);
         let per_sum = (spec.abs * actual.rows.max(expected.rows) as f64, spec.rel);
-        for (what, x, y, (abs, rel)) in [
+        for (what, x, y, tolerance) in [
             ("min", &a.min, &b.min, per_value),
             ("max", &a.max, &b.max, per_value),
             ("sum", &a.sum, &b.sum, per_sum),
         ] {
-            let same = match (x, y) {
-                (Some(x), Some(y)) if numeric => match (x.parse::<f64>(), y.parse::<f64>()) {
-                    (Ok(x), Ok(y)) => (y - x).abs() <= abs + rel * x.abs(),
-                    _ => x == y,
-                },
-                _ => x == y,
-            };
-            if !same {
+            if !rule.same(x.as_deref(), y.as_deref(), tolerance) {
                 let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".into());
                 out.push(format!("column {name}: {what} {} -> {}", show(x), show(y)));
             }
         }
-        if a.checksum != b.checksum && !(numeric && tolerant) {
+        if a.checksum != b.checksum && !(rule == Rule::Float && tolerant) {
             out.push(format!(
                 "column {name}: values changed (checksum {:016x} -> {:016x})",
                 a.checksum, b.checksum
@@ -344,14 +435,17 @@ mod tests {
         let text = render(&a);
         assert!(
             text.starts_with(
-                "# summary: 3 rows\ncolumn,type,nulls,min,max,sum,checksum\n\
-                 id,integer,0,1,3,6,"
+                "# summary: 3 rows\ncolumn,type,nulls,nan,inf,-inf,min,max,sum,checksum\n\
+                 id,integer,0,0,0,0,1,3,6,"
             ),
             "{text}"
         );
-        assert!(text.contains("\ntotal,float,1,2.5,10,12.5,"), "{text}");
         assert!(
-            text.contains("\nregion,string,1,\"East, North\",West,,"),
+            text.contains("\ntotal,float,1,0,0,0,2.5,10,12.5,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nregion,string,1,0,0,0,\"East, North\",West,,"),
             "{text}"
         );
         assert_eq!(parse(&text).unwrap(), a);

@@ -1,0 +1,181 @@
+//! Finding and reading a case's data outputs in its working dir: each
+//! file a declared path or glob names, read only when this run wrote it.
+//!
+//! What each output was before the command ran is looked at first
+//! ([`OutputsBefore::look`]): an output the run left as it was (a file
+//! from an earlier run that a `check` project keeps, or that the case no
+//! longer writes) is not this run's output, and fails as one that was not
+//! written, never compared.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Masking, Table, delta, read_table};
+use crate::config::OutputSpec;
+use crate::model::DataFormat;
+use crate::userfile::Stamp;
+
+/// One data file read after a case, not yet compared.
+#[derive(Debug)]
+pub(crate) struct OutputRead {
+    /// Index of its entry in the case's `outputs`.
+    pub spec: usize,
+    /// The file relative to the working dir (the pattern when nothing
+    /// matched it).
+    pub rel: String,
+    /// The table and the file's sha256, or why there is none.
+    pub data: Result<(Table, String), String>,
+    /// The names of the secrets whose values it held (masked in `data`).
+    pub secrets: Vec<String>,
+}
+
+/// What an output is before the command runs: a file's stamp, or a Delta
+/// table's log, every file of it stamped (a write adds a commit).
+#[derive(Debug, PartialEq, Eq)]
+enum Before {
+    File(Stamp),
+    Table(BTreeMap<String, Stamp>),
+}
+
+/// The outputs of a case as they were before its command ran, by path
+/// relative to the working dir.
+#[derive(Debug, Default)]
+pub(crate) struct OutputsBefore(BTreeMap<String, Before>);
+
+impl OutputsBefore {
+    /// Look at every output `specs` name under `working_dir`, before the
+    /// command runs.
+    pub(crate) fn look(specs: &[OutputSpec], working_dir: &Path) -> OutputsBefore {
+        let mut seen = BTreeMap::new();
+        for spec in specs {
+            for rel in matching(&spec.path, spec.format, working_dir) {
+                if let Some(state) = state(&working_dir.join(&rel), spec.format) {
+                    seen.insert(rel, state);
+                }
+            }
+        }
+        OutputsBefore(seen)
+    }
+
+    /// Whether the output `rel` is just as it was before the command ran.
+    fn unchanged(&self, rel: &str, path: &Path, format: DataFormat) -> bool {
+        self.0
+            .get(rel)
+            .is_some_and(|before| state(path, format).as_ref() == Some(before))
+    }
+}
+
+/// What the output at `path` is now; None when there is none.
+fn state(path: &Path, format: DataFormat) -> Option<Before> {
+    if format != DataFormat::Delta {
+        return crate::userfile::stamp(path).map(Before::File);
+    }
+    let log = path.join(delta::LOG_DIR);
+    let files = std::fs::read_dir(&log).ok()?;
+    let stamps = files
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            Some((name, crate::userfile::stamp(&e.path())?))
+        })
+        .collect();
+    Some(Before::Table(stamps))
+}
+
+/// Read the files of `specs` under `working_dir`, the values of `mask`'s
+/// secrets masked: each file a glob matches is one output; a pattern that
+/// matches nothing is one output that failed to read, and so is a file
+/// this run did not write (unchanged since `before`).
+pub(crate) fn read_outputs(
+    specs: &[OutputSpec],
+    working_dir: &Path,
+    before: &OutputsBefore,
+    mask: &mut Masking<'_>,
+) -> Vec<OutputRead> {
+    let mut out = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let files = matching(&spec.path, spec.format, working_dir);
+        if files.is_empty() {
+            out.push(OutputRead {
+                spec: i,
+                rel: spec.path.clone(),
+                data: Err("the case wrote no such file".into()),
+                secrets: Vec::new(),
+            });
+        }
+        for rel in files {
+            let path = working_dir.join(&rel);
+            let data = if before.unchanged(&rel, &path, spec.format) {
+                Err(
+                    "not written by this run: it is unchanged since before the command ran \
+                     (left by an earlier run?)"
+                        .to_string(),
+                )
+            } else {
+                read_table(&path, spec, mask)
+            };
+            out.push(OutputRead {
+                spec: i,
+                rel,
+                data,
+                secrets: mask.take_found(),
+            });
+        }
+    }
+    out
+}
+
+/// Whether `pattern` is a glob rather than one path.
+pub(crate) fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
+}
+
+/// The files (relative, `/`-separated, sorted) `pattern` names; for a
+/// Delta table, the directories with a `_delta_log`.
+fn matching(pattern: &str, format: DataFormat, working_dir: &Path) -> Vec<String> {
+    let wanted = |path: &Path, is_file: bool| match format {
+        DataFormat::Delta => path.join(delta::LOG_DIR).is_dir(),
+        _ => is_file,
+    };
+    // Anything but a directory is an output file to the match, a FIFO or
+    // a link to a device included: the guarded read refuses it, naming it.
+    let file_like = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir());
+    if !is_glob(pattern) {
+        let path = working_dir.join(pattern);
+        return if wanted(&path, file_like(&path)) {
+            vec![pattern.to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    let Some(matcher) = glob(pattern) else {
+        return Vec::new();
+    };
+    // Walk from the literal directories before the first glob part only.
+    let base: Vec<&str> = pattern
+        .split('/')
+        .take_while(|part| !is_glob(part))
+        .collect();
+    let base = base.join("/");
+    let mut found: Vec<String> = walkdir::WalkDir::new(working_dir.join(&base))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| wanted(e.path(), !e.file_type().is_dir()))
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(working_dir).ok()?;
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            matcher.is_match(&rel).then_some(rel)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The matcher of an output glob (`*` stays within a directory).
+pub(crate) fn glob(pattern: &str) -> Option<globset::GlobMatcher> {
+    let glob = globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .ok()?;
+    Some(glob.compile_matcher())
+}

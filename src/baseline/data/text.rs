@@ -1,0 +1,215 @@
+//! The text of a rows data snapshot: a schema line, then one CSV record
+//! a row. A null cell is an empty field; an empty string is `""`, so the
+//! two stay apart (a JSON `null` that became `""` is a change). A field
+//! is quoted when it is empty or holds a comma, a quote or a line break.
+//!
+//! The rows are written and read here rather than by the `csv` crate,
+//! which reads `""` and an empty field alike.
+
+use super::{Builder, ColType, RowTable, SCHEMA_PREFIX, Sink};
+
+/// Append `cell` to `out` as a CSV field.
+pub(super) fn write_field(out: &mut String, cell: Option<&str>) {
+    let Some(s) = cell else {
+        return;
+    };
+    if s.is_empty() || s.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        for ch in s.chars() {
+            if ch == '"' {
+                out.push('"');
+            }
+            out.push(ch);
+        }
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// `s` quoted as a CSV field when it needs to be (the schema line, whose
+/// fields the reader trims).
+pub(super) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The snapshot text of every row of `table`.
+pub(super) fn render_rows(table: &RowTable) -> String {
+    let schema: Vec<String> = table
+        .columns
+        .iter()
+        .map(|(n, t)| csv_field(&format!("{n}:{}", t.as_str())))
+        .collect();
+    let mut out = format!("{SCHEMA_PREFIX}{}\n", schema.join(", "));
+    out.reserve(table.text.len() + 2 * table.ends.len());
+    for row in table.rows() {
+        for (c, cell) in row.cells().enumerate() {
+            if c > 0 {
+                out.push(',');
+            }
+            write_field(&mut out, cell);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A rows snapshot's text as a table.
+pub(super) fn parse_rows(text: &str) -> Result<RowTable, String> {
+    let (first, body) = text.split_once('\n').unwrap_or((text, ""));
+    let schema = first
+        .trim_end_matches('\r')
+        .strip_prefix(SCHEMA_PREFIX)
+        .ok_or("its first line is not `# columns: …`: bless it again")?;
+    let mut columns = Vec::new();
+    let mut header = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .trim(csv::Trim::All)
+        .from_reader(schema.as_bytes());
+    if let Some(record) = header.records().next() {
+        for field in record.map_err(|e| format!("bad schema line: {e}"))?.iter() {
+            let (name, ty) = field
+                .rsplit_once(':')
+                .and_then(|(n, t)| Some((n, ColType::parse(t)?)))
+                .ok_or_else(|| format!("bad column `{field}` in the schema line"))?;
+            columns.push((name.to_string(), ty));
+        }
+    }
+    let width = columns.len();
+    let mut table = Builder::new(width);
+    table.text.reserve(body.len());
+    let mut rest = body;
+    // The schema is line 1.
+    let mut line = 2;
+    let mut field = String::new();
+    while !rest.is_empty() {
+        let start = line;
+        let mut cells = 0;
+        loop {
+            let (cell, after, lines, end) = next_field(rest, &mut field)
+                .ok_or_else(|| format!("line {start}: a quoted field is not closed"))?;
+            line += lines;
+            rest = after;
+            cells += 1;
+            if cells <= width {
+                table.cell(cell.then_some(field.as_str()));
+            }
+            if end {
+                break;
+            }
+        }
+        // A one-column table's null row is an empty line.
+        if cells != width && !(width == 0 && cells == 1) {
+            return Err(format!(
+                "line {start} has {cells} field(s) where the schema has {width}: bless it again"
+            ));
+        }
+        table.end_row();
+    }
+    Ok(table.finish(columns))
+}
+
+/// The field at the start of `s` into `field`: whether it is a value (not
+/// null), the text after it, the line breaks it held or ended with, and
+/// whether it ended its record. None for an unclosed quote.
+fn next_field<'s>(s: &'s str, field: &mut String) -> Option<(bool, &'s str, usize, bool)> {
+    field.clear();
+    let Some(quoted) = s.strip_prefix('"') else {
+        let end = s.find([',', '\n']).unwrap_or(s.len());
+        let raw = &s[..end];
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        field.push_str(raw);
+        return Some(match s.as_bytes().get(end) {
+            Some(b',') => (!raw.is_empty(), &s[end + 1..], 0, false),
+            Some(_) => (!raw.is_empty(), &s[end + 1..], 1, true),
+            None => (!raw.is_empty(), "", 0, true),
+        });
+    };
+    let mut lines = 0;
+    let mut rest = quoted;
+    loop {
+        let q = rest.find('"')?;
+        lines += rest[..q].matches('\n').count();
+        field.push_str(&rest[..q]);
+        rest = &rest[q + 1..];
+        if let Some(after) = rest.strip_prefix('"') {
+            field.push('"');
+            rest = after;
+            continue;
+        }
+        let rest = rest.strip_prefix('\r').unwrap_or(rest);
+        return Some(match rest.as_bytes().first() {
+            Some(b',') => (true, &rest[1..], lines, false),
+            Some(b'\n') => (true, &rest[1..], lines + 1, true),
+            None => (true, "", lines, true),
+            // Text after a closing quote: kept, as the csv crate keeps it.
+            Some(_) => {
+                let end = rest.find([',', '\n']).unwrap_or(rest.len());
+                field.push_str(&rest[..end]);
+                match rest.as_bytes().get(end) {
+                    Some(b',') => (true, &rest[end + 1..], lines, false),
+                    Some(_) => (true, &rest[end + 1..], lines + 1, true),
+                    None => (true, "", lines, true),
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(columns: &[(&str, ColType)], rows: &[&[Option<&str>]]) -> RowTable {
+        let mut b = Builder::new(columns.len());
+        for row in rows {
+            for cell in *row {
+                b.cell(*cell);
+            }
+            b.end_row();
+        }
+        b.finish(columns.iter().map(|(n, t)| (n.to_string(), *t)).collect())
+    }
+
+    #[test]
+    fn null_and_empty_text_and_quoted_fields_read_back_as_written() {
+        let t = table(
+            &[("id", ColType::Integer), ("name", ColType::String)],
+            &[
+                &[Some("1"), None],
+                &[Some("2"), Some("")],
+                &[Some("3"), Some("a, \"b\"\nc")],
+                &[Some("4"), Some(" x\r")],
+            ],
+        );
+        let text = render_rows(&t);
+        assert_eq!(
+            text,
+            "# columns: id:integer, name:string\n1,\n2,\"\"\n3,\"a, \"\"b\"\"\nc\"\n4,\" x\r\"\n"
+        );
+        assert_eq!(parse_rows(&text).unwrap(), t);
+        let one = table(
+            &[("x", ColType::String)],
+            &[&[None], &[Some("")], &[Some("y")]],
+        );
+        assert_eq!(parse_rows(&render_rows(&one)).unwrap(), one);
+    }
+
+    #[test]
+    fn a_row_of_another_width_or_an_open_quote_is_refused_with_its_line() {
+        let e = parse_rows("# columns: a:integer, b:integer\n1,2\n3,4,5\n").unwrap_err();
+        assert!(e.starts_with("line 3 has 3 field(s)"), "{e}");
+        let e = parse_rows("# columns: a:string\n\"open\n").unwrap_err();
+        assert!(e.starts_with("line 2: a quoted field"), "{e}");
+        // Windows line ends read as the same rows.
+        let crlf = parse_rows("# columns: a:integer, b:string\r\n1,x\r\n2,\"y\"\r\n").unwrap();
+        assert_eq!(
+            crlf,
+            parse_rows("# columns: a:integer, b:string\n1,x\n2,y\n").unwrap()
+        );
+    }
+}

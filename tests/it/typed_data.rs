@@ -1,0 +1,505 @@
+//! Data snapshots compare by type, through the real binary: text as text,
+//! integers exactly at any size, a JSON value's own kind, NaN and the
+//! infinities as values; an output must be written by this run, a glob's
+//! blessed output that goes missing fails, a ragged CSV row is a change,
+//! Spark's INT96 timestamps are read at nanoseconds, a Delta table with
+//! column mapping by its logical names, and a secret in a data output is
+//! masked in its snapshot.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{Project, text};
+use serde_json::Value;
+
+fn read(p: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(p.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", p.as_ref().display()))
+}
+
+fn case<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name} in {summary}"))
+}
+
+fn issue_types(summary: &Value, name: &str) -> Vec<String> {
+    case(summary, name)["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every data diff and detail the case's evidence holds, one text.
+fn data_findings(p: &Project, slug: &str) -> String {
+    let evidence = p.evidence(slug);
+    evidence["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} | {} | {}\n",
+                s["output"].as_str().unwrap_or(""),
+                s["detail"].as_str().unwrap_or(""),
+                s["diff"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn bless(p: &Project) {
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+/// Run `p`, which must fail with DATA_CHANGED on case `name`; the
+/// findings of its first case.
+fn changed(p: &Project, name: &str) -> String {
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        issue_types(&p.summary(), name).contains(&"DATA_CHANGED".to_string()),
+        "{}",
+        p.summary()
+    );
+    data_findings(p, &format!("001-{name}"))
+}
+
+fn passes(p: &Project) -> Output {
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    o
+}
+
+/// A case that copies `src.<ext>` to `out.<ext>`, snapshotted with `extra`
+/// keys.
+fn copying(ext: &str, extra: &str) -> Project {
+    Project::new(&format!(
+        r#"
+[[verify]]
+name = "copy"
+command = "cp src.{ext} out.{ext}"
+outputs = [{{ path = "out.{ext}"{extra} }}]
+"#
+    ))
+}
+
+#[test]
+fn a_text_column_compares_as_text_and_an_integer_exactly_whatever_the_tolerance() {
+    let p = copying("csv", r#", key = ["id"], tolerance = { abs = 0.5 }"#);
+    p.write(
+        "src.csv",
+        "id,zip,version,account\n1,02134,1.10,1234567890123456789\n2,10001,2.0,5\n",
+    );
+    bless(&p);
+    let snapshot = read(p.path().join("snapshots/copy.out.csv.data"));
+    assert!(
+        snapshot.contains("# columns: id:integer, zip:string, version:float, account:integer\n"),
+        "{snapshot}"
+    );
+    // A leading zero dropped from a code is a change.
+    p.write(
+        "src.csv",
+        "id,zip,version,account\n1,2134,1.10,1234567890123456789\n2,10001,2.0,5\n",
+    );
+    let found = changed(&p, "copy");
+    assert!(found.contains("zip"), "{found}");
+    // An id that differs in its last digit, far beyond what a float holds.
+    p.write(
+        "src.csv",
+        "id,zip,version,account\n1,02134,1.10,1234567890123456788\n2,10001,2.0,5\n",
+    );
+    let found = changed(&p, "copy");
+    assert!(
+        found.contains("changed: id=1 account 1234567890123456789 -> 1234567890123456788"),
+        "{found}"
+    );
+    // A float written another way is the same number.
+    p.write(
+        "src.csv",
+        "id,zip,version,account\n1,02134,1.1,1234567890123456789\n2,10001,2,5\n",
+    );
+    passes(&p);
+}
+
+#[test]
+fn json_carries_its_own_types_and_null_is_not_an_empty_string() {
+    let p = copying("json", r#", key = ["id"], tolerance = { abs = 1 }"#);
+    p.write(
+        "src.json",
+        r#"[{"id": 1, "amount": 42, "note": null, "big": 1234567890123456789},
+            {"id": 2, "amount": 7, "note": "x", "big": 2}]"#,
+    );
+    bless(&p);
+    p.write(
+        "src.json",
+        r#"[{"id": 1, "amount": "42", "note": "", "big": 1234567890123456789},
+            {"id": 2, "amount": 7, "note": "x", "big": 2}]"#,
+    );
+    let found = changed(&p, "copy");
+    assert!(
+        found.contains("column retyped: amount integer -> json"),
+        "{found}"
+    );
+    assert!(found.contains("changed: id=1 note null -> \"\""), "{found}");
+    p.write(
+        "src.json",
+        r#"[{"id": 1, "amount": 42, "note": null, "big": 1234567890123456788},
+            {"id": 2, "amount": 7, "note": "x", "big": 2}]"#,
+    );
+    let found = changed(&p, "copy");
+    assert!(
+        found.contains("changed: id=1 big 1234567890123456789 -> 1234567890123456788"),
+        "{found}"
+    );
+    // The same values, written with other spacing and key order.
+    p.write(
+        "src.json",
+        r#"[{"id":2,"amount":7,"note":"x","big":2},{"note":null,"id":1,"big":1234567890123456789,"amount":42}]"#,
+    );
+    passes(&p);
+}
+
+#[test]
+fn a_ragged_csv_row_is_a_change_naming_its_line() {
+    let p = copying("csv", r#", key = ["id"]"#);
+    p.write("src.csv", "id,name,total\n1,Smith,10\n2,Jones,20\n");
+    bless(&p);
+    for (csv, line) in [
+        (
+            "id,name,total\n1,Smith,10,EXTRA\n2,Jones,20\n",
+            "line 2 has 4 field(s)",
+        ),
+        (
+            "id,name,total\n1,Smith,10\n2,Jones,20,,,\n",
+            "line 3 has 6 field(s)",
+        ),
+        (
+            "id,name,total\n1,Smith\n2,Jones,20\n",
+            "line 2 has 2 field(s)",
+        ),
+    ] {
+        p.write("src.csv", csv);
+        let found = changed(&p, "copy");
+        assert!(
+            found.contains(line) && found.contains("where the header has 3"),
+            "{found}"
+        );
+    }
+}
+
+#[test]
+fn a_summary_counts_nan_and_infinities_whatever_the_tolerance() {
+    let p = copying("csv", r#", mode = "summary", tolerance = { abs = 0.001 }"#);
+    p.write("src.csv", "id,x\n1,1\n2,0\n3,0\n4,10\n");
+    bless(&p);
+    p.write("src.csv", "id,x\n1,1\n2,0\n3,NaN\n4,10\n");
+    let found = changed(&p, "copy");
+    assert!(found.contains("column x: NaN values 0 -> 1"), "{found}");
+    p.write("src.csv", "id,x\n1,1\n2,0\n3,-inf\n4,10\n");
+    let found = changed(&p, "copy");
+    assert!(found.contains("column x: -inf values 0 -> 1"), "{found}");
+    // Within the tolerance, a moved number still passes.
+    p.write("src.csv", "id,x\n1,1\n2,0.0001\n3,0\n4,10\n");
+    passes(&p);
+    // A summary blessed before NaN was counted reads as counting none.
+    p.write(
+        "snapshots/copy.out.csv.data",
+        &read(p.path().join("snapshots/copy.out.csv.data"))
+            .replace("column,type,nulls,nan,inf,-inf,", "column,type,nulls,")
+            .replace(",0,0,0,", ","),
+    );
+    p.write("src.csv", "id,x\n1,1\n2,0\n3,0\n4,10\n");
+    passes(&p);
+}
+
+#[test]
+fn an_output_this_run_did_not_write_is_not_compared() {
+    // The case writes its export unless told not to: the file of the
+    // blessed run stays, and is not this run's output.
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "export"
+command = "test -f skip || cp src.csv export.csv"
+outputs = [{ path = "export.csv", key = ["id"] }]
+"#,
+    );
+    p.write("src.csv", "id,v\n1,a\n");
+    bless(&p);
+    passes(&p);
+    p.write("skip", "");
+    let found = changed(&p, "export");
+    assert!(
+        found.contains("export.csv") && found.contains("not written by this run"),
+        "{found}"
+    );
+
+    // A golden project under `check` whose ignored output stays.
+    let p = Project::new(
+        r#"
+[[golden]]
+name = "etl"
+path = "project"
+command = "test -f skip || cp in.csv out/sales.csv"
+ignore = ["out/**"]
+outputs = [{ path = "out/sales.csv", key = ["region"] }]
+"#,
+    );
+    p.write("project/in.csv", "region,total\nWest,1.5\n");
+    p.write("project/out/.keep", "");
+    bless(&p);
+    p.write("project/skip", "");
+    let found = changed(&p, "etl");
+    assert!(found.contains("not written by this run"), "{found}");
+}
+
+#[test]
+fn a_globs_blessed_output_that_is_no_longer_written_fails_and_is_an_orphan() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "regions"
+command = "mkdir -p out && cp east.csv out/east.csv && (test -f no_west || cp west.csv out/west.csv)"
+outputs = [{ path = "out/*.csv", key = ["k"] }]
+"#,
+    );
+    p.write("east.csv", "k,v\n1,e\n");
+    p.write("west.csv", "k,v\n1,w\n");
+    bless(&p);
+    let west = p.path().join("snapshots/regions.out.west.csv.data");
+    std::fs::remove_dir_all(p.path().join("out")).unwrap();
+    p.write("no_west", "");
+    let found = changed(&p, "regions");
+    assert!(
+        found.contains(
+            "output missing: out/west.csv (blessed in snapshots/regions.out.west.csv.data)"
+        ),
+        "{found}"
+    );
+    let summary = p.summary();
+    let message = &case(&summary, "regions")["issues"][0]["message"];
+    assert!(
+        message
+            .as_str()
+            .unwrap()
+            .contains("data output out/west.csv is missing"),
+        "{message}"
+    );
+    assert!(read(&west).starts_with("# output: out/west.csv\n"));
+    // The snapshots command names it.
+    let o = p.run(&["snapshots"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(
+            "snapshots/regions.out.west.csv.data (its output out/west.csv was not written by the last run)"
+        ),
+        "{}",
+        text(&o)
+    );
+    // A snapshot blessed before snapshots named their output is matched
+    // by its file name.
+    let east = p.path().join("snapshots/regions.out.east.csv.data");
+    p.write(
+        "snapshots/regions.out.west.csv.data",
+        &read(&east).replacen("# output: out/east.csv\n", "", 1),
+    );
+    changed(&p, "regions");
+    // Blessing accepts the loss: the snapshot is removed.
+    bless(&p);
+    assert!(!west.exists());
+    passes(&p);
+}
+
+#[test]
+fn a_secret_in_a_data_output_is_masked_in_its_snapshot_and_diff() {
+    let secret = "tok-9f8e7d6c5b4a";
+    let p = Project::new(&format!(
+        r#"
+[harness]
+redact_env = ["SHOP_KEY"]
+
+[[verify]]
+name = "keys"
+command = "printf 'id,key,n\n1,%s,1\n' \"$SHOP_KEY\" > out.csv"
+env = {{ SHOP_KEY = "{secret}" }}
+outputs = [{{ path = "out.csv", key = ["id"] }}]
+"#
+    ));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let snapshot = read(p.path().join("snapshots/keys.out.csv.data"));
+    assert!(!snapshot.contains(secret), "{snapshot}");
+    assert!(snapshot.contains("1,[REDACTED:SHOP_KEY],1"), "{snapshot}");
+    let warnings = case(&p.summary(), "keys")["warnings"].to_string();
+    assert!(
+        warnings.contains("out.csv holds the value of SHOP_KEY"),
+        "{warnings}"
+    );
+    passes(&p);
+    // A snapshot blessed with the value in it compares masked, and says
+    // to bless it again; no report shows the value.
+    p.write(
+        "snapshots/keys.out.csv.data",
+        &snapshot
+            .replace("[REDACTED:SHOP_KEY]", secret)
+            .replace(",1\n", ",2\n"),
+    );
+    let found = changed(&p, "keys");
+    assert!(found.contains("changed: id=1 n 2 -> 1"), "{found}");
+    let warnings = case(&p.summary(), "keys")["warnings"].to_string();
+    assert!(warnings.contains("re-bless it"), "{warnings}");
+    for report in ["summary.json", "report.md", "junit.xml"] {
+        assert!(!read(p.out().join(report)).contains(secret), "{report}");
+    }
+}
+
+/// The Python of the data tools' virtualenv (`.ci/data-venv`, exported by
+/// `.ci/run` as `CARGO_GOLDEN_DATA_VENV`); None, saying so, without it,
+/// except under `CI=true`, where it fails.
+fn data_python(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("CARGO_GOLDEN_DATA_VENV") {
+        Some(venv) => Some(Path::new(&venv).join("bin/python")),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but CARGO_GOLDEN_DATA_VENV is unset: run .ci/data-venv")
+        }
+        None => {
+            eprintln!(
+                "{test} skipped: CARGO_GOLDEN_DATA_VENV is unset (.ci/run sets it from .ci/data-venv)"
+            );
+            None
+        }
+    }
+}
+
+/// A case that runs `script` with the data tools' Python, its outputs
+/// `outputs`.
+fn python_case(python: &Path, script: &str, outputs: &str) -> Project {
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "tables"
+command = "'{}' write.py"
+outputs = [{outputs}]
+"#,
+        python.display()
+    ));
+    p.write("write.py", script);
+    p
+}
+
+/// Writes `value` (from `value.txt`) as a string column of a Parquet file
+/// and Spark's INT96 timestamps from `at.txt`, as pyarrow writes them.
+const WRITE_PARQUET: &str = r#"
+import pyarrow as pa, pyarrow.parquet as pq, pandas as pd
+code = open("value.txt").read().strip()
+at = pd.Timestamp(open("at.txt").read().strip(), tz="UTC")
+t = pa.table({"id": [1, 2], "code": [code, "x"], "at": pa.array([at, at], pa.timestamp("ns", tz="UTC"))})
+pq.write_table(t, "out.parquet", use_deprecated_int96_timestamps=True)
+"#;
+
+#[test]
+fn parquet_strings_compare_as_text_and_int96_timestamps_at_nanoseconds() {
+    let Some(python) = data_python("parquet types") else {
+        return;
+    };
+    let p = python_case(
+        &python,
+        WRITE_PARQUET,
+        r#"{ path = "out.parquet", key = ["id"] }"#,
+    );
+    p.write("value.txt", "007");
+    p.write("at.txt", "2026-01-01T10:00:00");
+    bless(&p);
+    let snapshot = read(p.path().join("snapshots/tables.out.parquet.data"));
+    assert!(
+        snapshot.contains(
+            "# columns: id:integer, code:string, at:string\n1,007,2026-01-01T10:00:00Z\n"
+        ),
+        "{snapshot}"
+    );
+    p.write("value.txt", "7");
+    let found = changed(&p, "tables");
+    assert!(found.contains("changed: id=1 code 007 -> 7"), "{found}");
+    p.write("value.txt", "007");
+    p.write("at.txt", "2026-01-01T10:00:00.000400");
+    let found = changed(&p, "tables");
+    assert!(
+        found.contains("changed: id=1 at 2026-01-01T10:00:00Z -> 2026-01-01T10:00:00.000400Z"),
+        "{found}"
+    );
+}
+
+/// Writes the floats of `x.txt` (one a line, `nan` for NaN) as a Parquet
+/// double column.
+const WRITE_FLOATS: &str = r#"
+import pyarrow as pa, pyarrow.parquet as pq
+xs = [float(l) for l in open("x.txt").read().split()]
+pq.write_table(pa.table({"x": pa.array(xs, pa.float64())}), "out.parquet")
+"#;
+
+#[test]
+fn a_parquet_summary_under_a_tolerance_still_sees_a_value_become_nan() {
+    let Some(python) = data_python("parquet summary NaN") else {
+        return;
+    };
+    let p = python_case(
+        &python,
+        WRITE_FLOATS,
+        r#"{ path = "out.parquet", mode = "summary", tolerance = { abs = 0.001 } }"#,
+    );
+    p.write("x.txt", "1\n0\n0\n10\n");
+    bless(&p);
+    p.write("x.txt", "1\n0\nnan\n10\n");
+    let found = changed(&p, "tables");
+    assert!(found.contains("column x: NaN values 0 -> 1"), "{found}");
+}
+
+/// Writes `src.csv` as a Delta table with column mapping by name, as
+/// Spark and Databricks do, partitioned by region: a new table each run.
+const WRITE_MAPPED_DELTA: &str = r#"
+import shutil
+import pandas as pd
+from deltalake import write_deltalake
+shutil.rmtree("mapped", ignore_errors=True)
+df = pd.read_csv("src.csv")
+write_deltalake("mapped", df, partition_by=["region"],
+                configuration={"delta.columnMapping.mode": "name"})
+"#;
+
+#[test]
+fn a_delta_table_with_column_mapping_reads_by_its_logical_names() {
+    let Some(python) = data_python("delta column mapping") else {
+        return;
+    };
+    let p = python_case(
+        &python,
+        WRITE_MAPPED_DELTA,
+        r#"{ path = "mapped", format = "delta", key = ["id"] }"#,
+    );
+    p.write("src.csv", "id,region,total\n1,East,1.5\n2,West,2.5\n");
+    bless(&p);
+    let log = read(p.path().join("mapped/_delta_log/00000000000000000000.json"));
+    assert!(log.contains("delta.columnMapping.physicalName"), "{log}");
+    let snapshot = read(p.path().join("snapshots/tables.mapped.data"));
+    assert!(
+        snapshot.contains("# columns: ") && !snapshot.contains("col-"),
+        "{snapshot}"
+    );
+    assert!(
+        snapshot.contains("1,East,1.5\n") || snapshot.contains("1,1.5,East\n"),
+        "{snapshot}"
+    );
+    // The same data written again (new physical names) is the same table.
+    passes(&p);
+    p.write("src.csv", "id,region,total\n1,East,1.5\n2,West,3.5\n");
+    let found = changed(&p, "tables");
+    assert!(found.contains("changed: id=2 total 2.5 -> 3.5"), "{found}");
+}
