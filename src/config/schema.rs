@@ -872,7 +872,9 @@ pub struct Golden {
     pub result: Option<ResultFile>,
     /// Keep running the case while known to fail: its failure does not
     /// fail the run (it is marked QUARANTINED) until `until` has passed;
-    /// from then on the quarantine fails the case, naming itself.
+    /// from then on the quarantine fails the case, naming itself. It never
+    /// holds a modified or dirty golden project, lost evidence or a
+    /// containment finding.
     pub quarantine: Option<QuarantineKey>,
     /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
     /// tables), each compared with
@@ -963,7 +965,9 @@ pub struct Verify {
     pub result: Option<ResultFile>,
     /// Keep running the case while known to fail: its failure does not
     /// fail the run (it is marked QUARANTINED) until `until` has passed;
-    /// from then on the quarantine fails the case, naming itself.
+    /// from then on the quarantine fails the case, naming itself. It never
+    /// holds a modified or dirty golden project, lost evidence or a
+    /// containment finding.
     pub quarantine: Option<QuarantineKey>,
     /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
     /// tables), each compared with

@@ -690,9 +690,24 @@ impl CaseRecord {
         self.status != EvidenceStatus::NoEvidence
     }
 
-    /// Whether a quarantine that has not expired holds the case.
+    /// Whether a quarantine that has not expired holds the case: one
+    /// whose failure is its own known one, nothing [`Self::not_quarantinable`]
+    /// names.
     pub fn quarantined(&self) -> bool {
-        self.quarantine.as_ref().is_some_and(|q| !q.expired)
+        self.quarantine.as_ref().is_some_and(|q| !q.expired) && self.not_quarantinable().is_none()
+    }
+
+    /// What of this case no quarantine holds, in words: a golden project
+    /// the run modified or found dirty, lost evidence, or a finding about
+    /// the harness's hold on the case's processes. A quarantine is for a
+    /// case's known failure, never for these. None when there is none.
+    pub fn not_quarantinable(&self) -> Option<String> {
+        if let Some(i) = (self.issues.iter()).find(|i| i.issue_type == IssueType::GoldenModified) {
+            return Some(i.message.clone());
+        }
+        (self.warnings.iter())
+            .find(|w| finding::NOT_QUARANTINABLE.iter().any(|f| w.starts_with(f)))
+            .cloned()
     }
 
     /// Whether the case fails the run: FAILED or ERROR, and not held by
@@ -700,6 +715,23 @@ impl CaseRecord {
     pub fn fails_run(&self) -> bool {
         self.result.is_failure() && !self.quarantined()
     }
+}
+
+/// Warnings that are findings about the harness's hold on a case, by how
+/// they start: no quarantine covers them.
+pub mod finding {
+    /// A background process still held the output after the main one exited.
+    pub const LEAKED: &str = "leaked processes";
+    /// Processes outlived the case (escaped its group) and were killed.
+    pub const LEFT_RUNNING: &str = "processes left running";
+    /// The guardian that takes a killed harness's cases with it was killed.
+    pub const GUARDIAN_LOST: &str = "the harness's guardian process was killed";
+    /// The case's evidence.json could not be written.
+    pub const EVIDENCE_NOT_WRITTEN: &str = "could not write evidence.json";
+
+    /// Every one of them.
+    pub const NOT_QUARANTINABLE: &[&str] =
+        &[LEAKED, LEFT_RUNNING, GUARDIAN_LOST, EVIDENCE_NOT_WRITTEN];
 }
 
 /// Counts of case results.

@@ -225,7 +225,7 @@ fn header(
     let held = record
         .cases
         .iter()
-        .filter(|c| c.result.is_failure() && c.quarantine.as_ref().is_some_and(|q| !q.expired))
+        .filter(|c| c.result.is_failure() && c.quarantined())
         .count();
     if held > 0 {
         let _ = write!(

@@ -144,7 +144,14 @@ fn case_facts(case: &CaseRecord) -> Vec<(&'static str, String)> {
         facts.push(("flaky", "true".into()));
     }
     if let Some(q) = &case.quarantine {
-        let mark = if q.expired { "expired" } else { "true" };
+        let mark = if q.expired {
+            "expired"
+        } else if case.result.is_failure() && !case.quarantined() {
+            // A modified project, lost evidence or a containment finding.
+            "not-held"
+        } else {
+            "true"
+        };
         facts.push(("quarantined", mark.into()));
         facts.push(("quarantine", q.describe()));
     }

@@ -298,9 +298,11 @@ pub(crate) fn output_excerpt(case: &CaseRecord) -> String {
 /// The one-line headline of a failed or errored case: its first issue's
 /// message, else the reason it could not run.
 pub(crate) fn headline(case: &CaseRecord) -> String {
-    let raw = case
-        .issues
-        .first()
+    // A modified project comes first: it outweighs how the command ended.
+    let modified =
+        (case.issues.iter()).find(|i| i.issue_type == crate::model::IssueType::GoldenModified);
+    let raw = modified
+        .or(case.issues.first())
         .map(|i| i.message.as_str())
         .or(case.reason.as_deref())
         .unwrap_or("");
@@ -373,12 +375,23 @@ pub(crate) fn case_notes(
 ) -> Vec<String> {
     let mut parts = Vec::new();
     if let Some(q) = &case.quarantine {
+        let not_held = case
+            .not_quarantinable()
+            .filter(|_| case.result.is_failure());
         let label = if q.expired {
             "QUARANTINE EXPIRED"
+        } else if not_held.is_some() {
+            "QUARANTINE DOES NOT HOLD"
         } else {
             "QUARANTINED"
         };
         parts.push(format!("{}: {}", mark(label), esc(&q.describe())));
+        if let Some(why) = not_held.filter(|_| !q.expired) {
+            parts.push(format!(
+                "the quarantine covers the case's known failure, not this: {}",
+                esc(&one_line(&why))
+            ));
+        }
     }
     if case.flaky {
         parts.push(format!(

@@ -629,18 +629,21 @@ impl<'h> Engine<'h> {
         }
         if outcome.leaked {
             rec.warnings.push(format!(
-                "leaked processes: a background process still held the output open {} after the main process exited; the case's processes were killed",
+                "{}: a background process still held the output open {} after the main process exited; the case's processes were killed",
+                crate::model::finding::LEAKED,
                 humantime::format_duration(self.harness.leak_wait)
             ));
         }
         if outcome.guardian_lost {
-            rec.warnings.push(
-                "the harness's guardian process was killed while this case ran (a case runs as the same user and can signal it): a harness killed outright can no longer take the cases' descendants with it; later cases get a parent-death signal instead".to_string(),
-            );
+            rec.warnings.push(format!(
+                "{} while this case ran (a case runs as the same user and can signal it): a harness killed outright can no longer take the cases' descendants with it; later cases get a parent-death signal instead",
+                crate::model::finding::GUARDIAN_LOST
+            ));
         }
         if !outcome.left_behind.is_empty() {
             rec.warnings.push(format!(
-                "processes left running were killed when the case ended (background jobs, or escaped from its process group): {}",
+                "{} were killed when the case ended (background jobs, or escaped from its process group): {}",
+                crate::model::finding::LEFT_RUNNING,
                 crate::ansi::name_list(&outcome.left_behind)
             ));
         }

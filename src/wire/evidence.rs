@@ -76,7 +76,7 @@ pub(crate) fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck])
 
 /// How a case's warning begins when its evidence.json could not be
 /// written: the end of the run then does not look for the file.
-pub(crate) const EVIDENCE_NOT_WRITTEN: &str = "could not write evidence.json";
+pub(crate) const EVIDENCE_NOT_WRITTEN: &str = crate::model::finding::EVIDENCE_NOT_WRITTEN;
 
 /// Write `<out_dir>/<case.artifacts.evidence>` atomically, creating its
 /// directory. A case without artifact paths is an `InvalidInput` error: the

@@ -502,6 +502,92 @@ fn a_quarantined_failure_before_its_date_does_not_fail_the_run() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 }
 
+/// A quarantined golden case that appends to its project's committed
+/// file and exits 1: its known failure is not what it did.
+const QUARANTINED_TAMPERING: &str = r#"
+[[golden]]
+name = "tampers"
+path = "project"
+command = "echo tampered >> data.csv; exit 1"
+quarantine = { reason = "known broken", until = "2099-01-01" }
+
+[[golden]]
+name = "reads"
+path = "project"
+command = "cat data.csv"
+"#;
+
+#[test]
+fn a_quarantine_never_holds_a_modified_or_dirty_project() {
+    let p = Project::new(QUARANTINED_TAMPERING);
+    p.write("project/data.csv", "a\n1\n");
+    git(p.path(), &["init", "-q"]);
+    git(p.path(), &["add", "."]);
+    git(p.path(), &["commit", "-q", "-m", "first"]);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("tampers") && l.contains("FAILED"))
+        .unwrap_or_else(|| panic!("no FAILED line for tampers: {err}"));
+    assert!(!line.contains("QUARANTINED"), "{line}");
+    // The headline names the modification, not only the exit code.
+    assert!(err.contains("Golden project modified by the run"), "{err}");
+    let summary = p.summary();
+    // The later case finds the project dirty, and does not run on it.
+    assert_eq!(
+        summary["final_status"],
+        "PARTIAL (2 golden project(s) failed)"
+    );
+    assert_eq!(summary["cases"][1]["result"], "ERROR");
+    let issues = summary["cases"][0]["issues"].to_string();
+    assert!(issues.contains("GOLDEN_MODIFIED"), "{issues}");
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    assert!(md.contains("QUARANTINE DOES NOT HOLD"), "{md}");
+    let o = verify_evidence(&p.out());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // The next run finds the project dirty: not quarantined either.
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    assert_eq!(summary["cases"][0]["result"], "ERROR");
+    assert_eq!(summary["cases"][0]["issues"][0]["type"], "GOLDEN_MODIFIED");
+    assert_ne!(summary["final_status"], "SUCCESS");
+
+    // Outside git, the later case reads the tampered file and passes; the
+    // run fails all the same.
+    let p = Project::new(QUARANTINED_TAMPERING);
+    p.write("project/data.csv", "a\n1\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(p.summary()["cases"][1]["result"], "PASSED");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_quarantine_never_holds_a_containment_finding() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "escapes"
+command = "setsid sleep 300 & echo 'Pipeline failed' >&2; exit 1"
+quarantine = { reason = "known broken", until = "2099-01-01" }
+"#,
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let case = &p.summary()["cases"][0];
+    assert!(
+        case["warnings"]
+            .to_string()
+            .contains("processes left running"),
+        "{case}"
+    );
+    assert_ne!(p.summary()["final_status"], "SUCCESS");
+}
+
 #[test]
 fn an_expired_quarantine_fails_the_run_naming_it() {
     let p = Project::new(
