@@ -11,7 +11,7 @@ pub(crate) const TABLE_KEYS: &[(&str, &[&str])] = &[
     ("golden", &["name", "path", "root", "description", "command", "expected", "timeout", "env", "working_dir", "isolation", "ignore", "allow_dirty", "retries", "exclusive", "after", "slow", "ignored", "patterns", "require", "snapshot", "result", "quarantine", "outputs"]),
     ("verify", &["name", "command", "description", "working_dir", "timeout", "expected", "env", "retries", "exclusive", "after", "slow", "ignored", "patterns", "require", "snapshot", "result", "quarantine", "outputs"]),
     ("golden_projects", &["name", "path", "root", "description", "command", "expected", "timeout", "env", "working_dir", "isolation", "ignore", "allow_dirty", "retries", "exclusive", "after", "slow", "ignored", "patterns", "require", "snapshot", "result", "quarantine", "outputs", "expected_outcome"]),
-    ("result", &["format", "path"]),
+    ("result", &["format", "path", "allow_empty"]),
     ("outputs", &["path", "key", "ignore", "tolerance", "format", "mode"]),
     ("tolerance", &["abs", "rel"]),
     ("history", &["keep"]),

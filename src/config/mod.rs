@@ -174,6 +174,9 @@ pub struct ResultSpec {
     /// Where, relative to the case's working dir (under `copy`, in the
     /// copy); None: stdout (`odibi-validate` only).
     pub path: Option<PathBuf>,
+    /// A result that ran nothing passes (`allow_empty = true`); by
+    /// default it is `NOTHING_RAN`.
+    pub allow_empty: bool,
 }
 
 /// One declared case, validated.

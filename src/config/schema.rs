@@ -644,6 +644,10 @@ pub struct ResultFile {
     /// story is read.
     #[cfg_attr(feature = "schema", schemars(example = &"target/junit.xml"))]
     pub path: Option<String>,
+    /// Let a result that ran nothing (a JUnit report of no test case or
+    /// only skipped ones, an Odibi story of no node) pass a case that
+    /// expects success; by default it is `NOTHING_RAN`.
+    pub allow_empty: Option<bool>,
 }
 
 /// A case's quarantine.

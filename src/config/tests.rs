@@ -517,7 +517,8 @@ fn a_result_needs_a_known_format_and_a_path_unless_read_from_stdout() {
         h.cases[0].result,
         Some(ResultSpec {
             format: ResultFormat::OdibiValidate,
-            path: None
+            path: None,
+            allow_empty: false,
         })
     );
 }

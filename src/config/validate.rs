@@ -526,7 +526,15 @@ impl Ctx<'_> {
             );
             return None;
         }
-        Some(super::ResultSpec { format, path })
+        let allow_empty = t
+            .get("allow_empty")
+            .and_then(|(_, v)| self.boolean(v, "result.allow_empty"))
+            .unwrap_or(false);
+        Some(super::ResultSpec {
+            format,
+            path,
+            allow_empty,
+        })
     }
 
     /// A case's `outputs`: data files compared with data snapshots.

@@ -793,11 +793,23 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
         }
         Ok(parsed) => {
             kept.failed = parsed.failed;
-            if parsed.failed && matches!(def.expected, crate::config::Expected::Success) {
+            let success = matches!(def.expected, crate::config::Expected::Success);
+            if parsed.failed && success {
                 for f in &parsed.failures {
                     rec.issues.push(issue(f.message.clone(), &f.detail));
                 }
                 rec.validation_errors.extend(parsed.validation_errors);
+                fail(rec);
+            } else if parsed.ran == Some(0) && success && !spec.allow_empty {
+                // A result that ran nothing is no pass, as output that
+                // misses a `require` line is none.
+                let message = format!(
+                    "Nothing ran: the {format} result {} reports 0 {} run (`allow_empty = true` accepts that)",
+                    kept.source, parsed.unit
+                );
+                let mut nothing = issue(message, "0 run");
+                nothing.issue_type = crate::model::IssueType::NothingRan;
+                rec.issues.push(nothing);
                 fail(rec);
             }
         }

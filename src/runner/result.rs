@@ -37,6 +37,11 @@ pub(crate) struct Parsed {
     pub failures: Vec<Failure>,
     /// Field errors (`odibi-validate`), for the validation error list.
     pub validation_errors: Vec<ValidationError>,
+    /// How many test cases or nodes the result says ran (skipped ones
+    /// left out); None for a result that does not tell (`odibi-validate`).
+    pub ran: Option<u64>,
+    /// What ran, in words (`test case(s)`, `node(s)`).
+    pub unit: &'static str,
 }
 
 /// A result as read after the run.
@@ -256,8 +261,15 @@ fn junit(bytes: &[u8]) -> Result<Parsed, String> {
             "is not a JUnit XML report: its root element is <{root}>, not <testsuites> or <testsuite>"
         ));
     }
-    let mut parsed = Parsed::default();
+    let mut parsed = Parsed {
+        ran: Some(0),
+        unit: "test case(s)",
+        ..Parsed::default()
+    };
     for tc in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        if !tc.children().any(|c| c.has_tag_name("skipped")) {
+            parsed.ran = parsed.ran.map(|n| n + 1);
+        }
         let name = tc.attribute("name").unwrap_or("?");
         let class = tc.attribute("classname").unwrap_or("");
         for f in tc
@@ -373,7 +385,15 @@ fn odibi_story(bytes: &[u8]) -> Result<Parsed, String> {
         .as_array()
         .ok_or("is not an Odibi run story: it has no `nodes` list")?;
     let pipeline = field(&v, "pipeline_name");
-    let mut parsed = Parsed::default();
+    let ran = nodes
+        .iter()
+        .filter(|n| field(n, "status") != "skipped")
+        .count();
+    let mut parsed = Parsed {
+        ran: Some(ran as u64),
+        unit: "node(s)",
+        ..Parsed::default()
+    };
     for n in nodes.iter().filter(|n| field(n, "status") == "failed") {
         let (name, kind) = (field(n, "node_name"), field(n, "error_type"));
         let error = story_error(field(n, "error_message"));

@@ -928,3 +928,71 @@ fn a_failed_structured_result_fails_the_case_whatever_the_exit_code() {
         text(&o)
     );
 }
+
+/// Cases whose result ran nothing: a JUnit report with no test case, one
+/// with only skipped ones, a story of no node, and the same JUnit report
+/// allowed empty.
+const EMPTY_RESULTS: &str = r#"
+[[verify]]
+name = "no tests"
+command = "printf '<testsuite name=\"pytest\" tests=\"0\"></testsuite>' > junit.xml"
+result = { format = "junit", path = "junit.xml" }
+
+[[verify]]
+name = "all skipped"
+command = "printf '<testsuite><testcase classname=\"t\" name=\"a\"><skipped/></testcase></testsuite>' > skipped.xml"
+result = { format = "junit", path = "skipped.xml" }
+
+[[verify]]
+name = "no node"
+command = "mkdir -p out && cp nothing_selected.story.json out/run.json"
+result = { format = "odibi-story", path = "out" }
+
+[[verify]]
+name = "empty allowed"
+command = "printf '<testsuite name=\"pytest\" tests=\"0\"></testsuite>' > allowed.xml"
+result = { format = "junit", path = "allowed.xml", allow_empty = true }
+"#;
+
+#[test]
+fn a_structured_result_that_ran_nothing_is_nothing_ran() {
+    let p = Project::new(EMPTY_RESULTS);
+    // A recorded story with its nodes taken out: what a run that selects
+    // no node writes.
+    let mut story: Value = serde_json::from_slice(
+        &std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/corpus/odibi/healthy_etl-run-80.story.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    story["nodes"] = Value::Array(Vec::new());
+    for count in [
+        "total_nodes",
+        "completed_nodes",
+        "failed_nodes",
+        "skipped_nodes",
+    ] {
+        story[count] = 0.into();
+    }
+    p.write("nothing_selected.story.json", &story.to_string());
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    for (slug, unit) in [
+        ("001-no_tests", "0 test case(s) run"),
+        ("002-all_skipped", "0 test case(s) run"),
+        ("003-no_node", "0 node(s) run"),
+    ] {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["result"], "FAILED", "{ev}");
+        let issues = issues_of(&ev, "NOTHING_RAN");
+        assert!(
+            issues.len() == 1 && issues[0].contains(unit),
+            "{slug}: {issues:?}"
+        );
+    }
+    assert_eq!(p.evidence("004-empty_allowed")["result"], "PASSED");
+    let o = verify(&p.out(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
