@@ -952,6 +952,23 @@ fn copy_attempt(
         }
     }
     case.artifacts = Some(Artifacts::in_dir(&rel));
+    // Written at this version, the evidence hash covers the data checks;
+    // a shard's evidence from before 1.6 hashed without them. From the
+    // copies of the verified files, with the verified checks, it is what
+    // `verify-evidence` recomputes either way.
+    if case.evidence_hash.is_some() {
+        let kept = result.as_ref().map(|(_, name)| dir.join(name));
+        let files = crate::hash::evidence_hash_of_files(
+            &dir.join(Artifacts::COMMAND),
+            &dir.join(Artifacts::STDOUT),
+            &dir.join(Artifacts::STDERR),
+            case.exit_code,
+            kept.as_deref(),
+        );
+        if let Ok(h) = files {
+            case.evidence_hash = Some(crate::wire::evidence::hash_with_data(&h, &case.snapshots));
+        }
+    }
     report::write_evidence(case, out).map_err(|source| MergeError::Evidence {
         case: case.name.clone(),
         source,

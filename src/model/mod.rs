@@ -750,6 +750,10 @@ pub struct Counts {
     pub skipped: usize,
     /// PASSED after a retry.
     pub flaky: usize,
+    /// Of the FAILED and ERROR cases, those a quarantine holds: counted
+    /// there too, yet not failing the run (absent before summary 1.8).
+    #[serde(default)]
+    pub quarantined: usize,
 }
 
 impl Counts {
@@ -768,6 +772,9 @@ impl Counts {
             }
             if case.flaky {
                 c.flaky += 1;
+            }
+            if case.result.is_failure() && case.quarantined() {
+                c.quarantined += 1;
             }
         }
         c

@@ -222,11 +222,7 @@ fn header(
     }
     // Quarantined failures are counted as failed, yet do not fail the
     // run: say how many, so the counts and the status read together.
-    let held = record
-        .cases
-        .iter()
-        .filter(|c| c.result.is_failure() && c.quarantined())
-        .count();
+    let held = counts.quarantined;
     if held > 0 {
         let _ = write!(
             out,

@@ -52,12 +52,29 @@ pub(super) enum Artifacts {
 /// Start of every issue item in the issues section.
 pub(super) const ISSUE_ITEM_PREFIX: &str = "- **";
 
-/// The counts line, without its prefix: `total N · passed N · …`.
+/// The counts line, without its prefix: `total N · passed N · …`; with
+/// quarantined failures, how many (`failed 2 (1 quarantined)`), so the
+/// counts read together with the final status.
 pub(super) fn counts_text(c: &Counts) -> String {
     format!(
-        "total {} · passed {} · failed {} · errors {} · skipped {} · flaky {}",
-        c.total, c.passed, c.failed, c.errors, c.skipped, c.flaky
+        "total {} · passed {} · failed {}{} · errors {} · skipped {} · flaky {}",
+        c.total,
+        c.passed,
+        c.failed,
+        quarantined_note(c),
+        c.errors,
+        c.skipped,
+        c.flaky
     )
+}
+
+/// ` (N quarantined)` when a quarantine holds N failures, else nothing.
+pub(super) fn quarantined_note(c: &Counts) -> String {
+    if c.quarantined > 0 {
+        format!(" ({} quarantined)", c.quarantined)
+    } else {
+        String::new()
+    }
 }
 
 /// The whole report.

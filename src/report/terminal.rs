@@ -419,7 +419,7 @@ impl<W: Write> TerminalReporter<W> {
             ));
         }
         let total = format!(
-            "{} case(s): {} passed{}, {} failed, {} error(s), {} skipped",
+            "{} case(s): {} passed{}, {} failed{}, {} error(s), {} skipped",
             c.total,
             c.passed,
             if c.flaky > 0 {
@@ -428,6 +428,7 @@ impl<W: Write> TerminalReporter<W> {
                 String::new()
             },
             c.failed,
+            super::markdown::quarantined_note(&c),
             c.errors,
             c.skipped
         );

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::{CaseKind, CaseResult, Counts, EvidenceStatus, ExecutionStatus, Issue};
 
 /// The schema version written by this crate: 1.1 added `baseline` to
-/// `run-finished`.
-pub(crate) const SCHEMA_VERSION: &str = "1.1.0";
+/// `run-finished`; 1.2 `counts.quarantined`.
+pub(crate) const SCHEMA_VERSION: &str = "1.2.0";
 
 /// # cargo-golden JSON message
 ///

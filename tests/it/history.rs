@@ -455,6 +455,11 @@ fn a_quarantined_failure_before_its_date_does_not_fail_the_run() {
     );
     let summary = p.summary();
     assert_eq!(summary["final_status"], "SUCCESS");
+    // The counts say how many failures the quarantine holds, so they read
+    // together with the final status.
+    assert_eq!(summary["counts"]["failed"], 1);
+    assert_eq!(summary["counts"]["quarantined"], 1);
+    assert!(err.contains("1 failed (1 quarantined)"), "{err}");
     let case = &summary["cases"][0];
     // The raw verdict stands; the quarantine is beside it.
     assert_eq!(case["result"], "FAILED");
@@ -466,6 +471,7 @@ fn a_quarantined_failure_before_its_date_does_not_fail_the_run() {
     assert_eq!(summary["cases"][1]["quarantine"], Value::Null);
 
     let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    assert!(md.contains("failed 1 (1 quarantined)"), "{md}");
     let row = md.lines().find(|l| l.contains("| known broken |")).unwrap();
     assert!(
         row.contains("**QUARANTINED**") && row.contains("upstream bug"),

@@ -780,3 +780,133 @@ command = '''printf 'Pipeline failed \377\n' >&2; exit 2'''
     let v = verify_evidence(&p.path().join("merged"));
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
 }
+
+// ---- shards written before evidence 1.6 --------------------------------
+
+/// Two cases with data outputs, one a shard.
+const DATA_HARNESS: &str = r#"
+[[verify]]
+name = "east"
+command = "printf 'k,v\n1,e\n' > east.csv"
+outputs = [{ path = "east.csv", key = ["k"] }]
+
+[[verify]]
+name = "west"
+command = "printf 'k,v\n1,w\n' > west.csv"
+outputs = [{ path = "west.csv", key = ["k"] }]
+"#;
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Make the shard in `out` what cargo-golden wrote before evidence 1.6:
+/// each evidence.json at 1.5.0, its hash the one of SPEC section 5 (not
+/// covering the data checks), that hash in every report that quotes it,
+/// and the run dir sealed again.
+fn as_written_before_1_6(out: &Path) {
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    for path in files_under(out) {
+        if path.file_name().is_none_or(|n| n != "evidence.json") {
+            continue;
+        }
+        let dir = path.parent().unwrap();
+        let mut ev: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        for (i, f) in ["command.txt", "stdout.log", "stderr.log"]
+            .iter()
+            .enumerate()
+        {
+            if i > 0 {
+                bytes.push(b'|');
+            }
+            bytes.extend(std::fs::read(dir.join(f)).unwrap());
+        }
+        bytes.push(b'|');
+        bytes.extend(ev["exit_code"].as_i64().unwrap().to_string().as_bytes());
+        let old = sha256_hex(&bytes);
+        let now = ev["evidence_hash"].as_str().unwrap().to_string();
+        assert_ne!(old, now, "a data check is under the 1.7 hash");
+        renamed.push((now, old.clone()));
+        ev["schema_version"] = "1.5.0".into();
+        ev["evidence_hash"] = old.into();
+        std::fs::write(&path, serde_json::to_vec_pretty(&ev).unwrap()).unwrap();
+    }
+    let replace = |path: &Path, pairs: &[(String, String)]| {
+        let mut text = std::fs::read_to_string(path).unwrap();
+        for (from, to) in pairs {
+            text = text
+                .replace(from.as_str(), to)
+                .replace(&from[..12], &to[..12]);
+        }
+        std::fs::write(path, text).unwrap();
+    };
+    let quoted = |p: &Path| {
+        p.extension()
+            .is_some_and(|x| ["json", "jsonl", "xml", "md", "html"].contains(&x.to_str().unwrap()))
+            && p.file_name().is_none_or(|n| n != "evidence.json")
+    };
+    for path in files_under(out).into_iter().filter(|p| quoted(p)) {
+        replace(&path, &renamed);
+    }
+    // Seal the run dir again, as the older version sealed it.
+    let run = std::fs::read_dir(out.join("artifacts"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let sums_path = run.join("SHA256SUMS");
+    let sums = std::fs::read_to_string(&sums_path).unwrap();
+    let resealed: String = sums
+        .lines()
+        .map(|l| {
+            let (_, file) = l.split_once("  ").unwrap();
+            format!(
+                "{}  {file}\n",
+                sha256_hex(&std::fs::read(run.join(file)).unwrap())
+            )
+        })
+        .collect();
+    std::fs::write(&sums_path, &resealed).unwrap();
+    replace(
+        &run.join("test-result.intoto.json"),
+        &[(sha256_hex(sums.as_bytes()), sha256_hex(resealed.as_bytes()))],
+    );
+}
+
+#[test]
+fn shards_written_before_evidence_1_6_with_data_checks_merge_and_verify() {
+    let p = project(DATA_HARNESS);
+    let o = run_into(&p, "harness.toml", "blessed", &["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    shard(&p, "shard-1", "count:1/2");
+    shard(&p, "shard-2", "count:2/2");
+    for s in ["shard-1", "shard-2"] {
+        as_written_before_1_6(&p.path().join(s));
+        let o = verify_evidence(&p.path().join(s));
+        assert_eq!(o.status.code(), Some(0), "{s} as 1.5: {}", text(&o));
+    }
+    let o = merge(&p, &["shard-1", "shard-2"], "merged");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = verify_evidence(&p.path().join("merged"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
