@@ -8,7 +8,6 @@
 //! projects and exits at once.
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,14 +37,14 @@ impl Interrupt {
     }
 
     fn on_signal(&self) {
-        // The terminal may be gone (SIGHUP): a failed write must not stop
-        // the handling.
+        // The terminal may be gone (SIGHUP), or another thread's write to
+        // it blocked: nothing here waits on stderr, so the next signal is
+        // always heard.
         if self.count.fetch_add(1, Ordering::SeqCst) >= 1 {
             self.exit_now();
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)"
+        sys::say(
+            "cargo-golden: interrupted: stopping the running case (press Ctrl-C again to exit now)\n",
         );
     }
 
@@ -59,10 +58,7 @@ impl Interrupt {
         for d in dirs.iter() {
             let _ = std::fs::remove_dir_all(d);
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "cargo-golden: interrupted twice, exiting now"
-        );
+        sys::say("cargo-golden: interrupted twice, exiting now\n");
         std::process::exit(crate::exit::INTERRUPTED);
     }
 

@@ -385,6 +385,27 @@ pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<(
     Ok(())
 }
 
+/// Write `message` to stderr from the signal thread without waiting: not
+/// through the standard library's stderr, whose lock another thread may
+/// hold while its write blocks on a full pipe, and only when the write
+/// would not block (else the message is dropped: an exit must not wait on
+/// whoever reads our stderr).
+pub(super) fn say(message: &str) {
+    let mut fd = libc::pollfd {
+        fd: libc::STDERR_FILENO,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, no wait.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) } == 1 && fd.revents & libc::POLLOUT != 0;
+    if ready {
+        // SAFETY: a valid buffer of its length; a short write is accepted.
+        unsafe {
+            libc::write(libc::STDERR_FILENO, message.as_ptr().cast(), message.len());
+        }
+    }
+}
+
 /// Make this process a child subreaper: descendants orphaned by their
 /// parent (a double fork, `setsid cmd &` in a shell that then exits) are
 /// re-parented to it instead of to init, so it can find and kill them.

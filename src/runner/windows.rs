@@ -360,6 +360,13 @@ unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOO
 }
 
 /// Call `f` for every Ctrl-C, Ctrl-Break or closing of the console.
+/// Write `message` to stderr from the interrupt handler (a console write
+/// does not wait on a reader).
+pub(super) fn say(message: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(message.as_bytes());
+}
+
 pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
     let mut list = handlers().lock().unwrap_or_else(|e| e.into_inner());
     if list.is_empty() {

@@ -207,3 +207,46 @@ fn two_sigterms_while_the_reports_are_written_leave_all_of_them_or_none() {
     }
     eprintln!("reports present after each pair of SIGTERMs: {outcomes:?}");
 }
+
+#[test]
+fn a_second_sigterm_ends_the_run_even_while_its_stderr_is_blocked() {
+    // Thousands of cases, each a line on stderr, into a pipe nobody reads:
+    // the run blocks writing to it, holding stderr's lock. Two SIGTERMs
+    // must still end it, at once, with the interrupted exit code.
+    let mut harness = String::new();
+    for i in 0..3000 {
+        harness.push_str(&format!(
+            "[[verify]]\nname = \"case number {i:04} with a name long enough to fill the pipe\"\ncommand = \"true\"\n"
+        ));
+    }
+    let p = Project::new(&harness);
+    let mut child = p
+        .cmd(&[])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Never read: the pipe fills.
+    let _stderr = child.stderr.take();
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before its stderr filled"
+    );
+    common::signal(&child, libc::SIGTERM);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    common::signal(&child, libc::SIGTERM);
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("still running 30 s after the second SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(3), "{status:?}");
+}
