@@ -67,7 +67,7 @@ pub(crate) fn judge(
     if let Some(files) = obs.dirty {
         let status = ExecutionStatus::Skipped;
         let message = format!(
-            "Golden project has uncommitted changes, so the case did not run: {files}. Commit or restore them, or set `allow_dirty = true`"
+            "Golden project has uncommitted changes, so the case did not run: {files}. Restore them (`git restore -- PATH` for a changed file, `git clean -fd -- PATH` for a new one; a tool's own output belongs in .gitignore), run it in a copy (`isolation = \"copy\"`), or set `allow_dirty = true`"
         );
         return Judgement {
             status: EvidenceStatus::NoEvidence,

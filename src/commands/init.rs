@@ -736,15 +736,17 @@ working_dir = "."     # relative to this file
 timeout = "15m"
 
 # A golden project: a directory (or one file) that must always keep working.
-# A run never modifies it: with isolation = "check" any changed file fails
-# the case. Replace this example with a project of yours.
+# A run never modifies it: it runs in a temporary copy (isolation = "copy",
+# the default); with isolation = "check" it runs in place and any changed
+# file git does not ignore fails the case. Replace this example with a
+# project of yours.
 [[golden]]
 name = "example"
 path = "golden/example"      # relative to this file
 description = "Example golden project: sums a small CSV file"
 command = "sh run.sh"        # runs inside `path`
 expected = "success"         # or "specific_error:<regex>" for a project that must fail that way
-isolation = "check"          # or "copy": run in a temporary copy
+isolation = "copy"           # or "check": run in place, and fail on any change
 # Its stdout must also stay what snapshots/example.stdout says (`[..]` in
 # that file matches any text within a line, a `...` line any lines). After
 # an intended change, `cargo golden --bless example` rewrites it: review the

@@ -397,7 +397,7 @@ impl HarnessConfig {
             junit: JunitFlavour::Rich,
             slow: defaults::SLOW,
             working_dir: None,
-            isolation: Isolation::Check,
+            isolation: Isolation::Copy,
             env: BTreeMap::new(),
             keep_runs: defaults::KEEP_RUNS,
             history_keep: defaults::HISTORY_KEEP,

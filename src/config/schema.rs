@@ -454,7 +454,8 @@ pub struct HarnessTable {
     /// (`${VAR}` expanded).
     pub working_dir: Option<String>,
     /// Default isolation of golden projects; a project's own `isolation`
-    /// overrides it.
+    /// overrides it. `copy` by default: a golden project is never
+    /// modified, and every real data tool writes where it runs.
     #[serde(default = "default_isolation")]
     pub isolation: Isolation,
     /// Environment variables of every case, added to the inherited
@@ -897,10 +898,12 @@ pub struct Golden {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Isolation {
-    /// Hash the project's files before and after the run; any change fails
-    /// the case with GOLDEN_MODIFIED.
+    /// Run in place: hash the project's files before and after the run;
+    /// any change (but to what git ignores) fails the case with
+    /// GOLDEN_MODIFIED. For projects that must not write at all.
     Check,
-    /// Run in a fresh temporary copy of the project.
+    /// Run in a fresh temporary copy of the project (the default); the
+    /// original is still checked.
     Copy,
 }
 
@@ -1016,7 +1019,7 @@ fn default_expected() -> ExpectedOutcome {
     ExpectedOutcome("success".to_string())
 }
 fn default_isolation() -> Isolation {
-    Isolation::Check
+    Isolation::Copy
 }
 fn default_gate() -> Gate {
     Gate::Results
@@ -1220,7 +1223,7 @@ mod tests {
         assert_eq!(duration("kill_grace"), Some(defaults::KILL_GRACE));
         assert_eq!(duration("leak_wait"), Some(defaults::LEAK_WAIT));
         assert_eq!(harness["truncate"]["default"], defaults::TRUNCATE);
-        assert_eq!(harness["isolation"]["default"], "check");
+        assert_eq!(harness["isolation"]["default"], "copy");
         let golden = &schema["definitions"]["Golden"]["properties"];
         assert_eq!(golden["expected"]["default"], "success");
     }

@@ -497,10 +497,23 @@ impl<'h> Engine<'h> {
         };
         match isolation::fingerprint(path, &isolated.exclude, budget, Some(before)) {
             Ok(now) => {
-                let c = before.diff(&now);
+                let mut c = before.diff(&now);
+                // In place, what git ignores is the tool's own output
+                // (target/, logs/): no change to the project as committed.
+                if def.isolation == Isolation::Check && !c.is_empty() {
+                    let changed = before.changed_paths(&now);
+                    let ignored: std::collections::HashSet<PathBuf> =
+                        (super::git::ignored(path, &changed).into_iter())
+                            .map(Path::to_path_buf)
+                            .collect();
+                    if !ignored.is_empty() {
+                        c = before.diff_except(&now, &ignored);
+                    }
+                }
                 if !c.is_empty() {
-                    // The issue summarises; evidence.json lists every entry.
-                    after.changes = Some(c.summary());
+                    // The issue summarises and names the fix that fits;
+                    // evidence.json lists every entry.
+                    after.changes = Some(format!("{}; {}", c.summary(), modified_fix(def, &c)));
                     rec.golden_changes = Some(c);
                 }
             }
@@ -879,6 +892,29 @@ fn in_copy(working_dir: &Path, project_dir: &Path, copy_dir: &Path) -> PathBuf {
     working_dir.to_path_buf()
 }
 
+/// What to do about a golden project the run changed: under `copy` the
+/// command reached the original from its copy; in place, a tool that
+/// writes where it runs wants a copy, or its output left out.
+fn modified_fix(def: &CaseDef, changes: &crate::model::GoldenChanges) -> String {
+    if def.isolation == Isolation::Copy {
+        return "the command wrote into the original project from its copy (an absolute path, or a link out of the copy?)".to_string();
+    }
+    // The first entry's top-level name, as an `ignore` glob.
+    let first = (changes.added.iter())
+        .chain(&changes.changed)
+        .chain(&changes.removed)
+        .map(|e| e.split(" (").next().unwrap_or(e))
+        .find(|e| !e.is_empty() && !e.starts_with('('));
+    let glob = match first.map(|e| e.split_once('/')) {
+        Some(Some((dir, _))) => format!("{dir}/**"),
+        Some(None) => first.unwrap_or_default().to_string(),
+        None => "out/**".to_string(),
+    };
+    format!(
+        "a tool that writes where it runs wants `isolation = \"copy\"` (the default), or its output left out with `ignore = [\"{glob}\"]` or .gitignore; `git restore`/`git clean` undoes the change"
+    )
+}
+
 fn stopped_warning(stop: Stop, def: &CaseDef, when: &str) -> String {
     match stop {
         Stop::TimedOut => format!(
@@ -977,7 +1013,7 @@ pub(crate) enum CaseError {
     },
     /// The golden project has uncommitted changes in its git work tree.
     #[error(
-        "the golden project {} has uncommitted changes: {files}; commit or restore them, or set allow_dirty = true",
+        "the golden project {} has uncommitted changes: {files}; restore them (`git restore` / `git clean` of those paths; a tool's own output belongs in .gitignore), or set allow_dirty = true",
         path.display()
     )]
     Dirty {

@@ -99,6 +99,61 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
     Ok(files)
 }
 
+/// Of `paths` (relative to `project`, a directory), those git ignores
+/// (`.gitignore`, `.git/info/exclude`, the global excludes), with the
+/// directories whose every entry it ignores: empty outside git or
+/// without it. Untracked files only: a committed file stays a change
+/// whatever `.gitignore` says.
+pub(crate) fn ignored<'p>(project: &Path, paths: &[&'p Path]) -> Vec<&'p Path> {
+    if paths.is_empty() || !project.is_dir() {
+        return Vec::new();
+    }
+    let mut input = Vec::new();
+    for p in paths {
+        input.extend_from_slice(p.as_os_str().as_encoded_bytes());
+        input.push(0);
+    }
+    let listed = Command::new("git")
+        .current_dir(project)
+        .args(["check-ignore", "-z", "--stdin"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            // The list is written from a thread of its own: git answers
+            // as it reads, and a long list would fill both pipes.
+            let mut stdin = child.stdin.take();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write as _;
+                stdin.as_mut().map_or(Ok(()), |s| s.write_all(&input))
+            });
+            let out = child.wait_with_output();
+            let _ = writer.join();
+            out
+        });
+    // Exit 1: none is ignored; anything but 0 or 1 is no answer.
+    let Some(out) = listed.ok().filter(|o| o.status.code() == Some(0)) else {
+        return Vec::new();
+    };
+    let names: std::collections::HashSet<&[u8]> = out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let is_named = |p: &Path| names.contains(p.as_os_str().as_encoded_bytes());
+    let mut found: Vec<&Path> = paths.iter().copied().filter(|p| is_named(p)).collect();
+    // An entry inside an ignored directory is ignored with it.
+    found.extend(paths.iter().copied().filter(|p| {
+        !is_named(p)
+            && p.ancestors()
+                .skip(1)
+                .any(|a| !a.as_os_str().is_empty() && is_named(a))
+    }));
+    found
+}
+
 /// The commit checked out in the git work tree holding `dir`, and whether
 /// tracked files differ from it; both `None` outside git (or without it).
 /// Untracked files do not count: an out dir inside the tree is one.

@@ -564,6 +564,42 @@ fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, Isolat
 }
 
 impl Fingerprint {
+    /// The entries (relative paths) that differ between `self` and
+    /// `after`: added, changed or removed.
+    pub(crate) fn changed_paths<'a>(&'a self, after: &'a Fingerprint) -> Vec<&'a Path> {
+        let added_or_changed = (after.entries.iter())
+            .filter(|(k, new)| self.entries.get(*k) != Some(new))
+            .map(|(k, _)| k.as_path());
+        let removed = (self.entries.keys())
+            .filter(|k| !after.entries.contains_key(*k))
+            .map(PathBuf::as_path);
+        added_or_changed.chain(removed).collect()
+    }
+
+    /// What changed from `self` to `after`, but for the entries `left_out`
+    /// names.
+    pub(crate) fn diff_except(
+        &self,
+        after: &Fingerprint,
+        left_out: &std::collections::HashSet<PathBuf>,
+    ) -> Changes {
+        let mut before = Fingerprint {
+            entries: self.entries.clone(),
+            unreadable: Vec::new(),
+            stamps: HashMap::new(),
+            taken_at: self.taken_at,
+        };
+        let mut now = Fingerprint {
+            entries: after.entries.clone(),
+            unreadable: Vec::new(),
+            stamps: HashMap::new(),
+            taken_at: after.taken_at,
+        };
+        before.entries.retain(|k, _| !left_out.contains(k));
+        now.entries.retain(|k, _| !left_out.contains(k));
+        before.diff(&now)
+    }
+
     /// What changed from `self` to `after`.
     pub(crate) fn diff(&self, after: &Fingerprint) -> Changes {
         let name = |k: &Path, e: &Entry| {

@@ -516,6 +516,7 @@ fn check_of_a_config_file_project_sees_its_directory_and_summarises_a_catalog() 
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "catalog"
 path = "golden/p/cfg.yaml"
 command = "mkdir .catalog && for i in $(seq 1 150); do echo $i > .catalog/part-$i.json; done; echo x > out.csv"
@@ -560,6 +561,7 @@ fn check_sees_modes_kinds_links_and_empty_dirs_naming_each() {
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "subtle"
 path = "golden/p"
 command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; rm swap; mkfifo swap"
@@ -604,6 +606,7 @@ fn a_retry_never_washes_out_a_modified_project() {
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "caches"
 path = "golden/p"
 command = "test -d .cache && exit 0; mkdir .cache; exit 1"
@@ -638,6 +641,7 @@ fn check_tells_apart_names_that_are_not_utf8_and_shows_them_escaped() {
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "bytes"
 path = "golden/p"
 command = "rm \"$(printf 'x\\376')\""
@@ -792,6 +796,7 @@ fn ignored_directories_are_not_entered_and_the_out_dir_never_counts() {
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "here"
 path = "."
 command = "echo hi; touch sub/new"
@@ -1281,6 +1286,7 @@ command = "sleep 1018 & head -c 50000000 /dev/zero; wait"
 env = {{ {MARK} = "{mark}" }}
 
 [[golden]]
+isolation = "check"
 name = "checked"
 path = "golden/p"
 command = "echo changed >> config.yaml; head -c 50000000 /dev/zero >&2"
@@ -1351,6 +1357,7 @@ fn a_project_that_cannot_be_re_read_after_the_run_is_an_error_naming_the_entry()
     let p = Project::new(&format!(
         r#"
 [[golden]]
+isolation = "check"
 name = "nests"
 path = "golden/p"
 command = "sleep 1019 & perl -e 'for (1..20) {{ mkdir(q(d) x 250) or die; chdir(q(d) x 250) or die }}'; echo nested"
@@ -1429,6 +1436,7 @@ fn a_project_the_command_removed_is_modified_not_unreadable() {
     let p = Project::new(
         r#"
 [[golden]]
+isolation = "check"
 name = "removes"
 path = "golden/p"
 command = "cd .. && rm -rf p && echo gone"

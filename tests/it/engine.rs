@@ -219,6 +219,7 @@ fn check_isolation_fails_a_case_that_modifies_its_project() {
 [[golden]]
 name = "mutates"
 path = "golden/p"
+isolation = "check"
 command = "echo changed >> data.csv; rm old.txt; touch new.txt; mkdir -p target; touch target/ignored"
 ignore = ["target/**", "target"]
 "#,
@@ -423,4 +424,110 @@ fn the_process_check_sees_a_live_process() {
     assert_eq!(processes_matching(&marker).len(), 1);
     drop(child);
     assert!(processes_matching(&marker).is_empty());
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", text(&o));
+}
+
+/// A project a tool writes into on every run, as dbt does: its `target/`,
+/// `logs/` and database, which its `.gitignore` lists.
+fn writing_project(isolation: &str) -> Project {
+    let p = Project::new(&format!(
+        r#"
+[[golden]]
+name = "builds"
+path = "shop"
+command = "mkdir -p target logs && echo m > target/manifest.json && echo l >> logs/tool.log && echo d >> shop.db && echo built"
+{isolation}
+"#
+    ));
+    p.write("shop/model.sql", "select 1\n");
+    p.write("shop/.gitignore", "target/\nlogs/\n*.db\n");
+    git(p.path(), &["init", "-q"]);
+    git(p.path(), &["add", "."]);
+    git(p.path(), &["commit", "-q", "-m", "first"]);
+    p
+}
+
+fn git_status(p: &Project) -> String {
+    let o = std::process::Command::new("git")
+        .current_dir(p.path())
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn by_default_a_golden_project_runs_in_a_copy_and_stays_as_committed() {
+    let p = writing_project("");
+    for _ in 0..2 {
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    assert!(!p.path().join("shop/target").exists());
+    // The out dir is the only new thing.
+    let status = git_status(&p);
+    assert!(status.lines().all(|l| l.starts_with("?? out/")), "{status}");
+}
+
+#[test]
+fn in_place_what_git_ignores_is_no_change_and_a_change_names_its_fix() {
+    let p = writing_project("isolation = \"check\"");
+    for _ in 0..2 {
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    // A committed file is a change, whatever .gitignore says.
+    std::fs::write(
+        p.path().join("shop/.gitignore"),
+        "target/\nlogs/\n*.db\nmodel.sql\n",
+    )
+    .unwrap();
+    git(p.path(), &["commit", "-q", "-am", "ignore the model too"]);
+    let harness = std::fs::read_to_string(p.path().join("harness.toml"))
+        .unwrap()
+        .replace("echo built", "echo 2 >> model.sql; touch new.txt");
+    p.write("harness.toml", &harness);
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-builds");
+    let issue = ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "GOLDEN_MODIFIED")
+        .unwrap_or_else(|| panic!("no GOLDEN_MODIFIED: {ev}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        issue.contains("model.sql") && issue.contains("new.txt") && !issue.contains("target"),
+        "{issue}"
+    );
+    assert!(
+        issue.contains("isolation = \"copy\"")
+            && issue.contains("ignore = [\"")
+            && !issue.to_lowercase().contains("commit"),
+        "{issue}"
+    );
+    // The next run finds the project dirty, and says how to undo that.
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let ev = p.evidence("001-builds");
+    let message = ev["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("uncommitted changes")
+            && message.contains("git restore")
+            && message.contains("git clean")
+            && !message.contains("Commit"),
+        "{message}"
+    );
 }

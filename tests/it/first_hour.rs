@@ -132,7 +132,7 @@ fn stderr_of(o: &std::process::Output) -> String {
 #[test]
 fn root_placeholder_names_a_shared_script_from_any_project() {
     let p = Project::new(
-        "[harness]\nrunner = \"sh {root}/tools/run.sh {path}\"\n[[golden]]\nname = \"sales\"\npath = \"golden/sales\"\n",
+        "[harness]\nrunner = \"sh {root}/tools/run.sh {path}\"\nisolation = \"check\"\n[[golden]]\nname = \"sales\"\npath = \"golden/sales\"\n",
     );
     p.write("tools/run.sh", "echo \"ran $1 in $(pwd)\"\n");
     p.write("golden/sales/job.yaml", "x: 1\n");

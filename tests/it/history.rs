@@ -514,12 +514,14 @@ const QUARANTINED_TAMPERING: &str = r#"
 [[golden]]
 name = "tampers"
 path = "project"
+isolation = "check"
 command = "echo tampered >> data.csv; exit 1"
 quarantine = { reason = "known broken", until = "2099-01-01" }
 
 [[golden]]
 name = "reads"
 path = "project"
+isolation = "check"
 command = "cat data.csv"
 "#;
 

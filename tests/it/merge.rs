@@ -17,6 +17,8 @@ use serde_json::Value;
 const HARNESS: &str = r#"
 [harness]
 name = "sharded"
+# In place: the merged case records the working dir the shard ran in.
+isolation = "check"
 
 [[golden]]
 name = "sales_daily"

@@ -248,6 +248,7 @@ outputs = [{ path = "export.csv", key = ["id"] }]
 [[golden]]
 name = "etl"
 path = "project"
+isolation = "check"
 command = "test -f skip || cp in.csv out/sales.csv"
 ignore = ["out/**"]
 outputs = [{ path = "out/sales.csv", key = ["region"] }]
