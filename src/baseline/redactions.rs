@@ -17,9 +17,11 @@
 //! 3. `[TIMESTAMP]`: RFC 3339 / ISO 8601 date-times such as
 //!    `2026-11-21T23:00:00Z`, `2026-11-21 23:00:00.123+01:00`,
 //!    `20261121T230000Z`;
-//! 4. `[DURATION]`: a number with a unit, `12.5s`, `340ms`, `250us`,
+//! 4. `[TIME]`: a time of day without a date, `22:34:20`, `22:34:20.123`
+//!    (dbt's and rich's log lines start with one);
+//! 5. `[DURATION]`: a number with a unit, `12.5s`, `340ms`, `250us`,
 //!    `1m30s`, `2h`;
-//! 5. the `[redactions]` table of the harness file, in file order.
+//! 6. the `[redactions]` table of the harness file, in file order.
 //!
 //! This is not secret masking: secrets are masked before output is stored
 //! at all; redactions only make stored output comparable.
@@ -37,6 +39,11 @@ static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b\d{8}T\d{6}(?:[.,]\d+)?Z?\b",
     ))
     .expect("the timestamp pattern compiles")
+});
+
+static TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:[.,]\d+)?\b")
+        .expect("the time pattern compiles")
 });
 
 static DURATION: LazyLock<Regex> = LazyLock::new(|| {
@@ -100,6 +107,7 @@ impl<'a> SnapshotRedactor<'a> {
             out = out.replace(&self.run_id, "[RUN_ID]");
         }
         out = TIMESTAMP.replace_all(&out, "[TIMESTAMP]").into_owned();
+        out = TIME.replace_all(&out, "[TIME]").into_owned();
         out = DURATION.replace_all(&out, "[DURATION]").into_owned();
         for r in self.user {
             // `NoExpand`: a `$` in a placeholder is text, not a group reference.
@@ -230,6 +238,10 @@ mod tests {
         assert_eq!(
             r.redact("3 rows, 5 items, v2, 10sigma"),
             "3 rows, 5 items, v2, 10sigma"
+        );
+        assert_eq!(
+            r.redact("22:34:20  Done. [22:34:20] INFO at 22:34:20.123, 2026-01-02T03:04:05Z"),
+            "[TIME]  Done. [[TIME]] INFO at [TIME], [TIMESTAMP]"
         );
     }
 

@@ -310,6 +310,20 @@ impl<'a> Judging<'a> {
         self.streams.iter().find_map(|s| slot(s).as_deref())
     }
 
+    /// The first finding of category `cat` (in `slot`), stderr first,
+    /// with its headline: the fields that say what failed when its
+    /// record carries them, else the finding itself.
+    fn first_headlined(
+        &self,
+        slot: fn(&StreamFindings) -> &Option<String>,
+        cat: usize,
+    ) -> Option<(&'a str, &'a str)> {
+        self.streams.iter().find_map(|s| {
+            let line = slot(s).as_deref()?;
+            Some((line, s.headlines[cat].as_deref().unwrap_or(line)))
+        })
+    }
+
     fn issue(
         &self,
         issue_type: IssueType,
@@ -420,18 +434,18 @@ impl<'a> Judging<'a> {
         if status == ExecutionStatus::Aborted {
             failures.extend(self.abort_failure(default_output));
         }
-        if let Some(line) = self.first(|s| &s.validation) {
+        if let Some((line, headline)) = self.first_headlined(|s| &s.validation, super::VALIDATION) {
             let message = match self.validation_errors.first() {
                 Some(e) if e.field.is_empty() => {
                     format!("Pipeline validation failed: {}", e.message)
                 }
                 Some(e) => format!("Pipeline validation failed: {} - {}", e.field, e.message),
-                None => format!("Pipeline validation failed: {line}"),
+                None => format!("Pipeline validation failed: {headline}"),
             };
             failures.push((IssueType::ConfigurationError, message, line));
         }
-        if let Some(line) = self.first(|s| &s.runtime) {
-            let message = format!("Pipeline execution failed: {line}");
+        if let Some((line, headline)) = self.first_headlined(|s| &s.runtime, super::RUNTIME) {
+            let message = format!("Pipeline execution failed: {headline}");
             failures.push((IssueType::PipelineExecutionError, message, line));
         }
         if failures.is_empty() && status != ExecutionStatus::Success {

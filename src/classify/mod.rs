@@ -23,6 +23,7 @@ use crate::config::{Expected, PatternConfig, RecordFormat};
 use crate::model::ValidationError;
 
 mod dfa;
+mod headline;
 mod judge;
 mod pydantic;
 mod stream;
@@ -56,10 +57,17 @@ pub const BUILTIN_RUNTIME: &[&str] = &[
 ];
 /// Built-in abort patterns.
 ///
-/// Like the others they are not word-bounded: `\bTimeout\b` would miss
-/// `ReadTimeout`, `TimeoutError` and `TimeoutException`, which are failures.
-/// Lines that mention the words harmlessly are named with `allow`.
-pub const BUILTIN_ABORT: &[&str] = &["Timeout", "Interrupted", "SIGTERM"];
+/// Not word-bounded, since `\bTimeout\b` would miss `ReadTimeout`,
+/// `TimeoutError` and `TimeoutException`, which are failures; but never
+/// inside a name joined by `_` or digits: dbt names a test
+/// `accepted_values_calls_outcome__Completed__Interrupted__Timeout`, a
+/// setting is `timeout_s`. Lines that mention the words harmlessly
+/// otherwise are named with `allow`.
+pub const BUILTIN_ABORT: &[&str] = &[
+    r"(?:^|[^_0-9])Timeout(?:[^_0-9]|$)",
+    r"(?:^|[^_0-9])Interrupted(?:[^_0-9]|$)",
+    r"(?:^|[^_0-9])SIGTERM(?:[^_0-9]|$)",
+];
 
 /// Lines at least this long are not held but fed through a DFA.
 const HOLD: usize = 64 * 1024;
@@ -137,6 +145,8 @@ struct Shared {
     verify: [Option<Regex>; 3],
     /// Lines that never count as failures; None without allow patterns.
     allow: Option<Regex>,
+    /// Lines shown as a warning of the case (a preset's `warn`).
+    warn: Option<Regex>,
     /// Wrapped sources of the patterns that may go into a block pre-check.
     block_sources: [Vec<String>; 3],
     /// Categories with a pattern that must be matched on every line.
@@ -164,9 +174,15 @@ struct Shared {
 /// line continues the one before, anything else is a record of its own.
 #[derive(Debug)]
 struct Records {
+    /// What every line starts with and is read without.
+    prefix: Option<Regex>,
     start: Regex,
     json_level: Option<String>,
     quiet: QuietLevels,
+    /// A record saying the failure before it is retried.
+    retry: Option<Regex>,
+    /// A record saying a retried step succeeded.
+    recovered: Option<Regex>,
 }
 
 /// Levels whose lines fail nothing (or abort nothing), upper-cased: log
@@ -187,14 +203,26 @@ impl QuietLevels {
 
 impl Records {
     fn new(format: &RecordFormat, quiet: Option<&[String]>) -> Result<Records, PatternError> {
-        Ok(Records {
-            start: Regex::new(&format.start).map_err(|source| PatternError {
-                category: "record start",
-                pattern: format.start.clone(),
+        let compile = |category: &'static str, pattern: &str| {
+            Regex::new(pattern).map_err(|source| PatternError {
+                category,
+                pattern: pattern.to_string(),
                 source,
-            })?,
+            })
+        };
+        Ok(Records {
+            prefix: (format.prefix.as_deref())
+                .map(|p| compile("record prefix", p))
+                .transpose()?,
+            start: compile("record start", &format.start)?,
             json_level: format.json_level.clone(),
             quiet: QuietLevels::new(quiet.unwrap_or(&format.quiet).iter().map(String::as_str)),
+            retry: (format.retry.as_deref())
+                .map(|p| compile("record retry", p))
+                .transpose()?,
+            recovered: (format.recovered.as_deref())
+                .map(|p| compile("record recovered", p))
+                .transpose()?,
         })
     }
 
@@ -258,13 +286,15 @@ impl KnownLevels {
     }
 }
 
-/// The `key` field of a JSON log line, if `line` is one.
+/// The `key` field of a JSON log line, if `line` is one; a dotted key
+/// (`info.level`) is a path into nested objects.
 fn json_level(line: &[u8], key: &str) -> Option<Vec<u8>> {
     if line.first() != Some(&b'{') {
         return None;
     }
     let v: serde_json::Value = serde_json::from_slice(line).ok()?;
-    Some(v.get(key)?.as_str()?.as_bytes().to_vec())
+    let field = key.split('.').try_fold(&v, |v, k| v.get(k))?;
+    Some(field.as_str()?.as_bytes().to_vec())
 }
 
 /// Lines that must appear for a PASS (`require`, SPEC section 17).
@@ -392,10 +422,16 @@ impl Patterns {
             .iter()
             .map(|p| wrapped_source("allow", p))
             .collect::<Result<Vec<_>, _>>()?;
+        let warn = config
+            .warn
+            .iter()
+            .map(|p| wrapped_source("warn", p))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Patterns {
             shared: Arc::new(Shared {
                 verify,
                 allow: alternation("allow", &allow)?,
+                warn: alternation("warn", &warn)?,
                 block_sources,
                 every_line,
                 quick: Default::default(),
@@ -575,6 +611,27 @@ pub struct StreamFindings {
     /// The last line near the end of the stream that looks like an error
     /// (it holds `error`, `failed`, `Exception`, `fatal` or `panicked`).
     pub last_error: Option<String>,
+    /// Lines a preset's `warn` patterns matched (a few), and failures a
+    /// retry recovered from: warnings of the case, not failures.
+    pub warnings: Vec<String>,
+    /// For a finding whose record carries fields (JSON, a `key=value`
+    /// tail), the few that say what failed ([`headline::of`]), by
+    /// category; the finding itself quotes the record.
+    pub headlines: [Option<String>; 5],
+    /// The physical lines (1-based, first and last) of the record behind
+    /// each finding, by category: what an excerpt marks.
+    pub spans: [Option<(u64, u64)>; 5],
+}
+
+impl StreamFindings {
+    /// The line spans of the findings that fail a case, `specific_error`'s
+    /// aside: what an excerpt of the stream marks.
+    pub fn marked_lines(&self) -> Vec<(u64, u64)> {
+        let mut spans: Vec<(u64, u64)> = self.spans.iter().flatten().copied().collect();
+        spans.sort_unstable();
+        spans.dedup();
+        spans
+    }
 }
 
 impl StreamFindings {
@@ -861,6 +918,7 @@ mod tests {
             runtime: vec![r"^E\d+ ".into()],
             abort: vec![],
             allow: vec![],
+            warn: vec![],
             builtin: true,
             records: None,
             quiet: None,

@@ -54,7 +54,35 @@ pub struct StreamClassifier {
     record_quiet: bool,
     /// `require` patterns matched so far, one bit each.
     found_required: u64,
+    /// The whole record behind each failure category's finding (by
+    /// category): what a retry's key is looked for in.
+    finding_records: [Option<Vec<u8>>; 5],
+    /// Findings of failures being retried: they stand if no record says
+    /// the retry recovered.
+    provisional: Vec<Provisional>,
+    /// Complete lines of the stream before the one being matched.
+    lines_done: u64,
+    /// In the block being scanned, the offset up to which its line ends
+    /// are counted in `lines_done`.
+    counted_to: usize,
+    /// The physical lines (first, last) of the record being received.
+    record_span: (u64, u64),
 }
+
+/// A finding set aside while the step behind it is retried.
+#[derive(Debug)]
+struct Provisional {
+    cat: usize,
+    quote: String,
+    headline: Option<String>,
+    span: Option<(u64, u64)>,
+    record: Vec<u8>,
+    /// What the retry record named as retried, if it did.
+    key: Option<Vec<u8>>,
+}
+
+/// Most warnings kept per stream from a preset's `warn` patterns.
+const MAX_WARNINGS: usize = 5;
 
 /// A block pre-check of [`StreamClassifier::quick`], by where its regex is
 /// kept.
@@ -125,6 +153,11 @@ impl StreamClassifier {
             record: Vec::new(),
             record_quiet: false,
             found_required: 0,
+            finding_records: Default::default(),
+            provisional: Vec::new(),
+            lines_done: 0,
+            counted_to: 0,
+            record_span: (0, 0),
         };
         c.refresh_quick();
         c
@@ -170,6 +203,15 @@ impl StreamClassifier {
             self.end_line();
         }
         self.flush_record();
+        // A retry that never recovered: its failures stand.
+        for p in std::mem::take(&mut self.provisional) {
+            let slot = self.findings.slot(p.cat);
+            if slot.is_none() {
+                *slot = Some(p.quote);
+                self.findings.headlines[p.cat] = p.headline;
+                self.findings.spans[p.cat] = p.span;
+            }
+        }
         if let Some(required) = &self.patterns.required {
             self.findings.missing_required = (required.sources.iter().enumerate())
                 .filter(|(i, _)| self.found_required & (1 << i) == 0)
@@ -227,7 +269,10 @@ impl StreamClassifier {
         // looked for on every line.
         let required_open =
             (self.patterns.required.as_ref()).is_some_and(|r| self.found_required != r.all());
-        self.every_line = every_line || required_open || self.patterns.shared.records.is_some();
+        self.every_line = every_line
+            || required_open
+            || self.patterns.shared.records.is_some()
+            || self.patterns.shared.warn.is_some();
     }
 
     /// The pre-check `q` names. The regexes are borrowed, not cloned: a
@@ -274,22 +319,45 @@ impl StreamClassifier {
     fn end_line(&mut self) {
         if self.long.is_some() {
             self.finish_long();
+            self.lines_done += 1;
             return;
         }
         let buf = std::mem::take(&mut self.carry);
         self.line(&buf);
+        self.lines_done += 1;
         self.carry = buf;
         self.carry.clear();
+    }
+
+    /// The 1-based number of the line of `block` that starts at `start`,
+    /// counting the line ends before it (lines skipped unmatched
+    /// included); the line is then counted as done.
+    fn block_line(&mut self, block: &[u8], start: usize) -> u64 {
+        if start > self.counted_to {
+            self.lines_done +=
+                memchr::memchr_iter(b'\n', &block[self.counted_to..start]).count() as u64;
+        }
+        self.counted_to = start;
+        self.lines_done + 1
+    }
+
+    /// Match the line of `block` from `start` to `end` (its `\n`).
+    fn block_line_at(&mut self, block: &[u8], start: usize, end: usize) {
+        self.block_line(block, start);
+        self.line(&block[start..end]);
+        self.lines_done += 1;
+        self.counted_to = end + 1;
     }
 
     /// Complete lines, each ending with `\n`.
     fn scan_block(&mut self, block: &[u8]) {
         let mut pos = 0;
         let mut long: Option<Found> = None;
+        self.counted_to = 0;
         while pos < block.len() {
             if self.every_line || self.findings.first_line.is_none() || self.pydantic.in_block() {
                 let end = memchr(b'\n', &block[pos..]).map_or(block.len(), |i| pos + i);
-                self.line(&block[pos..end]);
+                self.block_line_at(block, pos, end);
                 pos = end + 1;
                 continue;
             }
@@ -307,10 +375,13 @@ impl StreamClassifier {
                 && let Some(start) = stretch_end
             {
                 let end = memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
-                self.line(&block[start..end]);
+                self.block_line_at(block, start, end);
                 pos = end + 1;
             }
         }
+        // The line ends of the lines left unmatched at the end.
+        self.block_line(block, block.len());
+        self.counted_to = 0;
     }
 
     /// Match the flagged lines of `stretch[pos..]` (complete lines, none
@@ -341,7 +412,7 @@ impl StreamClassifier {
             let start = memrchr(b'\n', &stretch[pos..at]).map_or(pos, |i| pos + i + 1);
             let end = memchr(b'\n', &stretch[at..]).map_or(stretch.len(), |i| at + i);
             let open = self.open;
-            self.line(&stretch[start..end]);
+            self.block_line_at(stretch, start, end);
             pos = end + 1;
             if open != self.open || self.pydantic.in_block() {
                 break;
@@ -367,6 +438,8 @@ impl StreamClassifier {
         if self.patterns.shared.records.is_some() {
             self.record_line(line);
         } else {
+            let this = self.lines_done + 1;
+            self.record_span = (this, this);
             self.match_line(line, false);
         }
     }
@@ -378,6 +451,10 @@ impl StreamClassifier {
         let Some(records) = &self.patterns.shared.records else {
             return;
         };
+        let line = match records.prefix.as_ref().and_then(|re| re.find(line)) {
+            Some(m) if m.start() == 0 => &line[m.end()..],
+            _ => line,
+        };
         // The start pattern runs once a line: it says whether an indented
         // line is a record of its own and, for a record, its level.
         let start = records.start.captures(line);
@@ -388,10 +465,12 @@ impl StreamClassifier {
             && self.record.len() + line.len() < self.hold;
         let quiet = !continues && records.quiet(line, start.as_ref());
         let text = line.trim_ascii();
+        let this = self.lines_done + 1;
         if continues {
             if !text.is_empty() {
                 self.record.push(b' ');
                 self.record.extend_from_slice(text);
+                self.record_span.1 = this;
             }
             return;
         }
@@ -400,6 +479,7 @@ impl StreamClassifier {
             return;
         }
         self.record_quiet = quiet;
+        self.record_span = (this, this);
         self.record.extend_from_slice(line.trim_ascii_end());
     }
 
@@ -444,10 +524,83 @@ impl StreamClassifier {
         }
     }
 
+    /// A record saying a step is retried sets aside the findings of the
+    /// records it names (by its `key` group; without one, every finding):
+    /// their categories are open again. One saying a retried step
+    /// succeeded turns those it names into warnings.
+    fn match_retry(&mut self, line: &[u8]) {
+        let Some(records) = &self.patterns.shared.records else {
+            return;
+        };
+        let key_of =
+            |caps: &regex::bytes::Captures<'_>| caps.name("key").map(|m| m.as_bytes().to_vec());
+        let names = |record: &[u8], key: &Option<Vec<u8>>| {
+            key.as_ref()
+                .is_none_or(|k| memchr::memmem::find(record, k).is_some())
+        };
+        if let Some(caps) = records.retry.as_ref().and_then(|re| re.captures(line)) {
+            let key = key_of(&caps);
+            for cat in FAILURE_CATS {
+                let taken = match &self.finding_records[cat] {
+                    Some(record) => names(record, &key),
+                    None => false,
+                };
+                if !taken {
+                    continue;
+                }
+                let record = self.finding_records[cat].take().unwrap_or_default();
+                let headline = self.findings.headlines[cat].take();
+                let span = self.findings.spans[cat].take();
+                if let Some(quote) = self.findings.slot(cat).take() {
+                    self.provisional.push(Provisional {
+                        cat,
+                        quote,
+                        headline,
+                        span,
+                        record,
+                        key: key.clone(),
+                    });
+                }
+                self.open |= bit(cat);
+            }
+            self.refresh_quick();
+            return;
+        }
+        if let Some(caps) = records.recovered.as_ref().and_then(|re| re.captures(line)) {
+            let key = key_of(&caps);
+            let (recovered, waiting): (Vec<Provisional>, Vec<Provisional>) =
+                std::mem::take(&mut self.provisional)
+                    .into_iter()
+                    .partition(|p| key.is_none() || p.key == key || names(&p.record, &key));
+            self.provisional = waiting;
+            if let Some(first) = recovered.first() {
+                let then = self.quote(line, 0);
+                self.findings.warnings.push(format!(
+                    "recovered on a retry: {} (then: {then})",
+                    first.quote
+                ));
+            }
+        }
+    }
+
     /// Match one line (or record). A `quiet` one (a record of a level
     /// that does not fail) counts for no failure, like an allowed line.
     fn match_line(&mut self, line: &[u8], quiet: bool) {
         self.match_required(line);
+        self.match_retry(line);
+        if self.findings.warnings.len() < MAX_WARNINGS
+            && let Some(m) = self
+                .patterns
+                .shared
+                .warn
+                .as_ref()
+                .and_then(|re| re.find(line))
+        {
+            let quote = self.quote(line, m.start());
+            if !self.findings.warnings.contains(&quote) {
+                self.findings.warnings.push(quote);
+            }
+        }
         if !self.every_line
             && !self
                 .quick
@@ -483,9 +636,23 @@ impl StreamClassifier {
             && (self.patterns.shared.levels.as_ref()).is_some_and(|l| l.quiet(line));
         hits.retain(|(cat, _)| !(quiet_abort && *cat == ABORT));
         if !hits.is_empty() && !quiet && !allowed() {
+            let keep_record =
+                (self.patterns.shared.records.as_ref()).is_some_and(|r| r.retry.is_some());
+            let headline = (self.patterns.shared.records.is_some())
+                .then(|| super::headline::of(&String::from_utf8_lossy(line)))
+                .flatten()
+                .map(|h| match &self.redactor {
+                    Some(r) => r.mask_str(&h).0.into_owned(),
+                    None => h,
+                });
             for (cat, at) in hits {
                 let quote = self.quote(line, at);
                 *self.findings.slot(cat) = Some(quote);
+                self.findings.headlines[cat].clone_from(&headline);
+                self.findings.spans[cat] = Some(self.record_span);
+                if keep_record {
+                    self.finding_records[cat] = Some(line.to_vec());
+                }
                 self.close(cat);
             }
         }
@@ -612,6 +779,8 @@ impl StreamClassifier {
             for cat in FAILURE_CATS {
                 if long.cats & bit(cat) != 0 && self.open & bit(cat) != 0 {
                     *self.findings.slot(cat) = long.excerpts[cat].take();
+                    let this = self.lines_done + 1;
+                    self.findings.spans[cat] = Some((this, this));
                     self.close(cat);
                 }
             }

@@ -107,6 +107,9 @@ pub struct PatternConfig {
     pub abort: Vec<String>,
     /// Lines matching one of these never count as failures.
     pub allow: Vec<String>,
+    /// Lines that fail nothing, shown as a warning of the case (a
+    /// preset's `warn`).
+    pub warn: Vec<String>,
     /// Keep the built-in patterns (default true).
     pub builtin: bool,
     /// How the tool's log records look, when a preset knows it.
@@ -120,15 +123,30 @@ pub struct PatternConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordFormat {
-    /// A line matching this regex starts a record; its `level` group, if
-    /// any, is the record's level. Indented lines continue a record.
+    /// What every line starts with and is read without (dbt's
+    /// `HH:MM:SS  ` time), if the tool writes such a prefix.
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// A line matching this regex (after its `prefix`) starts a record;
+    /// its `level` group, if any, is the record's level. Indented lines
+    /// continue a record.
     pub start: String,
-    /// The key of the level in a JSON log line, if the tool writes them.
+    /// The key of the level in a JSON log line, if the tool writes them;
+    /// a dotted path for a nested one (`info.level`).
     #[serde(default)]
     pub json_level: Option<String>,
     /// Levels whose records do not fail a case by a failure pattern.
     #[serde(default)]
     pub quiet: Vec<String>,
+    /// A record that says the failure before it is being retried (its
+    /// `key` group, if any, names what is retried: the failures of
+    /// records holding that text wait for the outcome).
+    #[serde(default)]
+    pub retry: Option<String>,
+    /// A record that says a retried step succeeded (its `key` group, if
+    /// any, names which): the failures it retried are warnings.
+    #[serde(default)]
+    pub recovered: Option<String>,
 }
 
 impl PatternConfig {
@@ -142,6 +160,7 @@ impl PatternConfig {
             runtime: join(&self.runtime, &case.runtime),
             abort: join(&self.abort, &case.abort),
             allow: join(&self.allow, &case.allow),
+            warn: self.warn.clone(),
             builtin: case.builtin.unwrap_or(self.builtin),
             records: self.records.clone(),
             quiet: case.quiet.clone().or_else(|| self.quiet.clone()),
@@ -244,6 +263,27 @@ pub struct CaseDef {
     /// The case's quarantine, if declared (never `expired` here: that is
     /// judged when the case runs).
     pub quarantine: Option<crate::model::Quarantine>,
+    /// The presets that judge the case (shipped names or preset files, as
+    /// written): its own `preset`/`presets`, else the harness's, else the
+    /// one of the tool its command runs.
+    pub presets: Vec<String>,
+    /// When the presets were chosen by the command: the tool it runs, as
+    /// the command names it (`dbt`, `python -m pytest`).
+    pub preset_tool: Option<String>,
+    /// How the case is judged, its presets applied.
+    pub judging: CaseJudging,
+}
+
+/// How one case is judged, from its presets, `[patterns]`, `[harness]`
+/// settings and its own keys.
+#[derive(Clone, Debug, Default)]
+pub struct CaseJudging {
+    /// Its failure, allow and warning patterns and record format.
+    pub patterns: PatternConfig,
+    /// Lines it must show to pass.
+    pub require: Vec<String>,
+    /// Environment its presets give it (under the harness's and its own).
+    pub env: BTreeMap<String, String>,
 }
 
 /// A validated harness file.
@@ -311,14 +351,18 @@ pub struct HarnessConfig {
     /// A passing case is `slower` above this many times its baseline
     /// duration (and at least a second more).
     pub slowdown: f64,
-    /// The presets applied (`preset` / `presets`), in order.
-    pub presets: Vec<String>,
+    /// The presets of `[harness] preset` / `presets`, in order; None when
+    /// neither is written (each case then gets the preset of its tool).
+    pub presets: Option<Vec<String>>,
+    /// `[patterns]` as written, to which each case's presets are added.
+    pub own_patterns: CasePatterns,
+    /// `[harness] require`: lines every case must show (with its presets').
+    pub harness_require: Vec<String>,
     /// `COLUMNS` of every case (0: left as the environment has it).
     pub columns: u32,
-    /// Lines a passing case must show, from the presets, by kind.
-    pub require: RequireLines,
-    /// Environment the presets give every case.
-    pub preset_env: BTreeMap<String, String>,
+    /// The presets loaded, by name or file as written (a preset file is
+    /// read once, whatever cases name it).
+    pub(crate) loaded_presets: BTreeMap<String, preset::Preset>,
     /// Cases in declaration order.
     pub cases: Vec<CaseDef>,
 }
@@ -412,10 +456,11 @@ impl HarnessConfig {
             redactions: Vec::new(),
             gate: Gate::Results,
             slowdown: defaults::SLOWDOWN,
-            presets: Vec::new(),
+            presets: None,
+            own_patterns: CasePatterns::default(),
+            harness_require: Vec::new(),
             columns: defaults::COLUMNS,
-            require: RequireLines::default(),
-            preset_env: BTreeMap::new(),
+            loaded_presets: BTreeMap::new(),
             cases: Vec::new(),
         }
     }
@@ -510,20 +555,16 @@ impl HarnessConfig {
         crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))
     }
 
-    /// The lines `case` must show to pass: its own `require`, else the
-    /// presets' for its kind.
+    /// The lines `case` must show to pass: its own `require`, else
+    /// `[harness] require` and its presets' for its kind.
     pub fn require_for<'a>(&'a self, case: &'a CaseDef) -> &'a [String] {
-        match (&case.require, case.kind) {
-            (Some(own), _) => own,
-            (None, CaseKind::Golden) => &self.require.golden,
-            (None, CaseKind::Verify) => &self.require.verify,
-        }
+        &case.judging.require
     }
 
-    /// The environment `case` runs with on top of the harness's: the
+    /// The environment `case` runs with on top of the harness's: its
     /// presets' variables, then `COLUMNS`, then the case's own `env`.
     pub fn env_for(&self, case: &CaseDef) -> BTreeMap<String, String> {
-        let mut env = self.preset_env.clone();
+        let mut env = case.judging.env.clone();
         if self.columns > 0 {
             env.insert("COLUMNS".into(), self.columns.to_string());
         }
@@ -531,12 +572,10 @@ impl HarnessConfig {
         env
     }
 
-    /// The patterns `case` is judged by: `[patterns]` plus its own.
+    /// The patterns `case` is judged by: its presets', `[patterns]` and
+    /// its own.
     pub fn patterns_for(&self, case: &CaseDef) -> PatternConfig {
-        match &case.patterns {
-            Some(own) => self.patterns.with_case(own),
-            None => self.patterns.clone(),
-        }
+        case.judging.patterns.clone()
     }
 
     /// Number of golden projects declared.
@@ -602,6 +641,8 @@ impl HarnessConfig {
             };
             let working_dir = default_working_dir(&path);
             let command = validate::substitute(&self.shell, &runner, &path, &working_dir, &e.name);
+            let (presets, preset_tool) = validate::case_presets(self, None, &command);
+            let judging = validate::judging(self, &presets, None, None, CaseKind::Golden);
             self.cases.push(CaseDef {
                 command_template: runner,
                 index: self.cases.len(),
@@ -630,6 +671,9 @@ impl HarnessConfig {
                 result: None,
                 outputs: Vec::new(),
                 quarantine: None,
+                presets,
+                preset_tool,
+                judging,
             });
         }
         if diags.is_empty() {

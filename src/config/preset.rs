@@ -2,7 +2,13 @@
 //! output, shipped as data files in the crate (`presets/*.toml`): failure
 //! and allow patterns, the tool's log record format, the lines a passing
 //! case must show, and environment. `[harness] preset = "odibi"` (or
-//! `presets = [...]`) applies them under the harness file's own settings.
+//! `presets = [...]`, or a case's own) applies them under the harness
+//! file's own settings; a team's own preset is a file of the same form
+//! (`presets = ["./ci/ourtool.toml"]`).
+//!
+//! Without either, a case gets the preset of the tool its command runs
+//! ([`detect`]): `dbt build` is judged by the `dbt` preset, `odibi run` by
+//! `odibi`, `python -m pytest` by `pytest`.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +18,7 @@ use super::RecordFormat;
 
 /// The presets shipped, by name: the data file of each.
 const PRESETS: &[(&str, &str)] = &[
+    ("dbt", include_str!("../../presets/dbt.toml")),
     ("odibi", include_str!("../../presets/odibi.toml")),
     ("pydantic", include_str!("../../presets/pydantic.toml")),
     ("pytest", include_str!("../../presets/pytest.toml")),
@@ -29,6 +36,7 @@ pub fn names() -> Vec<&'static str> {
 pub(crate) struct Preset {
     /// One line on what the preset is for.
     #[allow(dead_code)]
+    #[serde(default)]
     pub about: String,
     #[serde(default)]
     pub patterns: PresetPatterns,
@@ -54,6 +62,10 @@ pub(crate) struct PresetPatterns {
     pub abort: Vec<String>,
     #[serde(default)]
     pub allow: Vec<String>,
+    /// Lines that fail nothing but are shown as a warning of a case that
+    /// passed (dbt's `WARN=1`).
+    #[serde(default)]
+    pub warn: Vec<String>,
     /// `false`: the preset replaces the built-in patterns.
     pub builtin: Option<bool>,
 }
@@ -75,9 +87,159 @@ pub(crate) fn preset(name: &str) -> Option<Preset> {
     Some(toml::from_str(text).expect("a shipped preset is valid"))
 }
 
+/// Whether `spec` (as a harness file writes it) names a preset file
+/// rather than a shipped preset: a path (`./ci/tool.toml`, `presets/x.toml`).
+pub(crate) fn is_file(spec: &str) -> bool {
+    spec.contains(['/', '\\']) || spec.ends_with(".toml")
+}
+
+/// The preset file at `path`, read and parsed; Err says why not.
+pub(crate) fn from_file(path: &std::path::Path) -> Result<Preset, String> {
+    let text = crate::userfile::read_to_string(path)
+        .map_err(|e| format!("cannot read preset file {}: {e}", path.display()))?;
+    let preset: Preset =
+        toml::from_str(&text).map_err(|e| format!("preset file {}: {e}", path.display()))?;
+    let all = [
+        &preset.patterns.validation,
+        &preset.patterns.runtime,
+        &preset.patterns.abort,
+        &preset.patterns.allow,
+        &preset.patterns.warn,
+        &preset.require.golden,
+        &preset.require.verify,
+    ];
+    for re in all.into_iter().flatten() {
+        regex::Regex::new(re)
+            .map_err(|e| format!("preset file {}: invalid regex `{re}`: {e}", path.display()))?;
+    }
+    if let Some(r) = &preset.record {
+        regex::Regex::new(&r.start).map_err(|e| {
+            format!(
+                "preset file {}: invalid `record.start`: {e}",
+                path.display()
+            )
+        })?;
+    }
+    Ok(preset)
+}
+
+/// The programs whose runs a shipped preset judges, by the name a command
+/// calls them (or the module `python -m` runs), with that preset.
+const TOOLS: &[(&str, &str)] = &[
+    ("dbt", "dbt"),
+    ("odibi", "odibi"),
+    ("pytest", "pytest"),
+    ("py.test", "pytest"),
+    ("spark-submit", "spark"),
+    ("pyspark", "spark"),
+];
+
+/// Words that run the next word of a command as the program: `env`,
+/// `exec`, `time`, and the runners of Python tools.
+const WRAPPERS: &[&str] = &["env", "exec", "time", "nice", "nohup", "command"];
+/// Runners whose next word after `run` is the program (`uv run dbt`).
+const RUNNERS: &[&str] = &["uv", "poetry", "pipenv", "pdm", "hatch", "rye"];
+
+/// The shipped preset of the tool `command` runs, with the tool as the
+/// command names it: the first simple command (split at `&&`, `||`, `;`,
+/// `|` and line ends) whose program, after variable assignments and
+/// wrappers (`env`, `exec`, `uv run`, …), is a known tool by its base
+/// name (`.venv/bin/dbt` is dbt), or `python -m TOOL`. None when no
+/// simple command runs one.
+pub(crate) fn detect(command: &str) -> Option<(&'static str, String)> {
+    command
+        .split(['\n', ';', '|', '&'])
+        .find_map(|simple| detect_simple(simple.split_whitespace()))
+}
+
+fn detect_simple<'a>(mut words: impl Iterator<Item = &'a str>) -> Option<(&'static str, String)> {
+    let unquote = |w: &'a str| w.trim_matches(['"', '\'']);
+    let mut word = unquote(words.next()?);
+    loop {
+        let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+        let base = base.strip_suffix(".exe").unwrap_or(base);
+        let assignment = word.contains('=') && !word.starts_with('-');
+        if assignment || WRAPPERS.contains(&base) || word.starts_with('-') && !base.is_empty() {
+            word = unquote(words.next()?);
+            continue;
+        }
+        if RUNNERS.contains(&base) {
+            // `uv run dbt`: the program is after `run`.
+            if unquote(words.next()?) != "run" {
+                return None;
+            }
+            word = unquote(words.next()?);
+            continue;
+        }
+        if base == "python" || base == "py" || base.starts_with("python3") {
+            // `python -m TOOL` (or `-mTOOL`), the module's first part.
+            let mut rest = words;
+            let module = loop {
+                let w = unquote(rest.next()?);
+                if w == "-m" {
+                    break unquote(rest.next()?);
+                }
+                if let Some(m) = w.strip_prefix("-m") {
+                    break m;
+                }
+                if !w.starts_with('-') {
+                    return None;
+                }
+            };
+            let first = module.split('.').next().unwrap_or(module);
+            return known(first).map(|p| (p, format!("python -m {module}")));
+        }
+        return known(base).map(|p| (p, base.to_string()));
+    }
+}
+
+fn known(program: &str) -> Option<&'static str> {
+    TOOLS.iter().find(|(t, _)| *t == program).map(|(_, p)| *p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_names_the_tool_it_runs() {
+        for (command, preset, tool) in [
+            ("dbt build --select tag:nightly", "dbt", "dbt"),
+            ("cd shop && dbt build", "dbt", "dbt"),
+            (".venv/bin/dbt run", "dbt", "dbt"),
+            ("DBT_PROFILES_DIR=. dbt build", "dbt", "dbt"),
+            ("env FOO=1 odibi run odibi.yaml", "odibi", "odibi"),
+            ("odibi run '/x/sales daily/odibi.yaml'", "odibi", "odibi"),
+            ("uv run pytest -q", "pytest", "pytest"),
+            ("python3 -m pytest tests", "pytest", "python -m pytest"),
+            (
+                "python -u -m odibi.cli run x.yaml",
+                "odibi",
+                "python -m odibi.cli",
+            ),
+            (
+                "spark-submit --master local[1] job.py",
+                "spark",
+                "spark-submit",
+            ),
+            ("exec time dbt test", "dbt", "dbt"),
+        ] {
+            assert_eq!(
+                detect(command),
+                Some((preset, tool.to_string())),
+                "{command}"
+            );
+        }
+        for command in [
+            "sh run.sh",
+            "python run.py",
+            "echo dbt",
+            "cargo build",
+            "mydbt run",
+        ] {
+            assert_eq!(detect(command), None, "{command}");
+        }
+    }
 
     #[test]
     fn every_shipped_preset_reads_and_compiles() {
@@ -88,6 +250,7 @@ mod tests {
                 &p.patterns.runtime,
                 &p.patterns.abort,
                 &p.patterns.allow,
+                &p.patterns.warn,
                 &p.require.golden,
                 &p.require.verify,
             ];

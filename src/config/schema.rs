@@ -494,15 +494,21 @@ pub struct HarnessTable {
     /// name, any other is quoted as a POSIX shell).
     #[cfg_attr(feature = "schema", schemars(length(min = 1), example = &["pwsh", "-Command"]))]
     pub shell: Option<Vec<String>>,
-    /// A preset of a real tool's output shipped with cargo-golden: its
-    /// failure and allow patterns, its log record format (continuation
-    /// lines joined, a level column read), the lines a passing case must
-    /// show (`require`) and environment. `[patterns]` and a case's own
-    /// settings add to it.
+    /// The preset every case is judged by: a real tool's failure and allow
+    /// patterns, its log record format (continuation lines joined, a level
+    /// column read), the lines a passing case must show (`require`) and
+    /// environment; shipped with cargo-golden (by name) or a file of the
+    /// same form (by path, relative to this file). `[patterns]` and a
+    /// case's own settings add to it. Without `preset` or `presets`, each
+    /// case gets the preset of the tool its command runs (`dbt`, `odibi`,
+    /// `pytest`, `spark-submit`, `python -m TOOL`).
     pub preset: Option<PresetName>,
-    /// Several presets, applied in order (with `preset`, after it).
-    #[serde(default)]
-    pub presets: Vec<PresetName>,
+    /// Several presets, applied in order (with `preset`, after it); `[]`
+    /// turns off choosing them by the command.
+    pub presets: Option<Vec<PresetName>>,
+    /// Regexes that every case must show a line of to pass (with its
+    /// presets'); a case's own `require` replaces them.
+    pub require: Option<Vec<String>>,
     /// `COLUMNS` of every case: wide, so loggers that wrap at the terminal
     /// width (rich, click, Python's `shutil.get_terminal_size`, pytest)
     /// write each record on one line. 0 leaves `COLUMNS` as the
@@ -548,7 +554,8 @@ fn default_history_keep() -> AtLeastZero {
     AtLeastZero(defaults::HISTORY_KEEP as u64)
 }
 
-/// The name of a preset shipped with cargo-golden.
+/// The name of a preset shipped with cargo-golden, or the path of a
+/// preset file (relative to the harness file).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PresetName(pub String);
@@ -562,7 +569,10 @@ impl JsonSchema for PresetName {
         "PresetName".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "enum": super::preset::names() })
+        json_schema!({ "anyOf": [
+            { "type": "string", "enum": super::preset::names() },
+            { "type": "string", "pattern": r"[/\\]|\.toml$" }
+        ] })
     }
 }
 
@@ -861,10 +871,16 @@ pub struct Golden {
     pub patterns: Option<CasePatterns>,
     /// Regexes that must each match a line (a record, with a preset's
     /// record format) of stdout or stderr for the case to pass; a missing
-    /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
-    /// `[]` drops it.
+    /// one fails it with `NOTHING_RAN`. Replaces the presets' and
+    /// `[harness] require`; `[]` drops it.
     #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub require: Option<Vec<String>>,
+    /// The case's own preset, by name or file, in place of `[harness]
+    /// preset`/`presets` and of the one its command's tool would get.
+    pub preset: Option<PresetName>,
+    /// The case's own presets, applied in order; `[]` judges it by no
+    /// preset.
+    pub presets: Option<Vec<PresetName>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.
@@ -956,10 +972,16 @@ pub struct Verify {
     pub patterns: Option<CasePatterns>,
     /// Regexes that must each match a line (a record, with a preset's
     /// record format) of stdout or stderr for the case to pass; a missing
-    /// one fails it with `NOTHING_RAN`. Replaces the presets' `require`;
-    /// `[]` drops it.
+    /// one fails it with `NOTHING_RAN`. Replaces the presets' and
+    /// `[harness] require`; `[]` drops it.
     #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
     pub require: Option<Vec<String>>,
+    /// The case's own preset, by name or file, in place of `[harness]
+    /// preset`/`presets` and of the one its command's tool would get.
+    pub preset: Option<PresetName>,
+    /// The case's own presets, applied in order; `[]` judges it by no
+    /// preset.
+    pub presets: Option<Vec<PresetName>>,
     /// Output streams compared, redacted, with `snapshots/<name>.stdout`
     /// and `.stderr` beside this file; in a snapshot `[..]` matches text
     /// within a line and a `...` line any number of lines.

@@ -333,25 +333,71 @@ impl Ctx<'_> {
         }
     }
 
-    /// `preset` / `presets`: names of shipped presets, applied in order.
-    fn preset_names(&mut self, names: Vec<(String, Pos)>, h: &mut HarnessConfig) {
+    /// `preset` / `presets`: shipped presets by name, or preset files by
+    /// path (relative to the harness file), applied in order; each is
+    /// loaded into `h.loaded_presets`. The names that load, without
+    /// repeats.
+    fn preset_names(&mut self, names: Vec<(String, Pos)>, h: &mut HarnessConfig) -> Vec<String> {
         let known = super::preset::names();
+        let mut out: Vec<String> = Vec::new();
         for (name, pos) in names {
-            if known.contains(&name.as_str()) {
-                if !h.presets.contains(&name) {
-                    h.presets.push(name);
+            if out.contains(&name) {
+                continue;
+            }
+            if h.loaded_presets.contains_key(&name) {
+                out.push(name);
+                continue;
+            }
+            if super::preset::is_file(&name) {
+                match super::preset::from_file(&h.base_dir.join(&name)) {
+                    Ok(p) => {
+                        h.loaded_presets.insert(name.clone(), p);
+                        out.push(name);
+                    }
+                    Err(why) => self.err(
+                        pos,
+                        why,
+                        Some("a preset file has the form of the shipped ones (presets/*.toml in cargo-golden): [patterns], [record], [require], [env]".into()),
+                    ),
                 }
+                continue;
+            }
+            if let Some(p) = super::preset::preset(&name) {
+                h.loaded_presets.insert(name.clone(), p);
+                out.push(name);
                 continue;
             }
             let hint = match suggest(&name, &known) {
                 Some(near) => format!(
-                    "did you mean `{near}`? The presets are: {}",
+                    "did you mean `{near}`? The presets are: {}; a preset file is named by its path (`./ci/tool.toml`)",
                     known.join(", ")
                 ),
-                None => format!("the presets are: {}", known.join(", ")),
+                None => format!(
+                    "the presets are: {}; a preset file is named by its path (`./ci/tool.toml`)",
+                    known.join(", ")
+                ),
             };
             self.err(pos, format!("unknown preset `{name}`"), Some(hint));
         }
+        out
+    }
+
+    /// A table's `preset` and `presets` keys, loaded; None when it has
+    /// neither.
+    fn preset_keys(&mut self, t: &Table<'_>, h: &mut HarnessConfig) -> Option<Vec<String>> {
+        if !t.contains_key("preset") && !t.contains_key("presets") {
+            return None;
+        }
+        let mut names = Vec::new();
+        if let Some((_, v)) = t.get("preset")
+            && let Some(name) = self.string(v, "preset")
+        {
+            names.push((name, v.pos));
+        }
+        if let Some((_, v)) = t.get("presets") {
+            names.extend(self.strings(v, "presets"));
+        }
+        Some(self.preset_names(names, h))
     }
 
     /// A case's `require`: regexes, at most [`super::MAX_REQUIRE`].
@@ -763,6 +809,9 @@ fn harness_settings(
     {
         h.shell = shell;
     }
+    if let Some(presets) = cx.preset_keys(t, h) {
+        h.presets = Some(presets);
+    }
     for (key, (k, v)) in t {
         match *key {
             "name" => {
@@ -833,15 +882,9 @@ fn harness_settings(
             "slowdown" => h.slowdown = cx.slowdown(v, key).unwrap_or(h.slowdown),
             // Read first, below: `runner` is quoted for it.
             "shell" => {}
-            "preset" => {
-                if let Some(name) = cx.string(v, key) {
-                    cx.preset_names(vec![(name, v.pos)], h);
-                }
-            }
-            "presets" => {
-                let names = cx.strings(v, key);
-                cx.preset_names(names, h);
-            }
+            // Read with `presets`, below.
+            "preset" | "presets" => {}
+            "require" => h.harness_require = cx.require(v),
             "columns" => {
                 h.columns = cx
                     .integer(v, key, 0, 100_000)
@@ -978,50 +1021,96 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
     }
     h.require_golden_at = require_golden_pos;
 
-    let own = top
+    h.own_patterns = top
         .get("patterns")
-        .and_then(|(_, node)| cx.patterns(node, "[patterns]", "patterns."));
-    apply_presets(h, own.unwrap_or_default());
+        .and_then(|(_, node)| cx.patterns(node, "[patterns]", "patterns."))
+        .unwrap_or_default();
+    let presets = h.presets.clone().unwrap_or_default();
+    h.patterns = judging(h, &presets, None, None, CaseKind::Golden).patterns;
 
     if let Some((_, node)) = top.get("redactions") {
         h.redactions = cx.redactions(node);
     }
 }
 
-/// The presets' patterns go before `[patterns]`' own, their record format
-/// and `require` lines are taken, and their `builtin = false` drops the
-/// built-ins unless `[patterns] builtin` (in `own`) says otherwise.
-fn apply_presets(h: &mut HarnessConfig, own: CasePatterns) {
+/// The presets of a case whose command is `command`: its own (`own`), else
+/// the harness's, else those of the tool its command runs (loaded into
+/// `h.loaded_presets`), with that tool.
+pub(super) fn case_presets(
+    h: &mut HarnessConfig,
+    own: Option<Vec<String>>,
+    command: &str,
+) -> (Vec<String>, Option<String>) {
+    if let Some(p) = own.or_else(|| h.presets.clone()) {
+        return (p, None);
+    }
+    let Some((preset, tool)) = super::preset::detect(command) else {
+        return (Vec::new(), None);
+    };
+    let name = preset.to_string();
+    if let Some(p) = super::preset::preset(preset) {
+        h.loaded_presets.entry(name.clone()).or_insert(p);
+    }
+    (vec![name], Some(tool))
+}
+
+/// How a case of `kind` with `presets` (loaded into `h.loaded_presets`)
+/// is judged: the presets' patterns go before `[patterns]`' own and the
+/// case's (`case_patterns`), their record format and `require` lines
+/// (after `[harness] require`, unless the case has its own `require`) are
+/// taken, and their `builtin = false` drops the built-ins unless
+/// `[patterns] builtin` or the case's says otherwise.
+pub(super) fn judging(
+    h: &HarnessConfig,
+    presets: &[String],
+    case_patterns: Option<&CasePatterns>,
+    case_require: Option<&[String]>,
+    kind: CaseKind,
+) -> super::CaseJudging {
+    let own = &h.own_patterns;
     let mut drops_builtin = false;
     let mut patterns = super::PatternConfig::default();
-    for name in &h.presets {
-        let Some(p) = super::preset::preset(name) else {
-            continue;
-        };
-        patterns.validation.extend(p.patterns.validation);
-        patterns.runtime.extend(p.patterns.runtime);
-        patterns.abort.extend(p.patterns.abort);
-        patterns.allow.extend(p.patterns.allow);
+    let mut require = h.harness_require.clone();
+    let mut env = std::collections::BTreeMap::new();
+    for p in presets.iter().filter_map(|n| h.loaded_presets.get(n)) {
+        patterns
+            .validation
+            .extend(p.patterns.validation.iter().cloned());
+        patterns.runtime.extend(p.patterns.runtime.iter().cloned());
+        patterns.abort.extend(p.patterns.abort.iter().cloned());
+        patterns.allow.extend(p.patterns.allow.iter().cloned());
+        patterns.warn.extend(p.patterns.warn.iter().cloned());
         drops_builtin |= p.patterns.builtin == Some(false);
         // The first preset that knows its tool's records decides.
         if patterns.records.is_none() {
-            patterns.records = p.record;
+            patterns.records.clone_from(&p.record);
         }
-        h.require.golden.extend(p.require.golden);
-        h.require.verify.extend(p.require.verify);
-        for (k, v) in p.env {
-            h.preset_env.entry(k).or_insert(v);
+        require.extend(match kind {
+            CaseKind::Golden => p.require.golden.iter().cloned(),
+            CaseKind::Verify => p.require.verify.iter().cloned(),
+        });
+        for (k, v) in &p.env {
+            env.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
-    h.patterns = super::PatternConfig {
-        validation: [patterns.validation, own.validation].concat(),
-        runtime: [patterns.runtime, own.runtime].concat(),
-        abort: [patterns.abort, own.abort].concat(),
-        allow: [patterns.allow, own.allow].concat(),
+    let harness = super::PatternConfig {
+        validation: [patterns.validation, own.validation.clone()].concat(),
+        runtime: [patterns.runtime, own.runtime.clone()].concat(),
+        abort: [patterns.abort, own.abort.clone()].concat(),
+        allow: [patterns.allow, own.allow.clone()].concat(),
+        warn: patterns.warn,
         builtin: own.builtin.unwrap_or(!drops_builtin),
         records: patterns.records,
-        quiet: own.quiet,
+        quiet: own.quiet.clone(),
     };
+    super::CaseJudging {
+        patterns: match case_patterns {
+            Some(c) => harness.with_case(c),
+            None => harness,
+        },
+        require: case_require.map_or(require, <[String]>::to_vec),
+        env,
+    }
 }
 
 /// Every case table with its kind and list, in the order they were
@@ -1189,6 +1278,7 @@ impl Cases {
             .map_or_else(Vec::new, |(_, v)| cx.outputs(v));
         let ignored = t.get("ignored").and_then(|(_, v)| cx.string(v, "ignored"));
         let quarantine = t.get("quarantine").and_then(|(_, v)| cx.quarantine(v));
+        let own_presets = cx.preset_keys(t, h);
         let fields = match d.kind {
             CaseKind::Golden => golden_fields(cx, h, &d, t, name.as_deref()),
             CaseKind::Verify => verify_fields(cx, h, &d, t),
@@ -1203,6 +1293,8 @@ impl Cases {
         let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
         let command_template = command;
         let command = substitute(&h.shell, &command_template, &p, &working_dir, &name);
+        let (presets, preset_tool) = case_presets(h, own_presets, &command);
+        let judging = judging(h, &presets, patterns.as_ref(), require.as_deref(), d.kind);
         h.cases.push(CaseDef {
             command_template,
             index: h.cases.len(),
@@ -1232,6 +1324,9 @@ impl Cases {
             result,
             outputs,
             quarantine,
+            presets,
+            preset_tool,
+            judging,
         });
     }
 

@@ -599,6 +599,10 @@ pub struct CaseRecord {
     pub structured_result: Option<StructuredResult>,
     /// The case's quarantine, if it has one.
     pub quarantine: Option<Quarantine>,
+    /// The physical lines (1-based, first and last) of stdout and of
+    /// stderr behind the case's findings, as the classifier read them:
+    /// what an excerpt of the output marks. Not kept in any report.
+    pub marked_lines: [Vec<(u64, u64)>; 2],
 }
 
 /// Why a case was skipped without running, when the engine decided it: the
@@ -682,6 +686,7 @@ impl CaseRecord {
             golden_changes: None,
             structured_result: None,
             quarantine: None,
+            marked_lines: [Vec::new(), Vec::new()],
         }
     }
 

@@ -273,9 +273,25 @@ pub(crate) fn output_ends(case: &CaseRecord) -> Vec<(&'static str, String)> {
             Some(end) => end.clone(),
             None => crate::model::output_end(&lossy(bytes)).to_string(),
         };
-        (label, end)
+        (label, trim_line_ends(&end))
     })
     .collect()
+}
+
+/// `text` with each line's trailing spaces and tabs left out: rich pads
+/// every line to the terminal's width, which is padding, not output.
+/// What is shown only; the logs keep every byte.
+pub(crate) fn trim_line_ends(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b.strip_suffix('\r').unwrap_or(b), "\n"),
+            None => (line, ""),
+        };
+        out.push_str(body.trim_end_matches([' ', '\t']));
+        out.push_str(end);
+    }
+    out
 }
 
 /// The end of stdout and of stderr (see [`output_ends`]), each under a

@@ -228,21 +228,27 @@ impl<W: Write> TerminalReporter<W> {
     }
 
     /// The log paths of `case` and the last lines of each non-empty log,
-    /// lines holding a finding marked with `>`.
+    /// the lines of the records behind its findings marked with `>`.
     fn case_output(&self, case: &CaseRecord) -> String {
         let Some(artifacts) = &case.artifacts else {
             return String::new();
         };
-        let findings: Vec<&str> = case
+        // Without a finding's record (a command that failed with no
+        // pattern), the line an issue quotes whole is marked.
+        let quoted: Vec<&str> = case
             .issues
             .iter()
             .map(|i| i.message.trim())
             .filter(|m| !m.is_empty())
             .collect();
         let mut s = String::new();
-        for (stream, rel) in [("stdout", &artifacts.stdout), ("stderr", &artifacts.stderr)] {
+        let streams = [
+            ("stdout", &artifacts.stdout, &case.marked_lines[0]),
+            ("stderr", &artifacts.stderr, &case.marked_lines[1]),
+        ];
+        for (stream, rel, marked) in streams {
             let path = self.output.out_dir.join(rel);
-            let (lines, total) = tail(&path, self.output.tail_lines);
+            let (lines, total, first) = tail(&path, self.output.tail_lines);
             if total == 0 {
                 continue;
             }
@@ -252,14 +258,19 @@ impl<W: Write> TerminalReporter<W> {
                 one_line(&case.name),
                 self.paint(DIM, &format!("(last {} line(s))", lines.len())),
             ));
-            for line in &lines {
+            for (n, line) in (first..).zip(&lines) {
                 // The line as printed: its indentation and runs of spaces
-                // are what lines up columns and a traceback's `^^^^`.
+                // are what lines up columns and a traceback's `^^^^`;
+                // trailing padding (rich pads to the width) is left out.
                 let text = crate::ansi::visible(line);
-                let hit = !text.trim().is_empty()
-                    && findings
-                        .iter()
-                        .any(|f| f.contains(text.trim()) || text.contains(f));
+                let text = text.trim_end();
+                let hit = if case.marked_lines.iter().any(|m| !m.is_empty()) {
+                    marked.iter().any(|&(a, b)| a <= n && n <= b)
+                } else {
+                    let whole = one_line(text);
+                    whole.chars().filter(|c| c.is_alphabetic()).count() >= 3
+                        && quoted.iter().any(|q| q.ends_with(whole.as_str()))
+                };
                 if hit {
                     s.push_str(&format!(
                         "{} {text}\n",
@@ -361,7 +372,20 @@ impl<W: Write> TerminalReporter<W> {
                 one_line(w)
             ));
         }
-        for diff in case.snapshots.iter().filter_map(|s| s.diff.as_deref()) {
+        for s in &case.snapshots {
+            let Some(diff) = s.diff.as_deref() else {
+                continue;
+            };
+            // A data diff says which output it is of, as report.md and
+            // JUnit do: two changed outputs never read as one.
+            if s.output.is_some() {
+                line.push_str(&format!(
+                    "{} {} ({})\n",
+                    self.paint(CYAN, &format!("{:>12}", "data:")),
+                    one_line(s.subject()),
+                    one_line(&s.file)
+                ));
+            }
             line.push_str(&self.diff_block(diff));
         }
         if let Some(command) = bless_command(case) {
@@ -545,16 +569,30 @@ fn shown(path: &Path) -> String {
 /// The last `n` lines of the file at `path` and how many lines the part
 /// read holds (the whole file when under [`TAIL_BYTES`]); nothing when it
 /// cannot be read.
-fn tail(path: &Path, n: usize) -> (Vec<String>, usize) {
-    let read = || -> io::Result<Vec<u8>> {
+fn tail(path: &Path, n: usize) -> (Vec<String>, usize, u64) {
+    let read = || -> io::Result<(Vec<u8>, u64)> {
         let (mut f, len) = crate::userfile::open(path)?;
-        f.seek(io::SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))?;
+        let from = len.saturating_sub(TAIL_BYTES);
+        // The lines before the part read, for the numbers of those in it.
+        let mut before = 0;
+        let mut chunk = vec![0u8; 256 * 1024];
+        let mut left = from;
+        while left > 0 {
+            let want = usize::try_from(left.min(chunk.len() as u64)).unwrap_or(chunk.len());
+            let got = f.read(&mut chunk[..want])?;
+            if got == 0 {
+                break;
+            }
+            before += memchr::memchr_iter(b'\n', &chunk[..got]).count() as u64;
+            left -= got as u64;
+        }
+        f.seek(io::SeekFrom::Start(from))?;
         let mut buf = Vec::new();
         f.read_to_end(&mut buf)?;
-        Ok(buf)
+        Ok((buf, before))
     };
-    let Ok(bytes) = read() else {
-        return (Vec::new(), 0);
+    let Ok((bytes, before)) = read() else {
+        return (Vec::new(), 0, 1);
     };
     let text = String::from_utf8_lossy(&bytes);
     let all: Vec<&str> = text.lines().collect();
@@ -562,6 +600,7 @@ fn tail(path: &Path, n: usize) -> (Vec<String>, usize) {
     (
         all[start..].iter().map(|l| l.to_string()).collect(),
         all.len(),
+        before + 1 + start as u64,
     )
 }
 

@@ -22,10 +22,10 @@ use crate::redact::Redactor;
 /// Runs single cases of one harness into one run directory.
 pub(crate) struct Engine<'h> {
     harness: &'h HarnessConfig,
-    patterns: Patterns,
     redactor: Redactor,
-    /// Patterns of the cases with a `patterns` table of their own, by
-    /// declaration index.
+    /// Patterns of each declared case, by declaration index: compiled
+    /// once for all the cases judged alike (same presets, no `patterns`
+    /// table of their own).
     case_patterns: HashMap<usize, Patterns>,
     out_dir: PathBuf,
     run_id: String,
@@ -49,10 +49,19 @@ impl<'h> Engine<'h> {
         run_id: Option<String>,
         interrupt: Option<Arc<Interrupt>>,
     ) -> Result<Engine<'h>, EngineError> {
-        let patterns = Patterns::new(&harness.patterns)?;
         let mut case_patterns = HashMap::new();
-        for case in harness.cases.iter().filter(|c| c.patterns.is_some()) {
-            case_patterns.insert(case.index, Patterns::new(&harness.patterns_for(case))?);
+        let mut alike: HashMap<&[String], Patterns> = HashMap::new();
+        for case in &harness.cases {
+            let compiled = match (&case.patterns, alike.get(case.presets.as_slice())) {
+                (None, Some(p)) => p.clone(),
+                (None, None) => {
+                    let p = Patterns::new(&harness.patterns_for(case))?;
+                    alike.insert(&case.presets, p.clone());
+                    p
+                }
+                (Some(_), _) => Patterns::new(&harness.patterns_for(case))?,
+            };
+            case_patterns.insert(case.index, compiled);
         }
         std::fs::create_dir_all(out_dir).map_err(|source| EngineError::OutDir {
             path: out_dir.to_path_buf(),
@@ -62,7 +71,6 @@ impl<'h> Engine<'h> {
         let redactor = harness.redactor();
         Ok(Engine {
             harness,
-            patterns,
             case_patterns,
             out_dir: out_dir.to_path_buf(),
             snapshots: crate::baseline::Snapshots::new(harness, &run_id).masking(redactor.clone()),
@@ -216,9 +224,6 @@ impl<'h> Engine<'h> {
 
     /// The patterns `def` is judged by.
     fn patterns_for(&self, def: &CaseDef) -> Result<Patterns, classify::PatternError> {
-        if def.patterns.is_none() {
-            return Ok(self.patterns.clone());
-        }
         match self.case_patterns.get(&def.index) {
             Some(p) => Ok(p.clone()),
             // A case that is not one of the harness's own declarations.
@@ -315,6 +320,19 @@ impl<'h> Engine<'h> {
         rec.execution_status = verdict.execution_status;
         rec.result = verdict.result;
         rec.issues = verdict.issues;
+        if let Some(x) = &ran {
+            rec.marked_lines = [x.stdout.marked_lines(), x.stderr.marked_lines()];
+        }
+        // What the presets call warnings (dbt's `WARN=1`, a failure a
+        // retry recovered from), stderr's first.
+        if let Some(x) = &ran {
+            for w in x.stderr.warnings.iter().chain(&x.stdout.warnings) {
+                let w = format!("the output says: {w}");
+                if !rec.warnings.contains(&w) {
+                    rec.warnings.push(w);
+                }
+            }
+        }
         rec.validation_errors = verdict.validation_errors;
         rec.reason = not_run;
         rec.status = verdict.status;

@@ -126,6 +126,10 @@ pub(crate) struct ProcInfo {
     pub token: Option<String>,
     /// Its command line (or name), for warnings.
     pub command: String,
+    /// Its command line is gone but it is no zombie yet: caught on its
+    /// way out (Python's multiprocessing `resource_tracker` a moment
+    /// after the tool that started it), or in the middle of an `exec`.
+    pub exiting: bool,
 }
 
 /// Case main processes started and not yet reaped, by pid, with their
@@ -522,6 +526,9 @@ fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<Proc
                 roots.push(info);
             }
         }
+        // A process on its way out is not left running: given a moment, it
+        // is gone by itself, and only one still there is named and killed.
+        roots.retain(|r| !(r.exiting && sys::reap(r.pid, EXITING_WAIT)));
         if roots.is_empty() {
             break;
         }
@@ -552,6 +559,10 @@ fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<Proc
     killed.sort_by_key(|i| i.pid);
     killed
 }
+
+/// How long a process caught with no command line (on its way out) is
+/// given to exit by itself before it counts as left running.
+const EXITING_WAIT: Duration = Duration::from_millis(200);
 
 /// `pid N (command)`, the command cut to a readable length.
 fn describe(info: &ProcInfo) -> String {

@@ -79,6 +79,41 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Which preset each tool's cases got by their command, said once: a
+/// verdict depends on it. None when no case's preset was chosen so.
+fn presets_note(cases: &[&CaseDef]) -> Option<String> {
+    let mut by_tool: Vec<(String, &str, Vec<String>)> = Vec::new();
+    for c in cases {
+        let (Some(tool), Some(preset)) = (&c.preset_tool, c.presets.first()) else {
+            continue;
+        };
+        match by_tool
+            .iter_mut()
+            .find(|(t, p, _)| t == tool && *p == preset)
+        {
+            Some((_, _, names)) => names.push(c.name.clone()),
+            None => by_tool.push((tool.clone(), preset, vec![c.name.clone()])),
+        }
+    }
+    if by_tool.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = by_tool
+        .iter()
+        .map(|(tool, preset, names)| {
+            format!(
+                "preset `{preset}` for {} case(s) whose command runs {tool} ({})",
+                names.len(),
+                crate::ansi::name_list(names)
+            )
+        })
+        .collect();
+    Some(format!(
+        "{}; `presets = [...]` under [harness] or in a case names others, `presets = []` none",
+        parts.join("; ")
+    ))
+}
+
 /// Admission of cases: an `exclusive` case runs alone. A waiting exclusive
 /// case holds back cases that arrive after it, so it is not starved by
 /// later ones and runs at its place in declaration order.
@@ -252,6 +287,9 @@ impl<'h> Run<'h> {
         });
         for w in &run.warnings {
             run.emit(&Event::Warning { message: w });
+        }
+        if let Some(note) = presets_note(&run.cases) {
+            run.emit(&Event::Note { message: &note });
         }
         Ok(run)
     }

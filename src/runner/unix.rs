@@ -665,6 +665,7 @@ pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
         std::thread::sleep(std::time::Duration::from_millis(1));
         command = command_line(pid);
     }
+    let exiting = command.is_empty() && !zombie;
     if command.is_empty() {
         command = read_kernel_file(&format!("/proc/{pid}/comm"))
             .map(|c| format!("[{}]", String::from_utf8_lossy(&c).trim()))
@@ -675,6 +676,7 @@ pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
         zombie,
         token,
         command,
+        exiting,
     })
 }
 

@@ -331,6 +331,7 @@ impl SummaryCase {
             // Taken from evidence.json by verify-evidence and merge.
             structured_result: None,
             quarantine: run.quarantine,
+            marked_lines: [Vec::new(), Vec::new()],
         })
     }
 }

@@ -295,6 +295,55 @@ fn real_odibi_runs_judge_right_with_the_preset_alone() {
     }
 }
 
+/// Real dbt 1.11 builds (dbt-duckdb), text and JSON logs, judged with the
+/// `dbt` preset alone: every outcome right and filed under its cause, a
+/// warn-severity test a warning of a passed case, a failure headlined by
+/// dbt's own line.
+#[test]
+fn real_dbt_builds_judge_right_with_the_preset_alone() {
+    let mut wrong = Vec::new();
+    let replayed = replay("dbt", Some("dbt"));
+    for (r, case) in &replayed {
+        let types = issue_types(case);
+        let status = case["execution_status"].as_str().unwrap();
+        let headline = case["issues"][0]["message"].as_str().unwrap_or("");
+        let filed = match r.outcome.as_str() {
+            "compilation_error" | "parsing_error" => {
+                status == "VALIDATION_FAILED" && types.contains(&"CONFIGURATION_ERROR")
+            }
+            "test_failure" => {
+                status == "RUNTIME_FAILED"
+                    && headline.contains("Failure in test unique_stg_orders_order_id")
+            }
+            // The text log joins the cause to its line; the JSON log says
+            // it in a record of its own.
+            "runtime_error" => {
+                status == "RUNTIME_FAILED"
+                    && (headline.contains("Runtime Error in model stg_orders")
+                        || headline.ends_with(
+                            "Failure in model stg_orders (models/staging/stg_orders.sql)",
+                        ))
+            }
+            "hook_failure" => status == "RUNTIME_FAILED" && headline.contains("shop-on-run-end-0"),
+            "nothing_selected" => status == "SUCCESS" && types == ["NOTHING_RAN"],
+            "test_warn" => status == "SUCCESS" && case["warnings"].to_string().contains("WARN=1"),
+            _ => status == "SUCCESS",
+        };
+        if case["result"] != r.expect.as_str() || !filed {
+            wrong.push(format!(
+                "{} ({}): {status}/{} {types:?} {headline}",
+                r.name, r.outcome, case["result"]
+            ));
+        }
+    }
+    eprintln!(
+        "dbt corpus: {} recorded runs, misjudged: {}",
+        replayed.len(),
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+}
+
 /// Real pytest 9 and PySpark 3.5 runs, each judged with its preset alone.
 #[test]
 fn real_pytest_and_spark_runs_judge_right_with_their_presets_alone() {
@@ -318,7 +367,9 @@ fn real_pytest_and_spark_runs_judge_right_with_their_presets_alone() {
 /// takes the odibi preset's `require`.
 #[test]
 fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
-    let wide = |r: &Recorded| r.name.ends_with("-1000");
+    // dbt ignores COLUMNS: its recordings are of one width.
+    let wide: fn(&Recorded) -> bool =
+        |r| r.name.ends_with("-1000") || r.name.ends_with("-80") && r.name.contains("build");
     let mut wrong = Vec::new();
     let mut judged = 0;
     for (dir, keep) in [
@@ -326,6 +377,7 @@ fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
         ("tools", wide),
         ("spark", wide),
         ("build", wide),
+        ("dbt", wide),
     ] {
         for (r, case) in replay_some(dir, None, keep) {
             judged += 1;

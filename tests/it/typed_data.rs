@@ -504,3 +504,32 @@ fn a_delta_table_with_column_mapping_reads_by_its_logical_names() {
     let found = changed(&p, "tables");
     assert!(found.contains("changed: id=2 total 2.5 -> 3.5"), "{found}");
 }
+
+#[test]
+fn two_changed_outputs_are_labelled_each_in_the_terminal() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "two"
+command = "cp a.src a.csv && cp b.src b.csv"
+outputs = [{ path = "a.csv", key = ["k"] }, { path = "b.csv", key = ["k"] }]
+"#,
+    );
+    p.write("a.src", "k,v\n1,x\n2,y\n");
+    p.write("b.src", "k,total\n1,5\n");
+    bless(&p);
+    p.write("a.src", "k,v\n1,x\n");
+    p.write("b.src", "k,sum\n1,5\n");
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let a = err
+        .find("data: a.csv (snapshots/two.a.csv.data)")
+        .expect(&err);
+    let b = err
+        .find("data: b.csv (snapshots/two.b.csv.data)")
+        .expect(&err);
+    let removed = err.find("row removed: k=2").expect(&err);
+    let renamed = err.find("column renamed: total -> sum").expect(&err);
+    assert!(a < removed && removed < b && b < renamed, "{err}");
+}

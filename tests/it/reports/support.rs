@@ -106,6 +106,7 @@ pub fn ran(
         golden_changes: None,
         structured_result: None,
         quarantine: None,
+        marked_lines: [Vec::new(), Vec::new()],
     }
 }
 
