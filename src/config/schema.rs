@@ -652,7 +652,8 @@ pub struct ResultFile {
     /// The file, relative to the case's working dir (under `copy`, in the
     /// copy). `junit`: the XML file; `odibi-validate`: the JSON file
     /// (default: stdout); `odibi-story`: a directory, whose newest `*.json`
-    /// story is read.
+    /// story is read; `dbt`: its `run_results.json` (default:
+    /// `target/run_results.json`).
     #[cfg_attr(feature = "schema", schemars(example = &"target/junit.xml"))]
     pub path: Option<String>,
     /// Let a result that ran nothing (a JUnit report of no test case or
@@ -760,6 +761,9 @@ pub enum ResultFormat {
     OdibiValidate,
     /// An Odibi story (the run's JSON): each failed node is an issue.
     OdibiStory,
+    /// dbt's `target/run_results.json`: each node that failed or errored
+    /// is an issue with its id, status, failures and message.
+    Dbt,
 }
 
 impl ResultFormat {
@@ -769,6 +773,7 @@ impl ResultFormat {
             ResultFormat::Junit => "junit",
             ResultFormat::OdibiValidate => "odibi-validate",
             ResultFormat::OdibiStory => "odibi-story",
+            ResultFormat::Dbt => "dbt",
         }
     }
 }

@@ -547,7 +547,7 @@ impl Ctx<'_> {
             self.err(
                 node.pos,
                 "`result` has no `format`".into(),
-                Some("add `format = \"junit\"`, `\"odibi-validate\"` or `\"odibi-story\"`".into()),
+                Some("add `format = \"junit\"`, `\"odibi-validate\"`, `\"odibi-story\"` or `\"dbt\"`".into()),
             );
             return None;
         };
@@ -555,14 +555,20 @@ impl Ctx<'_> {
             "junit" => ResultFormat::Junit,
             "odibi-validate" => ResultFormat::OdibiValidate,
             "odibi-story" => ResultFormat::OdibiStory,
+            "dbt" => ResultFormat::Dbt,
             other => {
                 self.err(
                     f.pos,
-                    format!("`result.format` must be \"junit\", \"odibi-validate\" or \"odibi-story\", found \"{other}\""),
+                    format!("`result.format` must be \"junit\", \"odibi-validate\", \"odibi-story\" or \"dbt\", found \"{other}\""),
                     None,
                 );
                 return None;
             }
+        };
+        // dbt writes its results where it always does.
+        let path = match (path, format) {
+            (None, ResultFormat::Dbt) => Some(PathBuf::from("target/run_results.json")),
+            (path, _) => path,
         };
         if path.is_none() && format != ResultFormat::OdibiValidate {
             self.err(

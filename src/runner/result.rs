@@ -167,7 +167,7 @@ pub(crate) fn read(
 fn kept_name(format: ResultFormat) -> &'static str {
     match format {
         ResultFormat::Junit => "result.xml",
-        ResultFormat::OdibiValidate | ResultFormat::OdibiStory => "result.json",
+        ResultFormat::OdibiValidate | ResultFormat::OdibiStory | ResultFormat::Dbt => "result.json",
     }
 }
 
@@ -234,7 +234,47 @@ pub(crate) fn parse(format: ResultFormat, bytes: &[u8]) -> Result<Parsed, String
         ResultFormat::Junit => junit(bytes),
         ResultFormat::OdibiValidate => odibi_validate(bytes),
         ResultFormat::OdibiStory => odibi_story(bytes),
+        ResultFormat::Dbt => dbt(bytes),
     }
+}
+
+/// dbt's `run_results.json`: every node a result, by `status` (`success`,
+/// `pass`, `warn`, `fail`, `error`, `skipped`); a `fail` or `error` is a
+/// failure with its node, failures and message; what ran is every result
+/// not skipped.
+fn dbt(bytes: &[u8]) -> Result<Parsed, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("is not JSON: {e}"))?;
+    let results = v["results"]
+        .as_array()
+        .ok_or("is not dbt's run_results.json: it has no `results` list")?;
+    let mut parsed = Parsed {
+        unit: "node(s)",
+        ..Parsed::default()
+    };
+    let mut ran = 0;
+    for r in results {
+        let (id, status) = (field(r, "unique_id"), field(r, "status"));
+        if status != "skipped" {
+            ran += 1;
+        }
+        if !matches!(status, "fail" | "error" | "runtime error") {
+            continue;
+        }
+        let failures = r["failures"]
+            .as_u64()
+            .map_or_else(String::new, |n| n.to_string());
+        let message = one_line(&crate::ansi::visible(field(r, "message")));
+        parsed.failures.push(Failure {
+            message: format!("dbt: {id} {status}: {message}"),
+            detail: format!(
+                "Node: {id} | Status: {status} | Failures: {failures} | Message: {message}"
+            ),
+        });
+    }
+    parsed.ran = Some(ran);
+    parsed.failed = !parsed.failures.is_empty();
+    Ok(parsed)
 }
 
 /// `text` on one line and at most [`MAX_FAILURE_CHARS`] characters.
@@ -515,6 +555,51 @@ mod tests {
             !parse(ResultFormat::OdibiStory, ok.to_string().as_bytes())
                 .unwrap()
                 .failed
+        );
+    }
+
+    /// dbt's own run_results.json, as recorded (tests/corpus/dbt).
+    fn recorded_results(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus/dbt")
+            .join(format!("{name}.run_results.json"));
+        std::fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn dbt_run_results_name_each_failed_node_and_count_what_ran() {
+        let healthy = parse(ResultFormat::Dbt, &recorded_results("shop-build-80")).unwrap();
+        assert!(!healthy.failed);
+        assert_eq!(healthy.ran, Some(26));
+        let failed = parse(
+            ResultFormat::Dbt,
+            &recorded_results("test_failure-build-80"),
+        )
+        .unwrap();
+        assert!(failed.failed);
+        assert_eq!(failed.failures.len(), 1, "{:?}", failed.failures);
+        assert_eq!(
+            failed.failures[0].message,
+            "dbt: test.shop.unique_stg_orders_order_id.e3b841c71a fail: Got 1 result, configured to fail if != 0"
+        );
+        assert!(failed.failures[0].detail.contains("Failures: 1"));
+        let warned = parse(ResultFormat::Dbt, &recorded_results("test_warn-build-80")).unwrap();
+        assert!(!warned.failed);
+        let nothing = parse(
+            ResultFormat::Dbt,
+            &recorded_results("shop-build-select-tag-nonexistent-80"),
+        )
+        .unwrap();
+        assert_eq!((nothing.failed, nothing.ran), (false, Some(0)));
+        let hook = parse(
+            ResultFormat::Dbt,
+            &recorded_results("hook_failure-build-80"),
+        )
+        .unwrap();
+        assert!(
+            hook.failures[0]
+                .message
+                .starts_with("dbt: operation.shop.shop-on-run-end-0 error")
         );
     }
 }

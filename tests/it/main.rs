@@ -33,6 +33,7 @@ mod init;
 mod junit;
 mod merge;
 mod messages;
+mod real_tools;
 mod reports;
 mod scale;
 mod schema;

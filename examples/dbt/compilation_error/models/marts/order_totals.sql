@@ -1,0 +1,12 @@
+-- stg_order_line (for stg_order_lines) names no model: dbt stops before it
+-- runs anything.
+select
+    o.order_id,
+    o.customer_id,
+    o.order_date,
+    o.status,
+    count(l.line_no) as lines,
+    sum(l.line_amount) as order_total
+from {{ ref('stg_orders') }} as o
+join {{ ref('stg_order_line') }} as l using (order_id)
+group by all

@@ -1,0 +1,2 @@
+select call_id, customer_id, outcome
+from {{ ref('calls') }}

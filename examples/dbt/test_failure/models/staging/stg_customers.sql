@@ -1,0 +1,2 @@
+select customer_id, customer_name, country
+from {{ ref('customers') }}
