@@ -467,6 +467,18 @@ impl Typed {
         self.rows += 1;
     }
 
+    /// Drop the rows `deleted` marks (one flag a row).
+    pub(crate) fn drop_rows(&mut self, deleted: &[bool]) {
+        for column in &mut self.columns {
+            let mut kept = Cells::default();
+            for (r, _) in deleted.iter().enumerate().filter(|(_, gone)| !**gone) {
+                kept.push(column.get(r));
+            }
+            *column = kept;
+        }
+        self.rows = deleted.iter().filter(|gone| !**gone).count();
+    }
+
     /// Push the columns `keep` of each row into `sink`.
     fn each_row(&self, keep: &[usize], sink: &mut impl Sink) {
         for r in 0..self.rows {

@@ -3,8 +3,9 @@
 //! infinities as values; an output must be written by this run, a glob's
 //! blessed output that goes missing fails, a ragged CSV row is a change,
 //! Spark's INT96 timestamps are read at nanoseconds, a Delta table with
-//! column mapping by its logical names, and a secret in a data output is
-//! masked in its snapshot.
+//! column mapping by its logical names and one with deletion vectors
+//! without its deleted rows (a damaged vector fails it), and a secret in a
+//! data output is masked in its snapshot.
 
 use crate::common;
 
@@ -532,4 +533,267 @@ outputs = [{ path = "a.csv", key = ["k"] }, { path = "b.csv", key = ["k"] }]
     let removed = err.find("row removed: k=2").expect(&err);
     let renamed = err.find("column renamed: total -> sum").expect(&err);
     assert!(a < removed && removed < b && b < renamed, "{err}");
+}
+
+/// Writes the Delta table `t` that `dv.json` describes, with deletion
+/// vectors as Spark and Databricks write them; deltalake writes the
+/// table (deletion vectors enabled: reader 3, writer 7, the
+/// `deletionVectors` feature) but not the vectors, so its later commits
+/// are written here, per the Delta protocol. `rows` rows in each of
+/// `files` data files (row `r` of file `k` has id `k * rows + r`), in row
+/// groups of `row_group`; each entry of `deletes` a DELETE commit: for
+/// each file, every row its vector deletes (none: the file is left
+/// alone). Each commit adds the file again with its new vector and
+/// removes it with its old one (`(path, vector)` is the logical file),
+/// the vectors `storage` `i` (inline, Z85) or `u` (all of a commit in one
+/// `<prefix>/deletion_vector_<uuid>.bin`: a version byte, then each
+/// vector's size, bytes and CRC-32). `checkpoint`: deltalake writes one
+/// at the end. `keep`: the data files of the last run are kept and only
+/// the deletes written again. `damage`: `checksum`, `cardinality`, `fifo`
+/// or `missing` spoils the last vector. Then deltalake reads the table
+/// back: it must read the rows left (it refuses a bad checksum too).
+const WRITE_DV_DELTA: &str = r#"
+import glob, json, os, shutil, struct, time, uuid, zlib
+import pyarrow as pa
+from deltalake import DeltaTable, WriterProperties, write_deltalake
+from pyroaring import BitMap64
+
+Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+MAGIC = struct.pack("<I", 1681511377)
+
+def z85(data):
+    data += bytes(-len(data) % 4)
+    out = ""
+    for i in range(0, len(data), 4):
+        n = int.from_bytes(data[i:i + 4], "big")
+        out += "".join(Z85[n // 85 ** k % 85] for k in range(4, -1, -1))
+    return out
+
+spec = json.load(open("dv.json"))
+rows, files, damage = spec["rows"], spec.get("files", 1), spec.get("damage")
+log = "t/_delta_log"
+if spec.get("keep"):
+    for name in os.listdir(log):
+        if not any(name.startswith(f"{v:020}.json") for v in range(files)):
+            os.remove(os.path.join(log, name))
+    for name in glob.glob("t/**/deletion_vector_*.bin", recursive=True):
+        os.remove(name)
+else:
+    shutil.rmtree("t", ignore_errors=True)
+    props = WriterProperties(max_row_group_size=spec.get("row_group", rows))
+    for k in range(files):
+        ids = list(range(k * rows, (k + 1) * rows))
+        data = pa.table({"id": pa.array(ids, pa.int64()), "v": [f"r{i}" for i in ids]})
+        config = {"delta.enableDeletionVectors": "true"} if k == 0 else None
+        write_deltalake("t", data, mode="append", configuration=config, writer_properties=props)
+adds = [json.loads(line)["add"] for v in range(files)
+        for line in open(f"{log}/{v:020}.json") if line.startswith('{"add"')]
+assert len(adds) == files, adds
+live = [None] * files
+deleted = [[] for _ in range(files)]
+for version, deletes in enumerate(spec["deletes"], start=files):
+    now = int(time.time() * 1000)
+    actions = [{"commitInfo": {"timestamp": now, "operation": "DELETE"}}]
+    blob, name = b"\x01", None
+    for k, rows_deleted in enumerate(deletes):
+        if not rows_deleted:
+            continue
+        bitmap = BitMap64(rows_deleted)
+        bitmap.run_optimize()
+        data = MAGIC + bitmap.serialize()
+        cardinality = len(bitmap) + (damage == "cardinality")
+        if spec["storage"] == "i":
+            dv = {"storageType": "i", "pathOrInlineDv": z85(data),
+                  "sizeInBytes": len(data), "cardinality": cardinality}
+        else:
+            if name is None:
+                u = uuid.uuid4()
+                prefix = spec.get("prefix", "")
+                name = os.path.join("t", prefix, f"deletion_vector_{u}.bin")
+            dv = {"storageType": "u", "pathOrInlineDv": prefix + z85(u.bytes),
+                  "offset": len(blob), "sizeInBytes": len(data), "cardinality": cardinality}
+            crc = zlib.crc32(data) ^ (damage == "checksum")
+            blob += struct.pack(">I", len(data)) + data + struct.pack(">I", crc)
+        add = adds[k]
+        remove = {"path": add["path"], "deletionTimestamp": now, "dataChange": True,
+                  "extendedFileMetadata": True, "partitionValues": add["partitionValues"],
+                  "size": add["size"]}
+        if live[k]:
+            remove["deletionVector"] = live[k]
+        actions += [{"add": dict(add, modificationTime=now, deletionVector=dv)}, {"remove": remove}]
+        live[k], deleted[k] = dv, rows_deleted
+    if name:
+        os.makedirs(os.path.dirname(name), exist_ok=True)
+        with open(name, "wb") as f:
+            f.write(blob)
+    with open(f"{log}/{version:020}.json", "w") as f:
+        f.write("".join(json.dumps(a) + "\n" for a in actions))
+if spec.get("checkpoint"):
+    DeltaTable("t").create_checkpoint()
+if damage in ("fifo", "missing"):
+    os.remove(name)
+    if damage == "fifo":
+        os.mkfifo(name)
+elif damage == "checksum":
+    try:
+        DeltaTable("t").scan().read_all()
+    except Exception as e:
+        assert "checksum" in str(e), e
+    else:
+        raise AssertionError("deltalake read a vector whose checksum is wrong")
+else:
+    got = sorted(pa.table(DeltaTable("t").scan(columns=["id"]).read_all()).column("id").to_pylist())
+    gone = {k * rows + r for k, d in enumerate(deleted) for r in d}
+    assert got == [i for i in range(files * rows) if i not in gone], "deltalake reads other rows"
+print(json.dumps(live))
+"#;
+
+/// A case whose command writes the Delta table `t` of [`WRITE_DV_DELTA`]
+/// from `dv.json`.
+fn dv_case(python: &Path) -> Project {
+    python_case(
+        python,
+        WRITE_DV_DELTA,
+        r#"{ path = "t", format = "delta", key = ["id"] }"#,
+    )
+}
+
+/// The sha256 the evidence records of the case's first output.
+fn output_sha(p: &Project) -> String {
+    p.evidence("001-tables")["snapshots"][0]["sha256"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no sha256 in {}", p.evidence("001-tables")))
+        .to_string()
+}
+
+#[test]
+fn a_delta_table_with_an_inline_deletion_vector_reads_without_its_deleted_rows() {
+    let Some(python) = data_python("delta inline deletion vector") else {
+        return;
+    };
+    let p = dv_case(&python);
+    p.write(
+        "dv.json",
+        r#"{"rows": 3, "storage": "i", "deletes": [[[1]]]}"#,
+    );
+    bless(&p);
+    let log = read(p.path().join("t/_delta_log/00000000000000000001.json"));
+    assert!(log.contains(r#""storageType": "i""#), "{log}");
+    let snapshot = read(p.path().join("snapshots/tables.t.data"));
+    assert!(
+        snapshot.ends_with("# columns: id:integer, v:string\n0,r0\n2,r2\n"),
+        "{snapshot}"
+    );
+    // Written again, the same table passes; so does the same vector
+    // written again over the same data file, with the same evidence.
+    passes(&p);
+    p.write(
+        "dv.json",
+        r#"{"rows": 3, "storage": "i", "deletes": [[[1]]], "keep": true}"#,
+    );
+    passes(&p);
+    let kept = output_sha(&p);
+    passes(&p);
+    assert_eq!(output_sha(&p), kept);
+    // Another row deleted from the same file is a change, and changes
+    // the evidence of the table though its data file is the same.
+    p.write(
+        "dv.json",
+        r#"{"rows": 3, "storage": "i", "deletes": [[[2]]], "keep": true}"#,
+    );
+    let found = changed(&p, "tables");
+    assert!(
+        found.contains("row removed: id=2") && found.contains("row added: id=1"),
+        "{found}"
+    );
+    assert_ne!(output_sha(&p), kept);
+}
+
+#[test]
+fn deletion_vector_files_replace_each_other_and_are_read_from_a_checkpoint() {
+    let Some(python) = data_python("delta deletion vector files") else {
+        return;
+    };
+    let p = dv_case(&python);
+    // Two files of 10,000 rows in row groups of 1,000. A first DELETE
+    // marks row 1 of the first; a second replaces its vector (rows 1-3
+    // and a run of 1,000 rows across row groups) and gives the second
+    // file one of every other row (a Roaring bitmap container), both
+    // vectors in one file under a random prefix. Then a checkpoint.
+    let first: Vec<u64> = [1, 2, 3].into_iter().chain(5500..6500).collect();
+    let evens: Vec<u64> = (0..10_000).step_by(2).collect();
+    let spec = serde_json::json!({
+        "rows": 10_000, "files": 2, "row_group": 1000, "storage": "u", "prefix": "xy",
+        "deletes": [[[1], []], [first, evens]], "checkpoint": true,
+    });
+    p.write("dv.json", &spec.to_string());
+    bless(&p);
+    let log = p.path().join("t/_delta_log");
+    assert!(
+        log.join("00000000000000000003.checkpoint.parquet")
+            .is_file()
+    );
+    let vectors: Vec<_> = std::fs::read_dir(p.path().join("t/xy"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(vectors.len(), 2, "{vectors:?}");
+    let snapshot = read(p.path().join("snapshots/tables.t.data"));
+    let rows: Vec<&str> = snapshot.lines().skip(2).collect();
+    assert_eq!(rows.len(), 20_000 - 1003 - 5000, "{}", &snapshot[..200]);
+    for gone in [
+        "1,r1",
+        "2,r2",
+        "3,r3",
+        "5500,r5500",
+        "6499,r6499",
+        "10000,r10000",
+    ] {
+        assert!(!rows.contains(&gone), "{gone}");
+    }
+    for kept in [
+        "0,r0",
+        "4,r4",
+        "5499,r5499",
+        "6500,r6500",
+        "10001,r10001",
+        "19999,r19999",
+    ] {
+        assert!(rows.contains(&kept), "{kept}");
+    }
+    // The same table written again (new files, new vectors) passes.
+    passes(&p);
+}
+
+#[test]
+fn a_deletion_vector_that_is_damaged_or_disagrees_with_the_log_fails_the_output() {
+    let Some(python) = data_python("delta damaged deletion vectors") else {
+        return;
+    };
+    let p = dv_case(&python);
+    let spec = |damage: &str| {
+        format!(r#"{{"rows": 3, "storage": "u", "deletes": [[[1]]], "damage": {damage}}}"#)
+    };
+    p.write("dv.json", &spec("null"));
+    bless(&p);
+    for (damage, reason) in [
+        ("checksum", "fails its checksum"),
+        (
+            "cardinality",
+            "deletes 1 of its 3 rows, where its cardinality says 2",
+        ),
+        ("missing", "No such file"),
+        ("fifo", "not a regular file"),
+    ] {
+        p.write("dv.json", &spec(&format!("\"{damage}\"")));
+        let found = changed(&p, "tables");
+        assert!(
+            found.contains("output not read: t: part-"),
+            "{damage}: {found}"
+        );
+        assert!(found.contains(reason), "{damage}: {found}");
+        if damage != "cardinality" {
+            assert!(found.contains("deletion_vector_"), "{damage}: {found}");
+        }
+    }
 }
