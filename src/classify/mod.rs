@@ -700,14 +700,20 @@ static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// rather than its exit code. Given the end of a stream, where failures
 /// explain themselves.
 pub(crate) fn last_error_line(text: &str) -> Option<String> {
-    // Only the lines that may hold a word are cleaned.
+    // Only the lines that may hold a word are cleaned. An item of a list
+    // of hints (`2. Inspect a specific failed node:`) tells what to do
+    // about an error, not what it was.
     text.lines()
         .rev()
         .filter(|l| ERROR_WORDS.is_match(l.as_bytes()))
         .map(crate::ansi::one_line)
-        .find(|l| ERROR_WORDS.is_match(l.as_bytes()))
+        .find(|l| ERROR_WORDS.is_match(l.as_bytes()) && !LIST_ITEM.is_match(l))
         .map(|l| clip(&l, MAX_FINDING_CHARS))
 }
+
+/// A line that is an item of a numbered or bulleted list.
+static LIST_ITEM: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"^\s*(?:\d{1,2}[.)]|[-*•])\s").expect("valid regex"));
 
 fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -793,6 +799,11 @@ mod tests {
     fn the_last_error_looking_line_is_found_cleaned() {
         let text = "Error: early\nall fine\n\x1b[31mfatal:   the  cause\x1b[0m\nbye\n";
         assert_eq!(last_error_line(text).as_deref(), Some("fatal: the cause"));
+        let hints = "FileNotFoundError: stock_levels.csv\nSuggestions:\n  1. Check the path\n  2. Inspect a specific failed node:\n";
+        assert_eq!(
+            last_error_line(hints).as_deref(),
+            Some("FileNotFoundError: stock_levels.csv")
+        );
         assert_eq!(last_error_line("ok\ndone\n"), None);
         let long = format!("ERROR {}", "x".repeat(2 * MAX_FINDING_CHARS));
         let got = last_error_line(&long).unwrap();

@@ -99,7 +99,12 @@ pub(crate) fn code_block(text: &str, indent: &str) -> String {
     let fence = fence_for(&clean);
     let mut out = format!("{indent}{fence}text\n");
     for line in clean.lines() {
-        let _ = writeln!(out, "{indent}{line}");
+        // A blank line needs no indent: it would be trailing padding.
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "{indent}{line}");
+        }
     }
     let _ = writeln!(out, "{indent}{fence}");
     out

@@ -277,7 +277,8 @@ impl<W: Write> TerminalReporter<W> {
                         self.paint(RED, &format!("{:>12}", ">"))
                     ));
                 } else {
-                    s.push_str(&format!("{:>12} {text}\n", "|"));
+                    s.push_str(format!("{:>12} {text}", "|").trim_end());
+                    s.push('\n');
                 }
             }
         }

@@ -1497,3 +1497,23 @@ fn bless_from_with_a_public_key_takes_only_a_run_signed_by_it() {
     assert_eq!(entries(here.path())[0]["result"], "PASSED");
     assert_eq!(snapshot_files(here.path()).len(), 1);
 }
+
+#[test]
+fn a_time_of_day_is_redacted_so_dbt_like_text_can_be_snapshotted() {
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "timed"
+command = "echo \"$(date +%H:%M:%S.%N)  Done. PASS=3\""
+snapshot = ["stdout"]
+"#,
+    );
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        read(p.path().join("snapshots/timed.stdout")),
+        "[TIME]  Done. PASS=3\n"
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

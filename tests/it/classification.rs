@@ -921,3 +921,151 @@ fn an_expected_error_needs_no_required_line() {
     );
     assert_eq!(run_one(&p, 0)["result"], "PASSED");
 }
+
+/// A stand-in program named `name` in `dir/bin` that prints `text` and
+/// exits `exit`: what matters here is the word a command runs, not the
+/// tool (the real tools' own output is judged in `corpus` and
+/// `real_tools`).
+fn program(dir: &Path, name: &str, text: &str, exit: i32) {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = bin.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' {}\nexit {exit}\n",
+            sh_quote(text)
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+fn run_with_bin(p: &Project) -> std::process::Output {
+    p.cmd(&[])
+        .env("PATH", common::path_with(&p.path().join("bin")))
+        .output()
+        .unwrap()
+}
+
+fn case<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_commands_tool_chooses_its_preset_unless_presets_name_others() {
+    // `dbt` that says nothing ran and exits 0: its preset's `require`
+    // makes that a NOTHING_RAN; `presets = []` judges it by the built-ins.
+    let p = Project::new(
+        r#"
+[[verify]]
+name = "by its tool"
+command = "DBT_PROFILES_DIR=. dbt build --select tag:typo"
+
+[[verify]]
+name = "turned off"
+command = "dbt build --select tag:typo"
+presets = []
+
+[[verify]]
+name = "not a tool"
+command = "echo dbt build"
+"#,
+    );
+    program(
+        p.path(),
+        "dbt",
+        "Nothing to do. Try checking your model configs",
+        0,
+    );
+    let o = run_with_bin(&p);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("preset `dbt` for 1 case(s) whose command runs dbt (by its tool)"),
+        "{err}"
+    );
+    let summary = p.summary();
+    assert_eq!(issue_types(case(&summary, "by its tool")), ["NOTHING_RAN"]);
+    assert_eq!(case(&summary, "turned off")["result"], "PASSED");
+    assert_eq!(case(&summary, "not a tool")["result"], "PASSED");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_teams_own_preset_file_and_a_harness_require_judge_like_a_shipped_one() {
+    let p = Project::new(
+        r#"
+[harness]
+presets = ["./ci/ourtool.toml"]
+require = ['rows written: [1-9]']
+
+[[verify]]
+name = "fails its own way"
+command = "ourtool run"
+
+[[verify]]
+name = "wrote nothing"
+command = "echo 'rows written: 0'"
+
+[[verify]]
+name = "wrote rows"
+command = "echo 'rows written: 12'"
+"#,
+    );
+    p.write(
+        "ci/ourtool.toml",
+        r#"
+about = "our tool"
+[patterns]
+runtime = ['^OURTOOL-E\d+ ']
+"#,
+    );
+    program(
+        p.path(),
+        "ourtool",
+        "OURTOOL-E42 the ledger does not balance",
+        0,
+    );
+    let o = run_with_bin(&p);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let summary = p.summary();
+    let own = case(&summary, "fails its own way");
+    assert_eq!(own["execution_status"], "RUNTIME_FAILED", "{own}");
+    assert!(
+        own["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("OURTOOL-E42 the ledger does not balance"),
+        "{own}"
+    );
+    assert_eq!(
+        issue_types(case(&summary, "wrote nothing")),
+        ["NOTHING_RAN"]
+    );
+    assert_eq!(case(&summary, "wrote rows")["result"], "PASSED");
+
+    // A preset file that is not there, or not a preset, is a config error
+    // naming it.
+    p.write(
+        "harness.toml",
+        "[harness]\npresets = [\"./ci/missing.toml\"]\n[[verify]]\nname = \"a\"\ncommand = \"true\"\n",
+    );
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("harness.toml:2:") && err.contains("ci/missing.toml"),
+        "{err}"
+    );
+}

@@ -488,3 +488,81 @@ fn real_pydantic_errors_are_caught_by_the_preset_alone() {
     let wrong = misclassified(&toml, &expected);
     assert!(wrong.is_empty(), "misclassified:\n{}", wrong.join("\n"));
 }
+
+/// One recording replayed as a case under `preset`, for its terminal
+/// output and reports: (the project, the run's stderr).
+fn replay_one(dir: &str, name: &str, preset: &str, exit: i32) -> (Project, String) {
+    let file = |ext: &str| {
+        sh_quote(
+            &corpus()
+                .join(dir)
+                .join(format!("{name}.{ext}"))
+                .display()
+                .to_string(),
+        )
+    };
+    let toml = format!(
+        "[[golden]]\nname = \"replayed\"\npath = \".\"\npreset = \"{preset}\"\ncommand = {}\n",
+        toml_str(&format!(
+            "cat {}; cat {} >&2; exit {exit}",
+            file("stdout"),
+            file("stderr")
+        ))
+    );
+    let p = Project::new(&toml);
+    let o = p.cmd(&[]).env("COLUMNS", "200").output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    (p, String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// The lines an excerpt in the terminal marks with `>`, without the mark.
+fn marked(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("> "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn an_excerpt_marks_the_lines_of_the_findings_record_and_no_bare_prefix() {
+    let (_, err) = replay_one("dbt", "test_failure-build-80", "dbt", 1);
+    let lines = marked(&err);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("Failure in test unique_stg_orders_order_id"))
+            && lines
+                .iter()
+                .any(|l| l.contains("Got 1 result, configured to fail")),
+        "{err}"
+    );
+    // Every marked line says something beyond dbt's time prefix.
+    for l in &lines {
+        let after_time = l.get(10..).unwrap_or("").trim();
+        assert!(
+            !after_time.is_empty(),
+            "a bare prefix is marked: {l:?}\n{err}"
+        );
+    }
+    assert!(lines.len() <= 6, "{lines:#?}");
+}
+
+#[test]
+fn shown_output_is_without_the_padding_rich_adds_and_the_logs_keep_it() {
+    let (p, err) = replay_one("odibi", "runtime_error-run-80", "odibi", 1);
+    let excerpt: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" | ") || l.contains(" > "))
+        .collect();
+    assert!(!excerpt.is_empty(), "{err}");
+    assert!(excerpt.iter().all(|l| !l.ends_with(' ')), "{excerpt:#?}");
+    let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+    let output = md.split("Output of failed cases").nth(1).expect(&md);
+    assert!(output.lines().all(|l| !l.ends_with(' ')), "{output}");
+    let log = std::fs::read_to_string(p.case_dir("001-replayed").join("stdout.log")).unwrap();
+    assert!(
+        log.lines().any(|l| l.ends_with(' ')),
+        "the log is byte-exact"
+    );
+}
