@@ -336,8 +336,9 @@ def odibi_venv():
 
 
 def bench_odibi(tmp):
-    """Judging real Odibi runs: cargo golden (preset odibi, each project in
-    a copy) against the same `odibi run` commands in a plain shell loop."""
+    """Judging real Odibi runs: cargo golden (the README's shape: the preset
+    chosen by the command, each project in a copy, the default) against the
+    same `odibi run` commands in a plain shell loop."""
     venv = odibi_venv()
     odibi = os.path.join(venv, "bin", "odibi")
     name = "Odibi projects: cargo golden / plain shell loop"
@@ -346,8 +347,8 @@ def bench_odibi(tmp):
     n = 3
     for i in range(n):
         shutil.copytree(os.path.join(ROOT, "examples", "odibi", "healthy_etl"), os.path.join(tmp, f"p{i}"))
-    harness(tmp, '[harness]\npreset = "odibi"\n' + "".join(
-        f'[[golden]]\nname = "p{i}"\npath = "p{i}/odibi.yaml"\ncommand = "odibi run {{path}}"\nisolation = "copy"\n'
+    harness(tmp, '[harness]\nrunner = "odibi run {path}"\n' + "".join(
+        f'[[golden]]\nname = "p{i}"\npath = "p{i}/odibi.yaml"\n'
         for i in range(n)
     ))
     # The loop gets the wide terminal cargo golden gives its cases, so both
@@ -374,6 +375,66 @@ def bench_odibi(tmp):
     r = g / p
     return [(
         f"{name} ({n} x healthy_etl, odibi 3.15.1, median of 5)",
+        f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x",
+        "<= 1.05x",
+        r <= 1.05,
+    )]
+
+
+def dbt_venv():
+    """The virtualenv with the pinned dbt-core and dbt-duckdb that
+    `.ci/dbt-venv` makes (or the one CARGO_GOLDEN_DBT_VENV names)."""
+    return os.environ.get("CARGO_GOLDEN_DBT_VENV") or os.path.join(ROOT, "target", "dbt-venv")
+
+
+def bench_dbt(tmp):
+    """Judging real dbt builds: cargo golden (the README's shape: the dbt
+    preset chosen by the command, each project in a copy) against the same
+    `dbt build` commands in a plain shell loop, each from a clean project
+    (no target/, logs/ or database left by the run before, as in a copy)."""
+    venv = dbt_venv()
+    dbt = os.path.join(venv, "bin", "dbt")
+    name = "dbt projects: cargo golden / plain shell loop"
+    if not os.access(dbt, os.X_OK):
+        return [(name, f"no dbt at {dbt} (bash .ci/dbt-venv makes it)", "<= 1.05x", True)]
+    n = 2
+    for i in range(n):
+        shutil.copytree(os.path.join(ROOT, "examples", "dbt", "shop"), os.path.join(tmp, f"p{i}"))
+    harness(tmp, '[harness]\nrunner = "dbt build"\n' + "".join(
+        f'[[golden]]\nname = "p{i}"\npath = "p{i}"\n' for i in range(n)
+    ))
+    # The loop gets the environment the dbt preset gives its cases.
+    env = dict(os.environ, COLUMNS="1000", DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+               PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    loop = " && ".join(f"(cd p{i} && dbt build)" for i in range(n))
+
+    def clean():
+        for i in range(n):
+            p = os.path.join(tmp, f"p{i}")
+            for d in ("target", "logs"):
+                shutil.rmtree(os.path.join(p, d), ignore_errors=True)
+            for f in os.listdir(os.path.join(p, "out")):
+                if f != ".gitkeep":
+                    os.remove(os.path.join(p, "out", f))
+            if os.path.exists(os.path.join(p, "shop.duckdb")):
+                os.remove(os.path.join(p, "shop.duckdb"))
+
+    def plain():
+        clean()
+        wall, _, code = run(["sh", "-c", loop], cwd=tmp, env=env)
+        assert code == 0, "the plain loop failed"
+        return wall
+
+    def judged():
+        clean()
+        wall, _, code = run(golden(tmp), cwd=tmp, env=env)
+        assert code == 0, "cargo golden failed"
+        return wall
+
+    g, p = median_pair(judged, plain, 5)
+    r = g / p
+    return [(
+        f"{name} ({n} x shop, dbt-core 1.11.16 + dbt-duckdb, median of 5)",
         f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x",
         "<= 1.05x",
         r <= 1.05,
@@ -684,6 +745,7 @@ GROUPS = {
     "list": [bench_list],
     "history": [bench_history],
     "odibi": [bench_odibi],
+    "dbt": [bench_dbt],
     "data": [bench_data, bench_data_parquet],
     "projects": [bench_big_project],
     "reports": [bench_reports],
