@@ -20,13 +20,14 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
 use crate::config::{DataOutputMode, OutputSpec};
-use crate::model::DataFormat;
 
 mod delta;
 mod json;
+mod num;
 mod outputs;
 #[cfg(feature = "parquet")]
 mod parquet_file;
+mod stream;
 mod summary;
 mod text;
 mod value;
@@ -39,13 +40,7 @@ use value::{Rule, value_of, widen};
 /// an output that cannot be read, said so where the case's outputs are.
 #[cfg(not(feature = "parquet"))]
 mod parquet_file {
-    use super::Typed;
-
-    const MISSING: &str = "reading Parquet needs cargo-golden's `parquet` feature (on by default), which this build leaves out";
-
-    pub(super) fn read(_bytes: Vec<u8>) -> Result<Typed, String> {
-        Err(MISSING.into())
-    }
+    pub(super) const MISSING: &str = "reading Parquet needs cargo-golden's `parquet` feature (on by default), which this build leaves out";
 
     pub(super) fn json_rows(_bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, String> {
         Err(MISSING.into())
@@ -71,6 +66,57 @@ trait Sink {
     fn cell(&mut self, value: Option<&str>);
     /// The end of the row being read.
     fn end_row(&mut self);
+    /// The rows of `batch`; a sink that takes a column at a time faster
+    /// says so here.
+    fn batch(&mut self, batch: &Batch<'_>) {
+        batch.each_row(self);
+    }
+}
+
+/// Rows read a column at a time (from Parquet), as a sink takes them.
+struct Batch<'a> {
+    /// Each column's cells.
+    columns: Vec<BatchColumn<'a>>,
+    /// The rows.
+    rows: usize,
+    /// Rows left out (a Delta table's deleted rows), by index in the batch.
+    skip: Option<&'a [bool]>,
+}
+
+/// Where a column of a [`Batch`] comes from.
+#[derive(Clone, Copy)]
+enum BatchColumn<'a> {
+    Cells(&'a Cells),
+    /// One value (or null) for every row.
+    Value(Option<&'a str>),
+}
+
+impl<'a> BatchColumn<'a> {
+    fn cell(&self, r: usize) -> Cell<'a> {
+        match self {
+            BatchColumn::Cells(c) => c.cell(r),
+            BatchColumn::Value(v) => v.map_or(Cell::Null, Cell::Text),
+        }
+    }
+}
+
+impl Batch<'_> {
+    /// Push the rows into `sink` one by one.
+    fn each_row(&self, sink: &mut (impl Sink + ?Sized)) {
+        let mut scratch = String::new();
+        for r in 0..self.rows {
+            if self
+                .skip
+                .is_some_and(|s| s.get(r).copied().unwrap_or(false))
+            {
+                continue;
+            }
+            for c in &self.columns {
+                sink.cell(c.cell(r).text(&mut scratch));
+            }
+            sink.end_row();
+        }
+    }
 }
 
 /// Marks a null cell in [`RowTable`]'s cell ends.
@@ -128,24 +174,53 @@ fn push_cell(text: &mut String, ends: &mut Vec<u64>, value: Option<&str>) {
 pub(crate) struct Cells {
     text: String,
     ends: Vec<u64>,
+    /// The values of an integer column kept as integers (Parquet), by
+    /// row, their text written only when asked for; a null's is 0.
+    ints: Vec<i64>,
+    /// The values of a double column kept as doubles, likewise.
+    floats: Vec<f64>,
+}
+
+/// A cell of [`Cells`].
+#[derive(Clone, Copy)]
+pub(crate) enum Cell<'a> {
+    Null,
+    Text(&'a str),
+    Int(i64),
+    Float(f64),
 }
 
 impl Cells {
-    /// `n` null cells.
-    pub(crate) fn nulls(n: usize) -> Cells {
-        Cells {
-            text: String::new(),
-            ends: vec![NULL; n],
-        }
+    pub(crate) fn push(&mut self, value: Option<&str>) {
+        push_cell(&mut self.text, &mut self.ends, value);
     }
 
     #[cfg(feature = "parquet")]
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+    pub(crate) fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+        self.ints.clear();
+        self.floats.clear();
     }
 
-    pub(crate) fn push(&mut self, value: Option<&str>) {
-        push_cell(&mut self.text, &mut self.ends, value);
+    /// Push an integer, kept as one.
+    #[cfg(feature = "parquet")]
+    pub(crate) fn push_int(&mut self, i: i64) {
+        if self.ints.len() != self.ends.len() {
+            self.ints.resize(self.ends.len(), 0);
+        }
+        self.ints.push(i);
+        self.ends.push(self.text.len() as u64);
+    }
+
+    /// Push a double, kept as one.
+    #[cfg(feature = "parquet")]
+    pub(crate) fn push_f64(&mut self, f: f64) {
+        if self.floats.len() != self.ends.len() {
+            self.floats.resize(self.ends.len(), 0.0);
+        }
+        self.floats.push(f);
+        self.ends.push(self.text.len() as u64);
     }
 
     /// Push the text `write` writes, a value (never null).
@@ -155,16 +230,43 @@ impl Cells {
         self.ends.push(self.text.len() as u64);
     }
 
-    pub(crate) fn get(&self, r: usize) -> Option<&str> {
-        cell_at(&self.text, &self.ends, r)
+    /// Cell `r`. A column holds numbers kept as numbers or text, never
+    /// both.
+    pub(crate) fn cell(&self, r: usize) -> Cell<'_> {
+        match cell_at(&self.text, &self.ends, r) {
+            None => Cell::Null,
+            Some(_) if r < self.ints.len() => Cell::Int(self.ints[r]),
+            Some(_) if r < self.floats.len() => Cell::Float(self.floats[r]),
+            Some(text) => Cell::Text(text),
+        }
     }
 
-    /// Append `other`'s cells.
-    pub(crate) fn append(&mut self, other: &Cells) {
-        let base = self.text.len() as u64;
-        self.text.push_str(&other.text);
-        self.ends
-            .extend(other.ends.iter().map(|e| ((e & !NULL) + base) | (e & NULL)));
+    /// The text of cell `r` (None: null), a number's written into
+    /// `scratch`.
+    #[cfg(test)]
+    pub(crate) fn get<'a>(&'a self, r: usize, scratch: &'a mut String) -> Option<&'a str> {
+        self.cell(r).text(scratch)
+    }
+}
+
+impl<'a> Cell<'a> {
+    /// Its text (None: null), a number's written into `scratch` as a
+    /// data snapshot writes it.
+    pub(crate) fn text(self, scratch: &'a mut String) -> Option<&'a str> {
+        match self {
+            Cell::Null => None,
+            Cell::Text(t) => Some(t),
+            Cell::Int(i) => {
+                scratch.clear();
+                scratch.push_str(itoa::Buffer::new().format(i));
+                Some(scratch)
+            }
+            Cell::Float(f) => {
+                scratch.clear();
+                num::push_f64(scratch, f);
+                Some(scratch)
+            }
+        }
     }
 }
 
@@ -242,6 +344,16 @@ impl Builder {
     }
 }
 
+impl stream::Collect for Builder {
+    /// Append `other`'s rows.
+    fn merge(&mut self, other: Builder) {
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        (self.ends).extend(other.ends.iter().map(|e| ((e & !NULL) + base) | (e & NULL)));
+        self.rows += other.rows;
+    }
+}
+
 impl Sink for Builder {
     /// The next cell of the row being built; cells past the width are
     /// dropped (the readers refuse a row of another width first).
@@ -264,27 +376,33 @@ impl Sink for Builder {
 }
 
 /// The file at `path` as a canonical table (ignored columns out, types
-/// inferred or, for Parquet and Delta, from the schema, rows sorted, the
-/// values of `mask`'s secrets masked, their names added to `found`), with
-/// its sha256 (of a Delta table: of its live files, named).
+/// inferred or, for Parquet, Delta and JSON, from the file, rows sorted,
+/// the values of `mask`'s secrets masked, their names added to `found`),
+/// with its sha256 (of a Delta table: of its live files, named). Read as
+/// a stream ([`stream`]): a summary holds only its aggregates.
 fn read_table(
     path: &Path,
     spec: &OutputSpec,
     mask: &mut Masking<'_>,
 ) -> Result<(Table, String), String> {
-    if spec.format == DataFormat::Delta {
-        let (table, sha) = delta::read(path)?;
-        return Ok((typed_table(table, spec, mask), sha));
+    if spec.mode == DataOutputMode::Summary {
+        let read = stream::read(path, spec, mask, &|names, types| {
+            summary::Summarizer::new(names.len(), types.map(<[ColType]>::to_vec))
+        })?;
+        return Ok((Table::Summary(read.sink.finish(read.names)), read.sha));
     }
-    let bytes = read_data_file(path).map_err(|e| format!("cannot read it: {e}"))?;
-    // The hash and the parse each take a core where there are two.
-    let (sha, table) = std::thread::scope(|s| {
-        let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
-        let table = parse(&bytes, spec, mask);
-        // The hashing thread cannot panic short of running out of memory.
-        (sha.join().unwrap_or_default(), table)
-    });
-    Ok((table?, sha))
+    let read = stream::read(path, spec, mask, &|names, _| Builder::new(names.len()))?;
+    let known = read.types.is_some();
+    let columns = match read.types {
+        Some(types) => read.names.into_iter().zip(types).collect(),
+        None => read.names.into_iter().map(|n| (n, ColType::Null)).collect(),
+    };
+    let mut table = read.sink.finish(columns);
+    if !known {
+        infer_types(&mut table);
+    }
+    sort(&mut table, &spec.key);
+    Ok((Table::Rows(table), read.sha))
 }
 
 /// The secret values masked in the cells of a data output as it is read
@@ -355,6 +473,15 @@ impl<S: Sink> Sink for Masked<'_, '_, S> {
     fn end_row(&mut self) {
         self.inner.end_row();
     }
+
+    fn batch(&mut self, batch: &Batch<'_>) {
+        // Nothing to mask: the inner sink may take the batch whole.
+        if self.mask.redactor.is_empty() {
+            self.inner.batch(batch);
+        } else {
+            batch.each_row(self);
+        }
+    }
 }
 
 /// The most of one data file read (an output, a Delta table's log file
@@ -367,88 +494,9 @@ fn read_data_file(path: &Path) -> Result<Vec<u8>, String> {
     crate::userfile::read_limited(path, DATA_FILE_LIMIT).map_err(|e| e.to_string())
 }
 
-/// The file `bytes` of `spec`'s format as a canonical table.
-fn parse(bytes: &[u8], spec: &OutputSpec, mask: &mut Masking<'_>) -> Result<Table, String> {
-    let typed = match spec.format {
-        DataFormat::Csv if spec.mode == DataOutputMode::Summary => {
-            let (_, summarizer) = parse_csv(bytes, &spec.ignore, |names| Masked {
-                inner: summary::Summarizer::new(names.to_vec(), None),
-                mask: &mut *mask,
-            })?;
-            let mut summary = summarizer.inner.finish();
-            let mut names: Vec<String> = summary.columns.iter().map(|c| c.name.clone()).collect();
-            mask.names(&mut names);
-            for (c, name) in summary.columns.iter_mut().zip(names) {
-                c.name = name;
-            }
-            return Ok(Table::Summary(summary));
-        }
-        DataFormat::Csv => {
-            let (mut names, builder) = parse_csv(bytes, &spec.ignore, |names| {
-                let mut builder = Builder::new(names.len());
-                builder.text.reserve(bytes.len());
-                Masked {
-                    inner: builder,
-                    mask: &mut *mask,
-                }
-            })?;
-            let builder = builder.inner;
-            mask.names(&mut names);
-            let columns = names.into_iter().map(|n| (n, ColType::Null)).collect();
-            let mut table = builder.finish(columns);
-            infer_types(&mut table);
-            sort(&mut table, &spec.key);
-            return Ok(Table::Rows(table));
-        }
-        DataFormat::Json => json::array(bytes)?,
-        DataFormat::Jsonl => json::lines(bytes)?,
-        DataFormat::Parquet | DataFormat::Delta => parquet_file::read(bytes.to_vec())?,
-    };
-    Ok(typed_table(typed, spec, mask))
-}
-
-/// A table read a column at a time, as `spec`'s mode wants it: its
-/// ignored columns dropped, then summarised, or made canonical (types
-/// inferred unless given, rows sorted).
-fn typed_table(typed: Typed, spec: &OutputSpec, mask: &mut Masking<'_>) -> Table {
-    let keep: Vec<usize> = (0..typed.names.len())
-        .filter(|&i| !spec.ignore.contains(&typed.names[i]))
-        .collect();
-    let mut names: Vec<String> = keep.iter().map(|&i| typed.names[i].clone()).collect();
-    mask.names(&mut names);
-    let types: Option<Vec<ColType>> = typed
-        .types
-        .as_ref()
-        .map(|t| keep.iter().map(|&i| t[i]).collect());
-    if spec.mode == DataOutputMode::Summary {
-        let mut s = Masked {
-            inner: summary::Summarizer::new(names, types),
-            mask,
-        };
-        typed.each_row(&keep, &mut s);
-        return Table::Summary(s.inner.finish());
-    }
-    let mut builder = Masked {
-        inner: Builder::new(keep.len()),
-        mask,
-    };
-    typed.each_row(&keep, &mut builder);
-    let builder = builder.inner;
-    let columns = names
-        .into_iter()
-        .enumerate()
-        .map(|(j, n)| (n, types.as_ref().map_or(ColType::Null, |t| t[j])))
-        .collect();
-    let mut table = builder.finish(columns);
-    if types.is_none() {
-        infer_types(&mut table);
-    }
-    sort(&mut table, &spec.key);
-    Table::Rows(table)
-}
-
-/// A table read a column at a time (or row by row) from JSON, Parquet or
-/// Delta, not yet canonical; `types` None: to be inferred from the values.
+/// A table read a column at a time, whole: how the tests read a file
+/// the way it was read before outputs were read as streams.
+#[cfg(test)]
 #[derive(Debug, Default)]
 pub(crate) struct Typed {
     pub names: Vec<String>,
@@ -457,47 +505,18 @@ pub(crate) struct Typed {
     pub rows: usize,
 }
 
-impl Typed {
-    /// Append a row of one cell per column (missing cells null).
-    pub(crate) fn push_row<'a>(&mut self, row: impl IntoIterator<Item = Option<&'a str>>) {
-        let mut row = row.into_iter();
-        for column in &mut self.columns {
-            column.push(row.next().flatten());
-        }
-        self.rows += 1;
-    }
-
-    /// Drop the rows `deleted` marks (one flag a row).
-    pub(crate) fn drop_rows(&mut self, deleted: &[bool]) {
-        for column in &mut self.columns {
-            let mut kept = Cells::default();
-            for (r, _) in deleted.iter().enumerate().filter(|(_, gone)| !**gone) {
-                kept.push(column.get(r));
-            }
-            *column = kept;
-        }
-        self.rows = deleted.iter().filter(|gone| !**gone).count();
-    }
-
-    /// Push the columns `keep` of each row into `sink`.
-    fn each_row(&self, keep: &[usize], sink: &mut impl Sink) {
-        for r in 0..self.rows {
-            for &i in keep {
-                sink.cell(self.columns[i].get(r));
-            }
-            sink.end_row();
-        }
-    }
-}
-
-/// The CSV `bytes`' columns not in `ignore`, in file order, their cells
-/// pushed row by row into the sink `make` gives for their names.
+/// The columns not in `ignore` of the CSV file `input`, in file order,
+/// their cells pushed row by row into the sink `make` gives for their
+/// names.
 fn parse_csv<S: Sink>(
-    bytes: &[u8],
+    input: impl std::io::Read,
     ignore: &[String],
     make: impl FnOnce(&[String]) -> S,
 ) -> Result<(Vec<String>, S), String> {
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .buffer_capacity(1 << 16)
+        .from_reader(input);
     let names: Vec<String> = reader
         .headers()
         .map_err(|e| format!("not CSV: {e}"))?
@@ -930,6 +949,7 @@ pub(crate) fn snapshot_file(stem: &str, rel: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::DataFormat;
 
     fn spec(key: &[&str]) -> OutputSpec {
         OutputSpec {
@@ -944,13 +964,11 @@ mod tests {
     }
 
     fn table(csv: &str, spec: &OutputSpec) -> RowTable {
-        match parse(
-            csv.as_bytes(),
-            spec,
-            &mut Masking::new(&crate::redact::Redactor::none()),
-        )
-        .unwrap()
-        {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, csv).unwrap();
+        let none = crate::redact::Redactor::none();
+        match read_table(&path, spec, &mut Masking::new(&none)).unwrap().0 {
             Table::Rows(t) => t,
             Table::Summary(_) => panic!("a summary"),
         }

@@ -35,9 +35,9 @@
 //! cargo-golden with its default features, 200 crates and 162 CPU s.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{Cells, ColType, Typed};
+use super::ColType;
 
 mod deletion_vector;
 
@@ -46,108 +46,162 @@ use deletion_vector::Descriptor;
 /// The log directory of a Delta table.
 pub(crate) const LOG_DIR: &str = "_delta_log";
 
-/// The table at `dir` and a sha256 of its live files (each named).
-pub(crate) fn read(dir: &Path) -> Result<(Typed, String), String> {
-    let log = dir.join(LOG_DIR);
-    let state = replay(&log)?;
-    let mut table = Typed {
-        names: state.schema.iter().map(|(n, _)| n.clone()).collect(),
-        types: None,
-        columns: state.schema.iter().map(|_| Cells::default()).collect(),
-        rows: 0,
-    };
-    let mut types: Vec<ColType> = state.schema.iter().map(|(_, t)| *t).collect();
-    // The column called `name`, made (null so far) if the table lacks it.
-    let mut column = |table: &mut Typed, name: &str, ty: ColType| match table
-        .names
-        .iter()
-        .position(|n| n == name)
-    {
-        Some(i) => i,
-        None => {
-            table.names.push(name.to_string());
-            table.columns.push(Cells::nulls(table.rows));
-            types.push(ty);
-            table.names.len() - 1
-        }
-    };
-    let mut digest = String::new();
-    for Live {
-        path: file,
-        partition,
-        dv,
-    } in &state.live
-    {
-        let path = dir.join(file);
-        let bytes = super::read_data_file(&path)
-            .map_err(|e| format!("cannot read live file {file}: {e}"))?;
-        digest.push_str(&format!("{} {file}\n", crate::hash::sha256_hex(&bytes)));
-        let mut part = super::parquet_file::read(bytes).map_err(|e| format!("{file}: {e}"))?;
-        if let Some(dv) = dv {
-            let bitmap = dv.bitmap(dir).map_err(|e| format!("{file}: {e}"))?;
-            // The digest covers which rows are deleted, not only the file.
-            digest.push_str(&format!(
-                "{} {file} deletion vector {}\n",
-                crate::hash::sha256_hex(&bitmap),
-                dv.unique_id()
-            ));
-            drop_deleted(&mut part, dv, &bitmap).map_err(|e| format!("{file}: {e}"))?;
-        }
-        // Columns by name: the log's schema, then any only a file has;
-        // partition columns are in the log (and win over a file's own).
-        let mut filled = vec![false; table.names.len()];
-        for (name, value) in partition {
-            let i = column(&mut table, state.logical(name), ColType::String);
-            filled.resize(table.names.len(), false);
-            if !filled[i] {
-                for _ in 0..part.rows {
-                    table.columns[i].push(value.as_deref());
-                }
-                filled[i] = true;
-            }
-        }
-        for ((name, ty), cells) in part
-            .names
-            .iter()
-            .zip(part.types.iter().flatten())
-            .zip(&part.columns)
-        {
-            let i = column(&mut table, state.logical(name), *ty);
-            filled.resize(table.names.len(), false);
-            if !filled[i] {
-                table.columns[i].append(cells);
-                filled[i] = true;
-            }
-        }
-        for (i, done) in filled.iter().enumerate() {
-            if !done {
-                table.columns[i].append(&Cells::nulls(part.rows));
-            }
-        }
-        table.rows += part.rows;
-    }
-    table.types = Some(types);
-    Ok((table, crate::hash::sha256_hex(digest.as_bytes())))
+/// How a Delta table is read: its columns, and its live files, each
+/// read as a Parquet file whose columns are found by their logical names.
+pub(crate) struct Plan {
+    /// The log's schema, then any column only a partition or a file has,
+    /// in the order first met; a partition column is text.
+    pub columns: Vec<(String, ColType)>,
+    pub files: Vec<PlannedFile>,
+    /// Under column mapping, each column's logical name by its physical
+    /// one.
+    logical: BTreeMap<String, String>,
 }
 
-/// Drop the rows of `part`, a data file read whole, that its deletion
-/// vector `dv` (serialized as `bitmap`) deletes; it must delete as many
-/// rows of the file as its cardinality says.
-fn drop_deleted(part: &mut Typed, dv: &Descriptor, bitmap: &[u8]) -> Result<(), String> {
-    let marks = deletion_vector::mark(bitmap, part.rows)?;
+/// One live file of a [`Plan`].
+pub(crate) struct PlannedFile {
+    /// As the log names it (relative to the table).
+    pub name: String,
+    pub path: PathBuf,
+    partition: Partition,
+    /// The rows its deletion vector deletes, by row index.
+    pub deleted: Option<Vec<bool>>,
+    /// The line its deletion vector adds to the table's digest.
+    dv_digest: Option<String>,
+}
+
+/// Where a table's column comes from in one live file.
+pub(crate) enum Source {
+    /// The file's column at this index.
+    Column(usize),
+    /// One value for every row: a partition value, or null for a column
+    /// the file lacks.
+    Value(Option<String>),
+}
+
+impl Plan {
+    /// Where each of `columns` (names of the table's columns) comes from
+    /// in the live file `file` whose own columns are `names`: a partition
+    /// value wins over a file's own column.
+    pub(crate) fn sources(
+        &self,
+        file: &PlannedFile,
+        names: &[String],
+        columns: &[String],
+    ) -> Vec<Source> {
+        columns
+            .iter()
+            .map(|c| {
+                if let Some((_, v)) = file.partition.iter().find(|(n, _)| self.logical(n) == c) {
+                    return Source::Value(v.clone());
+                }
+                match names.iter().position(|n| self.logical(n) == c) {
+                    Some(k) => Source::Column(k),
+                    None => Source::Value(None),
+                }
+            })
+            .collect()
+    }
+
+    /// The logical name of the column a data file or a partition value
+    /// calls `physical`.
+    fn logical<'a>(&'a self, physical: &'a str) -> &'a str {
+        self.logical.get(physical).map_or(physical, String::as_str)
+    }
+
+    /// A sha256 of the table's live files, each named, and of the rows
+    /// their deletion vectors delete.
+    pub(crate) fn digest(&self) -> Result<String, String> {
+        let mut digest = String::new();
+        for file in &self.files {
+            let sha = crate::hash::sha256_file(&file.path)
+                .map_err(|e| format!("cannot read live file {}: {e}", file.name))?;
+            digest.push_str(&format!("{sha} {}\n", file.name));
+            if let Some(line) = &file.dv_digest {
+                digest.push_str(line);
+            }
+        }
+        Ok(crate::hash::sha256_hex(digest.as_bytes()))
+    }
+}
+
+/// The plan to read the table at `dir`: its log replayed, each live
+/// file's footer read for its columns (`open` opens a live file as
+/// Parquet: its column names and types, and its row count), each deletion
+/// vector read and checked.
+pub(crate) fn plan<F>(
+    dir: &Path,
+    open: impl Fn(&Path) -> Result<F, String>,
+    mut schema: impl FnMut(&F) -> (Vec<(String, ColType)>, usize),
+) -> Result<Plan, String> {
+    let state = replay(&dir.join(LOG_DIR))?;
+    let mut plan = Plan {
+        columns: state.schema.clone(),
+        files: Vec::new(),
+        logical: state.logical.clone(),
+    };
+    for Live {
+        path: name,
+        partition,
+        dv,
+    } in state.live
+    {
+        let path = dir.join(&name);
+        let file = open(&path).map_err(|e| format!("{name}: {e}"))?;
+        let (own, rows) = schema(&file);
+        let new = partition
+            .iter()
+            .map(|(n, _)| (n.clone(), ColType::String))
+            .chain(own);
+        for (n, ty) in new {
+            let n = plan.logical(&n).to_string();
+            if !plan.columns.iter().any(|(c, _)| *c == n) {
+                plan.columns.push((n, ty));
+            }
+        }
+        let (deleted, dv_digest) = match dv {
+            Some(dv) => {
+                let bitmap = dv.bitmap(dir).map_err(|e| format!("{name}: {e}"))?;
+                let deleted =
+                    deleted_rows(&dv, &bitmap, rows).map_err(|e| format!("{name}: {e}"))?;
+                // The digest covers which rows are deleted, not only the file.
+                let line = format!(
+                    "{} {name} deletion vector {}\n",
+                    crate::hash::sha256_hex(&bitmap),
+                    dv.unique_id()
+                );
+                (Some(deleted), Some(line))
+            }
+            None => (None, None),
+        };
+        plan.files.push(PlannedFile {
+            name,
+            path,
+            partition,
+            deleted,
+            dv_digest,
+        });
+    }
+    Ok(plan)
+}
+
+/// The rows of a data file of `rows` rows that its deletion vector `dv`
+/// (serialized as `bitmap`) deletes; it must delete as many rows of the
+/// file as its cardinality says.
+fn deleted_rows(dv: &Descriptor, bitmap: &[u8], rows: usize) -> Result<Vec<bool>, String> {
+    let marks = deletion_vector::mark(bitmap, rows)?;
     if marks.dropped != dv.cardinality {
         let beyond = match marks.beyond {
             0 => String::new(),
             n => format!(" (and {n} row indexes past its end)"),
         };
         return Err(format!(
-            "its deletion vector deletes {} of its {} rows{beyond}, \
+            "its deletion vector deletes {} of its {rows} rows{beyond}, \
              where its cardinality says {}: the log and the vector disagree",
-            marks.dropped, part.rows, dv.cardinality
+            marks.dropped, dv.cardinality
         ));
     }
-    part.drop_rows(&marks.deleted);
-    Ok(())
+    Ok(marks.deleted)
 }
 
 /// What the log says at its latest version.
@@ -160,14 +214,6 @@ pub(crate) struct State {
     /// Under column mapping, each column's logical name by its physical
     /// one.
     pub logical: BTreeMap<String, String>,
-}
-
-impl State {
-    /// The logical name of the column a data file or a partition value
-    /// calls `physical`.
-    fn logical<'a>(&'a self, physical: &'a str) -> &'a str {
-        self.logical.get(physical).map_or(physical, String::as_str)
-    }
 }
 
 /// A file's partition columns and values (None: null).

@@ -10,11 +10,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::io::BufRead;
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{Cells, ColType, Typed, widen};
+use super::{ColType, Sink, widen};
 
 /// One object of the file: its keys in order, each with its value's text.
 struct Object<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
@@ -39,50 +40,152 @@ impl<'de> serde::Deserialize<'de> for Object<'de> {
     }
 }
 
-/// The rows of a file that is one JSON array of objects.
-struct Rows<'a>(Vec<Object<'a>>);
+/// An object of a JSON array read from a stream: owned, since the
+/// stream's buffer moves on.
+struct Owned(Vec<(String, Box<RawValue>)>);
 
-impl<'de> serde::Deserialize<'de> for Rows<'de> {
+impl<'de> serde::Deserialize<'de> for Owned {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Items;
-        impl<'de> Visitor<'de> for Items {
-            type Value = Rows<'de>;
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Owned;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON array of objects")
+                f.write_str("a JSON object (a row)")
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Rows<'de>, S::Error> {
-                let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                while let Some(row) = seq.next_element::<Object<'de>>()? {
-                    rows.push(row);
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Owned, M::Error> {
+                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    fields.push(entry);
                 }
-                Ok(Rows(rows))
+                Ok(Owned(fields))
             }
         }
-        d.deserialize_seq(Items)
+        d.deserialize_map(Fields)
     }
 }
 
-/// A file holding one JSON array of objects.
-pub(super) fn array(bytes: &[u8]) -> Result<Typed, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not JSON: {e}"))?;
-    let Rows(rows) = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    table(rows)
+/// A row: each key of an object with its value.
+type Fields<'a> = [(&'a str, &'a RawValue)];
+
+/// Call `each` with every object of `input`: one JSON array of objects
+/// (`lines` false), read by a streaming parser, or one object a line
+/// (JSON Lines; blank lines skipped).
+fn each_object(
+    input: impl BufRead,
+    lines: bool,
+    mut each: impl FnMut(&Fields<'_>) -> Result<(), String>,
+) -> Result<(), String> {
+    if lines {
+        return each_line(input, each);
+    }
+    struct Items<'f, F>(&'f mut F);
+    impl<'de, F: FnMut(&Fields<'_>) -> Result<(), String>> Visitor<'de> for Items<'_, F> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON array of objects")
+        }
+        fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+            while let Some(Owned(row)) = seq.next_element::<Owned>()? {
+                let fields: Vec<(&str, &RawValue)> =
+                    row.iter().map(|(k, v)| (k.as_str(), v.as_ref())).collect();
+                (self.0)(&fields).map_err(serde::de::Error::custom)?;
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(input);
+    de.deserialize_seq(Items(&mut each))
+        .and_then(|()| de.end())
+        .map_err(|e| format!("not JSON: {e}"))
 }
 
-/// A JSON Lines file: one object a line; blank lines skipped.
-pub(super) fn lines(bytes: &[u8]) -> Result<Typed, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not JSON Lines: {e}"))?;
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+/// [`each_object`] of a JSON Lines file.
+fn each_line(
+    mut input: impl BufRead,
+    mut each: impl FnMut(&Fields<'_>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        let read = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("cannot read it: {e}"))?;
+        if read == 0 {
+            return Ok(());
+        }
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| format!("not JSON Lines: line {n} is not UTF-8"))?;
+        if text.trim().is_empty() {
             continue;
         }
-        rows.push(
-            serde_json::from_str::<Object<'_>>(line)
-                .map_err(|e| format!("line {}: not a JSON object: {e}", n + 1))?,
-        );
+        let Object(row) = serde_json::from_str::<Object<'_>>(text)
+            .map_err(|e| format!("line {n}: not a JSON object: {e}"))?;
+        let fields: Vec<(&str, &RawValue)> = row.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
+        each(&fields).map_err(|e| format!("line {n}: {e}"))?;
     }
-    table(rows)
+    Ok(())
+}
+
+/// The columns of a JSON or JSON Lines file: in the order their keys
+/// first appear, typed by their values' kinds.
+pub(super) struct Columns {
+    pub names: Vec<String>,
+    pub types: Vec<ColType>,
+    index: HashMap<String, usize>,
+}
+
+/// The columns of `input` (JSON Lines when `lines`), read once through.
+pub(super) fn columns(input: impl BufRead, lines: bool) -> Result<Columns, String> {
+    let mut c = Columns {
+        names: Vec::new(),
+        types: Vec::new(),
+        index: HashMap::new(),
+    };
+    each_object(input, lines, |row| {
+        for (key, value) in row {
+            let i = match c.index.get(*key) {
+                Some(i) => *i,
+                None => {
+                    c.names.push(key.to_string());
+                    c.types.push(ColType::Null);
+                    c.index.insert(key.to_string(), c.names.len() - 1);
+                    c.names.len() - 1
+                }
+            };
+            c.types[i] = join(c.types[i], kind(value));
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+/// The rows of `input`, whose [`columns`] are `columns`, pushed into
+/// `sink`: the columns `keep` of each.
+pub(super) fn rows(
+    input: impl BufRead,
+    lines: bool,
+    columns: &Columns,
+    keep: &[usize],
+    sink: &mut impl Sink,
+) -> Result<(), String> {
+    // Where in the row each column's value is.
+    let mut at: Vec<Option<usize>> = vec![None; columns.names.len()];
+    each_object(input, lines, |row| {
+        at.fill(None);
+        for (k, (key, _)) in row.iter().enumerate() {
+            let i = columns
+                .index
+                .get(*key)
+                .ok_or_else(|| format!("a key `{key}` appeared as it was read again"))?;
+            at[*i] = Some(k);
+        }
+        for &i in keep {
+            let value = at[i].map(|k| row[k].1);
+            sink.cell(text(columns.types[i], value)?.as_deref());
+        }
+        sink.end_row();
+        Ok(())
+    })
 }
 
 /// The kind of a JSON value, from its text.
@@ -130,87 +233,66 @@ fn join(a: ColType, kind: Kind) -> ColType {
     }
 }
 
-/// The table of `rows`: columns in the order their keys first appear,
-/// typed by their values' kinds.
-fn table(rows: Vec<Object<'_>>) -> Result<Typed, String> {
-    let mut names: Vec<&str> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut types: Vec<ColType> = Vec::new();
-    for row in &rows {
-        for (key, value) in &row.0 {
-            let i = *index.entry(key.as_ref()).or_insert_with(|| {
-                names.push(key.as_ref());
-                types.push(ColType::Null);
-                names.len() - 1
-            });
-            types[i] = join(types[i], kind(value));
-        }
-    }
-    let mut columns: Vec<Cells> = names.iter().map(|_| Cells::default()).collect();
-    let mut cells: Vec<Option<&RawValue>> = vec![None; names.len()];
-    for row in &rows {
-        cells.fill(None);
-        for (key, value) in &row.0 {
-            cells[index[key.as_ref()]] = Some(value);
-        }
-        for ((column, ty), value) in columns.iter_mut().zip(&types).zip(&cells) {
-            push(column, *ty, *value)?;
-        }
-    }
-    Ok(Typed {
-        names: names.into_iter().map(str::to_string).collect(),
-        types: Some(types),
-        rows: rows.len(),
-        columns,
-    })
-}
-
-/// Push the cell of `value` (absent or `null`: null) to a column of type
+/// The cell of `value` (absent or `null`: null) in a column of type
 /// `ty`: a string's text, a JSON column's JSON text (compact), a number's
 /// or a truth value's text as written.
-fn push(column: &mut Cells, ty: ColType, value: Option<&RawValue>) -> Result<(), String> {
+fn text(ty: ColType, value: Option<&RawValue>) -> Result<Option<Cow<'_, str>>, String> {
     let Some(value) = value.filter(|v| kind(v) != Kind::Null) else {
-        column.push(None);
-        return Ok(());
+        return Ok(None);
     };
     let text = value.get();
-    match kind(value) {
+    Ok(Some(match kind(value) {
         Kind::String if ty == ColType::String => {
-            let s: Cow<'_, str> =
-                serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-            column.push(Some(&s));
+            serde_json::from_str::<Cow<'_, str>>(text).map_err(|e| format!("not JSON: {e}"))?
         }
         Kind::Nested => {
             // Whitespace inside a nested value is no change.
             let v: serde_json::Value =
                 serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-            column.push(Some(&v.to_string()));
+            Cow::Owned(v.to_string())
         }
-        _ => column.push(Some(text)),
-    }
-    Ok(())
+        _ => Cow::Borrowed(text),
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cells(t: &Typed) -> Vec<Vec<Option<&str>>> {
-        (0..t.rows)
-            .map(|r| t.columns.iter().map(|c| c.get(r)).collect())
-            .collect()
+    /// The column names and types of a JSON (or JSON Lines) text, and its
+    /// rows.
+    #[allow(clippy::type_complexity)]
+    fn table(
+        text: &[u8],
+        lines: bool,
+    ) -> Result<(Vec<String>, Vec<ColType>, Vec<Vec<Option<String>>>), String> {
+        struct Collect(Vec<Vec<Option<String>>>, Vec<Option<String>>);
+        impl Sink for Collect {
+            fn cell(&mut self, value: Option<&str>) {
+                self.1.push(value.map(str::to_string));
+            }
+            fn end_row(&mut self) {
+                self.0.push(std::mem::take(&mut self.1));
+            }
+        }
+        let c = columns(text, lines)?;
+        let keep: Vec<usize> = (0..c.names.len()).collect();
+        let mut rows_seen = Collect(Vec::new(), Vec::new());
+        rows(text, lines, &c, &keep, &mut rows_seen)?;
+        Ok((c.names, c.types, rows_seen.0))
     }
 
     #[test]
     fn json_values_keep_their_kind_and_exact_text() {
-        let t = array(
+        let (names, types, rows) = table(
             br#"[{"id": 1234567890123456789, "amount": 42, "name": "", "tags": {"a": [1, 2]}},
                  {"id": 2, "amount": "42", "name": null, "ok": true}]"#,
+            false,
         )
         .unwrap();
-        assert_eq!(t.names, ["id", "amount", "name", "tags", "ok"]);
+        assert_eq!(names, ["id", "amount", "name", "tags", "ok"]);
         assert_eq!(
-            t.types.as_deref().unwrap(),
+            types,
             [
                 ColType::Integer,
                 ColType::Json,
@@ -219,28 +301,31 @@ mod tests {
                 ColType::Bool
             ]
         );
+        let s = |v: &str| Some(v.to_string());
         assert_eq!(
-            cells(&t),
+            rows,
             [
-                [
-                    Some("1234567890123456789"),
-                    Some("42"),
-                    Some(""),
-                    Some(r#"{"a":[1,2]}"#),
+                vec![
+                    s("1234567890123456789"),
+                    s("42"),
+                    s(""),
+                    s(r#"{"a":[1,2]}"#),
                     None
                 ],
-                [Some("2"), Some("\"42\""), None, None, Some("true")],
+                vec![s("2"), s("\"42\""), None, None, s("true")],
             ]
         );
     }
 
     #[test]
     fn json_lines_name_the_line_that_is_not_an_object() {
-        let t = lines(b"{\"a\": 1}\n\n{\"a\": 2.5}\n").unwrap();
-        assert_eq!(t.types.as_deref().unwrap(), [ColType::Float]);
-        let e = lines(b"{\"a\": 1}\n[1]\n").unwrap_err();
+        let (_, types, _) = table(b"{\"a\": 1}\n\n{\"a\": 2.5}\n", true).unwrap();
+        assert_eq!(types, [ColType::Float]);
+        let e = table(b"{\"a\": 1}\n[1]\n", true).unwrap_err();
         assert!(e.starts_with("line 2: not a JSON object"), "{e}");
-        let e = array(b"{\"a\": 1}").unwrap_err();
+        let e = table(b"{\"a\": 1}", false).unwrap_err();
         assert!(e.contains("a JSON array of objects"), "{e}");
+        let e = table(b"[{\"a\": 1}] x", false).unwrap_err();
+        assert!(e.starts_with("not JSON: trailing characters"), "{e}");
     }
 }

@@ -4,70 +4,172 @@
 use ::parquet::basic::{ConvertedType, LogicalType, TimeUnit, TimestampType, Type as Physical};
 use ::parquet::column::reader::{ColumnReaderImpl, get_typed_column_reader};
 use ::parquet::data_type::DataType;
-use ::parquet::file::reader::{FileReader, SerializedFileReader};
+use ::parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
 use ::parquet::record::Field;
 use ::parquet::schema::types::{ColumnDescriptor, Type};
 
-use super::{Cells, ColType, Typed};
+use super::{Cells, ColType};
 
-/// The table in the Parquet file `bytes`: read a column at a time when
-/// every column is a flat one of a kind [`Flat`] knows, else row by row.
-/// Both give the same text for the same values.
-pub(super) fn read(bytes: Vec<u8>) -> Result<Typed, String> {
-    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
-        .map_err(|e| format!("not Parquet: {e}"))?;
-    let descr = reader.metadata().file_metadata().schema_descr_ptr();
-    let fields = descr.root_schema().get_fields().to_vec();
-    let names: Vec<String> = fields.iter().map(|f| f.name().to_string()).collect();
-    let types: Vec<ColType> = fields.iter().map(|f| col_type(f)).collect();
-    let nanos: Vec<bool> = fields.iter().map(|f| nano_timestamp(f)).collect();
-    let flat: Option<Vec<Flat>> = (descr.num_columns() == fields.len())
-        .then(|| {
-            (0..fields.len())
-                .map(|i| Flat::of(&descr.column(i), nanos[i]))
-                .collect()
+/// An open Parquet file, read a row group at a time: a column at a time
+/// when every column is a flat one of a kind [`Flat`] knows, else row by
+/// row. Both give the same text for the same values.
+pub(super) struct ParquetFile<R: ChunkReader> {
+    reader: SerializedFileReader<R>,
+    /// Its top-level columns, in the file's schema order, and their types.
+    pub names: Vec<String>,
+    pub types: Vec<ColType>,
+    /// How each column reads with the column reader; None: row by row.
+    flat: Option<Vec<Flat>>,
+    /// Which columns are nanosecond timestamps.
+    nanos: Vec<bool>,
+}
+
+/// Takes each batch a row group is read in: its cells and its row count.
+pub(super) type Emit<'a> = dyn FnMut(&[Cells], usize) -> Result<(), String> + 'a;
+
+/// The Parquet file at `path`, opened through the guarded reader (a FIFO
+/// or a device in its place is refused) and read as it is needed.
+pub(super) fn open(path: &std::path::Path) -> Result<ParquetFile<std::fs::File>, String> {
+    let (file, _) = crate::userfile::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    ParquetFile::new(file)
+}
+
+impl<R: ChunkReader + 'static> ParquetFile<R> {
+    pub(super) fn new(chunk: R) -> Result<ParquetFile<R>, String> {
+        let reader = SerializedFileReader::new(chunk).map_err(|e| format!("not Parquet: {e}"))?;
+        let descr = reader.metadata().file_metadata().schema_descr_ptr();
+        let fields = descr.root_schema().get_fields().to_vec();
+        let nanos: Vec<bool> = fields.iter().map(|f| nano_timestamp(f)).collect();
+        let flat: Option<Vec<Flat>> = (descr.num_columns() == fields.len())
+            .then(|| {
+                (0..fields.len())
+                    .map(|i| Flat::of(&descr.column(i), nanos[i]))
+                    .collect()
+            })
+            .flatten();
+        Ok(ParquetFile {
+            names: fields.iter().map(|f| f.name().to_string()).collect(),
+            types: fields.iter().map(|f| col_type(f)).collect(),
+            reader,
+            flat,
+            nanos,
         })
-        .flatten();
-    let mut table = Typed {
-        columns: names.iter().map(|_| Cells::default()).collect(),
-        names,
-        types: Some(types),
+    }
+
+    pub(super) fn row_groups(&self) -> usize {
+        self.reader.num_row_groups()
+    }
+
+    /// The rows of row group `g`.
+    pub(super) fn rows_in(&self, g: usize) -> usize {
+        usize::try_from(self.reader.metadata().row_group(g).num_rows()).unwrap_or(0)
+    }
+
+    /// The rows of the file.
+    pub(super) fn rows(&self) -> usize {
+        (0..self.row_groups()).map(|g| self.rows_in(g)).sum()
+    }
+
+    /// Read row group `g` into `cells` (one per column, each cleared
+    /// first) a batch of at most [`BATCH`] rows at a time, calling `emit`
+    /// with each batch's row count. Read row by row, a row group is one
+    /// batch.
+    pub(super) fn read_group(
+        &self,
+        g: usize,
+        cells: &mut [Cells],
+        emit: &mut Emit<'_>,
+    ) -> Result<(), String> {
+        let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
+        let group = self.reader.get_row_group(g).map_err(bad)?;
+        let rows = self.rows_in(g);
+        let Some(kinds) = &self.flat else {
+            cells.iter_mut().for_each(Cells::clear);
+            read_rows(group.as_ref(), &self.names, &self.nanos, cells)?;
+            reread_int96(group.as_ref(), &self.names, cells)?;
+            return emit(cells, rows);
+        };
+        let mut readers = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| {
+                let required = group.metadata().column(i).column_descr().max_def_level() == 0;
+                Ok((
+                    Column::new(group.get_column_reader(i).map_err(bad)?, *kind),
+                    required,
+                ))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let mut left = rows;
+        while left > 0 {
+            let n = BATCH.min(left);
+            for ((reader, required), cells) in readers.iter_mut().zip(cells.iter_mut()) {
+                cells.clear();
+                let got = reader.read(*required, n, cells).map_err(bad)?;
+                if got != n {
+                    return Err(format!(
+                        "cannot read a column: row group {g} holds {rows} rows, a column {}",
+                        rows - left + got
+                    ));
+                }
+            }
+            emit(cells, n)?;
+            left -= n;
+        }
+        Ok(())
+    }
+}
+
+/// The whole file `bytes` as one table, read as [`ParquetFile`] reads it.
+#[cfg(test)]
+pub(super) fn read(bytes: Vec<u8>) -> Result<super::Typed, String> {
+    let file = ParquetFile::new(bytes::Bytes::from(bytes))?;
+    let mut table = super::Typed {
+        columns: file.names.iter().map(|_| Cells::default()).collect(),
+        names: file.names.clone(),
+        types: Some(file.types.clone()),
         rows: 0,
     };
-    match flat {
-        Some(kinds) => read_columns(&reader, &kinds, &mut table)?,
-        None => {
-            read_rows(&reader, &nanos, &mut table)?;
-            reread_int96(&reader, &mut table)?;
-        }
+    let mut batch: Vec<Cells> = file.names.iter().map(|_| Cells::default()).collect();
+    for g in 0..file.row_groups() {
+        file.read_group(g, &mut batch, &mut |cells, n| {
+            let mut scratch = String::new();
+            for (column, cells) in table.columns.iter_mut().zip(cells) {
+                for r in 0..n {
+                    column.push(cells.get(r, &mut scratch));
+                }
+            }
+            table.rows += n;
+            Ok(())
+        })?;
     }
     Ok(table)
 }
 
 /// Read again, with the column reader, every top-level INT96 column of a
-/// file read row by row: the record API reads INT96 timestamps (Spark's
-/// default) at milliseconds, and they hold nanoseconds.
+/// row group read row by row: the record API reads INT96 timestamps
+/// (Spark's default) at milliseconds, and they hold nanoseconds.
 fn reread_int96(
-    reader: &SerializedFileReader<bytes::Bytes>,
-    table: &mut Typed,
+    group: &dyn RowGroupReader,
+    names: &[String],
+    cells: &mut [Cells],
 ) -> Result<(), String> {
-    let descr = reader.metadata().file_metadata().schema_descr_ptr();
-    for leaf in 0..descr.num_columns() {
-        let column = descr.column(leaf);
+    let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
+    let meta = group.metadata();
+    for leaf in 0..meta.num_columns() {
+        let column = meta.column(leaf).column_descr();
         if column.path().parts().len() != 1 || column.physical_type() != Physical::INT96 {
             continue;
         }
-        let Some(i) = table.names.iter().position(|n| n == column.name()) else {
+        let Some(i) = names.iter().position(|n| n == column.name()) else {
             continue;
         };
-        let mut one = Typed {
-            names: vec![table.names[i].clone()],
-            types: None,
-            columns: vec![Cells::default()],
-            rows: 0,
-        };
-        read_leaves(reader, &[(leaf, Flat::Int96)], &mut one)?;
-        table.columns[i] = one.columns.swap_remove(0);
+        let required = column.max_def_level() == 0;
+        let mut reader = Column::new(group.get_column_reader(leaf).map_err(bad)?, Flat::Int96);
+        let mut one = Cells::default();
+        let rows = usize::try_from(meta.num_rows()).unwrap_or(0);
+        reader.read(required, rows, &mut one).map_err(bad)?;
+        cells[i] = one;
     }
     Ok(())
 }
@@ -87,31 +189,36 @@ pub(super) fn json_rows(bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, String
     .collect()
 }
 
-/// Row by row, with the `parquet` crate's record API.
+/// A row group's rows, row by row with the `parquet` crate's record API,
+/// into `cells` (one per column of `names`).
 fn read_rows(
-    reader: &SerializedFileReader<bytes::Bytes>,
+    group: &dyn RowGroupReader,
+    names: &[String],
     nanos: &[bool],
-    table: &mut Typed,
+    cells: &mut [Cells],
 ) -> Result<(), String> {
-    let iter = reader
+    let iter = group
         .get_row_iter(None)
         .map_err(|e| format!("cannot read its rows: {e}"))?;
+    let mut row_cells: Vec<Option<String>> = vec![None; names.len()];
     for row in iter {
         let row = row.map_err(|e| format!("cannot read a row: {e}"))?;
-        let mut cells: Vec<Option<String>> = vec![None; table.names.len()];
+        row_cells.fill(None);
         for (i, (name, field)) in row.get_column_iter().enumerate() {
             // The row's columns follow the schema; look up by name if not.
-            let i = if table.names.get(i) == Some(name) {
+            let i = if names.get(i) == Some(name) {
                 i
             } else {
-                match table.names.iter().position(|n| n == name) {
+                match names.iter().position(|n| n == name) {
                     Some(i) => i,
                     None => continue,
                 }
             };
-            cells[i] = cell(field, nanos[i]);
+            row_cells[i] = cell(field, nanos[i]);
         }
-        table.push_row(cells.iter().map(Option::as_deref));
+        for (column, value) in cells.iter_mut().zip(&row_cells) {
+            column.push(value.as_deref());
+        }
     }
     Ok(())
 }
@@ -210,156 +317,177 @@ impl Flat {
     }
 }
 
-/// Records read from a column at once.
-const BATCH: usize = 64 * 1024;
+/// Rows read from a row group at once: small enough that a batch of
+/// cells stays in the cache while it is taken, large enough that the
+/// readers' calls cost nothing.
+const BATCH: usize = 8 * 1024;
 
-/// Every column of every row group, with the typed column readers.
-fn read_columns(
-    reader: &SerializedFileReader<bytes::Bytes>,
-    kinds: &[Flat],
-    table: &mut Typed,
-) -> Result<(), String> {
-    let leaves: Vec<(usize, Flat)> = kinds.iter().copied().enumerate().collect();
-    read_leaves(reader, &leaves, table)
+/// A flat column's typed reader and the buffers it reads into.
+struct Reader<T: DataType> {
+    inner: ColumnReaderImpl<T>,
+    defs: Vec<i16>,
+    values: Vec<T::T>,
 }
 
-/// The leaf columns `leaves` (index in the file, kind) of every row group
-/// into the columns of `table`, one each in order.
-fn read_leaves(
-    reader: &SerializedFileReader<bytes::Bytes>,
-    leaves: &[(usize, Flat)],
-    table: &mut Typed,
-) -> Result<(), String> {
-    use ::parquet::data_type::{
-        BoolType, ByteArrayType, DoubleType, FloatType, Int32Type, Int64Type, Int96Type,
-    };
-    use std::fmt::Write;
-    let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
-    for g in 0..reader.num_row_groups() {
-        let group = reader.get_row_group(g).map_err(bad)?;
-        let rows = usize::try_from(group.metadata().num_rows()).unwrap_or(0);
-        for (k, &(i, kind)) in leaves.iter().enumerate() {
-            let column = group.get_column_reader(i).map_err(bad)?;
-            let required = group.metadata().column(i).column_descr().max_def_level() == 0;
-            let cells = &mut table.columns[k];
-            macro_rules! each {
-                ($ty:ty, |$cells:ident, $v:ident| $write:expr) => {{
-                    let mut reader = get_typed_column_reader::<$ty>(column);
-                    read_values(&mut reader, required, rows, cells, |$cells, $v| $write)
-                        .map_err(bad)?
-                }};
-            }
-            match kind {
-                Flat::Int96 => each!(Int96Type, |c, v| c.push(
-                    iso(Some(chrono::DateTime::from_timestamp_nanos(v.to_nanos()))).as_deref()
-                )),
-                Flat::Bool => each!(BoolType, |c, v| c.push(Some(if *v {
-                    "true"
-                } else {
-                    "false"
-                }))),
-                Flat::Int32 { bits, unsigned } => each!(Int32Type, |c, v| c.push_with(|t| {
-                    let _ = match (bits, unsigned) {
-                        (8, false) => write!(t, "{}", *v as i8),
-                        (16, false) => write!(t, "{}", *v as i16),
-                        (8, true) => write!(t, "{}", *v as u8),
-                        (16, true) => write!(t, "{}", *v as u16),
-                        (_, true) => write!(t, "{}", *v as u32),
-                        _ => write!(t, "{v}"),
-                    };
-                })),
-                Flat::Date => each!(Int32Type, |c, v| c.push_with(|t| {
-                    if let Some(d) = chrono::DateTime::from_timestamp(i64::from(*v) * 86_400, 0) {
-                        let _ = write!(t, "{}", d.format("%Y-%m-%d"));
-                    }
-                })),
-                Flat::Int64 { unsigned } => each!(Int64Type, |c, v| c.push_with(|t| {
-                    let _ = if unsigned {
-                        write!(t, "{}", *v as u64)
-                    } else {
-                        write!(t, "{v}")
-                    };
-                })),
-                Flat::Timestamp(unit) => each!(Int64Type, |c, v| c.push(
-                    iso(match unit {
-                        TimeUnitKind::Millis => chrono::DateTime::from_timestamp_millis(*v),
-                        TimeUnitKind::Micros => chrono::DateTime::from_timestamp_micros(*v),
-                        TimeUnitKind::Nanos => Some(chrono::DateTime::from_timestamp_nanos(*v)),
-                    })
-                    .as_deref()
-                )),
-                Flat::Float => each!(FloatType, |c, v| c.push_with(|t| {
-                    let _ = write!(t, "{v}");
-                })),
-                Flat::Double => each!(DoubleType, |c, v| c.push_with(|t| {
-                    let _ = write!(t, "{v}");
-                })),
-                Flat::Utf8 => each!(ByteArrayType, |c, v| c
-                    .push(Some(&String::from_utf8_lossy(v.data())))),
-                Flat::Bytes => each!(ByteArrayType, |c, v| c.push_with(|t| {
-                    match std::str::from_utf8(v.data()) {
-                        Ok(s) => t.push_str(s),
-                        Err(_) => {
-                            for x in v.data() {
-                                let _ = write!(t, "{x:02x}");
-                            }
-                        }
-                    }
-                })),
-            }
-        }
-        table.rows += rows;
-        if let Some(short) = table.columns.iter().find(|c| c.len() != table.rows) {
-            return Err(format!(
-                "cannot read a column: row group {g} holds {rows} rows, a column {}",
-                short.len() + rows - table.rows
-            ));
+impl<T: DataType> Reader<T> {
+    fn new(column: ::parquet::column::reader::ColumnReader) -> Reader<T> {
+        Reader {
+            inner: get_typed_column_reader::<T>(column),
+            defs: Vec::new(),
+            values: Vec::new(),
         }
     }
-    Ok(())
-}
 
-/// Read `rows` records of a flat column into `cells`: a value present
-/// (its definition level at the maximum, or the column required) through
-/// `push`, else null.
-fn read_values<T: DataType>(
-    reader: &mut ColumnReaderImpl<T>,
-    required: bool,
-    rows: usize,
-    cells: &mut Cells,
-    push: impl Fn(&mut Cells, &T::T),
-) -> ::parquet::errors::Result<()> {
-    let mut defs: Vec<i16> = Vec::with_capacity(BATCH);
-    let mut values: Vec<T::T> = Vec::with_capacity(BATCH);
-    let mut left = rows;
-    while left > 0 {
-        defs.clear();
-        values.clear();
-        let (records, _, _) = reader.read_records(
-            BATCH.min(left),
-            (!required).then_some(&mut defs),
-            None,
-            &mut values,
-        )?;
-        if records == 0 {
-            break;
-        }
-        left -= records;
-        if required {
-            for v in &values {
-                push(cells, v);
+    /// Read `n` records (fewer at the end of the column) into `cells`: a
+    /// value present (its definition level at the maximum, or the column
+    /// required) through `push`, else null. The records read.
+    fn read(
+        &mut self,
+        required: bool,
+        n: usize,
+        cells: &mut Cells,
+        push: impl Fn(&mut Cells, &T::T),
+    ) -> ::parquet::errors::Result<usize> {
+        let mut done = 0;
+        while done < n {
+            self.defs.clear();
+            self.values.clear();
+            let (records, _, _) = self.inner.read_records(
+                n - done,
+                (!required).then_some(&mut self.defs),
+                None,
+                &mut self.values,
+            )?;
+            if records == 0 {
+                break;
             }
-        } else {
-            let mut v = values.iter();
-            for d in &defs[..records] {
-                match (*d > 0).then(|| v.next()).flatten() {
-                    Some(value) => push(cells, value),
-                    None => cells.push(None),
+            done += records;
+            if required {
+                for v in &self.values {
+                    push(cells, v);
+                }
+            } else {
+                let mut v = self.values.iter();
+                for d in &self.defs[..records] {
+                    match (*d > 0).then(|| v.next()).flatten() {
+                        Some(value) => push(cells, value),
+                        None => cells.push(None),
+                    }
                 }
             }
         }
+        Ok(done)
     }
-    Ok(())
+}
+
+/// A flat column's reader, by its kind.
+enum Column {
+    Bool(Reader<::parquet::data_type::BoolType>),
+    Int32(Reader<::parquet::data_type::Int32Type>, Flat),
+    Int64(Reader<::parquet::data_type::Int64Type>, Flat),
+    Float(Reader<::parquet::data_type::FloatType>),
+    Double(Reader<::parquet::data_type::DoubleType>),
+    Bytes(Reader<::parquet::data_type::ByteArrayType>, Flat),
+    Int96(Reader<::parquet::data_type::Int96Type>),
+}
+
+impl Column {
+    fn new(column: ::parquet::column::reader::ColumnReader, kind: Flat) -> Column {
+        match kind {
+            Flat::Bool => Column::Bool(Reader::new(column)),
+            Flat::Int32 { .. } | Flat::Date => Column::Int32(Reader::new(column), kind),
+            Flat::Int64 { .. } | Flat::Timestamp(_) => Column::Int64(Reader::new(column), kind),
+            Flat::Float => Column::Float(Reader::new(column)),
+            Flat::Double => Column::Double(Reader::new(column)),
+            Flat::Utf8 | Flat::Bytes => Column::Bytes(Reader::new(column), kind),
+            Flat::Int96 => Column::Int96(Reader::new(column)),
+        }
+    }
+
+    /// Read `n` records into `cells` as text; the records read.
+    fn read(
+        &mut self,
+        required: bool,
+        n: usize,
+        cells: &mut Cells,
+    ) -> ::parquet::errors::Result<usize> {
+        use std::fmt::Write;
+        match self {
+            Column::Int96(r) => r.read(required, n, cells, |c, v| {
+                c.push(iso(Some(chrono::DateTime::from_timestamp_nanos(v.to_nanos()))).as_deref())
+            }),
+            Column::Bool(r) => r.read(required, n, cells, |c, v| {
+                c.push(Some(if *v { "true" } else { "false" }))
+            }),
+            Column::Int32(r, Flat::Date) => r.read(required, n, cells, |c, v| {
+                c.push_with(|t| {
+                    if let Some(d) = chrono::DateTime::from_timestamp(i64::from(*v) * 86_400, 0) {
+                        let _ = write!(t, "{}", d.format("%Y-%m-%d"));
+                    }
+                })
+            }),
+            Column::Int32(r, kind) => {
+                let (bits, unsigned) = match *kind {
+                    Flat::Int32 { bits, unsigned } => (bits, unsigned),
+                    _ => (32, false),
+                };
+                r.read(required, n, cells, |c, v| {
+                    c.push_int(match (bits, unsigned) {
+                        (8, false) => i64::from(*v as i8),
+                        (16, false) => i64::from(*v as i16),
+                        (8, true) => i64::from(*v as u8),
+                        (16, true) => i64::from(*v as u16),
+                        (_, true) => i64::from(*v as u32),
+                        _ => i64::from(*v),
+                    })
+                })
+            }
+            Column::Int64(r, Flat::Timestamp(unit)) => {
+                let unit = *unit;
+                r.read(required, n, cells, |c, v| {
+                    c.push(
+                        iso(match unit {
+                            TimeUnitKind::Millis => chrono::DateTime::from_timestamp_millis(*v),
+                            TimeUnitKind::Micros => chrono::DateTime::from_timestamp_micros(*v),
+                            TimeUnitKind::Nanos => Some(chrono::DateTime::from_timestamp_nanos(*v)),
+                        })
+                        .as_deref(),
+                    )
+                })
+            }
+            Column::Int64(r, kind) => {
+                if matches!(kind, Flat::Int64 { unsigned: true }) {
+                    r.read(required, n, cells, |c, v| {
+                        c.push_with(|t| t.push_str(itoa::Buffer::new().format(*v as u64)))
+                    })
+                } else {
+                    r.read(required, n, cells, |c, v| c.push_int(*v))
+                }
+            }
+            Column::Float(r) => r.read(required, n, cells, |c, v| {
+                c.push_with(|t| super::num::push_f32(t, *v))
+            }),
+            Column::Double(r) => r.read(required, n, cells, |c, v| c.push_f64(*v)),
+            Column::Bytes(r, Flat::Utf8) => r.read(required, n, cells, |c, v| {
+                // Checked as UTF-8 first: the common case, faster than
+                // the lossy walk.
+                match std::str::from_utf8(v.data()) {
+                    Ok(text) => c.push(Some(text)),
+                    Err(_) => c.push(Some(&String::from_utf8_lossy(v.data()))),
+                }
+            }),
+            Column::Bytes(r, _) => r.read(required, n, cells, |c, v| {
+                c.push_with(|t| match std::str::from_utf8(v.data()) {
+                    Ok(s) => t.push_str(s),
+                    Err(_) => {
+                        for x in v.data() {
+                            let _ = write!(t, "{x:02x}");
+                        }
+                    }
+                })
+            }),
+        }
+    }
 }
 
 /// The column type of a top-level schema field.
@@ -539,12 +667,12 @@ mod tests {
         out
     }
 
-    fn cells(t: &Typed) -> Vec<Vec<Option<String>>> {
+    fn cells(t: &super::super::Typed) -> Vec<Vec<Option<String>>> {
         (0..t.rows)
             .map(|r| {
                 t.columns
                     .iter()
-                    .map(|c| c.get(r).map(str::to_string))
+                    .map(|c| c.get(r, &mut String::new()).map(str::to_string))
                     .collect()
             })
             .collect()
@@ -556,21 +684,37 @@ mod tests {
         let file = bytes::Bytes::from(flat_file());
         let reader = SerializedFileReader::new(file.clone()).unwrap();
         let descr = reader.metadata().file_metadata().schema_descr_ptr();
-        let kinds: Vec<Flat> = (0..descr.num_columns())
-            .map(|i| Flat::of(&descr.column(i), false).expect("a flat kind"))
-            .collect();
-        let empty = |t: &Typed| Typed {
-            names: t.names.clone(),
+        assert!((0..descr.num_columns()).all(|i| Flat::of(&descr.column(i), false).is_some()));
+        let by_columns = read(file.to_vec()).unwrap();
+        let mut by_rows = super::super::Typed {
+            names: by_columns.names.clone(),
             types: None,
-            columns: t.columns.iter().map(|_| Cells::default()).collect(),
+            columns: by_columns.names.iter().map(|_| Cells::default()).collect(),
             rows: 0,
         };
-        let by_columns = read(file.to_vec()).unwrap();
-        let mut by_rows = empty(&by_columns);
-        read_rows(&reader, &vec![false; kinds.len()], &mut by_rows).unwrap();
+        let nanos = vec![false; by_rows.names.len()];
+        for g in 0..reader.num_row_groups() {
+            let group = reader.get_row_group(g).unwrap();
+            let mut part: Vec<Cells> = by_rows.names.iter().map(|_| Cells::default()).collect();
+            read_rows(group.as_ref(), &by_rows.names, &nanos, &mut part).unwrap();
+            for (all, cells) in by_rows.columns.iter_mut().zip(&part) {
+                for r in 0..group.metadata().num_rows() as usize {
+                    all.push(cells.get(r, &mut String::new()));
+                }
+            }
+            by_rows.rows += group.metadata().num_rows() as usize;
+        }
         assert_eq!(by_columns.rows, 6);
         assert_eq!(cells(&by_columns), cells(&by_rows));
-        let first: Vec<Option<&str>> = (0..9).map(|c| by_columns.columns[c].get(0)).collect();
+        let mut scratch = String::new();
+        let first: Vec<Option<String>> = (0..9)
+            .map(|c| {
+                by_columns.columns[c]
+                    .get(0, &mut scratch)
+                    .map(str::to_string)
+            })
+            .collect();
+        let first: Vec<Option<&str>> = first.iter().map(Option::as_deref).collect();
         assert_eq!(
             first,
             [
@@ -588,7 +732,7 @@ mod tests {
         assert!(
             (0..9)
                 .skip(1)
-                .all(|c| by_columns.columns[c].get(1).is_none())
+                .all(|c| by_columns.columns[c].get(1, &mut String::new()).is_none())
         );
     }
 }

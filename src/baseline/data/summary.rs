@@ -18,8 +18,9 @@
 //! it does not depend on row order. A CSV output is summarised as it is
 //! read, never held in memory.
 
+use super::num::ExactSum;
 use super::value::{self, Rule};
-use super::{ColType, Sink, value_of, widen};
+use super::{Batch, Cell, ColType, Sink, value_of, widen};
 use crate::config::OutputSpec;
 
 /// The first line of a summary snapshot, before the row count.
@@ -53,7 +54,6 @@ pub(crate) struct Column {
 
 /// Summarises cells pushed row by row.
 pub(crate) struct Summarizer {
-    names: Vec<String>,
     /// Types the reader knows (Parquet, Delta); None: inferred.
     types: Option<Vec<ColType>>,
     acc: Vec<Acc>,
@@ -68,17 +68,75 @@ struct Acc {
     checksum: u64,
     text_min: Option<String>,
     text_max: Option<String>,
-    /// The smallest and largest integer, canonical ([`value::integer`]).
-    int_min: Option<(bool, String)>,
-    int_max: Option<(bool, String)>,
+    /// The [`prefix`] of `text_min` and of `text_max`.
+    text_keys: (u64, u64),
+    /// The smallest and largest integer past 128 bits, canonical
+    /// ([`value::integer`]).
+    big_min: Option<(bool, String)>,
+    big_max: Option<(bool, String)>,
+    /// The smallest and largest integer that fits 128 bits.
+    small_min: Option<i128>,
+    small_max: Option<i128>,
     /// None once the sum left 128 bits.
     int_sum: Option<i128>,
     float_min: Option<f64>,
     float_max: Option<f64>,
-    /// Neumaier's compensated sum: the sum and what rounding lost.
-    float_sum: (f64, f64),
+    /// Exact, so it does not depend on the order values came in.
+    float_sum: ExactSum,
     /// NaN, `inf` and `-inf` values.
     not_finite: [u64; 3],
+    /// The hashes of numbers' texts seen lately, once numbers come as
+    /// numbers (Parquet).
+    memo: Option<Memo>,
+}
+
+/// Slots of a [`Memo`] table: a power of two.
+const MEMO_SLOTS: usize = 1024;
+
+/// The [`fnv1a`] hashes of the texts of numbers seen lately, one slot
+/// per number by a hash of its bits: a column of few distinct numbers
+/// (codes, counts, prices) writes and hashes each text once, not once a
+/// row. A number is only ever found beside its own hash.
+struct Memo {
+    ints: Vec<(i64, u64)>,
+    floats: Vec<(u64, u64)>,
+}
+
+impl Memo {
+    fn new() -> Memo {
+        // Every slot starts holding a true pair.
+        let int = (i64::MIN, fnv1a(itoa::Buffer::new().format(i64::MIN)));
+        Memo {
+            ints: vec![int; MEMO_SLOTS],
+            floats: vec![(0f64.to_bits(), fnv1a("0")); MEMO_SLOTS],
+        }
+    }
+
+    fn slot(bits: u64) -> usize {
+        (bits.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
+    }
+
+    /// The hash of the text of `i`.
+    fn int(&mut self, i: i64) -> u64 {
+        let slot = &mut self.ints[Memo::slot(i as u64)];
+        if slot.0 != i {
+            *slot = (i, fnv1a(itoa::Buffer::new().format(i)));
+        }
+        slot.1
+    }
+
+    /// The hash of the text of `f` ([`super::num::push_f64`]), written
+    /// into `scratch` when it is not known.
+    fn float(&mut self, f: f64, scratch: &mut String) -> u64 {
+        let bits = f.to_bits();
+        let slot = &mut self.floats[Memo::slot(bits)];
+        if slot.0 != bits {
+            scratch.clear();
+            super::num::push_f64(scratch, f);
+            *slot = (bits, fnv1a(scratch));
+        }
+        slot.1
+    }
 }
 
 impl Default for Acc {
@@ -89,22 +147,26 @@ impl Default for Acc {
             checksum: 0,
             text_min: None,
             text_max: None,
-            int_min: None,
-            int_max: None,
+            text_keys: (0, 0),
+            big_min: None,
+            big_max: None,
+            small_min: None,
+            small_max: None,
             int_sum: Some(0),
             float_min: None,
             float_max: None,
-            float_sum: (0.0, 0.0),
+            float_sum: ExactSum::default(),
             not_finite: [0; 3],
+            memo: None,
         }
     }
 }
 
 impl Summarizer {
-    pub(crate) fn new(names: Vec<String>, types: Option<Vec<ColType>>) -> Summarizer {
-        let acc = names.iter().map(|_| Acc::default()).collect();
+    /// A summarizer of `width` columns, of `types` when they are known.
+    pub(crate) fn new(width: usize, types: Option<Vec<ColType>>) -> Summarizer {
+        let acc = (0..width).map(|_| Acc::default()).collect();
         Summarizer {
-            names,
             types,
             acc,
             filled: 0,
@@ -112,9 +174,9 @@ impl Summarizer {
         }
     }
 
-    pub(crate) fn finish(self) -> Summary {
-        let columns = self
-            .names
+    /// The summary of the columns called `names`.
+    pub(crate) fn finish(self, names: Vec<String>) -> Summary {
+        let columns = names
             .into_iter()
             .zip(self.acc)
             .enumerate()
@@ -133,25 +195,82 @@ impl Summarizer {
     }
 }
 
+impl super::stream::Collect for Summarizer {
+    /// Take in what `other`, a summarizer of the same columns fed other
+    /// rows, has seen: as if this one had been fed its rows too, in any
+    /// order (counts, checksums and sums are order-free and exact).
+    fn merge(&mut self, other: Summarizer) {
+        self.rows += other.rows;
+        for (a, b) in self.acc.iter_mut().zip(other.acc) {
+            a.merge(b);
+        }
+    }
+}
+
 impl Sink for Summarizer {
     fn cell(&mut self, value: Option<&str>) {
         let Some(acc) = self.acc.get_mut(self.filled) else {
             return;
         };
+        acc.take(value, self.types.as_ref().map(|t| t[self.filled]));
         self.filled += 1;
-        match value {
-            Some(v) => acc.add(v),
-            None => acc.nulls += 1,
+    }
+
+    /// A column at a time: each column's aggregates stay in the cache
+    /// while its values go by.
+    fn batch(&mut self, batch: &Batch<'_>) {
+        if batch.skip.is_some() || self.filled != 0 || batch.columns.len() != self.acc.len() {
+            return batch.each_row(self);
         }
+        for (c, (acc, column)) in self.acc.iter_mut().zip(&batch.columns).enumerate() {
+            let known = self.types.as_ref().map(|t| t[c]);
+            let mut scratch = String::new();
+            for r in 0..batch.rows {
+                match (column.cell(r), known) {
+                    // Numbers kept as numbers are not read again from their
+                    // text, which is written for the checksum only.
+                    (Cell::Int(i), Some(ColType::Integer)) => {
+                        let hash = acc.memo().int(i);
+                        acc.checksum = acc.checksum.wrapping_add(hash);
+                        acc.add_small(i128::from(i));
+                    }
+                    (Cell::Float(f), Some(ColType::Float)) => {
+                        let hash = acc.memo().float(f, &mut scratch);
+                        acc.checksum = acc.checksum.wrapping_add(hash);
+                        acc.add_finite(f);
+                    }
+                    (cell, _) => acc.take(cell.text(&mut scratch), known),
+                }
+            }
+        }
+        self.rows += batch.rows as u64;
     }
 
     fn end_row(&mut self) {
-        for acc in &mut self.acc[self.filled.min(self.names.len())..] {
+        let width = self.acc.len();
+        for acc in &mut self.acc[self.filled.min(width)..] {
             acc.nulls += 1;
         }
         self.filled = 0;
         self.rows += 1;
     }
+}
+
+/// The smaller of two finite floats, `-0` below `0` so the result does
+/// not depend on which came first (`f64::min` may return either).
+fn least(a: f64, b: f64) -> f64 {
+    if b.total_cmp(&a).is_lt() { b } else { a }
+}
+
+/// The larger of two finite floats, `0` above `-0`.
+fn most(a: f64, b: f64) -> f64 {
+    if b.total_cmp(&a).is_gt() { b } else { a }
+}
+
+/// The first eight bytes of `s` as a number (zeros past its end): two
+/// texts whose prefixes differ order as their prefixes do.
+fn prefix(s: &str) -> u64 {
+    (s.bytes().take(8).enumerate()).fold(0, |k, (i, b)| k | u64::from(b) << (56 - 8 * i))
 }
 
 /// The 64-bit FNV-1a hash of `s`.
@@ -162,30 +281,96 @@ fn fnv1a(s: &str) -> u64 {
 }
 
 impl Acc {
+    /// Take a cell (None: null) of a column of type `known`, if known.
+    fn take(&mut self, value: Option<&str>, known: Option<ColType>) {
+        match (value, known) {
+            (Some(v), Some(ty)) => self.add_typed(v, ty),
+            (Some(v), None) => self.add(v),
+            (None, _) => self.nulls += 1,
+        }
+    }
+
+    /// Take the value `v` of a column of unknown type: every aggregate,
+    /// since the type is known only at the end.
     fn add(&mut self, v: &str) {
         self.checksum = self.checksum.wrapping_add(fnv1a(v));
-        if self.text_min.as_deref().is_none_or(|m| v < m) {
-            self.text_min = Some(v.to_string());
-        }
-        if self.text_max.as_deref().is_none_or(|m| v > m) {
-            self.text_max = Some(v.to_string());
-        }
+        self.add_text(v);
         self.ty = Some(widen(self.ty.unwrap_or(ColType::Null), value_of(v)));
-        if let Some((negative, digits)) = value::integer(v) {
-            let order = |m: &(bool, String)| value::cmp_integer((negative, digits), (m.0, &m.1));
-            if self.int_min.as_ref().is_none_or(|m| order(m).is_lt()) {
-                self.int_min = Some((negative, digits.to_string()));
+        self.add_integer(v);
+        self.add_float(v);
+    }
+
+    /// Take the value `v` of a column of type `ty` (Parquet, Delta,
+    /// JSON): only the aggregates [`Acc::finish`] shows for that type.
+    fn add_typed(&mut self, v: &str, ty: ColType) {
+        self.checksum = self.checksum.wrapping_add(fnv1a(v));
+        match ty {
+            // A value that is not an integer leaves the integer aggregates
+            // as they are; the float ones are shown only when no value was.
+            ColType::Integer => {
+                if !self.add_integer(v) {
+                    self.add_float(v);
+                }
             }
-            if self.int_max.as_ref().is_none_or(|m| order(m).is_gt()) {
-                self.int_max = Some((negative, digits.to_string()));
-            }
-            self.int_sum = self
-                .int_sum
-                .and_then(|s| s.checked_add(v.parse::<i128>().ok()?));
+            ColType::Float | ColType::Decimal => self.add_float(v),
+            _ => self.add_text(v),
         }
-        let Some(f) = value::float(v) else {
-            return;
+    }
+
+    fn add_text(&mut self, v: &str) {
+        // Most values are decided by their first eight bytes.
+        let k = prefix(v);
+        let (lo, hi) = self.text_keys;
+        let below = |m: &str| k < lo || (k == lo && v < m);
+        if self.text_min.as_deref().is_none_or(below) {
+            self.text_min = Some(v.to_string());
+            self.text_keys.0 = k;
+        }
+        let above = |m: &str| k > hi || (k == hi && v > m);
+        if self.text_max.as_deref().is_none_or(above) {
+            self.text_max = Some(v.to_string());
+            self.text_keys.1 = k;
+        }
+    }
+
+    /// Whether `v` was an integer (and taken as one).
+    fn add_integer(&mut self, v: &str) -> bool {
+        if let Ok(i) = v.parse::<i128>() {
+            self.add_small(i);
+            return true;
+        }
+        let Some((negative, digits)) = value::integer(v) else {
+            return false;
         };
+        let order = |m: &(bool, String)| value::cmp_integer((negative, digits), (m.0, &m.1));
+        if self.big_min.as_ref().is_none_or(|m| order(m).is_lt()) {
+            self.big_min = Some((negative, digits.to_string()));
+        }
+        if self.big_max.as_ref().is_none_or(|m| order(m).is_gt()) {
+            self.big_max = Some((negative, digits.to_string()));
+        }
+        self.int_sum = None;
+        true
+    }
+
+    fn add_small(&mut self, i: i128) {
+        self.small_min = Some(self.small_min.map_or(i, |m| m.min(i)));
+        self.small_max = Some(self.small_max.map_or(i, |m| m.max(i)));
+        self.int_sum = self.int_sum.and_then(|s| s.checked_add(i));
+    }
+
+    fn memo(&mut self) -> &mut Memo {
+        self.memo.get_or_insert_with(Memo::new)
+    }
+
+    fn add_float(&mut self, v: &str) {
+        if let Some(f) = value::float(v) {
+            self.add_finite(f);
+        }
+    }
+
+    /// Take a float: NaN and infinities counted, finite ones aggregated.
+    fn add_finite(&mut self, f: f64) {
         if !f.is_finite() {
             let at = if f.is_nan() {
                 0
@@ -197,40 +382,95 @@ impl Acc {
             self.not_finite[at] += 1;
             return;
         }
-        self.float_min = Some(self.float_min.map_or(f, |m| m.min(f)));
-        self.float_max = Some(self.float_max.map_or(f, |m| m.max(f)));
-        let (sum, lost) = &mut self.float_sum;
-        let t = *sum + f;
-        *lost += if sum.abs() >= f.abs() {
-            (*sum - t) + f
-        } else {
-            (f - t) + *sum
+        self.float_min = Some(self.float_min.map_or(f, |m| least(m, f)));
+        self.float_max = Some(self.float_max.map_or(f, |m| most(m, f)));
+        self.float_sum.add(f);
+    }
+
+    fn merge(&mut self, b: Acc) {
+        self.ty = match (self.ty, b.ty) {
+            (Some(x), Some(y)) => Some(widen(x, y)),
+            (x, y) => x.or(y),
         };
-        *sum = t;
+        self.nulls += b.nulls;
+        self.checksum = self.checksum.wrapping_add(b.checksum);
+        if let Some(m) = b.text_min
+            && self.text_min.as_ref().is_none_or(|x| m < *x)
+        {
+            self.text_min = Some(m);
+            self.text_keys.0 = b.text_keys.0;
+        }
+        if let Some(m) = b.text_max
+            && self.text_max.as_ref().is_none_or(|x| m > *x)
+        {
+            self.text_max = Some(m);
+            self.text_keys.1 = b.text_keys.1;
+        }
+        self.small_min = match (self.small_min, b.small_min) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        self.small_max = match (self.small_max, b.small_max) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        let order =
+            |a: &(bool, String), b: &(bool, String)| value::cmp_integer((a.0, &a.1), (b.0, &b.1));
+        if let Some(m) = b.big_min
+            && self.big_min.as_ref().is_none_or(|x| order(&m, x).is_lt())
+        {
+            self.big_min = Some(m);
+        }
+        if let Some(m) = b.big_max
+            && self.big_max.as_ref().is_none_or(|x| order(&m, x).is_gt())
+        {
+            self.big_max = Some(m);
+        }
+        self.int_sum = match (self.int_sum, b.int_sum) {
+            (Some(x), Some(y)) => x.checked_add(y),
+            _ => None,
+        };
+        self.float_min = match (self.float_min, b.float_min) {
+            (Some(x), Some(y)) => Some(least(x, y)),
+            (x, y) => x.or(y),
+        };
+        self.float_max = match (self.float_max, b.float_max) {
+            (Some(x), Some(y)) => Some(most(x, y)),
+            (x, y) => x.or(y),
+        };
+        self.float_sum.merge(&b.float_sum);
+        for (x, y) in self.not_finite.iter_mut().zip(b.not_finite) {
+            *x += y;
+        }
     }
 
     fn finish(self, name: String, ty: ColType) -> Column {
         let number = |f: Option<f64>| f.map(|f| f.to_string());
-        let int = |i: Option<(bool, String)>| {
-            i.map(|(negative, digits)| {
-                if negative {
-                    format!("-{digits}")
-                } else {
-                    digits
-                }
-            })
+        let text = |(negative, digits): (bool, String)| {
+            if negative {
+                format!("-{digits}")
+            } else {
+                digits
+            }
+        };
+        // An integer past 128 bits is below every other (negative) or
+        // above (positive).
+        let int_min = match self.big_min {
+            Some((true, d)) => Some(text((true, d))),
+            big => self.small_min.map(|i| i.to_string()).or(big.map(text)),
+        };
+        let int_max = match self.big_max {
+            Some((false, d)) => Some(text((false, d))),
+            big => self.small_max.map(|i| i.to_string()).or(big.map(text)),
         };
         let (min, max, sum) = match ty {
-            ColType::Integer if self.int_min.is_some() => (
-                int(self.int_min),
-                int(self.int_max),
-                self.int_sum.map(|s| s.to_string()),
-            ),
+            ColType::Integer if int_min.is_some() => {
+                (int_min, int_max, self.int_sum.map(|s| s.to_string()))
+            }
             ColType::Integer | ColType::Float | ColType::Decimal => (
                 number(self.float_min),
                 number(self.float_max),
-                self.float_min
-                    .map(|_| (self.float_sum.0 + self.float_sum.1).to_string()),
+                self.float_min.map(|_| self.float_sum.value().to_string()),
             ),
             _ => (self.text_min, self.text_max, None),
         };
@@ -403,14 +643,14 @@ mod tests {
     use super::*;
 
     fn summary(rows: &[&[Option<&str>]]) -> Summary {
-        let mut s = Summarizer::new(vec!["id".into(), "total".into(), "region".into()], None);
+        let mut s = Summarizer::new(3, None);
         for row in rows {
             for cell in *row {
                 s.cell(*cell);
             }
             s.end_row();
         }
-        s.finish()
+        s.finish(vec!["id".into(), "total".into(), "region".into()])
     }
 
     fn spec(abs: f64) -> OutputSpec {
@@ -495,5 +735,97 @@ mod tests {
             differences(&was, &fewer, &spec(0.01))[0],
             "row count: 2 -> 1"
         );
+    }
+
+    /// A column whose type the reader knows takes only the aggregates its
+    /// type shows, and shows what a column of inferred type shows.
+    #[test]
+    fn a_known_type_summarises_as_an_inferred_one() {
+        let columns: [(ColType, &[Option<&str>]); 4] = [
+            (
+                ColType::Integer,
+                &[
+                    Some("3"),
+                    None,
+                    Some("-12"),
+                    Some("170141183460469231731687303715884105727"),
+                    Some("7"),
+                ],
+            ),
+            (
+                ColType::Float,
+                &[
+                    Some("1.5"),
+                    Some("NaN"),
+                    Some("-inf"),
+                    Some("2"),
+                    None,
+                    Some("-0"),
+                ],
+            ),
+            (
+                ColType::String,
+                &[Some("West"), Some("10"), None, Some("East, North")],
+            ),
+            (ColType::Bool, &[Some("true"), Some("false"), None]),
+        ];
+        for (ty, values) in columns {
+            let summarize = |types: Option<Vec<ColType>>| {
+                let mut s = Summarizer::new(1, types);
+                for v in values {
+                    s.cell(*v);
+                    s.end_row();
+                }
+                s.finish(vec!["c".into()])
+            };
+            let inferred = summarize(None);
+            let known = summarize(Some(vec![ty]));
+            if ty != ColType::String {
+                assert_eq!(inferred.columns[0].ty, ty);
+            }
+            let mut inferred = inferred;
+            inferred.columns[0].ty = ty;
+            if ty == ColType::String {
+                // Text compares as text whatever its values look like.
+                inferred.columns[0].min = Some("10".into());
+                inferred.columns[0].max = Some("West".into());
+            }
+            assert_eq!(known, inferred, "{ty:?}");
+        }
+    }
+
+    /// Summaries of parts of a table merge into the summary of the whole,
+    /// float sums exactly, whatever the split.
+    #[test]
+    fn merged_parts_summarise_as_the_whole() {
+        use crate::baseline::data::stream::Collect as _;
+        let values = ["0.1", "0.2", "0.3", "1e16", "-1e16", "-0", "0", "5", "x"];
+        let feed = |s: &mut Summarizer, vs: &[&str]| {
+            for v in vs {
+                s.cell(Some(*v).filter(|v| *v != "x"));
+                s.cell(Some(*v).filter(|v| !v.contains('e')));
+                s.end_row();
+            }
+        };
+        let mut whole = Summarizer::new(2, None);
+        feed(&mut whole, &values);
+        let whole = render(&whole.finish(vec!["a".into(), "b".into()]));
+        for cut in 0..=values.len() {
+            let (mut first, mut second) = (Summarizer::new(2, None), Summarizer::new(2, None));
+            feed(&mut first, &values[cut..]);
+            feed(&mut second, &values[..cut]);
+            first.merge(second);
+            assert_eq!(
+                render(&first.finish(vec!["a".into(), "b".into()])),
+                whole,
+                "cut {cut}"
+            );
+        }
+        // The exact sum: 0.1 + 0.2 + 0.3 + 5, the large terms cancelled.
+        assert!(
+            whole.contains("\na,float,1,0,0,0,-10000000000000000,10000000000000000,5.6,"),
+            "{whole}"
+        );
+        assert!(whole.contains("\nb,string,2,0,0,0,-0,x,,"), "{whole}");
     }
 }

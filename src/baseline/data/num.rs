@@ -1,0 +1,420 @@
+//! Numbers of data snapshots: floats written as Rust's `Display` writes
+//! them (the text a snapshot has always held), fast; and float sums that
+//! are exact, so a summary's sum does not depend on the order of the rows
+//! nor on how its reading was split between threads.
+
+use std::fmt::Write as _;
+
+/// Append `v` as `format!("{v}")` writes it (shortest round-trip digits,
+/// never an exponent: `1e21` is `1000000000000000000000`), through ryu's
+/// shortest digits, several times faster than `Display`.
+pub(crate) fn push_f64(out: &mut String, v: f64) {
+    let bits = v.to_bits();
+    let (exp, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), exp - 1075)
+    };
+    if v.is_finite() && exact(out, v.is_sign_negative(), m, e) {
+        return;
+    }
+    let mut buf = ryu::Buffer::new();
+    if !v.is_finite() || !expand(out, buf.format_finite(v), m, e) {
+        let _ = write!(out, "{v}");
+    }
+}
+
+/// Write the value `m * 2^e` (negative when `negative`) exactly when its
+/// exact decimal digits are at most 15: no other text of 15 digits or
+/// fewer reads back as the same double, so it is the shortest, the one
+/// `Display` writes. Whole numbers and halves, quarters, eighths are
+/// written so without ryu. False, with nothing written, for the others.
+fn exact(out: &mut String, negative: bool, m: u64, e: i32) -> bool {
+    const LIMIT: u128 = 1_000_000_000_000_000;
+    let sign = if negative { "-" } else { "" };
+    if m == 0 {
+        out.push_str(sign);
+        out.push('0');
+        return true;
+    }
+    let (m, e) = (m >> m.trailing_zeros(), e + m.trailing_zeros() as i32);
+    if e >= 0 {
+        if e > 50 || (u128::from(m) << e) >= LIMIT {
+            return false;
+        }
+        out.push_str(sign);
+        // Under 10^15: it fits 64 bits.
+        out.push_str(itoa::Buffer::new().format(m << e));
+        return true;
+    }
+    // m * 2^e = m * 5^-e / 10^-e: the digits m * 5^-e, -e of them after
+    // the point.
+    if -e > 22 {
+        return false;
+    }
+    let digits = u128::from(m) * 5u128.pow((-e) as u32);
+    if digits >= LIMIT {
+        return false;
+    }
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(digits as u64);
+    let after = (-e) as usize;
+    out.push_str(sign);
+    if digits.len() > after {
+        let (a, b) = digits.split_at(digits.len() - after);
+        out.push_str(a);
+        out.push('.');
+        out.push_str(b);
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', after - digits.len()));
+        out.push_str(digits);
+    }
+    true
+}
+
+/// [`push_f64`] of an `f32`, as `format!("{v}")` writes it.
+pub(crate) fn push_f32(out: &mut String, v: f32) {
+    let bits = v.to_bits();
+    let (exp, frac) = (
+        ((bits >> 23) & 0xff) as i32,
+        u64::from(bits & ((1 << 23) - 1)),
+    );
+    let (m, e) = if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | (1 << 23), exp - 150)
+    };
+    let mut buf = ryu::Buffer::new();
+    if !v.is_finite() || !expand(out, buf.format_finite(v), m, e) {
+        let _ = write!(out, "{v}");
+    }
+}
+
+/// Write ryu's text (`-1.25`, `1e21`, `1.5e-7`, `2.0`) of the value
+/// `m * 2^e` as `Display` does: the same digits, the decimal point where
+/// the exponent puts it, no trailing `.0`. False, with nothing written,
+/// where the two may part ([`may_tie`]).
+fn expand(out: &mut String, ryu: &str, m: u64, e: i32) -> bool {
+    let bytes = ryu.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    // The digits (ryu writes at most 17), where the point stands among
+    // them, and the exponent.
+    let mut digits = [0u8; 24];
+    let (mut n, mut point, mut exp) = (0usize, None, 0i32);
+    let mut rest = bytes.iter().skip(usize::from(negative));
+    for &b in rest.by_ref() {
+        match b {
+            b'0'..=b'9' if n < digits.len() => {
+                digits[n] = b;
+                n += 1;
+            }
+            b'.' => point = Some(n),
+            b'e' => break,
+            _ => return false,
+        }
+    }
+    let mut exp_negative = false;
+    for &b in rest {
+        match b {
+            b'-' => exp_negative = true,
+            b'0'..=b'9' => exp = exp * 10 + i32::from(b - b'0'),
+            _ => return false,
+        }
+    }
+    if exp_negative {
+        exp = -exp;
+    }
+    let all = &digits[..n];
+    let lead = all.iter().position(|&b| b != b'0').unwrap_or(n);
+    let end = all.iter().rposition(|&b| b != b'0').map_or(lead, |i| i + 1);
+    let significant = &all[lead..end];
+    if may_tie(m, e, significant.len()) {
+        return false;
+    }
+    // Digits before the point, counted from the first significant one.
+    let point = point.unwrap_or(n) as i32 + exp - lead as i32;
+    // ASCII digits only.
+    let digits = std::str::from_utf8(significant).unwrap_or("0");
+    if negative {
+        out.push('-');
+    }
+    if digits.is_empty() {
+        out.push('0');
+    } else if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+    } else {
+        let (a, b) = digits.split_at(point as usize);
+        out.push_str(a);
+        out.push('.');
+        out.push_str(b);
+    }
+    true
+}
+
+/// Whether the value `m * 2^e` may lie exactly halfway between two
+/// shortest texts of `n` digits: where ryu (ties to even) and `Display`
+/// (ties away) part. That needs its exact decimal digits to be `n + 1`
+/// of them ending in 5; those values go through `Display`.
+fn may_tie(m: u64, e: i32, n: usize) -> bool {
+    if m == 0 {
+        return false;
+    }
+    let (m, e) = (m >> m.trailing_zeros(), e + m.trailing_zeros() as i32);
+    // The exact value's significant digits as an integer, trailing
+    // zeros dropped: m * 5^-e for a fraction, m * 2^e for a whole number.
+    let exact: u128 = if e < 0 {
+        // m * 5^26 has more than 18 digits: no tie with 17 or fewer.
+        if -e > 25 {
+            return false;
+        }
+        u128::from(m) * 5u128.pow((-e) as u32)
+    } else {
+        if e + 64 - m.leading_zeros() as i32 > 127 {
+            return true;
+        }
+        let mut x = u128::from(m) << e;
+        while x % 10 == 0 {
+            x /= 10;
+        }
+        x
+    };
+    exact % 10 == 5 && exact.ilog10() as usize == n
+}
+
+/// Bits of one limb of [`ExactSum`]; a limb holds this many bits of the
+/// sum, the bits above them are carries not yet moved.
+const LIMB_BITS: u32 = 32;
+/// Limbs to hold any finite double (2^-1074 to 2^1024) as a multiple of
+/// 2^-1074, with room for 2^64 of them added: 2,162 bits.
+const LIMBS: usize = 70;
+/// Adds between two moves of the carries: each adds under 2^32 to a limb.
+const CARRY_EVERY: u32 = 1 << 30;
+
+/// The exact sum of doubles: a fixed-point integer in units of 2^-1074
+/// (every double is a whole number of them), kept in limbs whose carries
+/// are moved now and then. Adding is a few integer operations; the sum is
+/// rounded once, when asked for, to the nearest double.
+#[derive(Clone, Debug)]
+pub(crate) struct ExactSum {
+    limbs: [i64; LIMBS],
+    adds: u32,
+}
+
+impl Default for ExactSum {
+    fn default() -> ExactSum {
+        ExactSum {
+            limbs: [0; LIMBS],
+            adds: 0,
+        }
+    }
+}
+
+impl ExactSum {
+    /// Add a finite `x` (NaN and infinities are counted elsewhere).
+    pub(crate) fn add(&mut self, x: f64) {
+        let bits = x.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as u32;
+        let frac = bits & ((1 << 52) - 1);
+        // x = m * 2^(e - 1074).
+        let (m, e) = if exp == 0 {
+            (frac, 0)
+        } else {
+            (frac | (1 << 52), exp - 1)
+        };
+        if m == 0 {
+            return;
+        }
+        let (i, off) = ((e / LIMB_BITS) as usize, e % LIMB_BITS);
+        let v = u128::from(m) << off;
+        let mask = (1u128 << LIMB_BITS) - 1;
+        let parts = [v & mask, (v >> LIMB_BITS) & mask, v >> (2 * LIMB_BITS)];
+        let negative = bits >> 63 == 1;
+        for (k, part) in parts.into_iter().enumerate() {
+            let part = part as i64;
+            self.limbs[i + k] += if negative { -part } else { part };
+        }
+        self.adds += 1;
+        if self.adds == CARRY_EVERY {
+            self.carry();
+        }
+    }
+
+    /// Add every term of `other`.
+    pub(crate) fn merge(&mut self, other: &ExactSum) {
+        self.carry();
+        let mut other = other.clone();
+        other.carry();
+        for (a, b) in self.limbs.iter_mut().zip(other.limbs) {
+            *a += b;
+        }
+        self.carry();
+    }
+
+    /// Move each limb's bits above [`LIMB_BITS`] into the next one: every
+    /// limb but the last in 0..2^32, the last holding the sign.
+    fn carry(&mut self) {
+        for k in 0..LIMBS - 1 {
+            let c = self.limbs[k] >> LIMB_BITS;
+            self.limbs[k] -= c << LIMB_BITS;
+            self.limbs[k + 1] += c;
+        }
+        self.adds = 0;
+    }
+
+    /// The sum, rounded once to the nearest double (ties to even).
+    pub(crate) fn value(&self) -> f64 {
+        let mut s = self.clone();
+        s.carry();
+        let negative = s.limbs[LIMBS - 1] < 0;
+        if negative {
+            // The magnitude: negate the two's complement limbs.
+            let mut borrow = 0i64;
+            for l in s.limbs.iter_mut() {
+                let v = -*l - borrow;
+                borrow = i64::from(v < 0);
+                *l = v + (borrow << LIMB_BITS);
+            }
+        }
+        let Some(top) = s.limbs.iter().rposition(|&l| l != 0) else {
+            return 0.0;
+        };
+        // The top three limbs, and whether any bit below them is set (it
+        // decides a rounding that would otherwise be a tie).
+        let low = top.saturating_sub(2);
+        let mut head: u128 = 0;
+        for k in (low..=top).rev() {
+            head = (head << LIMB_BITS) | s.limbs[k] as u128;
+        }
+        if s.limbs[..low].iter().any(|&l| l != 0) {
+            head |= 1;
+        }
+        let scale = (low as i32) * LIMB_BITS as i32 - 1074;
+        let v = head as f64 * 2f64.powi(scale.max(-1022)) * 2f64.powi((scale + 1022).min(0));
+        if negative { -v } else { v }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_are_written_as_display_writes_them() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            -2.5,
+            0.5,
+            1.25,
+            84.97,
+            120.5,
+            1e21,
+            1e22,
+            1.5e-7,
+            123456789.0,
+            0.1 + 0.2,
+            1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            1e15,
+            1e16,
+            1e17,
+            3.0e-5,
+            -1234.5678,
+            100.0,
+            1000000.0,
+            0.001,
+            // Halfway between two shortest texts: ryu and Display part here.
+            f64::from_bits(14057960512768232225),
+        ];
+        for v in values {
+            let mut s = String::new();
+            push_f64(&mut s, v);
+            assert_eq!(s, format!("{v}"), "{v:e}");
+        }
+        for v in [0.5f32, 1.1f32, 3.4e38f32, 1e-45f32, -7.25f32, 16777216.0f32] {
+            let mut s = String::new();
+            push_f32(&mut s, v);
+            assert_eq!(s, format!("{v}"), "{v:e}");
+        }
+    }
+
+    #[test]
+    fn the_exact_sum_is_the_rounded_exact_value_in_any_order() {
+        let mut a = ExactSum::default();
+        for x in [1e100, 1.0, -1e100, 0.5, 1e-300] {
+            a.add(x);
+        }
+        assert_eq!(a.value(), 1.5);
+        let xs: Vec<f64> = (0..10_000).map(|i| (i as f64) * 0.1 - 300.0).collect();
+        let mut forward = ExactSum::default();
+        xs.iter().for_each(|&x| forward.add(x));
+        let mut backward = ExactSum::default();
+        xs.iter().rev().for_each(|&x| backward.add(x));
+        let (mut half1, mut half2) = (ExactSum::default(), ExactSum::default());
+        xs[..5000].iter().for_each(|&x| half1.add(x));
+        xs[5000..].iter().for_each(|&x| half2.add(x));
+        half1.merge(&half2);
+        assert_eq!(forward.value().to_bits(), backward.value().to_bits());
+        assert_eq!(forward.value().to_bits(), half1.value().to_bits());
+        let mut neg = ExactSum::default();
+        neg.add(-2.5);
+        neg.add(-0.25);
+        assert_eq!(neg.value(), -2.75);
+        assert_eq!(ExactSum::default().value(), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_double_is_written_as_display_writes_it(bits in any::<u64>()) {
+            let v = f64::from_bits(bits);
+            let mut s = String::new();
+            push_f64(&mut s, v);
+            prop_assert_eq!(s, format!("{}", v));
+        }
+
+        #[test]
+        fn any_float_is_written_as_display_writes_it(bits in any::<u32>()) {
+            let v = f32::from_bits(bits);
+            let mut s = String::new();
+            push_f32(&mut s, v);
+            prop_assert_eq!(s, format!("{}", v));
+        }
+
+        /// Doubles of few significant bits, where ties between two
+        /// shortest texts are.
+        #[test]
+        fn a_short_double_is_written_as_display_writes_it(m in 1u64..(1 << 20), e in -40i32..70) {
+            let v = m as f64 * 2f64.powi(e);
+            let mut s = String::new();
+            push_f64(&mut s, v);
+            prop_assert_eq!(s, format!("{}", v));
+        }
+
+        #[test]
+        fn a_sum_of_few_terms_is_the_correctly_rounded_one(a in -1e6f64..1e6, b in -1e6f64..1e6) {
+            let mut s = ExactSum::default();
+            s.add(a);
+            s.add(b);
+            // Two doubles add exactly into a double and an error term: the
+            // correctly rounded sum is `a + b`.
+            prop_assert_eq!(s.value(), a + b);
+        }
+    }
+}
