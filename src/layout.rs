@@ -183,6 +183,11 @@ pub(crate) fn repo_relative(p: &Path) -> String {
     }
 }
 
+/// The directory of a case's execution dir that holds its pending
+/// snapshots: the new text of each changed or missing snapshot, named as
+/// the snapshot file is (`pending/<stem>.stdout`, `pending/<stem>.<output>.data`).
+pub(crate) const PENDING_DIR: &str = "pending";
+
 /// The verdict baseline, beside the harness file (SPEC section 15).
 pub(crate) const BASELINE_FILE: &str = "golden-baseline.json";
 /// The directory of output snapshots, beside the harness file.
