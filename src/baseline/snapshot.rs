@@ -640,6 +640,20 @@ pub(crate) fn unified_diff(
     (cap(&text), added, removed)
 }
 
+/// The whole unified diff from the file text `old` (labelled `file`) to
+/// `new` (labelled `label`), line for line as the files read (wildcards
+/// not folded): what accepting `new` in place of `old` changes in the
+/// file. Not cut: `cargo golden review` pages it.
+pub(crate) fn file_diff(file: &str, old: &str, label: &str, new: &str) -> String {
+    similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(file, label)
+        .to_string()
+}
+
 /// `diff` cut to [`MAX_DIFF_LINES`] lines and [`MAX_DIFF_BYTES`] bytes,
 /// saying how much was left out.
 fn cap(diff: &str) -> String {

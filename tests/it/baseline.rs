@@ -1421,7 +1421,7 @@ fn bless_from_a_verified_out_dir_writes_what_a_local_bless_writes() {
     // The failure names both ways to accept the output.
     assert!(
         text(&o).contains(
-            "bless: `cargo golden --bless --exact 'ci only'`, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`"
+            "bless: `cargo golden review` (takes the change as this run kept it) or `cargo golden --bless --exact 'ci only'` (runs the case again); from a CI run's out dir: `cargo golden review OUT_DIR`"
         ),
         "{}",
         text(&o)
