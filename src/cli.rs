@@ -108,8 +108,8 @@ enum Command {
         #[arg(long, value_name = "KEY")]
         public_key: Option<String>,
     },
-    /// Remove every run directory under <out dir>/artifacts and the last
-    /// run's reports.
+    /// Remove every run directory under <out dir>/artifacts, their review
+    /// decisions and the last run's reports.
     Clean {
         #[command(flatten)]
         at: OutDirArgs,
@@ -166,6 +166,40 @@ enum Command {
         config: Option<PathBuf>,
         #[command(flatten)]
         manifest: clap_cargo::Manifest,
+    },
+    /// Look at each pending snapshot change of a run and accept, reject or
+    /// skip it, as `cargo insta review` does: accepting writes what
+    /// `--bless` writes, without running anything. The run is trusted only
+    /// once `verify-evidence` passes on it. Off a terminal, without
+    /// --accept or --reject, it lists the changes (--list).
+    Review {
+        /// The out dir of the run (its latest run), e.g. a CI run's,
+        /// downloaded. Default: the harness file's out dir.
+        #[arg(value_name = "OUT_DIR", conflicts_with = "out")]
+        dir: Option<PathBuf>,
+        /// Accept without asking the changes whose case name or snapshot
+        /// file contains FILTER (repeatable; bare: every change).
+        #[arg(long, value_name = "FILTER", num_args = 0..=1, default_missing_value = "")]
+        accept: Vec<String>,
+        /// Reject without asking the changes whose case name or snapshot
+        /// file contains FILTER (repeatable; bare: every change).
+        #[arg(long, value_name = "FILTER", num_args = 0..=1, default_missing_value = "")]
+        reject: Vec<String>,
+        /// --accept and --reject match a whole case name or snapshot file.
+        #[arg(long)]
+        exact: bool,
+        /// List every change of the run and where it stands; decide nothing.
+        #[arg(long, conflicts_with_all = ["accept", "reject"])]
+        list: bool,
+        /// Exit 1 while a change is left undecided (for CI).
+        #[arg(long)]
+        check: bool,
+        /// Also require `SHA256SUMS.minisig` to verify with this minisign
+        /// public key (a `.pub` file, or the key itself).
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<String>,
+        #[command(flatten)]
+        at: OutDirArgs,
     },
     /// Print the JSON Schema of harness.toml, or of an output format.
     Schema {
@@ -459,6 +493,37 @@ pub fn main() -> i32 {
         Some(Command::Schema { format, .. }) => schema(format.format()),
         Some(Command::Clean { at }) => clean(at.run_args(Vec::new())),
         Some(Command::Snapshots { prune, at }) => snapshots(&at.run_args(Vec::new()), prune),
+        Some(Command::Review {
+            dir,
+            accept,
+            reject,
+            exact,
+            list,
+            check,
+            public_key,
+            at,
+        }) => {
+            let mode = if list {
+                crate::commands::review::Mode::List
+            } else if !accept.is_empty() || !reject.is_empty() {
+                crate::commands::review::Mode::Decide(crate::commands::review::Filters {
+                    accept,
+                    reject,
+                    exact,
+                })
+            } else if crate::commands::review::can_ask() {
+                crate::commands::review::Mode::Ask
+            } else {
+                crate::commands::review::Mode::List
+            };
+            review(
+                at.run_args(Vec::new()),
+                dir,
+                mode,
+                check,
+                public_key.as_deref(),
+            )
+        }
         Some(Command::Bless {
             from,
             public_key,
@@ -1309,6 +1374,11 @@ fn clean(a: RunArgs) -> i32 {
         for dir in &runs {
             std::fs::remove_dir_all(dir)?;
         }
+        // The review decisions of the runs just removed decide nothing.
+        match std::fs::remove_dir_all(out.join(crate::layout::REVIEW_DIR)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         for report in written.paths() {
             match std::fs::remove_file(report) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
@@ -1414,6 +1484,43 @@ fn bless_from(a: &RunArgs, from: &Path, public_key: Option<&str>) -> i32 {
             }
         }
         Err(e) => usage_error(&e),
+    }
+}
+
+fn review(
+    a: RunArgs,
+    dir: Option<PathBuf>,
+    mode: crate::commands::review::Mode,
+    check: bool,
+    public_key: Option<&str>,
+) -> i32 {
+    let loaded = match load(&a, dir.is_none()) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    let key = match public_key.map(crate::commands::verify::read_public_key) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => return usage_error(&CliError::PublicKey(e)),
+    };
+    let dir = dir.unwrap_or(loaded.out_dir);
+    let color = crate::report::terminal::color_enabled(
+        std::env::var("CARGO_TERM_COLOR").ok().as_deref(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+        || std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    );
+    let opts = crate::commands::review::Options {
+        public_key: key.as_ref(),
+        mode,
+        check,
+        color,
+    };
+    match crate::commands::review::review(&loaded.harness, &dir, &opts) {
+        Ok(code) => code,
+        Err(e) => {
+            print_error(&e);
+            e.exit_code()
+        }
     }
 }
 

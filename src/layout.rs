@@ -183,6 +183,22 @@ pub(crate) fn repo_relative(p: &Path) -> String {
     }
 }
 
+/// The directory of a case's execution dir that holds its pending
+/// snapshots: the new text of each changed or missing snapshot, named as
+/// the snapshot file is (`pending/<stem>.stdout`, `pending/<stem>.<output>.data`).
+pub(crate) const PENDING_DIR: &str = "pending";
+
+/// The directory of the out dir where `cargo golden review` records its
+/// decisions, one file per run: `review/<run_id>.jsonl`. Beside the run
+/// dirs, never in one: a sealed run dir is never edited, so a decision
+/// cannot be recorded by removing a pending file from it.
+pub(crate) const REVIEW_DIR: &str = "review";
+
+/// The decisions file of run `run_id`, relative to the out dir.
+pub(crate) fn review_file(run_id: &str) -> String {
+    format!("{REVIEW_DIR}/{run_id}.jsonl")
+}
+
 /// The verdict baseline, beside the harness file (SPEC section 15).
 pub(crate) const BASELINE_FILE: &str = "golden-baseline.json";
 /// The directory of output snapshots, beside the harness file.
@@ -302,6 +318,10 @@ pub(crate) fn prune_runs(
             continue;
         }
         std::fs::remove_dir_all(&dir)?;
+        // The review decisions of a run that is gone decide nothing.
+        if let Some(name) = dir.file_name().and_then(|n| n.to_str()) {
+            let _ = std::fs::remove_file(out_dir.join(review_file(name)));
+        }
         removed.push(dir);
     }
     Ok(removed)

@@ -128,6 +128,37 @@ pub(crate) fn bless(
     Ok(report)
 }
 
+/// Bless the baseline entries of the cases of `record` as a local bless of
+/// them would, for a run that did not bless (`bless --from`, `review`):
+/// each case's entry from its verdict as it stands in `record`, compared
+/// with the baseline as a local run's is, with no case looked for as
+/// missing (the run may have been one shard, or a review of a few cases).
+/// Signatures are redacted as where the cases ran: with the harness file
+/// in `ran_in`.
+pub(crate) fn bless_record(
+    harness: &HarnessConfig,
+    record: &RunRecord,
+    ran_in: &std::path::Path,
+) -> Result<BlessReport, BaselineError> {
+    let baseline = super::load(harness)?;
+    let snapshots = super::Snapshots::new(harness, &record.run_id).ran_in(ran_in);
+    let verdicts: Vec<_> = (record.cases.iter())
+        .map(|c| super::verdict(c, &snapshots.redactor(&c.working_dir)))
+        .collect();
+    let observed: Vec<super::compare::Observed<'_>> = (record.cases.iter())
+        .zip(verdicts)
+        .map(|(c, verdict)| super::compare::Observed::of(c, verdict))
+        .collect();
+    let settings = super::compare::Settings {
+        file: crate::layout::display_relative(&harness.baseline_file()),
+        gate: harness.gate,
+        slowdown: harness.slowdown,
+        typical: HashMap::new(),
+    };
+    let comparison = super::compare::compare(baseline.as_ref(), &observed, None, &settings);
+    bless(harness, record, baseline.as_ref(), &comparison)
+}
+
 /// One case of the comparison into the new entries, noted in `report`.
 fn record_case(
     c: &CaseComparison,

@@ -921,6 +921,46 @@ fn unmatched<'r>(rows: &'r [String], other: &[String]) -> Vec<&'r str> {
         .collect()
 }
 
+/// What a line of a data diff is about, as a view of the diff colours it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DataDiffLine {
+    /// The schema: a column renamed, removed, added or retyped, a key
+    /// column missing.
+    Schema,
+    /// The row count.
+    RowCount,
+    /// A row the snapshot has and the output does not.
+    RowRemoved,
+    /// A row the output has and the snapshot does not.
+    RowAdded,
+    /// A cell, or a summary's figure, that changed; anything else.
+    Changed,
+}
+
+impl DataDiffLine {
+    /// The kind of a line of [`differences`].
+    pub(crate) fn of(line: &str) -> DataDiffLine {
+        const SCHEMA: [&str; 5] = [
+            "column renamed: ",
+            "column removed: ",
+            "column added: ",
+            "column retyped: ",
+            "key column missing: ",
+        ];
+        if SCHEMA.iter().any(|p| line.starts_with(p)) {
+            DataDiffLine::Schema
+        } else if line.starts_with("row count: ") {
+            DataDiffLine::RowCount
+        } else if line.starts_with("row removed: ") {
+            DataDiffLine::RowRemoved
+        } else if line.starts_with("row added: ") {
+            DataDiffLine::RowAdded
+        } else {
+            DataDiffLine::Changed
+        }
+    }
+}
+
 /// The diff shown for `lines`: the first [`MAX_DIFF_ITEMS`], and how many
 /// more there are.
 pub(crate) fn diff_text(lines: &[String]) -> String {

@@ -20,6 +20,7 @@ pub(crate) mod bless;
 pub mod compare;
 pub(crate) mod data;
 pub(crate) mod file;
+pub(crate) mod pending;
 pub(crate) mod redactions;
 pub(crate) mod snapshot;
 pub(crate) mod wildcard;

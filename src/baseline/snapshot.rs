@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::data::{self, OutputRead};
+use super::pending::PendingDir;
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
 use crate::config::{CaseDef, HarnessConfig, OutputSpec, Redaction};
@@ -102,6 +103,10 @@ impl<'h> Snapshots<'h> {
         }
         let stem = crate::layout::snapshot_stem(&def.name);
         let redactor = self.redactor(&rec.working_dir);
+        let exec_dir = exec_dir(rec);
+        let keep = exec_dir
+            .as_deref()
+            .map(|exec_dir| PendingDir { out_dir, exec_dir });
         for (stream, on) in [
             (Stream::Stdout, def.snapshot.stdout),
             (Stream::Stderr, def.snapshot.stderr),
@@ -118,7 +123,8 @@ impl<'h> Snapshots<'h> {
             let check = match (rec.ran(), log) {
                 (true, Some(log)) => {
                     let output = read_output(&out_dir.join(&log));
-                    let (check, secrets) = self.check(stream, file, output, &redactor);
+                    let (check, secrets) =
+                        self.check(stream, file, output, &redactor, (keep, &mut rec.warnings));
                     if !secrets.is_empty() {
                         rec.warnings.push(format!(
                             "{} contains the value of {}: re-bless it (`cargo golden --bless`) so it holds the masked output",
@@ -142,6 +148,7 @@ impl<'h> Snapshots<'h> {
                     output: None,
                     sha256: None,
                     diff_sha256: None,
+                    pending: None,
                 },
                 _ => continue,
             };
@@ -152,11 +159,21 @@ impl<'h> Snapshots<'h> {
     /// Compare (or bless) the data outputs of `def` read after its run
     /// (`reads`, see [`data::read_outputs`]); record each check and its
     /// issue, and fail a passed case that has one.
-    pub(crate) fn apply_data(&self, def: &CaseDef, rec: &mut CaseRecord, reads: Vec<OutputRead>) {
+    pub(crate) fn apply_data(
+        &self,
+        def: &CaseDef,
+        rec: &mut CaseRecord,
+        reads: Vec<OutputRead>,
+        out_dir: &Path,
+    ) {
         if def.outputs.is_empty() {
             return;
         }
         let stem = crate::layout::snapshot_stem(&def.name);
+        let exec_dir = exec_dir(rec);
+        let keep = exec_dir
+            .as_deref()
+            .map(|exec_dir| PendingDir { out_dir, exec_dir });
         if !rec.ran() || reads.is_empty() {
             // A case that could not run keeps its data snapshots as they were.
             if self.bless {
@@ -183,7 +200,8 @@ impl<'h> Snapshots<'h> {
                 ));
             }
             let file = data::snapshot_file(&stem, &read.rel);
-            checks.push(self.check_data(&def.outputs[read.spec], file, read, &mut rec.warnings));
+            let spec = &def.outputs[read.spec];
+            checks.push(self.check_data(spec, file, read, (keep, &mut rec.warnings)));
         }
         checks.extend(self.missing_members(def, &stem, &checked));
         for check in checks {
@@ -263,7 +281,7 @@ impl<'h> Snapshots<'h> {
         spec: &OutputSpec,
         file: String,
         read: OutputRead,
-        warnings: &mut Vec<String>,
+        (keep, warnings): (Option<PendingDir<'_>>, &mut Vec<String>),
     ) -> SnapshotCheck {
         let mut check = data_check(file, &read.rel, SnapshotOutcome::Matched);
         let path = self.root.join(&check.file);
@@ -286,8 +304,10 @@ impl<'h> Snapshots<'h> {
                 return check;
             }
         };
+        let mut base = None;
         let expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
             Ok(bytes) => {
+                base = Some(crate::hash::sha256_hex(&bytes));
                 // Masked as the output is: a cell holding a secret compares
                 // as its mask.
                 let text = String::from_utf8_lossy(&bytes);
@@ -346,6 +366,14 @@ impl<'h> Snapshots<'h> {
                 check.diff_sha256 = Some(differences_digest(&lines));
             }
         }
+        if matches!(
+            check.outcome,
+            SnapshotOutcome::Missing | SnapshotOutcome::Changed
+        ) {
+            // What `--bless` would write, rendered only for a change.
+            let text = data::render(&actual, &read.rel);
+            keep_pending(&mut check, keep, text.as_bytes(), base, warnings);
+        }
         check
     }
 
@@ -357,6 +385,7 @@ impl<'h> Snapshots<'h> {
         file: String,
         output: Result<String, (SnapshotOutcome, String)>,
         redactor: &SnapshotRedactor<'_>,
+        (keep, warnings): (Option<PendingDir<'_>>, &mut Vec<String>),
     ) -> (SnapshotCheck, Vec<&str>) {
         let mut check = SnapshotCheck {
             stream,
@@ -367,6 +396,7 @@ impl<'h> Snapshots<'h> {
             output: None,
             sha256: None,
             diff_sha256: None,
+            pending: None,
         };
         let actual = match output {
             Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
@@ -381,8 +411,12 @@ impl<'h> Snapshots<'h> {
             }
         };
         let path = self.root.join(&check.file);
+        let mut base = None;
         let expected = match crate::userfile::read(&path) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Ok(bytes) => {
+                base = Some(crate::hash::sha256_hex(&bytes));
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) if self.bless => {
                 check.outcome = SnapshotOutcome::NotWritten;
@@ -419,6 +453,11 @@ impl<'h> Snapshots<'h> {
                 check.detail = Some(format!("{added} line(s) added, {removed} removed"));
             }
         }
+        if check.outcome != SnapshotOutcome::Matched {
+            // Escaped as `--bless` writes it (see [`bless`]).
+            let text = wildcard::escape(&actual);
+            keep_pending(&mut check, keep, text.as_bytes(), base, warnings);
+        }
         (check, secrets)
     }
 }
@@ -454,6 +493,37 @@ fn data_check(file: String, rel: &str, outcome: SnapshotOutcome) -> SnapshotChec
         output: Some(rel.to_string()),
         sha256: None,
         diff_sha256: None,
+        pending: None,
+    }
+}
+
+/// The execution dir of `rec` (relative to the out dir), where its pending
+/// snapshots go: the directory of its `evidence.json`.
+fn exec_dir(rec: &CaseRecord) -> Option<String> {
+    let a = rec.artifacts.as_ref()?;
+    Some(a.evidence.rsplit_once('/')?.0.to_string())
+}
+
+/// Keep `text`, what accepting the change of `check` writes, as its
+/// pending snapshot in `keep` (found different from the snapshot whose
+/// sha256 is `base`); a file that cannot be written is a warning: the
+/// change can still be blessed by running the case again.
+fn keep_pending(
+    check: &mut SnapshotCheck,
+    keep: Option<PendingDir<'_>>,
+    text: &[u8],
+    base: Option<String>,
+    warnings: &mut Vec<String>,
+) {
+    let Some(keep) = keep else {
+        return;
+    };
+    match keep.keep(&check.file, text, base) {
+        Ok(pending) => check.pending = Some(pending),
+        Err(e) => warnings.push(format!(
+            "the new text of {} was not kept for `cargo golden review`: {e}",
+            check.file
+        )),
     }
 }
 
@@ -568,6 +638,20 @@ pub(crate) fn unified_diff(
         .header(file, &format!("{stream} (this run, redacted)"))
         .to_string();
     (cap(&text), added, removed)
+}
+
+/// The whole unified diff from the file text `old` (labelled `file`) to
+/// `new` (labelled `label`), line for line as the files read (wildcards
+/// not folded): what accepting `new` in place of `old` changes in the
+/// file. Not cut: `cargo golden review` pages it.
+pub(crate) fn file_diff(file: &str, old: &str, label: &str, new: &str) -> String {
+    similar::TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(file, label)
+        .to_string()
 }
 
 /// `diff` cut to [`MAX_DIFF_LINES`] lines and [`MAX_DIFF_BYTES`] bytes,

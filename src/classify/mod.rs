@@ -615,7 +615,7 @@ pub struct StreamFindings {
     /// retry recovered from: warnings of the case, not failures.
     pub warnings: Vec<String>,
     /// For a finding whose record carries fields (JSON, a `key=value`
-    /// tail), the few that say what failed ([`headline::of`]), by
+    /// tail), the few that say what failed (`headline::of`), by
     /// category; the finding itself quotes the record.
     pub headlines: [Option<String>; 5],
     /// The physical lines (1-based, first and last) of the record behind

@@ -6,20 +6,23 @@
 //! its signature, with a public key). Then each case of that run that this
 //! harness file declares is blessed as a local `--bless` would have
 //! blessed it: its stream snapshots from its kept `stdout.log` /
-//! `stderr.log` (redacted as if they ran here), and its baseline entry
-//! from its verdict with the stream snapshot differences blessed away.
-//! Data outputs' tables are not kept in an out dir: their snapshots are
-//! not written (said so), and a case whose data changed keeps failing.
+//! `stderr.log` (redacted as if they ran here), its data snapshots from the
+//! pending snapshots the run kept of each changed or missing one (see
+//! [`crate::baseline::pending`]), and its baseline entry from its verdict
+//! with those differences blessed away. A data snapshot the run kept no
+//! pending text for (an output it could not read, a glob's output it no
+//! longer wrote), or whose committed snapshot changed since the run
+//! (stale), is not written (said so), and its case keeps failing.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::baseline::BaselineError;
 use crate::baseline::bless::BlessReport;
-use crate::baseline::compare::{self, Observed, Settings};
+use crate::baseline::pending::{self, Standing};
 use crate::baseline::snapshot::Snapshots;
-use crate::baseline::{BaselineError, BaselineFile};
 use crate::config::HarnessConfig;
-use crate::model::{CaseRecord, CaseResult, IssueType, RunRecord, SnapshotOutcome, Stream};
+use crate::model::{CaseRecord, CaseResult, IssueType, SnapshotOutcome, Stream};
 
 /// Why a bless from an out dir did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +37,10 @@ pub(crate) enum BlessFromError {
         .1.join("\n  - ")
     )]
     Unverified(PathBuf, Vec<String>),
+    /// A pending snapshot changed since the run was verified: nothing was
+    /// blessed.
+    #[error("refusing to bless from {} (nothing was written)", .0.display())]
+    Pending(PathBuf, #[source] pending::PendingError),
     /// The baseline could not be read or written.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
@@ -69,17 +76,85 @@ pub(crate) fn bless_from(
     record
         .cases
         .retain(|c| defs.contains_key(c.name.as_str()) && !c.filtered_out());
-    for case in &mut record.cases {
+    // Every pending text is read (and held to its digest) before anything
+    // is written: a file changed since the run verified writes nothing.
+    let mut data = Vec::new();
+    for case in &record.cases {
+        data.push(
+            pending_data(harness, case, &out_dir)
+                .map_err(|e| BlessFromError::Pending(from.to_path_buf(), e))?,
+        );
+    }
+    for (case, data) in record.cases.iter_mut().zip(data) {
+        bless_data(harness, case, data);
         rebless(&snapshots, defs[case.name.as_str()], case, &out_dir);
     }
-    let baseline = crate::baseline::load(harness)?;
-    let comparison = compare_here(harness, &record, baseline.as_ref(), &snapshots);
-    Ok(crate::baseline::bless::bless(
-        harness,
-        &record,
-        baseline.as_ref(),
-        &comparison,
+    Ok(crate::baseline::bless::bless_record(
+        harness, &record, &ran_in,
     )?)
+}
+
+/// What becomes of one failing data check of a case: the text to bless it
+/// with, or why it is not written.
+type DataBless = (String, Result<Option<Vec<u8>>, String>);
+
+/// The failing data checks of `case`, each with the pending text to bless
+/// it with (None: the snapshot already holds it), or why it cannot be.
+fn pending_data(
+    harness: &HarnessConfig,
+    case: &CaseRecord,
+    out_dir: &Path,
+) -> Result<Vec<DataBless>, pending::PendingError> {
+    let mut out = Vec::new();
+    for check in case
+        .snapshots
+        .iter()
+        .filter(|s| s.stream == Stream::Data && s.fails())
+    {
+        let file = check.file.clone();
+        let Some(p) = &check.pending else {
+            out.push((
+                file,
+                Err("that run kept no pending snapshot of it (its output was not read, or no longer written): bless it with a local `cargo golden --bless`".into()),
+            ));
+            continue;
+        };
+        let taken = match pending::standing(harness, &case.name, check, p) {
+            Standing::Open => Ok(Some(pending::read(out_dir, p)?)),
+            Standing::Blessed => Ok(None),
+            Standing::Stale(why) => Err(format!("stale pending snapshot, skipped: {why}")),
+        };
+        out.push((file, taken));
+    }
+    Ok(out)
+}
+
+/// Bless the data snapshots of `case` from `data` (see [`pending_data`]):
+/// write each, and make the verdict what a local bless would have seen;
+/// those not written keep failing it.
+fn bless_data(harness: &HarnessConfig, case: &mut CaseRecord, data: Vec<DataBless>) {
+    let mut blessed = Vec::new();
+    let mut refused = Vec::new();
+    for (file, taken) in data {
+        let written = match taken {
+            Ok(Some(bytes)) => pending::write_snapshot(&harness.base_dir, &file, &bytes)
+                .map_err(|e| crate::exit::error_chain(&e)),
+            Ok(None) => Ok(()),
+            Err(why) => Err(why),
+        };
+        match written {
+            Ok(()) => blessed.push(file),
+            Err(why) => refused.push((file, why)),
+        }
+    }
+    let blessed: Vec<&str> = blessed.iter().map(String::as_str).collect();
+    pending::accept_in_record(case, &blessed);
+    for (file, why) in refused {
+        if let Some(s) = case.snapshots.iter_mut().find(|s| s.file == file) {
+            s.outcome = SnapshotOutcome::NotWritten;
+            s.detail = Some(why);
+        }
+    }
 }
 
 /// Bless the stream snapshots of `case` from its kept logs, and make its
@@ -91,57 +166,24 @@ fn rebless(
     case: &mut CaseRecord,
     out_dir: &Path,
 ) {
-    let data_missing = case
-        .snapshots
-        .iter()
-        .any(|s| s.stream == Stream::Data && s.outcome == SnapshotOutcome::Missing);
+    let streams: Vec<String> = (case.snapshots.iter())
+        .filter(|s| s.stream != Stream::Data)
+        .map(|s| s.file.clone())
+        .collect();
     case.snapshots.retain(|s| s.stream == Stream::Data);
-    for s in &mut case.snapshots {
-        if s.fails() {
-            s.outcome = SnapshotOutcome::NotWritten;
-            s.detail = Some(
-                "a run's out dir does not keep its data outputs: bless them with a local `cargo golden --bless`".into(),
-            );
-        }
-    }
     let before = case.issues.len();
+    // A stream's issue names its snapshot file; a data output's names its
+    // own.
     case.issues.retain(|i| {
         !(i.issue_type == IssueType::OutputChanged
-            || (i.issue_type == IssueType::SnapshotMissing && !data_missing))
+            || (i.issue_type == IssueType::SnapshotMissing
+                && streams.iter().any(|f| i.message.contains(f.as_str()))))
     });
     if case.issues.is_empty() && before > 0 && case.result == CaseResult::Failed {
         case.result = CaseResult::Passed;
     }
-    let mut stream_checks = Vec::new();
-    std::mem::swap(&mut case.snapshots, &mut stream_checks);
+    let mut data_checks = Vec::new();
+    std::mem::swap(&mut case.snapshots, &mut data_checks);
     snapshots.apply(def, case, out_dir);
-    case.snapshots.extend(stream_checks);
-}
-
-/// The comparison of `record`'s cases with `baseline`, as a local run's
-/// (no case is looked for as missing: the run may have been one shard).
-fn compare_here(
-    harness: &HarnessConfig,
-    record: &RunRecord,
-    baseline: Option<&BaselineFile>,
-    snapshots: &Snapshots<'_>,
-) -> compare::Comparison {
-    let verdicts: Vec<_> = record
-        .cases
-        .iter()
-        .map(|c| crate::baseline::verdict(c, &snapshots.redactor(&c.working_dir)))
-        .collect();
-    let observed: Vec<Observed<'_>> = record
-        .cases
-        .iter()
-        .zip(verdicts)
-        .map(|(c, verdict)| Observed::of(c, verdict))
-        .collect();
-    let settings = Settings {
-        file: crate::layout::display_relative(&harness.baseline_file()),
-        gate: harness.gate,
-        slowdown: harness.slowdown,
-        typical: HashMap::new(),
-    };
-    compare::compare(baseline, &observed, None, &settings)
+    case.snapshots.extend(data_checks);
 }

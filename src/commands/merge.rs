@@ -667,9 +667,11 @@ fn check_artifacts(shard: &Shard, case: &CaseRecord) -> Result<(), Refusal> {
         .structured_result
         .as_ref()
         .and_then(|r| r.artifact.as_ref());
+    let pending = (case.snapshots.iter()).filter_map(|s| s.pending.as_ref().map(|p| &p.path));
     for path in [&a.command, &a.stdout, &a.stderr, &a.evidence]
         .into_iter()
         .chain(kept)
+        .chain(pending)
     {
         if !is_inside(path) {
             return Err(Refusal::UnsafeArtifact {
@@ -925,7 +927,21 @@ fn copy_attempt(
         (src.stdout.clone(), Artifacts::STDOUT.to_string()),
         (src.stderr.clone(), Artifacts::STDERR.to_string()),
     ];
-    for (from_rel, name) in files.iter().chain(&result) {
+    // So are the pending snapshots: they move into the merged run's dir.
+    let mut pending = Vec::new();
+    for p in case.snapshots.iter_mut().filter_map(|s| s.pending.as_mut()) {
+        let name = p.path.rsplit_once('/').map_or(p.path.as_str(), |(_, n)| n);
+        let to = format!("{}/{name}", crate::layout::PENDING_DIR);
+        pending.push((std::mem::replace(&mut p.path, format!("{rel}/{to}")), to));
+    }
+    if !pending.is_empty() {
+        let dir = dir.join(crate::layout::PENDING_DIR);
+        std::fs::create_dir_all(&dir).map_err(|source| MergeError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    for (from_rel, name) in files.iter().chain(&result).chain(&pending) {
         let from_path = from.join(from_rel);
         let to = dir.join(name);
         // Never through a symlink: it could point anywhere on the machine.
@@ -966,7 +982,11 @@ fn copy_attempt(
             kept.as_deref(),
         );
         if let Ok(h) = files {
-            case.evidence_hash = Some(crate::wire::evidence::hash_with_data(&h, &case.snapshots));
+            let h = crate::wire::evidence::hash_with_data(&h, &case.snapshots);
+            case.evidence_hash = Some(crate::wire::evidence::hash_with_pending(
+                &h,
+                &case.snapshots,
+            ));
         }
     }
     report::write_evidence(case, out).map_err(|source| MergeError::Evidence {

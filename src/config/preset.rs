@@ -7,7 +7,7 @@
 //! (`presets = ["./ci/ourtool.toml"]`).
 //!
 //! Without either, a case gets the preset of the tool its command runs
-//! ([`detect`]): `dbt build` is judged by the `dbt` preset, `odibi run` by
+//! (`detect`): `dbt build` is judged by the `dbt` preset, `odibi run` by
 //! `odibi`, `python -m pytest` by `pytest`.
 
 use std::collections::BTreeMap;

@@ -311,6 +311,33 @@ pub struct SnapshotCheck {
     /// 1.6 and summary 1.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_sha256: Option<String>,
+    /// For a `changed` or `missing` snapshot: the new snapshot text this
+    /// run kept beside its artifacts, what accepting the change writes
+    /// (`cargo golden review`, `bless --from`). Absent before evidence
+    /// 1.8 and summary 1.9, and for checks that keep none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<PendingSnapshot>,
+}
+
+/// A pending snapshot: the text a changed or missing snapshot would hold
+/// once accepted, kept in the run dir
+/// (`artifacts/<run_id>/execution/<case>/pending/<snapshot file name>`)
+/// exactly as `--bless` would write it: redacted, escaped, secrets masked
+/// (a data output's canonical text, or its summary). Listed in
+/// `SHA256SUMS` and under the case's evidence hash, so a pending snapshot
+/// from CI is as trustworthy as its run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PendingSnapshot {
+    /// The pending file, relative to the out dir.
+    pub path: String,
+    /// sha256 of the pending file's bytes.
+    pub sha256: String,
+    /// sha256 of the snapshot file's bytes this run compared with; null
+    /// when there was none (`missing`). A snapshot that differs from it
+    /// when the change is reviewed was changed since: the pending file is
+    /// stale and is never written over it.
+    pub base_sha256: Option<String>,
 }
 
 impl SnapshotCheck {

@@ -12,8 +12,8 @@ mod baseline;
 mod name;
 
 pub use baseline::{
-    CaseComparison, Class, ClassCounts, Comparison, DataFormat, Gate, SnapshotCheck,
-    SnapshotOutcome, Stream, Verdict, fails_gate,
+    CaseComparison, Class, ClassCounts, Comparison, DataFormat, Gate, PendingSnapshot,
+    SnapshotCheck, SnapshotOutcome, Stream, Verdict, fails_gate,
 };
 
 name::serde_names!(

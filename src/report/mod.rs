@@ -675,6 +675,7 @@ fn lost_evidence(record: &RunRecord, look: &seal::ArtifactLook<'_>) -> Vec<Strin
         if case.exit_code.is_some() {
             files.extend([&a.command, &a.stdout, &a.stderr]);
         }
+        files.extend((case.snapshots.iter()).filter_map(|s| s.pending.as_ref().map(|p| &p.path)));
     }
     let missing: Vec<String> = (files.into_iter())
         .filter(|f| look.missing(&record.out_dir, f))

@@ -234,10 +234,14 @@ fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
         .structured_result
         .as_ref()
         .and_then(|r| r.artifact.as_ref());
+    // A pending snapshot is sealed like the logs: a change accepted from
+    // it is only as good as its run.
+    let pending = (case.snapshots.iter()).filter_map(|s| s.pending.as_ref().map(|p| &p.path));
     case.artifacts
         .iter()
         .flat_map(|a| [&a.command, &a.stdout, &a.stderr, &a.evidence])
         .chain(kept)
+        .chain(pending)
         .map(String::as_str)
         .collect()
 }

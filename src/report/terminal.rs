@@ -29,23 +29,34 @@ const YELLOW: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
 const CYAN: Style = AnsiColor::Cyan.on_default().effects(Effects::BOLD);
 const DIM: Style = Style::new().effects(Effects::DIMMED);
 
-/// The exact commands that accept a case's changed or missing output
-/// snapshots: a local bless of that case alone, or a bless from the out dir
-/// of a CI run (for cases that only run there). None when no output
-/// snapshot of the case failed.
+/// The exact commands that accept a case's changed or missing snapshots:
+/// a review of the pending snapshots the run kept (here, or from the out
+/// dir of a CI run) or a local bless of that case alone, which runs it
+/// again. Without pending snapshots (one could not be kept), a local
+/// bless or a bless from a CI run's out dir. None when no snapshot of the
+/// case changed or is missing.
 fn bless_command(case: &CaseRecord) -> Option<String> {
     use crate::model::{SnapshotOutcome, Stream};
+    let bless = format!(
+        "`cargo golden --bless --exact {}`",
+        crate::shell::posix_quote(&case.name)
+    );
+    if case.snapshots.iter().any(|s| s.pending.is_some()) {
+        return Some(format!(
+            "`cargo golden review` (takes the change as this run kept it) or {bless} (runs the case again); from a CI run's out dir: `cargo golden review OUT_DIR`"
+        ));
+    }
     case.snapshots
         .iter()
         .any(|s| {
             s.stream != Stream::Data
-                && matches!(s.outcome, SnapshotOutcome::Changed | SnapshotOutcome::Missing)
+                && matches!(
+                    s.outcome,
+                    SnapshotOutcome::Changed | SnapshotOutcome::Missing
+                )
         })
         .then(|| {
-            format!(
-                "`cargo golden --bless --exact {}`, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`",
-                crate::shell::posix_quote(&case.name)
-            )
+            format!("{bless}, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`")
         })
 }
 

@@ -347,13 +347,15 @@ impl<'h> Engine<'h> {
             self.snapshots.apply(def, &mut rec, &self.out_dir);
             let outputs = ran.as_mut().map(|r| std::mem::take(&mut r.outputs));
             self.snapshots
-                .apply_data(def, &mut rec, outputs.unwrap_or_default());
+                .apply_data(def, &mut rec, outputs.unwrap_or_default(), &self.out_dir);
         }
         mask_record(&self.redactor, &mut rec);
         // The data outputs' digests and comparisons, as written, are under
         // the hash too.
+        // So are the pending snapshots' digests.
         if let Some(h) = &rec.evidence_hash {
-            rec.evidence_hash = Some(crate::wire::evidence::hash_with_data(h, &rec.snapshots));
+            let h = crate::wire::evidence::hash_with_data(h, &rec.snapshots);
+            rec.evidence_hash = Some(crate::wire::evidence::hash_with_pending(&h, &rec.snapshots));
         }
         self.write_evidence(&mut rec);
         rec

@@ -15,8 +15,10 @@ use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus};
 /// `structured_result`; 1.5 data snapshots in `snapshots` (`stream`
 /// `data`, with `output` and `sha256`); 1.6 `diff_sha256` in a changed
 /// data output's check, and the evidence hash covers the data checks
-/// ([`hash_with_data`]); 1.7 `quarantine`.
-pub(crate) const SCHEMA_VERSION: &str = "1.7.0";
+/// ([`hash_with_data`]); 1.7 `quarantine`; 1.8 `pending` in a changed
+/// or missing snapshot's check, covered by the evidence hash
+/// ([`hash_with_pending`]).
+pub(crate) const SCHEMA_VERSION: &str = "1.8.0";
 
 /// The first minor version whose evidence hash covers the data checks.
 const DATA_HASH_MINOR: u64 = 6;
@@ -72,6 +74,44 @@ pub(crate) fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck])
     }
     let d = serde_json::to_string(&data).expect("strings, enums and nulls serialize");
     crate::hash::sha256_hex(format!("{hash}|{d}").as_bytes())
+}
+
+/// One pending snapshot as the evidence hash covers it, fields in this
+/// order.
+#[derive(Serialize)]
+struct HashedPending<'a> {
+    file: &'a str,
+    path: &'a str,
+    sha256: &'a str,
+    base_sha256: Option<&'a str>,
+}
+
+/// The evidence hash of a case that kept pending snapshots: `hash` (after
+/// [`hash_with_data`]) when no check of `checks` has one, else the hex
+/// sha256 of `hash + "|pending|" + P`, where P is the checks' pending
+/// snapshots in their order as compact JSON, one object each with the
+/// check's `file` and the pending's `path`, `sha256` and `base_sha256` in
+/// that order (null when absent). The pending files are in the run dir:
+/// `verify-evidence` holds each to its recorded sha256, and the hash holds
+/// the record. Evidence before 1.8 keeps none, so hashes as before.
+pub(crate) fn hash_with_pending(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
+    let pending: Vec<HashedPending<'_>> = checks
+        .iter()
+        .filter_map(|c| {
+            let p = c.pending.as_ref()?;
+            Some(HashedPending {
+                file: &c.file,
+                path: &p.path,
+                sha256: &p.sha256,
+                base_sha256: p.base_sha256.as_deref(),
+            })
+        })
+        .collect();
+    if pending.is_empty() {
+        return hash.to_string();
+    }
+    let p = serde_json::to_string(&pending).expect("strings and nulls serialize");
+    crate::hash::sha256_hex(format!("{hash}|pending|{p}").as_bytes())
 }
 
 /// How a case's warning begins when its evidence.json could not be
@@ -248,6 +288,23 @@ mod tests {
         assert_eq!(
             hash_with_data(&h, &[check(Stream::Stdout), data]),
             crate::hash::sha256_hex(format!("{h}|{d}").as_bytes())
+        );
+    }
+
+    #[test]
+    fn only_checks_that_kept_a_pending_snapshot_change_the_hash() {
+        let h = crate::hash::sha256_hex(b"sh x|||1");
+        let mut stdout = check(Stream::Stdout);
+        assert_eq!(hash_with_pending(&h, &[stdout.clone()]), h);
+        stdout.pending = Some(crate::model::PendingSnapshot {
+            path: "artifacts/r/execution/001-x/pending/x.stdout".into(),
+            sha256: "ab".into(),
+            base_sha256: None,
+        });
+        let p = r#"[{"file":"snapshots/x.stdout","path":"artifacts/r/execution/001-x/pending/x.stdout","sha256":"ab","base_sha256":null}]"#;
+        assert_eq!(
+            hash_with_pending(&h, &[check(Stream::Data), stdout]),
+            crate::hash::sha256_hex(format!("{h}|pending|{p}").as_bytes())
         );
     }
 }

@@ -13,6 +13,7 @@
 //! | `evidence.json` | [`evidence::Evidence`] | `schema --evidence` |
 //! | `history.jsonl` lines | [`history::HistoryLine`] | `schema --history` |
 //! | `--message-format json` lines (`run` and `list`) | `message::Message` | `schema --message` |
+//! | `review/<run_id>.jsonl` lines | `review::DecisionLine` | none (read by `review` alone) |
 //!
 //! Every output format carries a `schema_version` `1.<minor>.<patch>`:
 //! readers accept any `1.x.y` and ignore fields they do not know; a field
@@ -23,6 +24,7 @@ pub mod evidence;
 pub mod history;
 pub(crate) mod message;
 pub mod observation;
+pub(crate) mod review;
 pub(crate) mod summary;
 
 #[cfg(feature = "schema")]

@@ -23,8 +23,9 @@ use crate::model::{
 /// 1.3 added `redactions`; 1.4 the baseline comparison and each case's
 /// snapshot checks; 1.5 each case's `stdout_end` and `stderr_end`; 1.6
 /// `diff_sha256` in a changed data output's snapshot check; 1.7 each
-/// case's `quarantine`; 1.8 `counts.quarantined`.
-pub(crate) const SCHEMA_VERSION: &str = "1.8.0";
+/// case's `quarantine`; 1.8 `counts.quarantined`; 1.9 `pending` in a
+/// changed or missing snapshot's check.
+pub(crate) const SCHEMA_VERSION: &str = "1.9.0";
 
 /// # cargo-golden summary
 ///

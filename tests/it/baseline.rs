@@ -911,7 +911,7 @@ fn the_evidence_hash_covers_each_data_output_digest_and_comparison() {
 
     // A case without outputs hashes exactly as SPEC section 5 says.
     let plain = p.evidence("002-plain");
-    assert_eq!(plain["schema_version"], "1.7.0");
+    assert_eq!(plain["schema_version"], "1.8.0");
     assert_eq!(
         plain["evidence_hash"],
         spec_hash(&p.case_dir("002-plain"), &plain["exit_code"])
@@ -939,9 +939,21 @@ fn the_evidence_hash_covers_each_data_output_digest_and_comparison() {
     let data_csv = sha256_hex(SALES_CSV.replace("84.97", "90.12").as_bytes());
     assert_eq!(check["sha256"], data_csv.as_str());
     let base = spec_hash(&p.case_dir("001-sales"), &ev["exit_code"]);
+    let with_data = sha256_hex(format!("{base}|{d}").as_bytes());
+    // And the pending snapshot the change kept (evidence 1.8 on): sha256
+    // of that, "|pending|" and each pending snapshot as compact JSON.
+    let pending = &check["pending"];
+    assert_eq!(
+        pending["sha256"],
+        sha256_hex(&std::fs::read(p.out().join(pending["path"].as_str().unwrap())).unwrap())
+    );
+    let pending_json = format!(
+        "[{{\"file\":{},\"path\":{},\"sha256\":{},\"base_sha256\":{}}}]",
+        check["file"], pending["path"], pending["sha256"], pending["base_sha256"]
+    );
     assert_eq!(
         ev["evidence_hash"],
-        sha256_hex(format!("{base}|{d}").as_bytes()),
+        sha256_hex(format!("{with_data}|pending|{pending_json}").as_bytes()),
         "{d}"
     );
     let v = verify_evidence(&p.out());
@@ -1409,7 +1421,7 @@ fn bless_from_a_verified_out_dir_writes_what_a_local_bless_writes() {
     // The failure names both ways to accept the output.
     assert!(
         text(&o).contains(
-            "bless: `cargo golden --bless --exact 'ci only'`, or from a CI run's out dir: `cargo golden bless --from OUT_DIR`"
+            "bless: `cargo golden review` (takes the change as this run kept it) or `cargo golden --bless --exact 'ci only'` (runs the case again); from a CI run's out dir: `cargo golden review OUT_DIR`"
         ),
         "{}",
         text(&o)

@@ -925,7 +925,8 @@ fn an_expected_error_needs_no_required_line() {
 /// A stand-in program named `name` in `dir/bin` that prints `text` and
 /// exits `exit`: what matters here is the word a command runs, not the
 /// tool (the real tools' own output is judged in `corpus` and
-/// `real_tools`).
+/// `real_tools`). The tests that use it run on Unix.
+#[cfg(unix)]
 fn program(dir: &Path, name: &str, text: &str, exit: i32) {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -945,6 +946,7 @@ fn program(dir: &Path, name: &str, text: &str, exit: i32) {
     }
 }
 
+#[cfg(unix)]
 fn run_with_bin(p: &Project) -> std::process::Output {
     p.cmd(&[])
         .env("PATH", common::path_with(&p.path().join("bin")))
@@ -952,6 +954,7 @@ fn run_with_bin(p: &Project) -> std::process::Output {
         .unwrap()
 }
 
+#[cfg(unix)]
 fn case<'a>(summary: &'a Value, name: &str) -> &'a Value {
     summary["cases"]
         .as_array()

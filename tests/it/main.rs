@@ -35,6 +35,7 @@ mod merge;
 mod messages;
 mod real_tools;
 mod reports;
+mod review;
 mod scale;
 mod schema;
 mod secrets;

@@ -166,7 +166,48 @@ pub(crate) fn check(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> 
             }
         }
     }
+    problems.extend(pending_rule(run_dir, run_id, ev));
     problems.extend(rejudge(ev, logs));
+    problems
+}
+
+/// Each pending snapshot the evidence records is kept by a check that
+/// failed (a changed or missing snapshot), and is a plain file inside the
+/// run dir with the sha256 recorded: what accepting it writes is what the
+/// run kept.
+fn pending_rule(run_dir: &Path, run_id: &str, ev: &Evidence) -> Vec<String> {
+    let mut problems = Vec::new();
+    let prefix = format!("{}/", crate::layout::run_dir(run_id));
+    for s in &ev.snapshots {
+        let Some(p) = &s.pending else { continue };
+        if !s.fails() {
+            problems.push(format!(
+                "records a pending snapshot of {}, whose check ({}) changed nothing",
+                s.file,
+                s.outcome.as_str()
+            ));
+        }
+        let path = match inside_run(run_dir, run_id, &p.path) {
+            Ok(path) => path,
+            Err(e) => {
+                problems.push(e.message());
+                continue;
+            }
+        };
+        let rel = p.path.strip_prefix(&prefix).unwrap_or(&p.path);
+        if let Err(e) = plain_file(&path) {
+            problems.push(format!("the pending snapshot {rel} {}", e.message()));
+            continue;
+        }
+        match crate::hash::sha256_file(&path) {
+            Ok(actual) if actual == p.sha256 => {}
+            Ok(actual) => problems.push(format!(
+                "the pending snapshot {rel} changed: the evidence records sha256 {}, the file has {actual}",
+                p.sha256
+            )),
+            Err(e) => problems.push(format!("the pending snapshot {rel} cannot be read: {e}")),
+        }
+    }
     problems
 }
 
@@ -190,11 +231,12 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
         crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code, result);
     let covers_data = crate::wire::evidence::hash_covers_data(&ev.schema_version);
     let with_data = |h: String| {
-        if covers_data {
+        let h = if covers_data {
             crate::wire::evidence::hash_with_data(&h, &ev.snapshots)
         } else {
             h
-        }
+        };
+        crate::wire::evidence::hash_with_pending(&h, &ev.snapshots)
     };
     match of_files.map(with_data) {
         Ok(actual) if actual == recorded => {}
@@ -221,6 +263,11 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
             if covers_data && ev.snapshots.iter().any(|s| s.stream == Stream::Data) {
                 problems.push(
                     "the hash covers the data outputs' digests and comparisons (`snapshots`, stream `data`) as recorded: they may have been changed".to_string(),
+                );
+            }
+            if ev.snapshots.iter().any(|s| s.pending.is_some()) {
+                problems.push(
+                    "the hash covers the pending snapshots' paths and digests (`snapshots`, `pending`) as recorded: they may have been changed".to_string(),
                 );
             }
         }

@@ -304,6 +304,18 @@ pub fn verify_run_with(
                 });
             }
         }
+        // A pending snapshot no evidence records would be accepted from
+        // nothing the run vouches for.
+        let pending_dir = format!("/{}/", crate::layout::PENDING_DIR);
+        for f in files.iter().filter(|f| f.contains(&pending_dir)) {
+            if !referenced.contains(f.as_str()) {
+                report.findings.push(Finding {
+                    case: None,
+                    file: f.clone(),
+                    message: "is a pending snapshot no case's evidence records".into(),
+                });
+            }
+        }
     }
     if let Some(out) = out_dir {
         check_out_dir_copies(&out, &run_dir, record.as_ref(), &mut report.findings);
@@ -485,6 +497,9 @@ pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.interrupted = ev.interrupted;
     case.golden_changes = ev.golden_changes;
     case.structured_result = ev.structured_result;
+    // The snapshot checks too: what review and `bless --from` accept is
+    // what the hash covers, not what a summary says.
+    case.snapshots = ev.snapshots;
     if ev.run.status != crate::model::EvidenceStatus::NoEvidence || ev.run.quarantine.is_some() {
         case.quarantine = ev.run.quarantine;
     }
@@ -521,8 +536,10 @@ fn owners(record: Option<&RunRecord>, run_id: &str) -> BTreeMap<String, String> 
                 .as_ref()
                 .and_then(|r| r.artifact.as_deref())
                 .and_then(|k| k.strip_prefix(&prefix));
-            if let Some(kept) = kept {
-                map.insert(kept.to_string(), case.name.clone());
+            let pending = (attempt.snapshots.iter())
+                .filter_map(|s| s.pending.as_ref()?.path.strip_prefix(&prefix));
+            for file in kept.into_iter().chain(pending) {
+                map.insert(file.to_string(), case.name.clone());
             }
         }
     }

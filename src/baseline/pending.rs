@@ -1,0 +1,239 @@
+//! Pending snapshots (SPEC section 20): a run that finds a changed or
+//! missing snapshot keeps the text accepting the change would write, so
+//! the change can be accepted later without running the case again
+//! (`cargo golden review`, `bless --from`).
+//!
+//! The pending file lives in the case's execution dir,
+//! `artifacts/<run_id>/execution/<case>/pending/<snapshot file name>`,
+//! and holds exactly what `--bless` writes: the redacted, escaped output
+//! of a stream, or a data output's canonical text (its summary under
+//! `mode = "summary"`), secrets masked as in every stored output. The
+//! seal lists it in `SHA256SUMS` and the case's evidence hash covers its
+//! recorded digest ([`crate::wire::evidence::hash_with_pending`]), so a
+//! pending file from CI is as trustworthy as the run that kept it.
+//!
+//! Each records the digest of the snapshot file it was diffed against
+//! (none when there was none). When the committed snapshot no longer has
+//! that digest, someone changed it since: the pending file is stale and
+//! is never written over that newer work ([`standing`]).
+
+use std::io;
+use std::path::{Component, Path};
+
+use crate::config::{CaseDef, HarnessConfig, OutputSpec};
+use crate::model::{
+    CaseRecord, CaseResult, PendingSnapshot, SnapshotCheck, SnapshotOutcome, Stream,
+};
+
+/// Largest pending file read back: a data snapshot is as large as the
+/// data it stands for (see the data snapshot limit of [`super::snapshot`]).
+const PENDING_LIMIT: u64 = 1 << 30;
+
+/// Where a case keeps its pending snapshots: its execution dir, relative
+/// to the out dir, under `out_dir`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingDir<'a> {
+    pub out_dir: &'a Path,
+    /// The case's execution dir, relative to the out dir.
+    pub exec_dir: &'a str,
+}
+
+impl PendingDir<'_> {
+    /// Write `text` as the pending snapshot of the snapshot file `file`
+    /// (relative to the harness file's directory), found different from
+    /// the snapshot whose bytes have the sha256 `base_sha256` (None: there
+    /// was no snapshot).
+    pub(crate) fn keep(
+        &self,
+        file: &str,
+        text: &[u8],
+        base_sha256: Option<String>,
+    ) -> io::Result<PendingSnapshot> {
+        let name = Path::new(file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| io::Error::other(format!("{file} names no file")))?;
+        let rel = format!("{}/{}/{name}", self.exec_dir, crate::layout::PENDING_DIR);
+        let path = self.out_dir.join(&rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        crate::fsio::atomic_write(&path, text)?;
+        Ok(PendingSnapshot {
+            path: rel,
+            sha256: crate::hash::sha256_hex(text),
+            base_sha256,
+        })
+    }
+}
+
+/// Why a pending snapshot cannot be taken.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PendingError {
+    /// Its recorded path is not a plain path inside the out dir.
+    #[error("the pending file {0:?} is not a plain path inside the out dir")]
+    Outside(String),
+    /// It could not be read.
+    #[error("cannot read the pending file {0}")]
+    Read(String, #[source] io::Error),
+    /// Its bytes are not the ones its evidence records.
+    #[error(
+        "the pending file {path} changed since its run: its evidence records sha256 {recorded}, the file has {actual}"
+    )]
+    Changed {
+        path: String,
+        recorded: String,
+        actual: String,
+    },
+    /// The snapshot file could not be written.
+    #[error("cannot write {0}")]
+    Write(String, #[source] io::Error),
+}
+
+/// The bytes of `pending` under `out_dir`, once they are the ones its
+/// evidence records (the run was verified before; the file is read again
+/// now, so a change since is refused, not written).
+pub(crate) fn read(out_dir: &Path, pending: &PendingSnapshot) -> Result<Vec<u8>, PendingError> {
+    let plain = !pending.path.is_empty()
+        && Path::new(&pending.path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Err(PendingError::Outside(pending.path.clone()));
+    }
+    let bytes = crate::userfile::read_limited(&out_dir.join(&pending.path), PENDING_LIMIT)
+        .map_err(|e| PendingError::Read(pending.path.clone(), e))?;
+    let actual = crate::hash::sha256_hex(&bytes);
+    if actual != pending.sha256 {
+        return Err(PendingError::Changed {
+            path: pending.path.clone(),
+            recorded: pending.sha256.clone(),
+            actual,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Write `bytes` as the snapshot file `file` of the harness in `root`, as
+/// `--bless` writes one.
+pub(crate) fn write_snapshot(root: &Path, file: &str, bytes: &[u8]) -> Result<(), PendingError> {
+    let path = root.join(file);
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| crate::fsio::atomic_write(&path, bytes))
+        .map_err(|e| PendingError::Write(file.to_string(), e))
+}
+
+/// Where a pending snapshot stands against the harness file as it is now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// It can be accepted or rejected.
+    Open,
+    /// The snapshot file already holds it (blessed since, here or from
+    /// another run): nothing is left to decide.
+    Blessed,
+    /// It cannot be accepted: why (the snapshot changed since the run
+    /// compared with it, or the case or the output is no longer declared).
+    Stale(String),
+}
+
+/// Where the pending snapshot of `check` (of case `case`) stands against
+/// `harness` as it is now.
+pub(crate) fn standing(
+    harness: &HarnessConfig,
+    case: &str,
+    check: &SnapshotCheck,
+    pending: &PendingSnapshot,
+) -> Standing {
+    let Some(def) = harness.cases.iter().find(|c| c.name == case) else {
+        return Standing::Stale(format!(
+            "case {case:?} is no longer declared in {}",
+            harness.display_file()
+        ));
+    };
+    if !declares(def, check) {
+        let what = match check.stream {
+            Stream::Data => format!("no longer declares the output {}", check.subject()),
+            stream => format!("no longer snapshots {stream}"),
+        };
+        return Standing::Stale(format!("case {case:?} {what}"));
+    }
+    let now =
+        match crate::userfile::read_limited(&harness.base_dir.join(&check.file), PENDING_LIMIT) {
+            Ok(bytes) => Some(crate::hash::sha256_hex(&bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Standing::Stale(format!("{} cannot be read: {e}", check.file)),
+        };
+    if now.as_deref() == Some(pending.sha256.as_str()) {
+        return Standing::Blessed;
+    }
+    if now == pending.base_sha256 {
+        return Standing::Open;
+    }
+    Standing::Stale(match (&pending.base_sha256, &now) {
+        (None, _) => format!("{} was written since the run found it missing", check.file),
+        (Some(_), None) => format!("{} was removed since the run", check.file),
+        (Some(_), Some(_)) => format!("{} changed since the run compared with it", check.file),
+    })
+}
+
+/// Whether `def` still declares what `check` compared: the stream's
+/// snapshot, or the data output (see [`declared_output`]).
+fn declares(def: &CaseDef, check: &SnapshotCheck) -> bool {
+    match check.stream {
+        Stream::Stdout => def.snapshot.stdout,
+        Stream::Stderr => def.snapshot.stderr,
+        Stream::Data => declared_output(def, check).is_some(),
+    }
+}
+
+/// The output of `def` whose data snapshot `check` is: a path whose
+/// snapshot file it is, or a glob that matches its output.
+pub(crate) fn declared_output<'d>(
+    def: &'d CaseDef,
+    check: &SnapshotCheck,
+) -> Option<&'d OutputSpec> {
+    let stem = crate::layout::snapshot_stem(&def.name);
+    let rel = check.output.as_deref().unwrap_or("");
+    def.outputs.iter().find(|o| {
+        if super::data::is_glob(&o.path) {
+            super::data::glob(&o.path).is_some_and(|g| g.is_match(rel))
+        } else {
+            super::data::snapshot_file(&stem, &o.path) == check.file
+        }
+    })
+}
+
+/// Make `case` what a bless of the snapshot files `accepted` would have
+/// recorded: those checks blessed (created or updated), their issues
+/// gone, and a case they alone failed PASSED.
+pub(crate) fn accept_in_record(case: &mut CaseRecord, accepted: &[&str]) {
+    let mut dropped = false;
+    for check in &mut case.snapshots {
+        if !accepted.contains(&check.file.as_str()) {
+            continue;
+        }
+        // The issue as the check raised it (a changed or missing
+        // snapshot's message names no log).
+        let Some((issue_type, message)) = check.issue("") else {
+            continue;
+        };
+        let message = crate::ansi::one_line(&message);
+        if let Some(at) =
+            (case.issues.iter()).position(|i| i.issue_type == issue_type && i.message == message)
+        {
+            case.issues.remove(at);
+            dropped = true;
+        }
+        check.outcome = match check.outcome {
+            SnapshotOutcome::Missing => SnapshotOutcome::Created,
+            _ => SnapshotOutcome::Updated,
+        };
+        check.diff = None;
+        check.diff_sha256 = None;
+        check.detail = None;
+    }
+    if dropped && case.issues.is_empty() && case.result == CaseResult::Failed {
+        case.result = CaseResult::Passed;
+    }
+}
