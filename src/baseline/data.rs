@@ -119,29 +119,44 @@ impl Batch<'_> {
     }
 }
 
-/// Marks a null cell in [`RowTable`]'s cell ends.
+/// Marks a null cell in [`Cells`]' cell ends.
 const NULL: u64 = 1 << 63;
+/// Marks a null cell in [`RowTable`]'s cell ends.
+const NULL_IN_ROW: u32 = 1 << 31;
 
 /// A table: named, typed columns and rows of cells (None: null).
 ///
-/// The cells' text is one buffer and each cell is where it ends there, row
-/// by row: a million-row table is three allocations, not ten million
-/// strings. Rows are shown in `order` (sorted once), never moved.
+/// The cells' text is one buffer; each row is where its text starts there
+/// and each cell where it ends within its row (four bytes a cell): a
+/// million-row table is four allocations, not ten million strings. Rows
+/// are shown in `order` (sorted once), never moved.
 #[derive(Clone, Debug)]
 pub(crate) struct RowTable {
     pub columns: Vec<(String, ColType)>,
     text: String,
-    /// The end of each cell in `text`, row-major; [`NULL`] set for null.
-    ends: Vec<u64>,
+    /// Where each stored row's text starts in `text`.
+    starts: Vec<u64>,
+    /// The end of each cell within its row's text, row-major;
+    /// [`NULL_IN_ROW`] set for null.
+    ends: Vec<u32>,
     /// The stored row shown at each position.
     order: Vec<usize>,
+    /// The key columns the rows are in order of, once [`sort`] sorted
+    /// them (empty: not known).
+    sorted_by: Vec<usize>,
 }
 
 /// One row of a [`RowTable`].
 #[derive(Clone, Copy)]
 pub(crate) struct Row<'t> {
-    table: &'t RowTable,
+    /// The table's text and cell ends.
+    text: &'t str,
+    ends: &'t [u32],
+    width: usize,
+    /// Its first cell's place in the table's cell ends.
     base: usize,
+    /// Where its text starts.
+    start: usize,
 }
 
 /// Cell `k` of cells stored as `text` and their `ends` (None: null).
@@ -206,21 +221,34 @@ impl Cells {
     /// Push an integer, kept as one.
     #[cfg(feature = "parquet")]
     pub(crate) fn push_int(&mut self, i: i64) {
+        self.push_ints(&[i]);
+    }
+
+    /// Push integers, kept as such.
+    #[cfg(feature = "parquet")]
+    pub(crate) fn push_ints(&mut self, values: &[i64]) {
         if self.ints.len() != self.ends.len() {
             self.ints.resize(self.ends.len(), 0);
         }
-        self.ints.push(i);
-        self.ends.push(self.text.len() as u64);
+        self.ints.extend_from_slice(values);
+        self.push_values(values.len());
     }
 
-    /// Push a double, kept as one.
+    /// Push doubles, kept as such.
     #[cfg(feature = "parquet")]
-    pub(crate) fn push_f64(&mut self, f: f64) {
+    pub(crate) fn push_f64s(&mut self, values: &[f64]) {
         if self.floats.len() != self.ends.len() {
             self.floats.resize(self.ends.len(), 0.0);
         }
-        self.floats.push(f);
-        self.ends.push(self.text.len() as u64);
+        self.floats.extend_from_slice(values);
+        self.push_values(values.len());
+    }
+
+    /// Mark `n` values kept as numbers (no text of their own).
+    #[cfg(feature = "parquet")]
+    fn push_values(&mut self, n: usize) {
+        let end = self.text.len() as u64;
+        self.ends.extend(std::iter::repeat_n(end, n));
     }
 
     /// Push the text `write` writes, a value (never null).
@@ -273,12 +301,23 @@ impl<'a> Cell<'a> {
 impl<'t> Row<'t> {
     /// The cell in column `c` (None: null).
     fn get(&self, c: usize) -> Option<&'t str> {
-        cell_at(&self.table.text, &self.table.ends, self.base + c)
+        let ends = self.ends;
+        let end = ends[self.base + c];
+        if end & NULL_IN_ROW != 0 {
+            return None;
+        }
+        let start = if c == 0 {
+            0
+        } else {
+            ends[self.base + c - 1] & !NULL_IN_ROW
+        };
+        // Offsets were taken from `text` itself, at char boundaries.
+        Some(&self.text[self.start + start as usize..self.start + end as usize])
     }
 
     /// The row's cells in column order.
     fn cells(self) -> impl Iterator<Item = Option<&'t str>> {
-        (0..self.table.columns.len()).map(move |c| self.get(c))
+        (0..self.width).map(move |c| self.get(c))
     }
 }
 
@@ -290,9 +329,18 @@ impl RowTable {
 
     /// The row at position `r` (in the table's order).
     fn row(&self, r: usize) -> Row<'_> {
+        self.stored(self.order[r])
+    }
+
+    /// The `i`th row stored.
+    fn stored(&self, i: usize) -> Row<'_> {
+        let width = self.columns.len();
         Row {
-            table: self,
-            base: self.order[r] * self.columns.len(),
+            text: &self.text,
+            ends: &self.ends,
+            width,
+            base: i * width,
+            start: self.starts[i] as usize,
         }
     }
 
@@ -316,31 +364,66 @@ impl PartialEq for RowTable {
 /// Collects a table's cells row by row into one buffer.
 struct Builder {
     text: String,
-    ends: Vec<u64>,
+    starts: Vec<u64>,
+    ends: Vec<u32>,
     width: usize,
+    /// Where the row being built starts in `text`.
+    row_start: usize,
     /// Cells pushed to the row being built.
     filled: usize,
-    rows: usize,
+    /// Whether a row's text passed what [`RowTable`] holds (2 GiB).
+    too_long: bool,
 }
 
 impl Builder {
     fn new(width: usize) -> Builder {
         Builder {
             text: String::new(),
+            starts: Vec::new(),
             ends: Vec::new(),
             width,
+            row_start: 0,
             filled: 0,
-            rows: 0,
+            too_long: false,
         }
     }
 
-    fn finish(self, columns: Vec<(String, ColType)>) -> RowTable {
-        RowTable {
+    /// The one row built since [`Builder::clear`].
+    fn only_row(&self) -> Row<'_> {
+        Row {
+            text: &self.text,
+            ends: &self.ends,
+            width: self.width,
+            base: 0,
+            start: 0,
+        }
+    }
+
+    /// Empty it, keeping its buffers.
+    fn clear(&mut self) {
+        self.text.clear();
+        self.starts.clear();
+        self.ends.clear();
+        self.row_start = 0;
+        self.filled = 0;
+    }
+
+    fn finish(self, columns: Vec<(String, ColType)>) -> Result<RowTable, String> {
+        if self.too_long {
+            return Err(
+                "a row of it holds more than 2 GiB of text, more than a rows \
+                 snapshot keeps: declare it with mode = \"summary\""
+                    .into(),
+            );
+        }
+        Ok(RowTable {
             columns,
             text: self.text,
+            order: (0..self.starts.len()).collect(),
+            starts: self.starts,
             ends: self.ends,
-            order: (0..self.rows).collect(),
-        }
+            sorted_by: Vec::new(),
+        })
     }
 }
 
@@ -349,8 +432,10 @@ impl stream::Collect for Builder {
     fn merge(&mut self, other: Builder) {
         let base = self.text.len() as u64;
         self.text.push_str(&other.text);
-        (self.ends).extend(other.ends.iter().map(|e| ((e & !NULL) + base) | (e & NULL)));
-        self.rows += other.rows;
+        (self.starts).extend(other.starts.iter().map(|s| s + base));
+        self.ends.extend(other.ends);
+        self.row_start = self.text.len();
+        self.too_long |= other.too_long;
     }
 }
 
@@ -362,7 +447,15 @@ impl Sink for Builder {
             return;
         }
         self.filled += 1;
-        push_cell(&mut self.text, &mut self.ends, value);
+        if let Some(v) = value {
+            self.text.push_str(v);
+        }
+        let end = self.text.len() - self.row_start;
+        if end >= NULL_IN_ROW as usize {
+            self.too_long = true;
+        }
+        let null = if value.is_none() { NULL_IN_ROW } else { 0 };
+        self.ends.push(end as u32 & !NULL_IN_ROW | null);
     }
 
     /// End the row being built, null-filling the cells it lacks.
@@ -371,7 +464,8 @@ impl Sink for Builder {
             self.cell(None);
         }
         self.filled = 0;
-        self.rows += 1;
+        self.starts.push(self.row_start as u64);
+        self.row_start = self.text.len();
     }
 }
 
@@ -397,7 +491,7 @@ fn read_table(
         Some(types) => read.names.into_iter().zip(types).collect(),
         None => read.names.into_iter().map(|n| (n, ColType::Null)).collect(),
     };
-    let mut table = read.sink.finish(columns);
+    let mut table = read.sink.finish(columns)?;
     if !known {
         infer_types(&mut table);
     }
@@ -604,13 +698,10 @@ fn sort(table: &mut RowTable, key: &[String]) {
         (1..table.len()).all(|r| cmp_rows(table.row(r - 1), table.row(r)) != Ordering::Greater);
     if !sorted {
         let mut order = std::mem::take(&mut table.order);
-        let at = |r: usize| Row {
-            table,
-            base: r * width,
-        };
-        order.sort_by(|&a, &b| cmp_rows(at(a), at(b)));
+        order.sort_by(|&a, &b| cmp_rows(table.stored(a), table.stored(b)));
         table.order = order;
     }
+    table.sorted_by = key;
 }
 
 /// The first line of a data snapshot (since this version of cargo-golden),
@@ -650,6 +741,25 @@ pub(crate) fn snapshot_output(path: &Path) -> Option<String> {
 }
 
 /// A snapshot file's text as a table.
+/// The differences from the data snapshot `text` to `actual`, one a
+/// line, all of them; Err when the snapshot cannot be read. A rows
+/// snapshot in key order is walked as it is read, never held whole.
+pub(crate) fn compare(
+    text: &str,
+    actual: &Table,
+    spec: &OutputSpec,
+) -> Result<Vec<String>, String> {
+    if let Table::Rows(now) = actual {
+        let (_, body) = output_line(text);
+        if !body.starts_with(summary::PREFIX)
+            && let Some(lines) = walked_differences(body, now, spec)
+        {
+            return lines;
+        }
+    }
+    Ok(differences(&parse_snapshot(text)?, actual, spec))
+}
+
 pub(crate) fn parse_snapshot(text: &str) -> Result<Table, String> {
     let (_, text) = output_line(text);
     if text.starts_with(summary::PREFIX) {
@@ -727,16 +837,11 @@ fn row_differences(expected: &RowTable, actual: &RowTable, spec: &OutputSpec) ->
     if expected.len() != actual.len() {
         out.push(format!("row count: {} -> {}", expected.len(), actual.len()));
     }
-    let key: Option<Vec<(&str, usize, usize)>> = (!spec.key.is_empty())
-        .then(|| {
-            spec.key
-                .iter()
-                .map(|k| common.iter().find(|(n, _, _)| n == k).copied())
-                .collect()
-        })
-        .flatten();
-    match key {
-        Some(key) => keyed(expected, actual, &key, &common, spec, &mut out),
+    match key_columns(&common, spec) {
+        Some(key) => {
+            let by = ByKey::new(&expected.columns, &actual.columns, &key, &common, spec);
+            keyed(expected, actual, &by, &mut out);
+        }
         None => {
             for k in &spec.key {
                 if !common.iter().any(|(n, _, _)| n == k) {
@@ -765,52 +870,116 @@ fn show(c: Option<&str>) -> &str {
     }
 }
 
-fn keyed(
-    expected: &RowTable,
-    actual: &RowTable,
-    key: &Cols<'_>,
-    common: &Cols<'_>,
-    spec: &OutputSpec,
-    out: &mut Vec<String>,
-) {
-    let label = |row: Row<'_>, now: bool| {
-        key.iter()
+/// How rows are compared by their key: the key columns and the rules
+/// they sort by (the same on both sides), every common column's rule and
+/// the tolerance.
+struct ByKey<'c> {
+    key: &'c Cols<'c>,
+    common: &'c Cols<'c>,
+    key_rules: Option<Vec<Rule>>,
+    rules: Vec<Rule>,
+    tolerance: (f64, f64),
+}
+
+impl<'c> ByKey<'c> {
+    fn new(
+        was: &[(String, ColType)],
+        now: &[(String, ColType)],
+        key: &'c Cols<'c>,
+        common: &'c Cols<'c>,
+        spec: &OutputSpec,
+    ) -> ByKey<'c> {
+        // Each column's cells by the rule of its types on both sides; the
+        // tolerance is for floats alone.
+        let rules = (common.iter())
+            .map(|&(_, i, j)| Rule::of(was[i].1, now[j].1))
+            .collect();
+        let key_rules = key
+            .iter()
+            .map(|&(_, i, j)| {
+                let (a, b) = (Rule::of_column(was[i].1), Rule::of_column(now[j].1));
+                (a == b).then_some(a)
+            })
+            .collect();
+        ByKey {
+            key,
+            common,
+            key_rules,
+            rules,
+            tolerance: (spec.abs, spec.rel),
+        }
+    }
+
+    /// How two rows order by their keys (each of the snapshot, or now);
+    /// None when the key columns sort by other rules on the two sides.
+    fn cmp(&self, a: Row<'_>, a_now: bool, b: Row<'_>, b_now: bool) -> Option<Ordering> {
+        let rules = self.key_rules.as_ref()?;
+        Some(
+            (self.key.iter().zip(rules))
+                .map(|(&c, r)| r.cmp(a.get(side(c, a_now)), b.get(side(c, b_now))))
+                .find(|o| *o != Ordering::Equal)
+                .unwrap_or(Ordering::Equal),
+        )
+    }
+
+    /// Whether `t`'s rows are in key order.
+    fn sorted(&self, t: &RowTable, now: bool) -> bool {
+        let key: Vec<usize> = self.key.iter().map(|&c| side(c, now)).collect();
+        // Sorted by these columns by their own rules, which are the
+        // key's (or there would be no key rules).
+        if self.key_rules.is_some() && !key.is_empty() && t.sorted_by == key {
+            return true;
+        }
+        (1..t.len()).all(|r| self.cmp(t.row(r - 1), now, t.row(r), now) != Some(Ordering::Greater))
+    }
+
+    fn label(&self, row: Row<'_>, now: bool) -> String {
+        (self.key.iter())
             .map(|&c| format!("{}={}", c.0, show(row.get(side(c, now)))))
             .collect::<Vec<_>>()
             .join(", ")
-    };
-    // Each column's cells by the rule of its types on both sides; the
-    // tolerance is for floats alone.
-    let rules: Vec<Rule> = (common.iter())
-        .map(|&(_, i, j)| Rule::of(expected.columns[i].1, actual.columns[j].1))
-        .collect();
-    let tolerance = (spec.abs, spec.rel);
-    let pairs =
-        merge_join(expected, actual, key).unwrap_or_else(|| hash_join(expected, actual, key));
-    let mut matched = vec![false; actual.len()];
-    for (row, pair) in expected.rows().zip(pairs) {
-        let Some(r) = pair else {
-            out.push(format!("row removed: {}", label(row, false)));
-            continue;
+    }
+
+    /// The lines for a snapshot row and the row now with its key (None:
+    /// it was removed).
+    fn pair(&self, row: Row<'_>, other: Option<Row<'_>>, out: &mut Vec<String>) {
+        let Some(other) = other else {
+            out.push(format!("row removed: {}", self.label(row, false)));
+            return;
         };
-        matched[r] = true;
-        let other = actual.row(r);
-        for (&(name, i, j), rule) in common.iter().zip(&rules) {
-            if !rule.same(row.get(i), other.get(j), tolerance) {
+        for (&(name, i, j), rule) in self.common.iter().zip(&self.rules) {
+            if !rule.same(row.get(i), other.get(j), self.tolerance) {
                 out.push(format!(
                     "changed: {} {name} {} -> {}",
-                    label(row, false),
+                    self.label(row, false),
                     show(row.get(i)),
                     show(other.get(j))
                 ));
             }
         }
     }
-    for (r, row) in actual.rows().enumerate() {
-        if !matched[r] {
-            out.push(format!("row added: {}", label(row, true)));
+
+    /// The lines for the rows now that no snapshot row took.
+    fn added(&self, actual: &RowTable, matched: &[bool], out: &mut Vec<String>) {
+        for (r, row) in actual.rows().enumerate() {
+            if !matched[r] {
+                out.push(format!("row added: {}", self.label(row, true)));
+            }
         }
     }
+}
+
+fn keyed(expected: &RowTable, actual: &RowTable, by: &ByKey<'_>, out: &mut Vec<String>) {
+    let pairs =
+        merge_join(expected, actual, by).unwrap_or_else(|| hash_join(expected, actual, by.key));
+    let mut matched = vec![false; actual.len()];
+    for (row, pair) in expected.rows().zip(pairs) {
+        if let Some(r) = pair {
+            matched[r] = true;
+        }
+        by.pair(row, pair.map(|r| actual.row(r)), out);
+    }
+    by.added(actual, &matched, out);
 }
 
 /// For each row of `expected`, the row of `actual` with the same key (the
@@ -821,45 +990,201 @@ fn keyed(
 fn merge_join(
     expected: &RowTable,
     actual: &RowTable,
-    key: &Cols<'_>,
+    by: &ByKey<'_>,
 ) -> Option<Vec<Option<usize>>> {
-    let rules: Vec<Rule> = key
-        .iter()
-        .map(|&(_, i, j)| {
-            let (was, now) = (
-                Rule::of_column(expected.columns[i].1),
-                Rule::of_column(actual.columns[j].1),
-            );
-            (was == now).then_some(was)
-        })
-        .collect::<Option<_>>()?;
-    let cmp = |a: Row<'_>, a_now: bool, b: Row<'_>, b_now: bool| {
-        key.iter()
-            .zip(&rules)
-            .map(|(&c, r)| r.cmp(a.get(side(c, a_now)), b.get(side(c, b_now))))
-            .find(|o| *o != Ordering::Equal)
-            .unwrap_or(Ordering::Equal)
-    };
-    let sorted = |t: &RowTable, now: bool| {
-        (1..t.len()).all(|r| cmp(t.row(r - 1), now, t.row(r), now) != Ordering::Greater)
-    };
-    if !sorted(expected, false) || !sorted(actual, true) {
+    if by.key_rules.is_none() || !by.sorted(expected, false) || !by.sorted(actual, true) {
         return None;
     }
     let mut pairs = Vec::with_capacity(expected.len());
-    let mut r = 0;
+    let mut walk = Walk::default();
     for row in expected.rows() {
-        while r < actual.len() && cmp(actual.row(r), true, row, false) == Ordering::Less {
-            r += 1;
-        }
-        if r < actual.len() && cmp(actual.row(r), true, row, false) == Ordering::Equal {
-            pairs.push(Some(r));
-            r += 1;
-        } else {
-            pairs.push(None);
-        }
+        pairs.push(walk.next(actual, row, by));
     }
     Some(pairs)
+}
+
+/// Where a merge join stands in the rows now.
+#[derive(Default)]
+struct Walk {
+    r: usize,
+}
+
+impl Walk {
+    /// The row now (its position) with the key of the snapshot row `row`,
+    /// the snapshot's rows coming in key order.
+    fn next(&mut self, actual: &RowTable, row: Row<'_>, by: &ByKey<'_>) -> Option<usize> {
+        let order = |r: usize| by.cmp(actual.row(r), true, row, false);
+        while self.r < actual.len() && order(self.r) == Some(Ordering::Less) {
+            self.r += 1;
+        }
+        if self.r < actual.len() && order(self.r) == Some(Ordering::Equal) {
+            self.r += 1;
+            Some(self.r - 1)
+        } else {
+            None
+        }
+    }
+}
+
+/// The differences from a rows snapshot's `text` to `actual`, found as
+/// the snapshot's rows are read, one at a time, against the rows now in
+/// key order: what [`row_differences`] finds, without the snapshot's
+/// table in memory. None where that walk does not apply (no key, key
+/// columns of other kinds on the two sides, rows out of key order): the
+/// snapshot is read whole then.
+fn walked_differences(
+    text: &str,
+    actual: &RowTable,
+    spec: &OutputSpec,
+) -> Option<Result<Vec<String>, String>> {
+    let (columns, rows) = match text::read_schema(text) {
+        Ok(read) => read,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut out = Vec::new();
+    let common = column_changes(&columns, &actual.columns, &mut out);
+    let key = key_columns(&common, spec)?;
+    let by = ByKey::new(&columns, &actual.columns, &key, &common, spec);
+    if by.key_rules.is_none() || !by.sorted(actual, true) {
+        return None;
+    }
+    let halves = split_rows(rows, actual, &by);
+    // Each part of the snapshot walked on a core of its own.
+    let by_ref = &by;
+    let walked: Vec<_> = std::thread::scope(|s| {
+        let walks: Vec<_> = (halves.into_iter())
+            .map(|(rows, from)| s.spawn(move || walk(rows, from, actual, by_ref)))
+            .collect();
+        walks.into_iter().map(|w| w.join().ok().flatten()).collect()
+    });
+    let head = out.len();
+    let mut matched = vec![false; actual.len()];
+    let mut count = 0;
+    // A part out of key order sends the whole snapshot to be read whole;
+    // else the first part's error is the one said.
+    let walked: Vec<Result<Walked, String>> = walked.into_iter().collect::<Option<_>>()?;
+    for part in walked {
+        let (lines, taken, n) = match part {
+            Ok(part) => part,
+            Err(e) => return Some(Err(e)),
+        };
+        out.extend(lines);
+        taken.into_iter().for_each(|r| matched[r] = true);
+        count += n;
+    }
+    if count != actual.len() {
+        out.insert(head, format!("row count: {count} -> {}", actual.len()));
+    }
+    by.added(actual, &matched, &mut out);
+    Some(Ok(out))
+}
+
+/// Snapshot text under this is walked on one core.
+const SPLIT_WALK_AT: usize = 1 << 20;
+
+/// The rows of a snapshot in two parts to walk apart, each with the row
+/// now its walk starts at: split near the middle where the key changes,
+/// so that no key's rows are in both. The rows whole when they are small
+/// or no such place is found (or the rows there are out of key order).
+fn split_rows<'s>(
+    rows: text::Rows<'s>,
+    actual: &RowTable,
+    by: &ByKey<'_>,
+) -> Vec<(text::Rows<'s>, usize)> {
+    if rows.left() < SPLIT_WALK_AT {
+        return vec![(rows, 0)];
+    }
+    let Some(middle) = rows.row_start_after(rows.left() / 2) else {
+        return vec![(rows, 0)];
+    };
+    let (_, mut tail) = rows.split(middle);
+    let (mut first, mut next) = (Builder::new(rows.width()), Builder::new(rows.width()));
+    if !matches!(tail.next_row(&mut first), Ok(true)) {
+        return vec![(rows, 0)];
+    }
+    // The first row past the middle whose key is not the first's.
+    let split = loop {
+        let start = rows.left() - tail.left();
+        next.clear();
+        if !matches!(tail.next_row(&mut next), Ok(true)) {
+            break None;
+        }
+        match by.cmp(first.only_row(), false, next.only_row(), false) {
+            Some(Ordering::Equal) => {}
+            Some(Ordering::Less) => break Some(start),
+            _ => break None,
+        }
+    };
+    let Some(split) = split else {
+        return vec![(rows, 0)];
+    };
+    // The second part's walk starts at the first row now not below its
+    // first key: where the first part's walk leaves off.
+    let (mut lo, mut hi) = (0, actual.len());
+    while lo < hi {
+        let m = (lo + hi) / 2;
+        if by.cmp(actual.row(m), true, next.only_row(), false) == Some(Ordering::Less) {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    let (before, after) = rows.split(split);
+    vec![(before, 0), (after, lo)]
+}
+
+/// What walking part of a snapshot found: its lines, the rows now it
+/// took, and its row count.
+type Walked = (Vec<String>, Vec<usize>, usize);
+
+/// Walk the snapshot rows `rows` against the rows now from position
+/// `from` on; None when they are out of key order.
+fn walk(
+    mut rows: text::Rows<'_>,
+    from: usize,
+    actual: &RowTable,
+    by: &ByKey<'_>,
+) -> Option<Result<Walked, String>> {
+    let mut out = Vec::new();
+    let mut taken = Vec::new();
+    let mut walk = Walk { r: from };
+    let (mut row, mut before) = (Builder::new(rows.width()), Builder::new(rows.width()));
+    let mut count = 0;
+    loop {
+        row.clear();
+        match rows.next_row(&mut row) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Some(Err(e)),
+        }
+        let now = row.only_row();
+        if count > 0 && by.cmp(before.only_row(), false, now, false) == Some(Ordering::Greater) {
+            return None;
+        }
+        let pair = walk.next(actual, now, by);
+        taken.extend(pair);
+        by.pair(now, pair.map(|r| actual.row(r)), &mut out);
+        count += 1;
+        std::mem::swap(&mut row, &mut before);
+    }
+    if row.too_long || before.too_long {
+        return Some(Err(
+            "a row of it holds more than 2 GiB of text: bless it again".into(),
+        ));
+    }
+    Some(Ok((out, taken, count)))
+}
+
+/// The key columns among `common`, when the key names any and all are
+/// there.
+fn key_columns<'a>(common: &Cols<'a>, spec: &OutputSpec) -> Option<Vec<(&'a str, usize, usize)>> {
+    (!spec.key.is_empty())
+        .then(|| {
+            (spec.key.iter())
+                .map(|k| common.iter().find(|(n, _, _)| n == k).copied())
+                .collect()
+        })
+        .flatten()
 }
 
 /// [`merge_join`]'s pairs by a hash of the key, for tables not in key
@@ -1057,12 +1382,15 @@ mod tests {
         let was = table("k,v\n1,a\n2,b\n2,c\n5,d\n10,e\n10,f\n", &s);
         let now = table("k,v\n0,z\n2,b\n2,x\n2,y\n10,e\n11,g\n", &s);
         let key = [("k", 0, 0)];
-        let walked = merge_join(&was, &now, &key).expect("both in key order");
+        let common = [("k", 0, 0), ("v", 1, 1)];
+        let by = ByKey::new(&was.columns, &now.columns, &key, &common, &s);
+        let walked = merge_join(&was, &now, &by).expect("both in key order");
         assert_eq!(walked, hash_join(&was, &now, &key));
         assert_eq!(walked, [None, Some(1), Some(2), None, Some(4), None]);
         let mut by_hand = was.clone();
         by_hand.order.swap(0, 3);
-        assert_eq!(merge_join(&by_hand, &now, &key), None);
+        by_hand.sorted_by.clear();
+        assert_eq!(merge_join(&by_hand, &now, &by), None);
         let sorted = |mut d: Vec<String>| {
             d.sort();
             d
@@ -1071,6 +1399,90 @@ mod tests {
             sorted(row_differences(&by_hand, &now, &s)),
             sorted(row_differences(&was, &now, &s))
         );
+    }
+
+    /// A snapshot compared as its rows are read says what comparing it
+    /// read whole says, line for line; one out of key order (edited by
+    /// hand) is read whole.
+    #[test]
+    fn a_snapshot_walked_as_it_is_read_differs_as_one_read_whole() {
+        let s = spec(&["k"]);
+        let cases = [
+            (
+                "k,v\n1,a\n2,b\n2,c\n5,d\n10,e\n10,f\n",
+                "k,v\n0,z\n2,b\n2,x\n2,y\n10,e\n11,g\n",
+            ),
+            (
+                "k,v,w\n1,a,\n2,\"b, c\",x\n",
+                "k,v,u\n1,a,\n2,\"b, c\",y\n3,,\n",
+            ),
+            ("k,v\n1,1.5\n2,2\n", "k,total\n1,1.505\n2,2.5\n"),
+            ("k,v\n1,a\n", "k,v\n1,a\n"),
+            ("v,k\nx,1\n", "k\n1\n2\n"),
+        ];
+        for (was, now) in cases {
+            let (was, now) = (table(was, &s), table(now, &s));
+            let text = render(&Table::Rows(was.clone()), "x.csv");
+            let now = Table::Rows(now);
+            let whole = differences(&parse_snapshot(&text).unwrap(), &now, &s);
+            let Table::Rows(actual) = &now else {
+                unreachable!()
+            };
+            let (_, body) = output_line(&text);
+            let walked = walked_differences(body, actual, &s)
+                .expect("walked")
+                .unwrap();
+            assert_eq!(walked, whole, "{text}");
+            assert_eq!(compare(&text, &now, &s).unwrap(), whole);
+        }
+        // Large enough to be walked in two parts: the same lines, in order.
+        let mut was = String::from("k,v,note\n");
+        let mut now = String::from("k,v,note\n");
+        for k in 0..40_000 {
+            for copy in 0..3 {
+                let note = "padding padding padding padding";
+                was.push_str(&format!("{k},{copy},{note}\n"));
+                match (k % 997, copy) {
+                    (5, 1) => {}
+                    (7, _) => now.push_str(&format!("{k},{},\"{note}, more\"\n", copy + 1)),
+                    _ => now.push_str(&format!("{k},{copy},{note}\n")),
+                }
+            }
+            if k % 1999 == 3 {
+                now.push_str(&format!("{k},9,added\n"));
+            }
+        }
+        let (was, now) = (table(&was, &s), Table::Rows(table(&now, &s)));
+        let text = render(&Table::Rows(was), "x.csv");
+        assert!(text.len() > 2 * SPLIT_WALK_AT);
+        let whole = differences(&parse_snapshot(&text).unwrap(), &now, &s);
+        assert!(whole.len() > 100, "{}", whole.len());
+        assert_eq!(compare(&text, &now, &s).unwrap(), whole);
+        let Table::Rows(actual) = &now else {
+            unreachable!()
+        };
+        let (columns, rows) = text::read_schema(output_line(&text).1).unwrap();
+        let mut lines = Vec::new();
+        let common = column_changes(&columns, &actual.columns, &mut lines);
+        let key = key_columns(&common, &s).unwrap();
+        let by = ByKey::new(&columns, &actual.columns, &key, &common, &s);
+        let parts = split_rows(rows, actual, &by);
+        assert_eq!(parts.len(), 2, "walked in two parts");
+        assert!(parts[1].1 > actual.len() / 3, "{}", parts[1].1);
+        // Rows out of key order: the walk gives way to the whole read.
+        let now = table("k,v\n1,a\n2,b\n", &s);
+        let text = "# columns: k:integer, v:string\n2,b\n1,c\n";
+        assert!(walked_differences(text, &now, &s).is_none());
+        assert_eq!(
+            compare(text, &Table::Rows(now), &s).unwrap(),
+            ["changed: k=1 v c -> a"]
+        );
+        let e = compare(
+            "# columns: k:integer\n\"1\n",
+            &Table::Rows(table("k\n1\n", &s)),
+            &s,
+        );
+        assert!(e.unwrap_err().contains("a quoted field is not closed"));
     }
 
     #[test]

@@ -305,12 +305,14 @@ impl<'h> Snapshots<'h> {
             }
         };
         let mut base = None;
-        let expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
+        let mut expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
             Ok(bytes) => {
-                base = Some(crate::hash::sha256_hex(&bytes));
                 // Masked as the output is: a cell holding a secret compares
                 // as its mask.
-                let text = String::from_utf8_lossy(&bytes);
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(text) => std::borrow::Cow::Borrowed(text),
+                    Err(_) => String::from_utf8_lossy(&bytes),
+                };
                 let secrets = self.secrets.names_in(text.as_bytes());
                 if !secrets.is_empty() && !self.bless {
                     warnings.push(format!(
@@ -319,13 +321,21 @@ impl<'h> Snapshots<'h> {
                         secrets.join(", ")
                     ));
                 }
-                Some(data::parse_snapshot(&self.secrets.mask_str(&text).0))
+                // The snapshot's hash is taken beside its comparison.
+                let (sha, compared) = std::thread::scope(|s| {
+                    let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
+                    let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec);
+                    (sha.join().ok(), compared)
+                });
+                base = Some(sha.unwrap_or_else(|| crate::hash::sha256_hex(&bytes)));
+                Some(compared)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => Some(Err(format!("cannot read it: {e}"))),
         };
-        let lines = match &expected {
-            Some(Ok(expected)) => data::differences(expected, &actual, spec),
+        // The snapshot, read and compared: the differences.
+        let lines = match &mut expected {
+            Some(Ok(lines)) => std::mem::take(lines),
             Some(Err(_)) | None => Vec::new(),
         };
         if self.bless {

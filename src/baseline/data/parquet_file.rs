@@ -56,6 +56,12 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
         })
     }
 
+    /// Whether it is read a column at a time (every column a flat one of
+    /// a kind [`Flat`] knows), so a row group may be read in parts.
+    pub(super) fn by_columns(&self) -> bool {
+        self.flat.is_some()
+    }
+
     pub(super) fn row_groups(&self) -> usize {
         self.reader.num_row_groups()
     }
@@ -72,11 +78,14 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
 
     /// Read row group `g` into `cells` (one per column, each cleared
     /// first) a batch of at most [`BATCH`] rows at a time, calling `emit`
-    /// with each batch's row count. Read row by row, a row group is one
-    /// batch.
+    /// with each batch's row count: the rows `part` of it (a file read a
+    /// column at a time, [`ParquetFile::by_columns`], may be read a part
+    /// at a time; a file read row by row is read a whole row group, one
+    /// batch).
     pub(super) fn read_group(
         &self,
         g: usize,
+        part: std::ops::Range<usize>,
         cells: &mut [Cells],
         emit: &mut Emit<'_>,
     ) -> Result<(), String> {
@@ -84,6 +93,9 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
         let group = self.reader.get_row_group(g).map_err(bad)?;
         let rows = self.rows_in(g);
         let Some(kinds) = &self.flat else {
+            if part != (0..rows) {
+                return Err(format!("row group {g} is read whole, not rows {part:?}"));
+            }
             cells.iter_mut().for_each(Cells::clear);
             read_rows(group.as_ref(), &self.names, &self.nanos, cells)?;
             reread_int96(group.as_ref(), &self.names, cells)?;
@@ -100,17 +112,25 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
                 ))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let mut left = rows;
+        let short = |got: usize| {
+            format!("cannot read a column: row group {g} holds {rows} rows, a column {got}")
+        };
+        if part.start > 0 {
+            for (reader, _) in &mut readers {
+                let skipped = reader.skip(part.start).map_err(bad)?;
+                if skipped != part.start {
+                    return Err(short(skipped));
+                }
+            }
+        }
+        let mut left = part.end.min(rows).saturating_sub(part.start);
         while left > 0 {
             let n = BATCH.min(left);
             for ((reader, required), cells) in readers.iter_mut().zip(cells.iter_mut()) {
                 cells.clear();
                 let got = reader.read(*required, n, cells).map_err(bad)?;
                 if got != n {
-                    return Err(format!(
-                        "cannot read a column: row group {g} holds {rows} rows, a column {}",
-                        rows - left + got
-                    ));
+                    return Err(short(part.end - left + got));
                 }
             }
             emit(cells, n)?;
@@ -132,7 +152,7 @@ pub(super) fn read(bytes: Vec<u8>) -> Result<super::Typed, String> {
     };
     let mut batch: Vec<Cells> = file.names.iter().map(|_| Cells::default()).collect();
     for g in 0..file.row_groups() {
-        file.read_group(g, &mut batch, &mut |cells, n| {
+        file.read_group(g, 0..file.rows_in(g), &mut batch, &mut |cells, n| {
             let mut scratch = String::new();
             for (column, cells) in table.columns.iter_mut().zip(cells) {
                 for r in 0..n {
@@ -330,6 +350,11 @@ struct Reader<T: DataType> {
 }
 
 impl<T: DataType> Reader<T> {
+    /// Skip `n` records; the records skipped.
+    fn skip(&mut self, n: usize) -> ::parquet::errors::Result<usize> {
+        self.inner.skip_records(n)
+    }
+
     fn new(column: ::parquet::column::reader::ColumnReader) -> Reader<T> {
         Reader {
             inner: get_typed_column_reader::<T>(column),
@@ -348,6 +373,22 @@ impl<T: DataType> Reader<T> {
         cells: &mut Cells,
         push: impl Fn(&mut Cells, &T::T),
     ) -> ::parquet::errors::Result<usize> {
+        self.read_all(required, n, cells, |c, values| {
+            for v in values {
+                push(c, v);
+            }
+        })
+    }
+
+    /// [`Reader::read`], the values pushed by `push_all` a run of present
+    /// values at a time: a batch without nulls in one go.
+    fn read_all(
+        &mut self,
+        required: bool,
+        n: usize,
+        cells: &mut Cells,
+        push_all: impl Fn(&mut Cells, &[T::T]),
+    ) -> ::parquet::errors::Result<usize> {
         let mut done = 0;
         while done < n {
             self.defs.clear();
@@ -362,15 +403,13 @@ impl<T: DataType> Reader<T> {
                 break;
             }
             done += records;
-            if required {
-                for v in &self.values {
-                    push(cells, v);
-                }
+            if required || self.values.len() == records {
+                push_all(cells, &self.values);
             } else {
                 let mut v = self.values.iter();
                 for d in &self.defs[..records] {
                     match (*d > 0).then(|| v.next()).flatten() {
-                        Some(value) => push(cells, value),
+                        Some(value) => push_all(cells, std::slice::from_ref(value)),
                         None => cells.push(None),
                     }
                 }
@@ -392,6 +431,19 @@ enum Column {
 }
 
 impl Column {
+    /// Skip `n` records; the records skipped.
+    fn skip(&mut self, n: usize) -> ::parquet::errors::Result<usize> {
+        match self {
+            Column::Bool(r) => r.skip(n),
+            Column::Int32(r, _) => r.skip(n),
+            Column::Int64(r, _) => r.skip(n),
+            Column::Float(r) => r.skip(n),
+            Column::Double(r) => r.skip(n),
+            Column::Bytes(r, _) => r.skip(n),
+            Column::Int96(r) => r.skip(n),
+        }
+    }
+
     fn new(column: ::parquet::column::reader::ColumnReader, kind: Flat) -> Column {
         match kind {
             Flat::Bool => Column::Bool(Reader::new(column)),
@@ -461,13 +513,13 @@ impl Column {
                         c.push_with(|t| t.push_str(itoa::Buffer::new().format(*v as u64)))
                     })
                 } else {
-                    r.read(required, n, cells, |c, v| c.push_int(*v))
+                    r.read_all(required, n, cells, Cells::push_ints)
                 }
             }
             Column::Float(r) => r.read(required, n, cells, |c, v| {
                 c.push_with(|t| super::num::push_f32(t, *v))
             }),
-            Column::Double(r) => r.read(required, n, cells, |c, v| c.push_f64(*v)),
+            Column::Double(r) => r.read_all(required, n, cells, Cells::push_f64s),
             Column::Bytes(r, Flat::Utf8) => r.read(required, n, cells, |c, v| {
                 // Checked as UTF-8 first: the common case, faster than
                 // the lossy walk.

@@ -54,7 +54,7 @@ pub(super) fn read<S: Collect>(
             let file = super::parquet_file::open(path)?;
             let one = Parts::Parquet {
                 path,
-                groups: file.row_groups(),
+                groups: groups_of(&file),
                 names: file.names,
                 types: file.types,
             };
@@ -123,7 +123,7 @@ fn text<S: Collect>(
 enum Parts<'a> {
     Parquet {
         path: &'a Path,
-        groups: usize,
+        groups: Groups,
         names: Vec<String>,
         types: Vec<ColType>,
     },
@@ -131,8 +131,26 @@ enum Parts<'a> {
     Delta {
         plan: super::delta::Plan,
         /// The row groups of each live file.
-        groups: Vec<usize>,
+        groups: Vec<Groups>,
     },
+}
+
+/// A Parquet file's row groups (their rows), and whether one may be read
+/// in parts ([`super::parquet_file::ParquetFile::by_columns`]).
+#[derive(Clone)]
+struct Groups {
+    rows: Vec<usize>,
+    in_parts: bool,
+}
+
+#[cfg(feature = "parquet")]
+fn groups_of<R: ::parquet::file::reader::ChunkReader + 'static>(
+    file: &super::parquet_file::ParquetFile<R>,
+) -> Groups {
+    Groups {
+        rows: (0..file.row_groups()).map(|g| file.rows_in(g)).collect(),
+        in_parts: file.by_columns(),
+    }
 }
 
 /// The plan to read the Delta table at `path`.
@@ -140,7 +158,7 @@ enum Parts<'a> {
 fn delta_parts(path: &Path) -> Result<Parts<'static>, String> {
     let mut groups = Vec::new();
     let plan = super::delta::plan(path, super::parquet_file::open, |file| {
-        groups.push(file.row_groups());
+        groups.push(groups_of(file));
         let columns = file.names.iter().cloned().zip(file.types.clone());
         (columns.collect(), file.rows())
     })?;
@@ -154,10 +172,51 @@ fn delta_parts(_path: &Path) -> Result<Parts<'static>, String> {
 
 /// Threads that read a Parquet file's or a Delta table's row groups.
 const READERS: usize = 2;
+/// The fewest rows of a part of a row group read apart from the rest.
+const MIN_PART: usize = 64 * 1024;
 
-/// Read a Parquet file or a Delta table: its row groups (of every live
-/// file, in turn) taken by [`READERS`] threads as each finishes its last,
-/// each into its own sink, while this thread hashes the files.
+/// One piece of work: rows of one row group of one file.
+struct Unit {
+    file: usize,
+    group: usize,
+    /// The rows of the row group, and the first of them in the file.
+    part: std::ops::Range<usize>,
+    first: usize,
+}
+
+/// The units the row groups of `files` are read in: a row group each, or,
+/// when there are too few to keep [`READERS`] threads busy, parts of them.
+fn units(files: &[Groups]) -> Vec<Unit> {
+    let total: usize = files.iter().map(|f| f.rows.len()).sum();
+    let wanted = 2 * READERS;
+    let mut out = Vec::new();
+    for (file, groups) in files.iter().enumerate() {
+        let mut first = 0;
+        for (group, &rows) in groups.rows.iter().enumerate() {
+            let parts = if groups.in_parts && total < wanted {
+                (wanted / total.max(1)).min(rows / MIN_PART).max(1)
+            } else {
+                1
+            };
+            for k in 0..parts {
+                let part = rows * k / parts..rows * (k + 1) / parts;
+                out.push(Unit {
+                    file,
+                    group,
+                    first: first + part.start,
+                    part,
+                });
+            }
+            first += rows;
+        }
+    }
+    out
+}
+
+/// Read a Parquet file or a Delta table: its units ([`units`]) taken by
+/// [`READERS`] threads as each finishes its last, each into a sink of its
+/// own, the sinks merged in the file's order; while this thread hashes
+/// the files.
 #[allow(clippy::type_complexity)]
 fn parts<S: Collect>(
     parts: &Parts<'_>,
@@ -174,13 +233,10 @@ fn parts<S: Collect>(
         .collect();
     let names: Vec<String> = keep.iter().map(|&i| all[i].clone()).collect();
     let types: Vec<ColType> = keep.iter().map(|&i| all_types[i]).collect();
-    // Each unit of work is one row group of one file.
-    let units: Vec<(usize, usize)> = match parts {
-        Parts::Parquet { groups, .. } => (0..*groups).map(|g| (0, g)).collect(),
-        Parts::Delta { groups, .. } => (groups.iter().enumerate())
-            .flat_map(|(f, n)| (0..*n).map(move |g| (f, g)))
-            .collect(),
-    };
+    let units = units(match parts {
+        Parts::Parquet { groups, .. } => std::slice::from_ref(groups),
+        Parts::Delta { groups, .. } => groups,
+    });
     let next = AtomicUsize::new(0);
     let redactor = mask.redactor;
     let (results, sha) = std::thread::scope(|s| {
@@ -188,13 +244,15 @@ fn parts<S: Collect>(
             .map(|_| {
                 s.spawn(|| {
                     let mut masking = Masking::new(redactor);
-                    let mut sink = Masked {
-                        inner: make(&names, Some(&types)),
-                        mask: &mut masking,
-                    };
-                    read_units(parts, &units, &next, &names, &mut sink)?;
-                    let sink = sink.inner;
-                    Ok::<_, String>((sink, masking.take_found()))
+                    let sinks = read_units(parts, &units, &next, &names, &mut |read| {
+                        let mut sink = Masked {
+                            inner: make(&names, Some(&types)),
+                            mask: &mut masking,
+                        };
+                        read(&mut sink)?;
+                        Ok(sink.inner)
+                    })?;
+                    Ok::<_, String>((sinks, masking.take_found()))
                 })
             })
             .collect();
@@ -213,43 +271,51 @@ fn parts<S: Collect>(
             .collect();
         (results, sha)
     });
-    let mut merged: Option<S> = None;
+    let mut sinks = Vec::new();
     for result in results {
-        let (sink, found) = result?;
+        let (read, found) = result?;
         mask.found.extend(found);
-        match &mut merged {
-            Some(m) => m.merge(sink),
-            None => merged = Some(sink),
-        }
+        sinks.extend(read);
     }
-    let sink = merged.unwrap_or_else(|| make(&names, Some(&types)));
+    // In the file's order: rows a pipeline wrote in key order stay so.
+    sinks.sort_by_key(|(unit, _)| *unit);
+    let mut sink = make(&names, Some(&types));
+    for (_, read) in sinks {
+        sink.merge(read);
+    }
     Ok((names, Some(types), sink, sha?))
 }
 
-/// Take units (file, row group) of `parts` off `next` until none are
-/// left, pushing their rows (the columns `names`) into `sink`.
+/// Reads one unit into a sink of its own: given how to push the unit's
+/// rows into a sink, the sink they went into.
+type ReadUnit<'a, S> =
+    dyn FnMut(&mut dyn FnMut(&mut dyn Sink) -> Result<(), String>) -> Result<S, String> + 'a;
+
+/// Take units of `parts` off `next` until none are left, reading each
+/// (its rows, the columns `names`) through `read`: the sinks, by unit.
 #[cfg(feature = "parquet")]
-fn read_units(
+fn read_units<S>(
     parts: &Parts<'_>,
-    units: &[(usize, usize)],
+    units: &[Unit],
     next: &AtomicUsize,
     names: &[String],
-    sink: &mut impl Sink,
-) -> Result<(), String> {
+    read: &mut ReadUnit<'_, S>,
+) -> Result<Vec<(usize, S)>, String> {
     use super::delta::Source;
     use super::parquet_file::{ParquetFile, open};
     use super::{Batch, BatchColumn};
     use std::sync::atomic::Ordering;
-    // The file open now: its index, the file, where each column comes
-    // from, the rows its deletion vector deletes and the first row of
-    // each of its row groups.
+    // The file open now: its index, the file, and where each column
+    // comes from.
     let mut current: Option<(usize, ParquetFile<std::fs::File>, Vec<Source>)> = None;
     let mut batch = Vec::new();
+    let mut sinks = Vec::new();
     loop {
         let at = next.fetch_add(1, Ordering::Relaxed);
-        let Some(&(f, g)) = units.get(at) else {
-            return Ok(());
+        let Some(unit) = units.get(at) else {
+            return Ok(sinks);
         };
+        let f = unit.file;
         if current.as_ref().is_none_or(|(open_f, _, _)| *open_f != f) {
             let (file, sources) = match parts {
                 Parts::Parquet { path, .. } => {
@@ -281,38 +347,46 @@ fn read_units(
             Parts::Delta { plan, .. } => plan.files[f].deleted.as_deref(),
             Parts::Parquet { .. } => None,
         };
-        let mut row = (0..g).map(|h| file.rows_in(h)).sum::<usize>();
         let label = |e: String| match parts {
             Parts::Delta { plan, .. } => format!("{}: {e}", plan.files[f].name),
             Parts::Parquet { .. } => e,
         };
-        file.read_group(g, &mut batch, &mut |cells, n| {
-            let skip = deleted.map(|d| &d[row.min(d.len())..]);
-            row += n;
-            sink.batch(&Batch {
-                columns: (sources.iter())
-                    .map(|s| match s {
-                        Source::Column(k) => BatchColumn::Cells(&cells[*k]),
-                        Source::Value(v) => BatchColumn::Value(v.as_deref()),
-                    })
-                    .collect(),
-                rows: n,
-                skip,
-            });
-            Ok(())
+        let sink = read(&mut |sink| {
+            let mut row = unit.first;
+            file.read_group(
+                unit.group,
+                unit.part.clone(),
+                &mut batch,
+                &mut |cells, n| {
+                    let skip = deleted.map(|d| &d[row.min(d.len())..]);
+                    row += n;
+                    sink.batch(&Batch {
+                        columns: (sources.iter())
+                            .map(|s| match s {
+                                Source::Column(k) => BatchColumn::Cells(&cells[*k]),
+                                Source::Value(v) => BatchColumn::Value(v.as_deref()),
+                            })
+                            .collect(),
+                        rows: n,
+                        skip,
+                    });
+                    Ok(())
+                },
+            )
         })
         .map_err(label)?;
+        sinks.push((at, sink));
     }
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_units(
+fn read_units<S>(
     _parts: &Parts<'_>,
-    _units: &[(usize, usize)],
+    _units: &[Unit],
     _next: &AtomicUsize,
     _names: &[String],
-    _sink: &mut impl Sink,
-) -> Result<(), String> {
+    _read: &mut ReadUnit<'_, S>,
+) -> Result<Vec<(usize, S)>, String> {
     Err(super::parquet_file::MISSING.into())
 }
 
@@ -491,7 +565,7 @@ mod tests {
             DataOutputMode::Rows => {
                 let mut b = Builder::new(names.len());
                 each_row(&typed, &keep, &mut b);
-                let mut t = b.finish(names.into_iter().zip(types).collect());
+                let mut t = b.finish(names.into_iter().zip(types).collect()).unwrap();
                 sort(&mut t, &spec.key);
                 Table::Rows(t)
             }
@@ -549,6 +623,19 @@ mod tests {
                     }
                 }
             }
+            // One large row group is read in parts by both threads.
+            let large = file(&[140_000], decimal);
+            let groups = file(&[70_000, 50_000, 20_000], decimal);
+            for mode in [DataOutputMode::Summary, DataOutputMode::Rows] {
+                let spec = spec(mode);
+                assert_eq!(streamed(&large, &spec), whole(&groups, &spec), "{mode:?}");
+            }
+            let in_parts = units(&[Groups {
+                rows: vec![140_000],
+                in_parts: !decimal,
+            }]);
+            assert_eq!(in_parts.len(), if decimal { 1 } else { 2 });
+            assert_eq!(in_parts.last().unwrap().part.end, 140_000);
             let typed = parquet_file::read(split.clone()).unwrap();
             assert_eq!(typed.rows, 29_004);
             assert_eq!(cells(&typed.columns[0]).as_deref(), Some("1"));

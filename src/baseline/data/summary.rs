@@ -100,7 +100,16 @@ const MEMO_SLOTS: usize = 1024;
 struct Memo {
     ints: Vec<(i64, u64)>,
     floats: Vec<(u64, u64)>,
+    /// Texts (None: an empty slot) and their hashes.
+    texts: Vec<Option<(String, u64)>>,
+    /// Values looked up, and found: a column whose values hardly repeat
+    /// (identifiers) stops looking after [`MEMO_TRIAL`] of them.
+    tries: u32,
+    hits: u32,
 }
+
+/// Values a [`Memo`] is tried on before it is kept or given up.
+const MEMO_TRIAL: u32 = 16 * 1024;
 
 impl Memo {
     fn new() -> Memo {
@@ -109,6 +118,38 @@ impl Memo {
         Memo {
             ints: vec![int; MEMO_SLOTS],
             floats: vec![(0f64.to_bits(), fnv1a("0")); MEMO_SLOTS],
+            texts: vec![None; MEMO_SLOTS],
+            tries: 0,
+            hits: 0,
+        }
+    }
+
+    /// Whether looking up is still worth it.
+    fn worth_it(&self) -> bool {
+        self.tries < MEMO_TRIAL || self.hits >= self.tries / 4
+    }
+
+    /// The hash of the text `t` and whether it was seen before (and so
+    /// already taken into a column's smallest and largest text).
+    fn text(&mut self, t: &str, key: u64) -> (u64, bool) {
+        self.tries = self.tries.saturating_add(1);
+        let slot = &mut self.texts[Memo::slot(key ^ t.len() as u64)];
+        match slot {
+            Some((seen, hash)) if seen == t => {
+                self.hits = self.hits.saturating_add(1);
+                (*hash, true)
+            }
+            Some((seen, hash)) => {
+                *hash = fnv1a(t);
+                seen.clear();
+                seen.push_str(t);
+                (*hash, false)
+            }
+            None => {
+                let hash = fnv1a(t);
+                *slot = Some((t.to_string(), hash));
+                (hash, false)
+            }
         }
     }
 
@@ -118,8 +159,14 @@ impl Memo {
 
     /// The hash of the text of `i`.
     fn int(&mut self, i: i64) -> u64 {
+        if !self.worth_it() {
+            return fnv1a(itoa::Buffer::new().format(i));
+        }
+        self.tries = self.tries.saturating_add(1);
         let slot = &mut self.ints[Memo::slot(i as u64)];
-        if slot.0 != i {
+        if slot.0 == i {
+            self.hits = self.hits.saturating_add(1);
+        } else {
             *slot = (i, fnv1a(itoa::Buffer::new().format(i)));
         }
         slot.1
@@ -129,11 +176,20 @@ impl Memo {
     /// into `scratch` when it is not known.
     fn float(&mut self, f: f64, scratch: &mut String) -> u64 {
         let bits = f.to_bits();
-        let slot = &mut self.floats[Memo::slot(bits)];
-        if slot.0 != bits {
+        let write = |scratch: &mut String| {
             scratch.clear();
             super::num::push_f64(scratch, f);
-            *slot = (bits, fnv1a(scratch));
+            fnv1a(scratch)
+        };
+        if !self.worth_it() {
+            return write(scratch);
+        }
+        self.tries = self.tries.saturating_add(1);
+        let slot = &mut self.floats[Memo::slot(bits)];
+        if slot.0 == bits {
+            self.hits = self.hits.saturating_add(1);
+        } else {
+            *slot = (bits, write(scratch));
         }
         slot.1
     }
@@ -225,23 +281,25 @@ impl Sink for Summarizer {
         for (c, (acc, column)) in self.acc.iter_mut().zip(&batch.columns).enumerate() {
             let known = self.types.as_ref().map(|t| t[c]);
             let mut scratch = String::new();
+            // Out of the column's aggregates while its values go by.
+            let mut memo = acc.memo.take().unwrap_or_else(Memo::new);
             for r in 0..batch.rows {
                 match (column.cell(r), known) {
                     // Numbers kept as numbers are not read again from their
                     // text, which is written for the checksum only.
                     (Cell::Int(i), Some(ColType::Integer)) => {
-                        let hash = acc.memo().int(i);
-                        acc.checksum = acc.checksum.wrapping_add(hash);
+                        acc.checksum = acc.checksum.wrapping_add(memo.int(i));
                         acc.add_small(i128::from(i));
                     }
                     (Cell::Float(f), Some(ColType::Float)) => {
-                        let hash = acc.memo().float(f, &mut scratch);
-                        acc.checksum = acc.checksum.wrapping_add(hash);
+                        acc.checksum = acc.checksum.wrapping_add(memo.float(f, &mut scratch));
                         acc.add_finite(f);
                     }
+                    (Cell::Text(t), Some(ty)) if !ty.numeric() => acc.add_known_text(t, &mut memo),
                     (cell, _) => acc.take(cell.text(&mut scratch), known),
                 }
             }
+            acc.memo = Some(memo);
         }
         self.rows += batch.rows as u64;
     }
@@ -359,8 +417,19 @@ impl Acc {
         self.int_sum = self.int_sum.and_then(|s| s.checked_add(i));
     }
 
-    fn memo(&mut self) -> &mut Memo {
-        self.memo.get_or_insert_with(Memo::new)
+    /// Take the value `t` of a column of text (or truth values, or JSON).
+    fn add_known_text(&mut self, t: &str, memo: &mut Memo) {
+        let key = prefix(t);
+        if memo.worth_it() {
+            let (hash, seen) = memo.text(t, key);
+            self.checksum = self.checksum.wrapping_add(hash);
+            if !seen {
+                self.add_text(t);
+            }
+        } else {
+            self.checksum = self.checksum.wrapping_add(fnv1a(t));
+            self.add_text(t);
+        }
     }
 
     fn add_float(&mut self, v: &str) {

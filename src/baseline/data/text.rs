@@ -60,6 +60,24 @@ pub(super) fn render_rows(table: &RowTable) -> String {
 
 /// A rows snapshot's text as a table.
 pub(super) fn parse_rows(text: &str) -> Result<RowTable, String> {
+    let (columns, mut rows) = read_schema(text)?;
+    let mut table = Builder::new(columns.len());
+    table.text.reserve(rows.rest.len());
+    while rows.next_row(&mut table)? {}
+    table.finish(columns)
+}
+
+/// The rows of a rows snapshot, read one at a time.
+pub(super) struct Rows<'s> {
+    rest: &'s str,
+    width: usize,
+    /// The line the next row starts on.
+    line: usize,
+    field: String,
+}
+
+/// A rows snapshot's columns, from its schema line, and its rows.
+pub(super) fn read_schema(text: &str) -> Result<(Vec<(String, ColType)>, Rows<'_>), String> {
     let (first, body) = text.split_once('\n').unwrap_or((text, ""));
     let schema = first
         .trim_end_matches('\r')
@@ -79,24 +97,81 @@ pub(super) fn parse_rows(text: &str) -> Result<RowTable, String> {
             columns.push((name.to_string(), ty));
         }
     }
-    let width = columns.len();
-    let mut table = Builder::new(width);
-    table.text.reserve(body.len());
-    let mut rest = body;
-    // The schema is line 1.
-    let mut line = 2;
-    let mut field = String::new();
-    while !rest.is_empty() {
-        let start = line;
+    let rows = Rows {
+        rest: body,
+        width: columns.len(),
+        // The schema is line 1.
+        line: 2,
+        field: String::new(),
+    };
+    Ok((columns, rows))
+}
+
+impl<'s> Rows<'s> {
+    /// The columns of each row.
+    pub(super) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The bytes of rows left.
+    pub(super) fn left(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Where (in the bytes left) the first row starting at or after byte
+    /// `at` starts: a line break outside any quoted field ends a row (a
+    /// quote inside a field is doubled, so the quotes before a place
+    /// say whether it is inside one).
+    pub(super) fn row_start_after(&self, at: usize) -> Option<usize> {
+        let bytes = self.rest.as_bytes();
+        let at = at.min(bytes.len());
+        let mut quoted = bytes[..at].iter().filter(|&&b| b == b'"').count() % 2 == 1;
+        for (i, &b) in bytes.iter().enumerate().skip(at) {
+            match b {
+                b'"' => quoted = !quoted,
+                b'\n' if !quoted => return Some(i + 1).filter(|&s| s < bytes.len()),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The rows left split at byte `at`, a row's start: those before it,
+    /// and those from it on (their line numbers as in the whole text).
+    pub(super) fn split(&self, at: usize) -> (Rows<'s>, Rows<'s>) {
+        let (head, tail) = self.rest.split_at(at);
+        let lines = head.bytes().filter(|&b| b == b'\n').count();
+        let before = Rows {
+            rest: head,
+            width: self.width,
+            line: self.line,
+            field: String::new(),
+        };
+        let after = Rows {
+            rest: tail,
+            width: self.width,
+            line: self.line + lines,
+            field: String::new(),
+        };
+        (before, after)
+    }
+
+    /// Push the next row's cells into `sink` and end it; false when there
+    /// are no more rows.
+    pub(super) fn next_row(&mut self, sink: &mut impl Sink) -> Result<bool, String> {
+        if self.rest.is_empty() {
+            return Ok(false);
+        }
+        let (start, width) = (self.line, self.width);
         let mut cells = 0;
         loop {
-            let (cell, after, lines, end) = next_field(rest, &mut field)
+            let (cell, after, lines, end) = next_field(self.rest, &mut self.field)
                 .ok_or_else(|| format!("line {start}: a quoted field is not closed"))?;
-            line += lines;
-            rest = after;
+            self.line += lines;
+            self.rest = after;
             cells += 1;
             if cells <= width {
-                table.cell(cell.then_some(field.as_str()));
+                sink.cell(cell.then_some(self.field.as_str()));
             }
             if end {
                 break;
@@ -108,9 +183,9 @@ pub(super) fn parse_rows(text: &str) -> Result<RowTable, String> {
                 "line {start} has {cells} field(s) where the schema has {width}: bless it again"
             ));
         }
-        table.end_row();
+        sink.end_row();
+        Ok(true)
     }
-    Ok(table.finish(columns))
 }
 
 /// The field at the start of `s` into `field`: whether it is a value (not
@@ -173,6 +248,7 @@ mod tests {
             b.end_row();
         }
         b.finish(columns.iter().map(|(n, t)| (n.to_string(), *t)).collect())
+            .unwrap()
     }
 
     #[test]
