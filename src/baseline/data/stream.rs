@@ -20,6 +20,11 @@ use crate::model::DataFormat;
 /// that split an output between threads.
 pub(super) trait Collect: Sink + Send {
     fn merge(&mut self, other: Self);
+
+    /// Whether what it takes in does not depend on the order the rows
+    /// come in (a summary): a thread then reads every unit it takes into
+    /// one sink, so memory does not grow with the units.
+    const ORDER_FREE: bool = false;
 }
 
 /// An output read into a sink.
@@ -244,9 +249,9 @@ fn parts<S: Collect>(
             .map(|_| {
                 s.spawn(|| {
                     let mut masking = Masking::new(redactor);
-                    let sinks = read_units(parts, &units, &next, &names, &mut |read| {
+                    let sinks = read_units(parts, &units, &next, &names, &mut |before, read| {
                         let mut sink = Masked {
-                            inner: make(&names, Some(&types)),
+                            inner: before.unwrap_or_else(|| make(&names, Some(&types))),
                             mask: &mut masking,
                         };
                         read(&mut sink)?;
@@ -286,15 +291,16 @@ fn parts<S: Collect>(
     Ok((names, Some(types), sink, sha?))
 }
 
-/// Reads one unit into a sink of its own: given how to push the unit's
-/// rows into a sink, the sink they went into.
-type ReadUnit<'a, S> =
-    dyn FnMut(&mut dyn FnMut(&mut dyn Sink) -> Result<(), String>) -> Result<S, String> + 'a;
+/// Reads one unit into a sink of its own, or into the one given (of
+/// units read before, when order does not matter): given how to push the
+/// unit's rows into a sink, the sink they went into.
+type ReadUnit<'a, S> = dyn FnMut(Option<S>, &mut dyn FnMut(&mut dyn Sink) -> Result<(), String>) -> Result<S, String>
+    + 'a;
 
 /// Take units of `parts` off `next` until none are left, reading each
 /// (its rows, the columns `names`) through `read`: the sinks, by unit.
 #[cfg(feature = "parquet")]
-fn read_units<S>(
+fn read_units<S: Collect>(
     parts: &Parts<'_>,
     units: &[Unit],
     next: &AtomicUsize,
@@ -351,7 +357,11 @@ fn read_units<S>(
             Parts::Delta { plan, .. } => format!("{}: {e}", plan.files[f].name),
             Parts::Parquet { .. } => e,
         };
-        let sink = read(&mut |sink| {
+        let (at, before) = match S::ORDER_FREE.then(|| sinks.pop()).flatten() {
+            Some((first, sink)) => (first, Some(sink)),
+            None => (at, None),
+        };
+        let sink = read(before, &mut |sink| {
             let mut row = unit.first;
             file.read_group(
                 unit.group,
@@ -380,7 +390,7 @@ fn read_units<S>(
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_units<S>(
+fn read_units<S: Collect>(
     _parts: &Parts<'_>,
     _units: &[Unit],
     _next: &AtomicUsize,

@@ -20,7 +20,7 @@
 
 use super::num::ExactSum;
 use super::value::{self, Rule};
-use super::{Batch, Cell, ColType, Sink, value_of, widen};
+use super::{Batch, BatchColumn, Cell, ColType, Sink, value_of, widen};
 use crate::config::OutputSpec;
 
 /// The first line of a summary snapshot, before the row count.
@@ -91,7 +91,7 @@ struct Acc {
 }
 
 /// Slots of a [`Memo`] table: a power of two.
-const MEMO_SLOTS: usize = 1024;
+const MEMO_SLOTS: usize = 4096;
 
 /// The [`fnv1a`] hashes of the texts of numbers seen lately, one slot
 /// per number by a hash of its bits: a column of few distinct numbers
@@ -100,12 +100,16 @@ const MEMO_SLOTS: usize = 1024;
 struct Memo {
     ints: Vec<(i64, u64)>,
     floats: Vec<(u64, u64)>,
-    /// Texts (None: an empty slot) and their hashes.
-    texts: Vec<Option<(String, u64)>>,
+    /// Texts (None: an empty slot), their [`prefix`] and their hashes.
+    texts: Vec<Option<(String, u64, u64)>>,
     /// Values looked up, and found: a column whose values hardly repeat
     /// (identifiers) stops looking after [`MEMO_TRIAL`] of them.
     tries: u32,
     hits: u32,
+    /// The last number whose text began an integer's text, and the
+    /// [`fnv1a`] state after it: ids and other counts in order share all
+    /// but their last two digits with the row before.
+    lead: (i64, u64),
 }
 
 /// Values a [`Memo`] is tried on before it is kept or given up.
@@ -121,6 +125,7 @@ impl Memo {
             texts: vec![None; MEMO_SLOTS],
             tries: 0,
             hits: 0,
+            lead: (1, fnv1a("1")),
         }
     }
 
@@ -135,19 +140,23 @@ impl Memo {
         self.tries = self.tries.saturating_add(1);
         let slot = &mut self.texts[Memo::slot(key ^ t.len() as u64)];
         match slot {
-            Some((seen, hash)) if seen == t => {
+            // A text of at most eight bytes is its length and prefix.
+            Some((seen, k, hash))
+                if *k == key && seen.len() == t.len() && (t.len() <= 8 || seen == t) =>
+            {
                 self.hits = self.hits.saturating_add(1);
                 (*hash, true)
             }
-            Some((seen, hash)) => {
+            Some((seen, k, hash)) => {
                 *hash = fnv1a(t);
+                *k = key;
                 seen.clear();
                 seen.push_str(t);
                 (*hash, false)
             }
             None => {
                 let hash = fnv1a(t);
-                *slot = Some((t.to_string(), hash));
+                *slot = Some((t.to_string(), key, hash));
                 (hash, false)
             }
         }
@@ -159,17 +168,32 @@ impl Memo {
 
     /// The hash of the text of `i`.
     fn int(&mut self, i: i64) -> u64 {
-        if !self.worth_it() {
-            return fnv1a(itoa::Buffer::new().format(i));
+        if !self.worth_it() || (-100 < i && i < 100) {
+            return self.int_text(i);
         }
         self.tries = self.tries.saturating_add(1);
-        let slot = &mut self.ints[Memo::slot(i as u64)];
-        if slot.0 == i {
+        let slot = Memo::slot(i as u64);
+        if self.ints[slot].0 == i {
             self.hits = self.hits.saturating_add(1);
         } else {
-            *slot = (i, fnv1a(itoa::Buffer::new().format(i)));
+            self.ints[slot] = (i, self.int_text(i));
         }
-        slot.1
+        self.ints[slot].1
+    }
+
+    /// The [`fnv1a`] hash of the text of `i`: the text of `i / 100` (the
+    /// sign and leading digits), then the last two digits.
+    fn int_text(&mut self, i: i64) -> u64 {
+        if let Some(hash) = small_int(i) {
+            return hash;
+        }
+        let lead = i / 100;
+        if self.lead.0 != lead {
+            let hash = small_int(lead).unwrap_or_else(|| fnv1a(itoa::Buffer::new().format(lead)));
+            self.lead = (lead, hash);
+        }
+        let last = (i % 100).unsigned_abs() as u8;
+        fnv1a_more(fnv1a_more(self.lead.1, b'0' + last / 10), b'0' + last % 10)
     }
 
     /// The hash of the text of `f` ([`super::num::push_f64`]), written
@@ -252,6 +276,8 @@ impl Summarizer {
 }
 
 impl super::stream::Collect for Summarizer {
+    const ORDER_FREE: bool = true;
+
     /// Take in what `other`, a summarizer of the same columns fed other
     /// rows, has seen: as if this one had been fed its rows too, in any
     /// order (counts, checksums and sums are order-free and exact).
@@ -283,6 +309,13 @@ impl Sink for Summarizer {
             let mut scratch = String::new();
             // Out of the column's aggregates while its values go by.
             let mut memo = acc.memo.take().unwrap_or_else(Memo::new);
+            if let (BatchColumn::Cells(cells), Some(ColType::Integer)) = (column, known)
+                && cells.ints.len() == batch.rows
+            {
+                acc.add_ints(cells, &mut memo);
+                acc.memo = Some(memo);
+                continue;
+            }
             for r in 0..batch.rows {
                 match (column.cell(r), known) {
                     // Numbers kept as numbers are not read again from their
@@ -328,14 +361,46 @@ fn most(a: f64, b: f64) -> f64 {
 /// The first eight bytes of `s` as a number (zeros past its end): two
 /// texts whose prefixes differ order as their prefixes do.
 fn prefix(s: &str) -> u64 {
-    (s.bytes().take(8).enumerate()).fold(0, |k, (i, b)| k | u64::from(b) << (56 - 8 * i))
+    let mut first = [0; 8];
+    let n = s.len().min(8);
+    first[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u64::from_be_bytes(first)
 }
 
 /// The 64-bit FNV-1a hash of `s`.
 fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, fnv1a_more)
+}
+
+/// The [`fnv1a`] hashes of the texts of -99 to 99.
+const SMALL_INTS: [u64; 199] = {
+    let mut table = [0; 199];
+    let mut k = 0;
+    while k < 199 {
+        let i = k as i64 - 99;
+        let mut h = 0xcbf2_9ce4_8422_2325;
+        if i < 0 {
+            h = fnv1a_more(h, b'-');
+        }
+        let n = i.unsigned_abs() as u8;
+        if n >= 10 {
+            h = fnv1a_more(h, b'0' + n / 10);
+        }
+        table[k] = fnv1a_more(h, b'0' + n % 10);
+        k += 1;
+    }
+    table
+};
+
+/// The [`fnv1a`] hash of the text of `i`, from [`SMALL_INTS`], when
+/// `i` is above -100 and below 100.
+fn small_int(i: i64) -> Option<u64> {
+    (-100 < i && i < 100).then(|| SMALL_INTS[(i + 99) as usize])
+}
+
+/// The FNV-1a state `h` after one more byte `b`.
+const fn fnv1a_more(h: u64, b: u8) -> u64 {
+    (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
 }
 
 impl Acc {
@@ -409,6 +474,29 @@ impl Acc {
         }
         self.int_sum = None;
         true
+    }
+
+    /// Take a column of integers kept as integers: the smallest, the
+    /// largest and the sum taken once for them all.
+    fn add_ints(&mut self, cells: &super::Cells, memo: &mut Memo) {
+        let (mut least, mut most, mut sum, mut any) = (i64::MAX, i64::MIN, 0i128, false);
+        for (&i, &end) in cells.ints.iter().zip(&cells.ends) {
+            if end & super::NULL != 0 {
+                self.nulls += 1;
+                continue;
+            }
+            self.checksum = self.checksum.wrapping_add(memo.int(i));
+            least = least.min(i);
+            most = most.max(i);
+            // At most 2^64 values of under 2^63 each: no overflow.
+            sum += i128::from(i);
+            any = true;
+        }
+        if any {
+            self.small_min = Some(self.small_min.map_or(least.into(), |m| m.min(least.into())));
+            self.small_max = Some(self.small_max.map_or(most.into(), |m| m.max(most.into())));
+            self.int_sum = self.int_sum.and_then(|s| s.checked_add(sum));
+        }
     }
 
     fn add_small(&mut self, i: i128) {
@@ -865,6 +953,29 @@ mod tests {
 
     /// Summaries of parts of a table merge into the summary of the whole,
     /// float sums exactly, whatever the split.
+    #[test]
+    fn an_integer_hashes_as_its_text_whatever_came_before() {
+        let mut memo = Memo::new();
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MAX,
+            -1000,
+            -101,
+            -100,
+            -99,
+            -1,
+            0,
+        ];
+        let more = [1, 9, 10, 99, 100, 101, 199, 200, 1000, 1001, 123_456_789];
+        let again = (-300..300).chain((0..50).map(|k| k * 7_919 - 1_000_000));
+        for i in edges.into_iter().chain(more).chain(again).chain(edges) {
+            let text = fnv1a(itoa::Buffer::new().format(i));
+            assert_eq!(memo.int_text(i), text, "{i}");
+            assert_eq!(memo.int(i), text, "{i}");
+        }
+    }
+
     #[test]
     fn merged_parts_summarise_as_the_whole() {
         use crate::baseline::data::stream::Collect as _;

@@ -125,7 +125,7 @@ impl<'s> Rows<'s> {
     pub(super) fn row_start_after(&self, at: usize) -> Option<usize> {
         let bytes = self.rest.as_bytes();
         let at = at.min(bytes.len());
-        let mut quoted = bytes[..at].iter().filter(|&&b| b == b'"').count() % 2 == 1;
+        let mut quoted = memchr::memchr_iter(b'"', &bytes[..at]).count() % 2 == 1;
         for (i, &b) in bytes.iter().enumerate().skip(at) {
             match b {
                 b'"' => quoted = !quoted,
@@ -140,7 +140,7 @@ impl<'s> Rows<'s> {
     /// and those from it on (their line numbers as in the whole text).
     pub(super) fn split(&self, at: usize) -> (Rows<'s>, Rows<'s>) {
         let (head, tail) = self.rest.split_at(at);
-        let lines = head.bytes().filter(|&b| b == b'\n').count();
+        let lines = memchr::memchr_iter(b'\n', head.as_bytes()).count();
         let before = Rows {
             rest: head,
             width: self.width,
@@ -171,7 +171,7 @@ impl<'s> Rows<'s> {
             self.rest = after;
             cells += 1;
             if cells <= width {
-                sink.cell(cell.then_some(self.field.as_str()));
+                sink.cell(cell);
             }
             if end {
                 break;
@@ -188,22 +188,27 @@ impl<'s> Rows<'s> {
     }
 }
 
-/// The field at the start of `s` into `field`: whether it is a value (not
-/// null), the text after it, the line breaks it held or ended with, and
-/// whether it ended its record. None for an unclosed quote.
-fn next_field<'s>(s: &'s str, field: &mut String) -> Option<(bool, &'s str, usize, bool)> {
-    field.clear();
+/// The field at the start of `s`: its value (None: null; a quoted one
+/// unquoted into `field`, a plain one as it stands in `s`), the text
+/// after it, the line breaks it held or ended with, and whether it ended
+/// its record. None for an unclosed quote.
+fn next_field<'a, 's: 'a>(
+    s: &'s str,
+    field: &'a mut String,
+) -> Option<(Option<&'a str>, &'s str, usize, bool)> {
     let Some(quoted) = s.strip_prefix('"') else {
-        let end = s.find([',', '\n']).unwrap_or(s.len());
+        // Most fields: borrowed, not copied.
+        let end = memchr::memchr2(b',', b'\n', s.as_bytes()).unwrap_or(s.len());
         let raw = &s[..end];
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        field.push_str(raw);
+        let value = (!raw.is_empty()).then_some(raw);
         return Some(match s.as_bytes().get(end) {
-            Some(b',') => (!raw.is_empty(), &s[end + 1..], 0, false),
-            Some(_) => (!raw.is_empty(), &s[end + 1..], 1, true),
-            None => (!raw.is_empty(), "", 0, true),
+            Some(b',') => (value, &s[end + 1..], 0, false),
+            Some(_) => (value, &s[end + 1..], 1, true),
+            None => (value, "", 0, true),
         });
     };
+    field.clear();
     let mut lines = 0;
     let mut rest = quoted;
     loop {
@@ -217,21 +222,22 @@ fn next_field<'s>(s: &'s str, field: &mut String) -> Option<(bool, &'s str, usiz
             continue;
         }
         let rest = rest.strip_prefix('\r').unwrap_or(rest);
-        return Some(match rest.as_bytes().first() {
-            Some(b',') => (true, &rest[1..], lines, false),
-            Some(b'\n') => (true, &rest[1..], lines + 1, true),
-            None => (true, "", lines, true),
+        let (after, lines, end) = match rest.as_bytes().first() {
+            Some(b',') => (&rest[1..], lines, false),
+            Some(b'\n') => (&rest[1..], lines + 1, true),
+            None => ("", lines, true),
             // Text after a closing quote: kept, as the csv crate keeps it.
             Some(_) => {
-                let end = rest.find([',', '\n']).unwrap_or(rest.len());
+                let end = memchr::memchr2(b',', b'\n', rest.as_bytes()).unwrap_or(rest.len());
                 field.push_str(&rest[..end]);
                 match rest.as_bytes().get(end) {
-                    Some(b',') => (true, &rest[end + 1..], lines, false),
-                    Some(_) => (true, &rest[end + 1..], lines + 1, true),
-                    None => (true, "", lines, true),
+                    Some(b',') => (&rest[end + 1..], lines, false),
+                    Some(_) => (&rest[end + 1..], lines + 1, true),
+                    None => ("", lines, true),
                 }
             }
-        });
+        };
+        return Some((Some(field.as_str()), after, lines, end));
     }
 }
 
