@@ -200,22 +200,48 @@ impl Memo {
     /// into `scratch` when it is not known.
     fn float(&mut self, f: f64, scratch: &mut String) -> u64 {
         let bits = f.to_bits();
-        let write = |scratch: &mut String| {
-            scratch.clear();
-            super::num::push_f64(scratch, f);
-            fnv1a(scratch)
-        };
         if !self.worth_it() {
-            return write(scratch);
+            return self.float_text(f, scratch);
         }
         self.tries = self.tries.saturating_add(1);
-        let slot = &mut self.floats[Memo::slot(bits)];
-        if slot.0 == bits {
+        let slot = Memo::slot(bits);
+        if self.floats[slot].0 == bits {
             self.hits = self.hits.saturating_add(1);
         } else {
-            *slot = (bits, write(scratch));
+            self.floats[slot] = (bits, self.float_text(f, scratch));
         }
-        slot.1
+        self.floats[slot].1
+    }
+
+    /// The [`fnv1a`] hash of the text of `f`: of a whole number, a half,
+    /// a quarter or an eighth under 10^11 (written exactly, the whole
+    /// part as an integer is) from its whole part's; of any other written
+    /// into `scratch`.
+    fn float_text(&mut self, f: f64, scratch: &mut String) -> u64 {
+        // Exact: a power of two.
+        let eighths = f * 8.0;
+        if f.abs() < 1e11 && eighths == eighths.trunc() && !(f == 0.0 && f.is_sign_negative()) {
+            let eighths = eighths as i64;
+            let (whole, part) = (eighths / 8, (eighths % 8).unsigned_abs());
+            // Above -1 the sign has no whole part to go with: `-0.5`.
+            if part == 0 || whole != 0 || f > 0.0 {
+                let hash = self.int_text(whole);
+                let decimals: &[u8] = match part {
+                    0 => return hash,
+                    1 => b".125",
+                    2 => b".25",
+                    3 => b".375",
+                    4 => b".5",
+                    5 => b".625",
+                    6 => b".75",
+                    _ => b".875",
+                };
+                return decimals.iter().fold(hash, |h, &b| fnv1a_more(h, b));
+            }
+        }
+        scratch.clear();
+        super::num::push_f64(scratch, f);
+        fnv1a(scratch)
     }
 }
 
@@ -309,12 +335,29 @@ impl Sink for Summarizer {
             let mut scratch = String::new();
             // Out of the column's aggregates while its values go by.
             let mut memo = acc.memo.take().unwrap_or_else(Memo::new);
-            if let (BatchColumn::Cells(cells), Some(ColType::Integer)) = (column, known)
-                && cells.ints.len() == batch.rows
-            {
-                acc.add_ints(cells, &mut memo);
-                acc.memo = Some(memo);
-                continue;
+            // A column of one kind of cell, taken in a loop of its own.
+            if let BatchColumn::Cells(cells) = column {
+                let done = match known {
+                    Some(ColType::Integer) if cells.ints.len() == batch.rows => {
+                        acc.add_ints(cells, &mut memo);
+                        true
+                    }
+                    Some(ColType::Float) if cells.floats.len() == batch.rows => {
+                        acc.add_floats(cells, &mut memo, &mut scratch);
+                        true
+                    }
+                    Some(ty)
+                        if !ty.numeric() && cells.ints.is_empty() && cells.floats.is_empty() =>
+                    {
+                        acc.add_texts(cells, &mut memo);
+                        true
+                    }
+                    _ => false,
+                };
+                if done {
+                    acc.memo = Some(memo);
+                    continue;
+                }
             }
             for r in 0..batch.rows {
                 match (column.cell(r), known) {
@@ -361,10 +404,11 @@ fn most(a: f64, b: f64) -> f64 {
 /// The first eight bytes of `s` as a number (zeros past its end): two
 /// texts whose prefixes differ order as their prefixes do.
 fn prefix(s: &str) -> u64 {
-    let mut first = [0; 8];
-    let n = s.len().min(8);
-    first[..n].copy_from_slice(&s.as_bytes()[..n]);
-    u64::from_be_bytes(first)
+    let bytes = s.as_bytes();
+    if let Some(first) = bytes.first_chunk::<8>() {
+        return u64::from_be_bytes(*first);
+    }
+    (bytes.iter().enumerate()).fold(0, |k, (i, &b)| k | u64::from(b) << (56 - 8 * i))
 }
 
 /// The 64-bit FNV-1a hash of `s`.
@@ -496,6 +540,33 @@ impl Acc {
             self.small_min = Some(self.small_min.map_or(least.into(), |m| m.min(least.into())));
             self.small_max = Some(self.small_max.map_or(most.into(), |m| m.max(most.into())));
             self.int_sum = self.int_sum.and_then(|s| s.checked_add(sum));
+        }
+    }
+
+    /// Take a column of doubles kept as doubles.
+    fn add_floats(&mut self, cells: &super::Cells, memo: &mut Memo, scratch: &mut String) {
+        for (&f, &end) in cells.floats.iter().zip(&cells.ends) {
+            if end & super::NULL != 0 {
+                self.nulls += 1;
+                continue;
+            }
+            self.checksum = self.checksum.wrapping_add(memo.float(f, scratch));
+            self.add_finite(f);
+        }
+    }
+
+    /// Take a column of text (or truth values, or JSON).
+    fn add_texts(&mut self, cells: &super::Cells, memo: &mut Memo) {
+        // A null holds no text: the next value starts where it ends.
+        let mut start = 0;
+        for &end in &cells.ends {
+            if end & super::NULL != 0 {
+                self.nulls += 1;
+                continue;
+            }
+            let end = end as usize;
+            self.add_known_text(&cells.text[start..end], memo);
+            start = end;
         }
     }
 
@@ -973,6 +1044,45 @@ mod tests {
             let text = fnv1a(itoa::Buffer::new().format(i));
             assert_eq!(memo.int_text(i), text, "{i}");
             assert_eq!(memo.int(i), text, "{i}");
+        }
+    }
+
+    #[test]
+    fn a_float_hashes_as_its_text_whatever_came_before() {
+        let mut memo = Memo::new();
+        let mut scratch = String::new();
+        let edges = [
+            0.0, -0.0, 0.5, -0.5, -0.125, 0.875, 1.0, -1.0, -1.5, 99.75, -100.25,
+        ];
+        let far = [
+            1e11 - 0.5,
+            1e11,
+            -1e11,
+            1e11 + 0.5,
+            1e15,
+            0.1,
+            -0.3,
+            1e-300,
+            f64::MAX,
+        ];
+        let more = (-2000..2000).map(|k| f64::from(k) * 0.125 + 1234.0);
+        let odd = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        for f in edges
+            .into_iter()
+            .chain(far)
+            .chain(more)
+            .chain(odd)
+            .chain(edges)
+        {
+            let mut text = String::new();
+            crate::baseline::data::num::push_f64(&mut text, f);
+            assert_eq!(memo.float_text(f, &mut scratch), fnv1a(&text), "{f}");
+            assert_eq!(memo.float(f, &mut scratch), fnv1a(&text), "{f}");
         }
     }
 
