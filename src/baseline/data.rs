@@ -445,6 +445,17 @@ impl stream::Collect for Builder {
         self.row_start = self.text.len();
         self.too_long |= other.too_long;
     }
+
+    /// Room for all of `others` taken once, then each appended.
+    fn merge_all(&mut self, others: Vec<Builder>) {
+        self.text.reserve(others.iter().map(|o| o.text.len()).sum());
+        self.starts
+            .reserve(others.iter().map(|o| o.starts.len()).sum());
+        self.ends.reserve(others.iter().map(|o| o.ends.len()).sum());
+        for other in others {
+            stream::Collect::merge(self, other);
+        }
+    }
 }
 
 impl Sink for Builder {

@@ -21,6 +21,16 @@ use crate::model::DataFormat;
 pub(super) trait Collect: Sink + Send {
     fn merge(&mut self, other: Self);
 
+    /// [`Collect::merge`] each of `others`, in order.
+    fn merge_all(&mut self, others: Vec<Self>)
+    where
+        Self: Sized,
+    {
+        for other in others {
+            self.merge(other);
+        }
+    }
+
     /// Whether what it takes in does not depend on the order the rows
     /// come in (a summary): a thread then reads every unit it takes into
     /// one sink, so memory does not grow with the units.
@@ -284,10 +294,10 @@ fn parts<S: Collect>(
     }
     // In the file's order: rows a pipeline wrote in key order stay so.
     sinks.sort_by_key(|(unit, _)| *unit);
-    let mut sink = make(&names, Some(&types));
-    for (_, read) in sinks {
-        sink.merge(read);
-    }
+    let mut sinks = sinks.into_iter().map(|(_, read)| read);
+    // The first unit's sink takes the others' rows: none is copied twice.
+    let mut sink = sinks.next().unwrap_or_else(|| make(&names, Some(&types)));
+    sink.merge_all(sinks.collect());
     Ok((names, Some(types), sink, sha?))
 }
 
