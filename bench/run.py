@@ -357,28 +357,31 @@ def bench_odibi(tmp):
                PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
     loop = " && ".join(f"(cd p{i} && odibi run odibi.yaml)" for i in range(n))
 
-    def plain():
+    def clean():
         for i in range(n):
             shutil.rmtree(os.path.join(tmp, f"p{i}", "out"), ignore_errors=True)
-        wall, _, code = run(["sh", "-c", loop], cwd=tmp, env=env)
-        assert code == 0, "the plain loop failed"
-        return wall
 
-    def judged():
-        for i in range(n):
-            shutil.rmtree(os.path.join(tmp, f"p{i}", "out"), ignore_errors=True)
-        wall, _, code = run(golden(tmp), cwd=tmp, env=env)
-        assert code == 0, "cargo golden failed"
-        return wall
+    return judged_vs_loop(tmp, f"{name} ({n} x healthy_etl, odibi 3.15.1, median of 5)",
+                          n, loop, env, clean)
 
-    g, p = median_pair(judged, plain, 5)
+
+def judged_vs_loop(tmp, name, n, loop, env, clean):
+    """The bench row of `n` real projects judged by cargo golden against
+    the same commands in the shell `loop`, `clean` run before each side,
+    alternating, 5 each."""
+    def side(cmd, what):
+        def timed():
+            clean()
+            wall, _, code = run(cmd(), cwd=tmp, env=env)
+            assert code == 0, f"{what} failed"
+            return wall
+        return timed
+
+    # golden() empties the out dir: called for each run.
+    g, p = median_pair(side(lambda: golden(tmp), "cargo golden"),
+                       side(lambda: ["sh", "-c", loop], "the plain loop"), 5)
     r = g / p
-    return [(
-        f"{name} ({n} x healthy_etl, odibi 3.15.1, median of 5)",
-        f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x",
-        "<= 1.05x",
-        r <= 1.05,
-    )]
+    return [(name, f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x", "<= 1.05x", r <= 1.05)]
 
 
 def dbt_venv():
@@ -419,26 +422,8 @@ def bench_dbt(tmp):
             if os.path.exists(os.path.join(p, "shop.duckdb")):
                 os.remove(os.path.join(p, "shop.duckdb"))
 
-    def plain():
-        clean()
-        wall, _, code = run(["sh", "-c", loop], cwd=tmp, env=env)
-        assert code == 0, "the plain loop failed"
-        return wall
-
-    def judged():
-        clean()
-        wall, _, code = run(golden(tmp), cwd=tmp, env=env)
-        assert code == 0, "cargo golden failed"
-        return wall
-
-    g, p = median_pair(judged, plain, 5)
-    r = g / p
-    return [(
-        f"{name} ({n} x shop, dbt-core 1.11.16 + dbt-duckdb, median of 5)",
-        f"{g / n:.2f} s / {p / n:.2f} s per project = {r:.3f}x",
-        "<= 1.05x",
-        r <= 1.05,
-    )]
+    return judged_vs_loop(tmp, f"{name} ({n} x shop, dbt-core 1.11.16 + dbt-duckdb, median of 5)",
+                          n, loop, env, clean)
 
 
 def data_venv():

@@ -86,20 +86,13 @@ fn stdout(o: &Output) -> String {
 /// `.ci/run` as `CARGO_GOLDEN_DSSE_VENV`). Without it the test says so and
 /// skips, except under `CI=true`, where it fails.
 fn dsse_python() -> Option<PathBuf> {
-    match std::env::var_os("CARGO_GOLDEN_DSSE_VENV") {
-        Some(venv) if cfg!(windows) => Some(Path::new(&venv).join("Scripts").join("python.exe")),
-        Some(venv) => Some(Path::new(&venv).join("bin").join("python")),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but CARGO_GOLDEN_DSSE_VENV is unset: run .ci/dsse-venv")
-        }
-        None => {
-            eprintln!(
-                "SKIPPED: CARGO_GOLDEN_DSSE_VENV is unset (make one with `bash .ci/dsse-venv`, \
-                 then export its path); .ci/run does"
-            );
-            None
-        }
-    }
+    let how = "make one with `bash .ci/dsse-venv`, then export its path; .ci/run does";
+    let venv = common::from_ci("CARGO_GOLDEN_DSSE_VENV", how, "the DSSE check")?;
+    Some(if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    })
 }
 
 fn python_verify(python: &Path, run: &Path, public: &Path) -> Output {

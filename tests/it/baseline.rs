@@ -1369,7 +1369,7 @@ snapshot = ["stdout"]
 "#;
 
 /// A project with `FROM_CI` whose case prints `rows`.
-fn ci_project(rows: &str) -> Project {
+pub(crate) fn ci_project(rows: &str) -> Project {
     let p = Project::new(FROM_CI);
     p.write("rows", rows);
     p

@@ -49,18 +49,8 @@ command = "sleep 0.2; echo ok"
 /// A tool `.ci/browser-tools` provides, from `var`; `None` (after saying
 /// so) when it is not there, a panic under `CI=true`.
 fn tool(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(v) => Some(PathBuf::from(v)),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but {var} is unset: run `eval \"$(bash .ci/browser-tools)\"`")
-        }
-        None => {
-            eprintln!(
-                "SKIPPED: {var} is unset (run `eval \"$(bash .ci/browser-tools)\"` to check report.html with it)"
-            );
-            None
-        }
-    }
+    let how = "run `eval \"$(bash .ci/browser-tools)\"` to check report.html with it";
+    common::from_ci(var, how, "the report.html check")
 }
 
 #[test]

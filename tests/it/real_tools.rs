@@ -16,19 +16,9 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `bin` of the virtualenv `var` names (`.ci/run` sets it), or None,
-/// saying why; under `CI=true` its absence fails the test.
+/// The `bin` of the virtualenv `var` names ([`common::from_ci`]).
 fn venv_bin(var: &str, test: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(v) => Some(Path::new(&v).join("bin")),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but {var} is unset: .ci/run sets it")
-        }
-        None => {
-            eprintln!("{test} skipped: {var} is not set (.ci/run sets it)");
-            None
-        }
-    }
+    common::from_ci(var, ".ci/run sets it", test).map(|v| v.join("bin"))
 }
 
 /// The `n`th ```toml block of the README's six-line example section.

@@ -11,6 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::baseline::ci_project;
 use common::{Project, text, verify_evidence};
 use serde_json::Value;
 
@@ -97,25 +98,6 @@ fn check_of(p: &Project, slug: &str, stream: &str) -> Value {
         .find(|s| s["stream"] == stream)
         .cloned()
         .unwrap_or_else(|| panic!("no {stream} check in {ev}"))
-}
-
-/// The Python of the data tools' virtualenv (pyarrow), as
-/// `typed_data::data_python` finds it: None (the test says so) when
-/// `CARGO_GOLDEN_DATA_VENV` is unset, a failure under `CI=true`.
-#[cfg(unix)]
-fn data_python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("CARGO_GOLDEN_DATA_VENV") {
-        Some(venv) => Some(Path::new(&venv).join("bin/python")),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but CARGO_GOLDEN_DATA_VENV is unset: run .ci/data-venv")
-        }
-        None => {
-            eprintln!(
-                "{test} skipped: CARGO_GOLDEN_DATA_VENV is unset (.ci/run sets it from .ci/data-venv)"
-            );
-            None
-        }
-    }
 }
 
 /// Three cases, three kinds of snapshot: a stream (`report`), a CSV output
@@ -263,7 +245,7 @@ fn plain(screen: &str) -> String {
 #[cfg(unix)]
 #[test]
 fn review_on_a_terminal_accepts_and_rejects_as_bless_would() {
-    let Some(python) = data_python("review on a terminal") else {
+    let Some(python) = common::data_python("review on a terminal") else {
         return;
     };
     let p = three_kinds(&python);
@@ -363,25 +345,6 @@ fn review_on_a_terminal_accepts_and_rejects_as_bless_would() {
             ("sales_parquet".to_string(), vec![]),
         ]
     );
-}
-
-/// A case that only runs "in CI": its output names the directory it ran in
-/// (redacted to `[CWD]` in its snapshot), and it has no snapshot yet.
-const FROM_CI: &str = r#"
-[harness]
-name = "from-ci"
-
-[[verify]]
-name = "ci only"
-command = "echo rows: $(cat rows); pwd"
-working_dir = "."
-snapshot = ["stdout"]
-"#;
-
-fn ci_project(rows: &str) -> Project {
-    let p = Project::new(FROM_CI);
-    p.write("rows", rows);
-    p
 }
 
 #[test]

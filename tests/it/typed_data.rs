@@ -9,10 +9,10 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-use common::{Project, text};
+use common::{Project, data_python, text};
 use serde_json::Value;
 
 fn read(p: impl AsRef<Path>) -> String {
@@ -360,24 +360,6 @@ outputs = [{{ path = "out.csv", key = ["id"] }}]
     assert!(warnings.contains("re-bless it"), "{warnings}");
     for report in ["summary.json", "report.md", "junit.xml"] {
         assert!(!read(p.out().join(report)).contains(secret), "{report}");
-    }
-}
-
-/// The Python of the data tools' virtualenv (`.ci/data-venv`, exported by
-/// `.ci/run` as `CARGO_GOLDEN_DATA_VENV`); None, saying so, without it,
-/// except under `CI=true`, where it fails.
-fn data_python(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("CARGO_GOLDEN_DATA_VENV") {
-        Some(venv) => Some(Path::new(&venv).join("bin/python")),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but CARGO_GOLDEN_DATA_VENV is unset: run .ci/data-venv")
-        }
-        None => {
-            eprintln!(
-                "{test} skipped: CARGO_GOLDEN_DATA_VENV is unset (.ci/run sets it from .ci/data-venv)"
-            );
-            None
-        }
     }
 }
 

@@ -170,6 +170,33 @@ pub fn path_with(dir: &Path) -> std::ffi::OsString {
         .expect("no PATH entry holds the separator")
 }
 
+/// The path `.ci/run` exports in `var` (a virtualenv, a tool): None when
+/// it is unset, after saying that `test` is skipped and `how` to make it;
+/// under `CI=true` its absence fails the test.
+pub fn from_ci(var: &str, how: &str, test: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(v) => Some(PathBuf::from(v)),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but {var} is unset: {how}")
+        }
+        None => {
+            eprintln!("{test} skipped: {var} is unset ({how})");
+            None
+        }
+    }
+}
+
+/// The Python of the data tools' virtualenv (`.ci/data-venv`: pandas,
+/// pyarrow, duckdb, deltalake), as [`from_ci`] finds it.
+pub fn data_python(test: &str) -> Option<PathBuf> {
+    from_ci(
+        "CARGO_GOLDEN_DATA_VENV",
+        "run .ci/data-venv; .ci/run does",
+        test,
+    )
+    .map(|venv| venv.join("bin/python"))
+}
+
 /// `cargo golden verify-evidence DIR` through the real binary.
 pub fn verify_evidence(dir: &Path) -> Output {
     verify_command(dir).output().unwrap()
