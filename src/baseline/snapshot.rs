@@ -304,15 +304,12 @@ impl<'h> Snapshots<'h> {
                 return check;
             }
         };
-        let mut base = None;
+        let mut snapshot = None;
         let mut expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
             Ok(bytes) => {
                 // Masked as the output is: a cell holding a secret compares
                 // as its mask.
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(text) => std::borrow::Cow::Borrowed(text),
-                    Err(_) => String::from_utf8_lossy(&bytes),
-                };
+                let text = String::from_utf8_lossy(&bytes);
                 let secrets = self.secrets.names_in(text.as_bytes());
                 if !secrets.is_empty() && !self.bless {
                     warnings.push(format!(
@@ -321,13 +318,8 @@ impl<'h> Snapshots<'h> {
                         secrets.join(", ")
                     ));
                 }
-                // The snapshot's hash is taken beside its comparison.
-                let (sha, compared) = std::thread::scope(|s| {
-                    let sha = s.spawn(|| crate::hash::sha256_hex(&bytes));
-                    let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec);
-                    (sha.join().ok(), compared)
-                });
-                base = Some(sha.unwrap_or_else(|| crate::hash::sha256_hex(&bytes)));
+                let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec);
+                snapshot = Some(bytes);
                 Some(compared)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -382,7 +374,13 @@ impl<'h> Snapshots<'h> {
         ) {
             // What `--bless` would write, rendered only for a change.
             let text = data::render(&actual, &read.rel);
-            keep_pending(&mut check, keep, text.as_bytes(), base, warnings);
+            keep_pending(
+                &mut check,
+                keep,
+                text.as_bytes(),
+                snapshot.as_deref(),
+                warnings,
+            );
         }
         check
     }
@@ -421,11 +419,12 @@ impl<'h> Snapshots<'h> {
             }
         };
         let path = self.root.join(&check.file);
-        let mut base = None;
+        let mut snapshot = None;
         let expected = match crate::userfile::read(&path) {
             Ok(bytes) => {
-                base = Some(crate::hash::sha256_hex(&bytes));
-                Some(String::from_utf8_lossy(&bytes).into_owned())
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                snapshot = Some(bytes);
+                Some(text)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) if self.bless => {
@@ -466,7 +465,13 @@ impl<'h> Snapshots<'h> {
         if check.outcome != SnapshotOutcome::Matched {
             // Escaped as `--bless` writes it (see [`bless`]).
             let text = wildcard::escape(&actual);
-            keep_pending(&mut check, keep, text.as_bytes(), base, warnings);
+            keep_pending(
+                &mut check,
+                keep,
+                text.as_bytes(),
+                snapshot.as_deref(),
+                warnings,
+            );
         }
         (check, secrets)
     }
@@ -522,12 +527,14 @@ fn keep_pending(
     check: &mut SnapshotCheck,
     keep: Option<PendingDir<'_>>,
     text: &[u8],
-    base: Option<String>,
+    snapshot: Option<&[u8]>,
     warnings: &mut Vec<String>,
 ) {
     let Some(keep) = keep else {
         return;
     };
+    // The snapshot the change was found against, hashed only for a change.
+    let base = snapshot.map(crate::hash::sha256_hex);
     match keep.keep(&check.file, text, base) {
         Ok(pending) => check.pending = Some(pending),
         Err(e) => warnings.push(format!(
