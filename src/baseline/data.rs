@@ -597,8 +597,8 @@ impl<S: Sink> Sink for Masked<'_, '_, S> {
     }
 }
 
-/// The most of one data file read (an output, a Delta table's log file
-/// or live file): a table read whole must fit in memory.
+/// The most of one Delta log or checkpoint file read whole (outputs and
+/// live files are read as streams).
 const DATA_FILE_LIMIT: u64 = 4 << 30;
 
 /// The bytes of a data file a case wrote, through the guarded reader: a
@@ -759,7 +759,6 @@ pub(crate) fn snapshot_output(path: &Path) -> Option<String> {
     Some(line.trim_end_matches('\r').to_string())
 }
 
-/// A snapshot file's text as a table.
 /// The differences from the data snapshot `text` to `actual`, one a
 /// line, all of them; Err when the snapshot cannot be read. A rows
 /// snapshot in key order is walked as it is read, never held whole.
@@ -779,6 +778,7 @@ pub(crate) fn compare(
     Ok(differences(&parse_snapshot(text)?, actual, spec))
 }
 
+/// A snapshot file's text as a table.
 pub(crate) fn parse_snapshot(text: &str) -> Result<Table, String> {
     let (_, text) = output_line(text);
     if text.starts_with(summary::PREFIX) {
@@ -1133,14 +1133,15 @@ fn split_rows<'s>(
     };
     let (_, mut tail) = rows.split(middle);
     let (mut first, mut next) = (Builder::new(rows.width()), Builder::new(rows.width()));
-    if !matches!(tail.next_row(&mut first), Ok(true)) {
+    // A row too long to hold is not compared, nor split at: the walk says so.
+    if !matches!(tail.next_row(&mut first), Ok(true)) || first.too_long {
         return vec![(rows, 0)];
     }
     // The first row past the middle whose key is not the first's.
     let split = loop {
         let start = rows.left() - tail.left();
         next.clear();
-        if !matches!(tail.next_row(&mut next), Ok(true)) {
+        if !matches!(tail.next_row(&mut next), Ok(true)) || next.too_long {
             break None;
         }
         match by.cmp(first.only_row(), false, next.only_row(), false) {
@@ -1187,6 +1188,12 @@ fn walk(
     loop {
         row.clear();
         match rows.next_row(&mut row) {
+            // Its cell ends no longer say where its cells are.
+            Ok(true) if row.too_long => {
+                return Some(Err(
+                    "a row of it holds more than 2 GiB of text: bless it again".into(),
+                ));
+            }
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => return Some(Err(e)),
@@ -1200,11 +1207,6 @@ fn walk(
         by.pair(now, pair.map(|r| actual.row(r)), &mut out);
         count += 1;
         std::mem::swap(&mut row, &mut before);
-    }
-    if row.too_long || before.too_long {
-        return Some(Err(
-            "a row of it holds more than 2 GiB of text: bless it again".into(),
-        ));
     }
     Some(Ok((out, taken, count)))
 }

@@ -531,11 +531,7 @@ impl Column {
             Column::Bytes(r, _) => r.read(required, n, cells, |c, v| {
                 c.push_with(|t| match std::str::from_utf8(v.data()) {
                     Ok(s) => t.push_str(s),
-                    Err(_) => {
-                        for x in v.data() {
-                            let _ = write!(t, "{x:02x}");
-                        }
-                    }
+                    Err(_) => t.push_str(&crate::hash::hex(v.data())),
                 })
             }),
         }
@@ -613,7 +609,7 @@ fn cell(field: &Field, nanos: bool) -> Option<String> {
         Field::Str(s) => s.clone(),
         Field::Bytes(b) => match std::str::from_utf8(b.data()) {
             Ok(s) => s.to_string(),
-            Err(_) => b.data().iter().map(|x| format!("{x:02x}")).collect(),
+            Err(_) => crate::hash::hex(b.data()),
         },
         Field::TimestampMillis(v) => return iso(DateTime::from_timestamp_millis(*v)),
         Field::TimestampMicros(v) => return iso(DateTime::from_timestamp_micros(*v)),

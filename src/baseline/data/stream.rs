@@ -61,7 +61,7 @@ pub(super) fn read<S: Collect>(
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
 ) -> Result<Read<S>, String> {
-    let hash = || crate::hash::sha256_file(path).map_err(|e| format!("cannot read it: {e}"));
+    let hash = || hash_file(path);
     let (mut names, types, sink, sha) = match spec.format {
         DataFormat::Delta => parts(&delta_parts(path)?, spec, mask, make)?,
         #[cfg(feature = "parquet")]
@@ -121,11 +121,7 @@ fn text<S: Collect>(
     }
     let lines = spec.format == DataFormat::Jsonl;
     let columns = super::json::columns(open()?, lines)?;
-    let keep: Vec<usize> = (0..columns.names.len())
-        .filter(|&i| !spec.ignore.contains(&columns.names[i]))
-        .collect();
-    let names: Vec<String> = keep.iter().map(|&i| columns.names[i].clone()).collect();
-    let types: Vec<ColType> = keep.iter().map(|&i| columns.types[i]).collect();
+    let (keep, names, types) = kept(&columns.names, &columns.types, spec);
     let mut masked = Masked {
         inner: make(&names, Some(&types)),
         mask,
@@ -243,11 +239,7 @@ fn parts<S: Collect>(
         Parts::Parquet { names, types, .. } => (names.clone(), types.clone()),
         Parts::Delta { plan, .. } => plan.columns.iter().cloned().unzip(),
     };
-    let keep: Vec<usize> = (0..all.len())
-        .filter(|&i| !spec.ignore.contains(&all[i]))
-        .collect();
-    let names: Vec<String> = keep.iter().map(|&i| all[i].clone()).collect();
-    let types: Vec<ColType> = keep.iter().map(|&i| all_types[i]).collect();
+    let (_, names, types) = kept(&all, &all_types, spec);
     let units = units(match parts {
         Parts::Parquet { groups, .. } => std::slice::from_ref(groups),
         Parts::Delta { groups, .. } => groups,
@@ -272,9 +264,7 @@ fn parts<S: Collect>(
             })
             .collect();
         let sha = match parts {
-            Parts::Parquet { path, .. } => {
-                crate::hash::sha256_file(path).map_err(|e| format!("cannot read it: {e}"))
-            }
+            Parts::Parquet { path, .. } => hash_file(path),
             Parts::Delta { plan, .. } => plan.digest(),
         };
         let results: Vec<_> = workers
@@ -299,6 +289,26 @@ fn parts<S: Collect>(
     let mut sink = sinks.next().unwrap_or_else(|| make(&names, Some(&types)));
     sink.merge_all(sinks.collect());
     Ok((names, Some(types), sink, sha?))
+}
+
+/// The columns of `names` (of `types`) that `spec` does not ignore, in
+/// file order: their places, names and types.
+fn kept(
+    names: &[String],
+    types: &[ColType],
+    spec: &OutputSpec,
+) -> (Vec<usize>, Vec<String>, Vec<ColType>) {
+    let keep: Vec<usize> = (0..names.len())
+        .filter(|&i| !spec.ignore.contains(&names[i]))
+        .collect();
+    let kept_names = keep.iter().map(|&i| names[i].clone()).collect();
+    let kept_types = keep.iter().map(|&i| types[i]).collect();
+    (keep, kept_names, kept_types)
+}
+
+/// The sha256 of an output file.
+fn hash_file(path: &Path) -> Result<String, String> {
+    crate::hash::sha256_file(path).map_err(|e| format!("cannot read it: {e}"))
 }
 
 /// Reads one unit into a sink of its own, or into the one given (of

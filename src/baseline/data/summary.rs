@@ -15,7 +15,7 @@
 //! and its NaN and infinities are counted apart, so a value that becomes
 //! NaN changes the summary whatever the tolerance. The checksum is the sum
 //! (mod 2^64) of the 64-bit FNV-1a hash of each non-null value's text, so
-//! it does not depend on row order. A CSV output is summarised as it is
+//! it does not depend on row order. Every format is summarised as it is
 //! read, never held in memory.
 
 use super::num::ExactSum;
@@ -346,11 +346,11 @@ impl Sink for Summarizer {
             // A column of one kind of cell, taken in a loop of its own.
             if let BatchColumn::Cells(cells) = column {
                 let done = match known {
-                    Some(ColType::Integer) if cells.ints.len() == batch.rows => {
+                    Some(ColType::Integer) if !cells.ints.is_empty() => {
                         acc.add_ints(cells, &mut memo);
                         true
                     }
-                    Some(ColType::Float) if cells.floats.len() == batch.rows => {
+                    Some(ColType::Float) if !cells.floats.is_empty() => {
                         acc.add_floats(cells, &mut memo, &mut scratch);
                         true
                     }
@@ -369,16 +369,6 @@ impl Sink for Summarizer {
             }
             for r in 0..batch.rows {
                 match (column.cell(r), known) {
-                    // Numbers kept as numbers are not read again from their
-                    // text, which is written for the checksum only.
-                    (Cell::Int(i), Some(ColType::Integer)) => {
-                        acc.checksum = acc.checksum.wrapping_add(memo.int(i));
-                        acc.add_small(i128::from(i));
-                    }
-                    (Cell::Float(f), Some(ColType::Float)) => {
-                        acc.checksum = acc.checksum.wrapping_add(memo.float(f, &mut scratch));
-                        acc.add_finite(f);
-                    }
                     (Cell::Text(t), Some(ty)) if !ty.numeric() => acc.add_known_text(t, &mut memo),
                     (cell, _) => acc.take(cell.text(&mut scratch), known),
                 }
@@ -395,6 +385,14 @@ impl Sink for Summarizer {
         }
         self.filled = 0;
         self.rows += 1;
+    }
+}
+
+/// `f` of both, when both are there; else the one that is.
+fn either<T>(a: Option<T>, b: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(f(x, y)),
+        (x, y) => x.or(y),
     }
 }
 
@@ -528,11 +526,14 @@ impl Acc {
         true
     }
 
-    /// Take a column of integers kept as integers: the smallest, the
-    /// largest and the sum taken once for them all.
+    /// Take a column of integers kept as integers (numbers are not read
+    /// again from their text, which is written for the checksum only):
+    /// the smallest, the largest and the sum taken once for them all.
     fn add_ints(&mut self, cells: &super::Cells, memo: &mut Memo) {
         let (mut least, mut most, mut sum, mut any) = (i64::MAX, i64::MIN, 0i128, false);
-        for (&i, &end) in cells.ints.iter().zip(&cells.ends) {
+        // Nulls after the last value have no number kept.
+        let ints = cells.ints.iter().chain(std::iter::repeat(&0));
+        for (&end, &i) in cells.ends.iter().zip(ints) {
             if end & super::NULL != 0 {
                 self.nulls += 1;
                 continue;
@@ -545,15 +546,14 @@ impl Acc {
             any = true;
         }
         if any {
-            self.small_min = Some(self.small_min.map_or(least.into(), |m| m.min(least.into())));
-            self.small_max = Some(self.small_max.map_or(most.into(), |m| m.max(most.into())));
-            self.int_sum = self.int_sum.and_then(|s| s.checked_add(sum));
+            self.add_smalls(least.into(), most.into(), sum);
         }
     }
 
     /// Take a column of doubles kept as doubles.
     fn add_floats(&mut self, cells: &super::Cells, memo: &mut Memo, scratch: &mut String) {
-        for (&f, &end) in cells.floats.iter().zip(&cells.ends) {
+        let floats = cells.floats.iter().chain(std::iter::repeat(&0.0));
+        for (&end, &f) in cells.ends.iter().zip(floats) {
             if end & super::NULL != 0 {
                 self.nulls += 1;
                 continue;
@@ -579,9 +579,15 @@ impl Acc {
     }
 
     fn add_small(&mut self, i: i128) {
-        self.small_min = Some(self.small_min.map_or(i, |m| m.min(i)));
-        self.small_max = Some(self.small_max.map_or(i, |m| m.max(i)));
-        self.int_sum = self.int_sum.and_then(|s| s.checked_add(i));
+        self.add_smalls(i, i, i);
+    }
+
+    /// Take integers that fit 128 bits: the smallest, the largest and
+    /// their sum.
+    fn add_smalls(&mut self, least: i128, most: i128, sum: i128) {
+        self.small_min = either(self.small_min, Some(least), i128::min);
+        self.small_max = either(self.small_max, Some(most), i128::max);
+        self.int_sum = self.int_sum.and_then(|s| s.checked_add(sum));
     }
 
     /// Take the value `t` of a column of text (or truth values, or JSON).
@@ -624,10 +630,7 @@ impl Acc {
     }
 
     fn merge(&mut self, b: Acc) {
-        self.ty = match (self.ty, b.ty) {
-            (Some(x), Some(y)) => Some(widen(x, y)),
-            (x, y) => x.or(y),
-        };
+        self.ty = either(self.ty, b.ty, widen);
         self.nulls += b.nulls;
         self.checksum = self.checksum.wrapping_add(b.checksum);
         if let Some(m) = b.text_min
@@ -642,14 +645,8 @@ impl Acc {
             self.text_max = Some(m);
             self.text_keys.1 = b.text_keys.1;
         }
-        self.small_min = match (self.small_min, b.small_min) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        self.small_max = match (self.small_max, b.small_max) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, y) => x.or(y),
-        };
+        self.small_min = either(self.small_min, b.small_min, i128::min);
+        self.small_max = either(self.small_max, b.small_max, i128::max);
         let order =
             |a: &(bool, String), b: &(bool, String)| value::cmp_integer((a.0, &a.1), (b.0, &b.1));
         if let Some(m) = b.big_min
@@ -666,14 +663,8 @@ impl Acc {
             (Some(x), Some(y)) => x.checked_add(y),
             _ => None,
         };
-        self.float_min = match (self.float_min, b.float_min) {
-            (Some(x), Some(y)) => Some(least(x, y)),
-            (x, y) => x.or(y),
-        };
-        self.float_max = match (self.float_max, b.float_max) {
-            (Some(x), Some(y)) => Some(most(x, y)),
-            (x, y) => x.or(y),
-        };
+        self.float_min = either(self.float_min, b.float_min, least);
+        self.float_max = either(self.float_max, b.float_max, most);
         self.float_sum.merge(&b.float_sum);
         for (x, y) in self.not_finite.iter_mut().zip(b.not_finite) {
             *x += y;

@@ -300,7 +300,7 @@ fn crc32(bytes: &[u8]) -> Result<u32, String> {
 
 /// The canonical text of the 16 bytes of a UUID.
 fn uuid_text(b: &[u8]) -> String {
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = crate::hash::hex(b);
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],
