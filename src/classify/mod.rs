@@ -68,6 +68,12 @@ pub const BUILTIN_ABORT: &[&str] = &[
     r"(?:^|[^_0-9])Interrupted(?:[^_0-9]|$)",
     r"(?:^|[^_0-9])SIGTERM(?:[^_0-9]|$)",
 ];
+/// What the pre-check looks for in place of [`BUILTIN_ABORT`] (pattern
+/// by pattern): its bare word, a superset of the lines it matches. A
+/// pattern that starts with a class as wide as `[^_0-9]` leaves the
+/// combined pre-check without a literal to search for, and the whole
+/// pre-check would fall back to running its automaton on every byte.
+const BUILTIN_ABORT_QUICK: &[&str] = &["Timeout", "Interrupted", "SIGTERM"];
 
 /// Lines at least this long are not held but fed through a DFA.
 const HOLD: usize = 64 * 1024;
@@ -402,13 +408,15 @@ impl Patterns {
             let sources = (builtin.iter().map(|p| (*p, true)))
                 .chain(custom.iter().map(|p| (p.as_str(), false)));
             let mut wrapped = Vec::new();
-            for (pattern, builtin) in sources {
+            for (k, (pattern, builtin)) in sources.enumerate() {
                 let w = if builtin {
                     format!("(?:{pattern})")
                 } else {
                     wrapped_source(category, pattern)?
                 };
-                if block_safe(pattern) {
+                if builtin && cat == ABORT {
+                    block_sources[cat].push(BUILTIN_ABORT_QUICK[k].to_string());
+                } else if block_safe(pattern) {
                     block_sources[cat].push(w.clone());
                 } else {
                     every_line |= bit(cat);
@@ -919,6 +927,27 @@ mod tests {
             .chain(BUILTIN_ABORT)
         {
             assert_eq!(wrap(p).unwrap(), format!("(?:{p})"), "{p}");
+        }
+    }
+
+    /// Each built-in abort pattern's pre-check word is in every line the
+    /// pattern matches: the pre-check never drops a line it would flag.
+    #[test]
+    fn the_abort_pre_check_words_stand_in_their_patterns() {
+        assert_eq!(BUILTIN_ABORT.len(), BUILTIN_ABORT_QUICK.len());
+        for (pattern, word) in BUILTIN_ABORT.iter().zip(BUILTIN_ABORT_QUICK) {
+            let re = Regex::new(pattern).unwrap();
+            for line in [
+                word.to_string(),
+                format!("x {word}: y"),
+                format!("a{word}Error"),
+            ] {
+                assert!(re.is_match(line.as_bytes()), "{pattern} on {line}");
+            }
+            let literal = pattern
+                .replace("(?:^|[^_0-9])", "")
+                .replace("(?:[^_0-9]|$)", "");
+            assert_eq!(literal, *word, "{pattern}");
         }
     }
 
