@@ -259,7 +259,8 @@ impl<W: Write> TerminalReporter<W> {
         ];
         for (stream, rel, marked) in streams {
             let path = self.output.out_dir.join(rel);
-            let (lines, total, first) = tail(&path, self.output.tail_lines);
+            let numbered = case.marked_lines.iter().any(|m| !m.is_empty());
+            let (lines, total, first) = tail(&path, self.output.tail_lines, numbered);
             if total == 0 {
                 continue;
             }
@@ -275,7 +276,7 @@ impl<W: Write> TerminalReporter<W> {
                 // trailing padding (rich pads to the width) is left out.
                 let text = crate::ansi::visible(line);
                 let text = text.trim_end();
-                let hit = if case.marked_lines.iter().any(|m| !m.is_empty()) {
+                let hit = if numbered {
                     marked.iter().any(|&(a, b)| a <= n && n <= b)
                 } else {
                     let whole = one_line(text);
@@ -578,25 +579,29 @@ fn shown(path: &Path) -> String {
     display_relative(path)
 }
 
-/// The last `n` lines of the file at `path` and how many lines the part
-/// read holds (the whole file when under [`TAIL_BYTES`]); nothing when it
-/// cannot be read.
-fn tail(path: &Path, n: usize) -> (Vec<String>, usize, u64) {
+/// The last `n` lines of the file at `path`, how many lines the part
+/// read holds (the whole file when under [`TAIL_BYTES`]) and the number
+/// of the first line returned: its line in the file when `numbered`
+/// (counting the lines before the part read reads the file up to it),
+/// else in the part read. Nothing when it cannot be read.
+fn tail(path: &Path, n: usize, numbered: bool) -> (Vec<String>, usize, u64) {
     let read = || -> io::Result<(Vec<u8>, u64)> {
         let (mut f, len) = crate::userfile::open(path)?;
         let from = len.saturating_sub(TAIL_BYTES);
         // The lines before the part read, for the numbers of those in it.
         let mut before = 0;
-        let mut chunk = vec![0u8; 256 * 1024];
-        let mut left = from;
-        while left > 0 {
-            let want = usize::try_from(left.min(chunk.len() as u64)).unwrap_or(chunk.len());
-            let got = f.read(&mut chunk[..want])?;
-            if got == 0 {
-                break;
+        if numbered {
+            let mut chunk = vec![0u8; 256 * 1024];
+            let mut left = from;
+            while left > 0 {
+                let want = usize::try_from(left.min(chunk.len() as u64)).unwrap_or(chunk.len());
+                let got = f.read(&mut chunk[..want])?;
+                if got == 0 {
+                    break;
+                }
+                before += memchr::memchr_iter(b'\n', &chunk[..got]).count() as u64;
+                left -= got as u64;
             }
-            before += memchr::memchr_iter(b'\n', &chunk[..got]).count() as u64;
-            left -= got as u64;
         }
         f.seek(io::SeekFrom::Start(from))?;
         let mut buf = Vec::new();
