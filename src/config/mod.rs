@@ -367,15 +367,6 @@ pub struct HarnessConfig {
     pub cases: Vec<CaseDef>,
 }
 
-/// `require` patterns by kind of case.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RequireLines {
-    /// For golden projects.
-    pub golden: Vec<String>,
-    /// For verify commands.
-    pub verify: Vec<String>,
-}
-
 /// The environment variable that picks a `[profile.NAME]` when
 /// `--profile` is not given.
 pub const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";

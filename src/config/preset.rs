@@ -87,6 +87,39 @@ pub(crate) fn preset(name: &str) -> Option<Preset> {
     Some(toml::from_str(text).expect("a shipped preset is valid"))
 }
 
+impl Preset {
+    /// Every regex of the preset compiles: its patterns, its `require`
+    /// lines and its record format's; Err names the first that does not.
+    pub(crate) fn check_regexes(&self) -> Result<(), String> {
+        let lists = [
+            &self.patterns.validation,
+            &self.patterns.runtime,
+            &self.patterns.abort,
+            &self.patterns.allow,
+            &self.patterns.warn,
+            &self.require.golden,
+            &self.require.verify,
+        ];
+        for re in lists.into_iter().flatten() {
+            regex::Regex::new(re).map_err(|e| format!("invalid regex `{re}`: {e}"))?;
+        }
+        if let Some(r) = &self.record {
+            let fields = [
+                ("start", Some(&r.start)),
+                ("prefix", r.prefix.as_ref()),
+                ("retry", r.retry.as_ref()),
+                ("recovered", r.recovered.as_ref()),
+            ];
+            for (key, re) in fields {
+                if let Some(re) = re {
+                    regex::Regex::new(re).map_err(|e| format!("invalid `record.{key}`: {e}"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Whether `spec` (as a harness file writes it) names a preset file
 /// rather than a shipped preset: a path (`./ci/tool.toml`, `presets/x.toml`).
 pub(crate) fn is_file(spec: &str) -> bool {
@@ -99,27 +132,9 @@ pub(crate) fn from_file(path: &std::path::Path) -> Result<Preset, String> {
         .map_err(|e| format!("cannot read preset file {}: {e}", path.display()))?;
     let preset: Preset =
         toml::from_str(&text).map_err(|e| format!("preset file {}: {e}", path.display()))?;
-    let all = [
-        &preset.patterns.validation,
-        &preset.patterns.runtime,
-        &preset.patterns.abort,
-        &preset.patterns.allow,
-        &preset.patterns.warn,
-        &preset.require.golden,
-        &preset.require.verify,
-    ];
-    for re in all.into_iter().flatten() {
-        regex::Regex::new(re)
-            .map_err(|e| format!("preset file {}: invalid regex `{re}`: {e}", path.display()))?;
-    }
-    if let Some(r) = &preset.record {
-        regex::Regex::new(&r.start).map_err(|e| {
-            format!(
-                "preset file {}: invalid `record.start`: {e}",
-                path.display()
-            )
-        })?;
-    }
+    preset
+        .check_regexes()
+        .map_err(|e| format!("preset file {}: {e}", path.display()))?;
     Ok(preset)
 }
 
@@ -245,21 +260,7 @@ mod tests {
     fn every_shipped_preset_reads_and_compiles() {
         for name in names() {
             let p = preset(name).unwrap();
-            let all = [
-                &p.patterns.validation,
-                &p.patterns.runtime,
-                &p.patterns.abort,
-                &p.patterns.allow,
-                &p.patterns.warn,
-                &p.require.golden,
-                &p.require.verify,
-            ];
-            for re in all.into_iter().flatten() {
-                regex::Regex::new(re).unwrap_or_else(|e| panic!("{name}: {re}: {e}"));
-            }
-            if let Some(r) = &p.record {
-                regex::Regex::new(&r.start).unwrap();
-            }
+            p.check_regexes().unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 }

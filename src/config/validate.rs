@@ -1054,8 +1054,11 @@ pub(super) fn case_presets(
         return (Vec::new(), None);
     };
     let name = preset.to_string();
-    if let Some(p) = super::preset::preset(preset) {
-        h.loaded_presets.entry(name.clone()).or_insert(p);
+    // Parsed once, not once a case.
+    if !h.loaded_presets.contains_key(&name)
+        && let Some(p) = super::preset::preset(preset)
+    {
+        h.loaded_presets.insert(name.clone(), p);
     }
     (vec![name], Some(tool))
 }
