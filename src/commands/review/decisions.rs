@@ -15,8 +15,11 @@ const DECISIONS_LIMIT: u64 = 64 << 20;
 pub(super) struct Decisions {
     /// The file, in the out dir.
     pub path: PathBuf,
-    /// Every line read, in order.
-    lines: Vec<DecisionLine>,
+    /// The file as read: kept whole, lines this version cannot read
+    /// included, when the decisions taken now are added to it.
+    read: Vec<u8>,
+    /// The decisions taken now, in order.
+    added: Vec<DecisionLine>,
     /// The decision on each pending file, by its path and sha256 (the
     /// last line about it wins).
     by_pending: HashMap<(String, String), Decision>,
@@ -39,16 +42,20 @@ impl Decisions {
         };
         let mut decisions = Decisions {
             path,
-            lines: Vec::new(),
+            read: Vec::new(),
+            added: Vec::new(),
             by_pending: HashMap::new(),
         };
-        let text = String::from_utf8_lossy(&bytes);
-        for (n, line) in text.lines().enumerate() {
+        for (n, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             match serde_json::from_str::<DecisionLine>(line) {
-                Ok(l) if crate::wire::is_schema_version(&l.schema_version) => decisions.push(l),
+                Ok(l) if crate::wire::is_schema_version(&l.schema_version) => {
+                    decisions
+                        .by_pending
+                        .insert((l.pending, l.sha256), l.decision);
+                }
                 Ok(l) => warnings.push(format!(
                     "{}:{}: schema_version {:?} is not 1.x.y: the line is left out",
                     decisions.path.display(),
@@ -62,13 +69,8 @@ impl Decisions {
                 )),
             }
         }
+        decisions.read = bytes;
         Ok(decisions)
-    }
-
-    fn push(&mut self, line: DecisionLine) {
-        self.by_pending
-            .insert((line.pending.clone(), line.sha256.clone()), line.decision);
-        self.lines.push(line);
     }
 
     /// What was decided on the pending file at `pending` whose bytes have
@@ -88,7 +90,9 @@ impl Decisions {
         pending: &crate::model::PendingSnapshot,
         decision: Decision,
     ) {
-        self.push(DecisionLine {
+        self.by_pending
+            .insert((pending.path.clone(), pending.sha256.clone()), decision);
+        self.added.push(DecisionLine {
             schema_version: SCHEMA_VERSION.to_string(),
             case: case.to_string(),
             file: file.to_string(),
@@ -99,17 +103,21 @@ impl Decisions {
         });
     }
 
-    /// Write the file: every line read and recorded, atomically.
+    /// Write the file: as it was read (lines that did not read stay, for
+    /// a version that can), then the decisions recorded, atomically.
     pub(super) fn save(&self) -> io::Result<()> {
-        let mut text = String::new();
-        for line in &self.lines {
-            text.push_str(&serde_json::to_string(line).map_err(io::Error::other)?);
-            text.push('\n');
+        let mut text = self.read.clone();
+        if text.last().is_some_and(|&b| b != b'\n') {
+            text.push(b'\n');
+        }
+        for line in &self.added {
+            text.extend(serde_json::to_vec(line).map_err(io::Error::other)?);
+            text.push(b'\n');
         }
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        crate::fsio::atomic_write(&self.path, text.as_bytes())
+        crate::fsio::atomic_write(&self.path, &text)
     }
 }
 
@@ -143,5 +151,12 @@ mod tests {
             warnings[0].contains("r.jsonl:3: not a review decision"),
             "{warnings:?}"
         );
+        // A line this version cannot read stays for one that can.
+        let mut d = d;
+        d.record("x", "snapshots/x.stdout", &pending, Decision::Rejected);
+        d.save().unwrap();
+        let text = std::fs::read_to_string(&d.path).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(text.contains("\n{not json\n"), "{text}");
     }
 }
