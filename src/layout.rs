@@ -8,6 +8,12 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+/// A relative path of plain names only: joined to a dir, it stays inside.
+pub(crate) fn plain_relative(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.as_os_str().is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
 /// A fresh run id: UTC time to the microsecond plus random bits, so ids
 /// sort by time and never collide.
 pub(crate) fn new_run_id() -> String {

@@ -18,7 +18,7 @@
 //! is never written over that newer work ([`standing`]).
 
 use std::io;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use crate::config::{CaseDef, HarnessConfig, OutputSpec};
 use crate::model::{
@@ -94,11 +94,7 @@ pub(crate) enum PendingError {
 /// evidence records (the run was verified before; the file is read again
 /// now, so a change since is refused, not written).
 pub(crate) fn read(out_dir: &Path, pending: &PendingSnapshot) -> Result<Vec<u8>, PendingError> {
-    let plain = !pending.path.is_empty()
-        && Path::new(&pending.path)
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
-    if !plain {
+    if !crate::layout::plain_relative(&pending.path) {
         return Err(PendingError::Outside(pending.path.clone()));
     }
     let bytes = crate::userfile::read_limited(&out_dir.join(&pending.path), PENDING_LIMIT)

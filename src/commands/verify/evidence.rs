@@ -2,7 +2,7 @@
 //! checked to stay inside the run dir as plain files, its hash recomputed
 //! from the files, and its verdict re-judged from what it records.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::classify::{Ending, Patterns, ran_status, unfinished_status, unmet};
 use crate::config::{Expected, PatternConfig};
@@ -105,11 +105,7 @@ pub(crate) fn inside_run(
     }
 }
 
-/// A relative path of plain names only: joined to a dir, it stays inside.
-pub(crate) fn plain_relative(path: &str) -> bool {
-    let path = Path::new(path);
-    !path.as_os_str().is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)))
-}
+pub(crate) use crate::layout::plain_relative;
 
 /// Everything wrong with the evidence of one case at `evidence_path`
 /// (already read as `ev`) in run `run_id`, whose dir is `run_dir`: unsafe
