@@ -115,6 +115,9 @@ pub(crate) enum ReviewError {
     /// A pending text to accept could not be taken: nothing was written.
     #[error("cannot accept a change (nothing was written)")]
     Pending(#[source] PendingError),
+    /// A snapshot changed while it was reviewed: nothing was written.
+    #[error("cannot accept the change of {0} (nothing was written): {1}")]
+    Stale(String, String),
     /// A snapshot file could not be written.
     #[error(transparent)]
     Write(PendingError),
@@ -139,7 +142,8 @@ impl ReviewError {
             | ReviewError::OutDir(_)
             | ReviewError::ReadDecisions(..)
             | ReviewError::BothFilters(_)
-            | ReviewError::Pending(_) => crate::exit::USAGE,
+            | ReviewError::Pending(_)
+            | ReviewError::Stale(..) => crate::exit::USAGE,
             ReviewError::Write(_)
             | ReviewError::Baseline(_)
             | ReviewError::SaveDecisions(..)
@@ -597,6 +601,17 @@ fn apply(review: &mut Review<'_>, decided: &[(usize, Decision)]) -> Result<Appli
     for &(i, d) in decided {
         if d == Decision::Accepted {
             let c = &review.changes[i];
+            // Looked at again just before writing: the snapshot may have
+            // been written or changed while the review waited on a key.
+            let check = review.check(c);
+            if let Standing::Stale(why) = pending::standing(
+                review.harness,
+                review.case_name(c),
+                check,
+                review.pending(c),
+            ) {
+                return Err(ReviewError::Stale(check.file.clone(), why));
+            }
             let bytes =
                 pending::read(&review.out_dir, review.pending(c)).map_err(ReviewError::Pending)?;
             texts.push((i, bytes));
