@@ -532,6 +532,11 @@ impl StreamClassifier {
         let Some(records) = &self.patterns.shared.records else {
             return;
         };
+        // No failure found and none waiting on a retry: neither a retry nor
+        // a recovery record changes anything, so neither is looked for.
+        if self.provisional.is_empty() && self.finding_records.iter().all(Option::is_none) {
+            return;
+        }
         let key_of =
             |caps: &regex::bytes::Captures<'_>| caps.name("key").map(|m| m.as_bytes().to_vec());
         let names = |record: &[u8], key: &Option<Vec<u8>>| {

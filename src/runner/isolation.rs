@@ -583,25 +583,16 @@ impl Fingerprint {
         after: &Fingerprint,
         left_out: &std::collections::HashSet<PathBuf>,
     ) -> Changes {
-        let mut before = Fingerprint {
-            entries: self.entries.clone(),
-            unreadable: Vec::new(),
-            stamps: HashMap::new(),
-            taken_at: self.taken_at,
-        };
-        let mut now = Fingerprint {
-            entries: after.entries.clone(),
-            unreadable: Vec::new(),
-            stamps: HashMap::new(),
-            taken_at: after.taken_at,
-        };
-        before.entries.retain(|k, _| !left_out.contains(k));
-        now.entries.retain(|k, _| !left_out.contains(k));
-        before.diff(&now)
+        self.diff_where(after, |k| !left_out.contains(k))
     }
 
     /// What changed from `self` to `after`.
     pub(crate) fn diff(&self, after: &Fingerprint) -> Changes {
+        self.diff_where(after, |_| true)
+    }
+
+    /// What changed from `self` to `after` among the entries `kept` keeps.
+    fn diff_where(&self, after: &Fingerprint, kept: impl Fn(&Path) -> bool) -> Changes {
         let name = |k: &Path, e: &Entry| {
             if k.as_os_str().is_empty() {
                 "(the project file)".to_string()
@@ -612,7 +603,7 @@ impl Fingerprint {
             }
         };
         let mut c = Changes::default();
-        for (k, new) in &after.entries {
+        for (k, new) in after.entries.iter().filter(|(k, _)| kept(k)) {
             match self.entries.get(k) {
                 None => c.added.push(name(k, new)),
                 Some(old) if old != new => {
@@ -622,7 +613,7 @@ impl Fingerprint {
                 Some(_) => {}
             }
         }
-        for (k, old) in &self.entries {
+        for (k, old) in self.entries.iter().filter(|(k, _)| kept(k)) {
             if !after.entries.contains_key(k) {
                 c.removed.push(name(k, old));
             }
