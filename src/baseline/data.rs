@@ -1155,17 +1155,11 @@ fn split_rows<'s>(
     };
     // The second part's walk starts at the first row now not below its
     // first key: where the first part's walk leaves off.
-    let (mut lo, mut hi) = (0, actual.len());
-    while lo < hi {
-        let m = (lo + hi) / 2;
-        if by.cmp(actual.row(m), true, next.only_row(), false) == Some(Ordering::Less) {
-            lo = m + 1;
-        } else {
-            hi = m;
-        }
-    }
+    let from = actual.order.partition_point(|&i| {
+        by.cmp(actual.stored(i), true, next.only_row(), false) == Some(Ordering::Less)
+    });
     let (before, after) = rows.split(split);
-    vec![(before, 0), (after, lo)]
+    vec![(before, 0), (after, from)]
 }
 
 /// What walking part of a snapshot found: its lines, the rows now it

@@ -17,50 +17,30 @@ use serde_json::value::RawValue;
 
 use super::{ColType, Sink, widen};
 
-/// One object of the file: its keys in order, each with its value's text.
-struct Object<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// One object of the file: its keys in order, each with its value's text
+/// (borrowed from a line of JSON Lines; owned from a JSON array read as a
+/// stream, whose buffer moves on).
+struct Object<K, V>(Vec<(K, V)>);
 
-impl<'de> serde::Deserialize<'de> for Object<'de> {
+impl<'de, K: serde::Deserialize<'de>, V: serde::Deserialize<'de>> serde::Deserialize<'de>
+    for Object<K, V>
+{
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = Object<'de>;
+        struct Fields<K, V>(std::marker::PhantomData<(K, V)>);
+        impl<'de, K: serde::Deserialize<'de>, V: serde::Deserialize<'de>> Visitor<'de> for Fields<K, V> {
+            type Value = Object<K, V>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON object (a row)")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Object<'de>, M::Error> {
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Object<K, V>, M::Error> {
                 let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(entry) = map.next_entry::<Cow<'de, str>, &'de RawValue>()? {
+                while let Some(entry) = map.next_entry::<K, V>()? {
                     fields.push(entry);
                 }
                 Ok(Object(fields))
             }
         }
-        d.deserialize_map(Fields)
-    }
-}
-
-/// An object of a JSON array read from a stream: owned, since the
-/// stream's buffer moves on.
-struct Owned(Vec<(String, Box<RawValue>)>);
-
-impl<'de> serde::Deserialize<'de> for Owned {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = Owned;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object (a row)")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Owned, M::Error> {
-                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
-                    fields.push(entry);
-                }
-                Ok(Owned(fields))
-            }
-        }
-        d.deserialize_map(Fields)
+        d.deserialize_map(Fields(std::marker::PhantomData))
     }
 }
 
@@ -85,7 +65,7 @@ fn each_object(
             f.write_str("a JSON array of objects")
         }
         fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
-            while let Some(Owned(row)) = seq.next_element::<Owned>()? {
+            while let Some(Object(row)) = seq.next_element::<Object<String, Box<RawValue>>>()? {
                 let fields: Vec<(&str, &RawValue)> =
                     row.iter().map(|(k, v)| (k.as_str(), v.as_ref())).collect();
                 (self.0)(&fields).map_err(serde::de::Error::custom)?;
@@ -118,7 +98,7 @@ fn each_line(
         if text.trim().is_empty() {
             continue;
         }
-        let Object(row) = serde_json::from_str::<Object<'_>>(text)
+        let Object(row) = serde_json::from_str::<Object<Cow<'_, str>, &RawValue>>(text)
             .map_err(|e| format!("line {n}: not a JSON object: {e}"))?;
         let fields: Vec<(&str, &RawValue)> = row.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
         each(&fields).map_err(|e| format!("line {n}: {e}"))?;
