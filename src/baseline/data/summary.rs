@@ -532,8 +532,8 @@ impl Acc {
     fn add_ints(&mut self, cells: &super::Cells, memo: &mut Memo) {
         let (mut least, mut most, mut sum, mut any) = (i64::MAX, i64::MIN, 0i128, false);
         // Nulls after the last value have no number kept.
-        let ints = cells.ints.iter().chain(std::iter::repeat(&0));
-        for (&end, &i) in cells.ends.iter().zip(ints) {
+        self.nulls += (cells.ends.len() - cells.ints.len()) as u64;
+        for (&end, &i) in cells.ends.iter().zip(&cells.ints) {
             if end & super::NULL != 0 {
                 self.nulls += 1;
                 continue;
@@ -552,8 +552,9 @@ impl Acc {
 
     /// Take a column of doubles kept as doubles.
     fn add_floats(&mut self, cells: &super::Cells, memo: &mut Memo, scratch: &mut String) {
-        let floats = cells.floats.iter().chain(std::iter::repeat(&0.0));
-        for (&end, &f) in cells.ends.iter().zip(floats) {
+        // Nulls after the last value have no number kept.
+        self.nulls += (cells.ends.len() - cells.floats.len()) as u64;
+        for (&end, &f) in cells.ends.iter().zip(&cells.floats) {
             if end & super::NULL != 0 {
                 self.nulls += 1;
                 continue;
