@@ -136,4 +136,148 @@ fn main() {
     let mut c = patterns.classifier();
     run("classify, 1 MiB lines", &long, |b| c.feed(b));
     assert!(c.finish().runtime.is_none());
+    drop(long);
+
+    // The record reader: each shape of log record alone, then all mixed
+    // as a healthy run's log is: one record in 64 names a failure word
+    // harmlessly (an INFO `Timeout`, a WARNING `Interrupted`), and among
+    // the mixed ones a caught traceback at WARNING every 200 records. The
+    // last rows are the most the reader's matching can be asked: every
+    // record naming a word, every record a caught traceback.
+    let (line_shapes, traceback) = SHAPES.split_at(SHAPES.len() - 1);
+    for (name, shape) in line_shapes {
+        let s = shaped(&[shape], 64, None);
+        let mut c = patterns.classifier();
+        run(&format!("records: {name}"), &s, |b| c.feed(b));
+        let f = c.finish();
+        assert!(f.runtime.is_none() && f.error_logged.is_none(), "{name}");
+    }
+    let all: Vec<&Shape> = line_shapes.iter().map(|(_, s)| s).collect();
+    for (name, shapes, every, tb) in [
+        ("records: mixed shapes", &all[..], 64, Some(200)),
+        ("records: mixed, all words", &all[..], 1, Some(200)),
+        (
+            "records: caught tracebacks",
+            &[&traceback[0].1][..],
+            64,
+            None,
+        ),
+    ] {
+        let mixed = shaped(shapes, every, tb.map(|n| (&traceback[0].1, n)));
+        let mut c = patterns.classifier();
+        run(name, &mixed, |b| c.feed(b));
+        let f = c.finish();
+        assert!(f.abort.is_none() && f.error_logged.is_none(), "{name}");
+        assert!(f.exception.is_none_or(|e| e.logged), "{name}");
+    }
+}
+
+/// Writes the `i`th record of a shape, with the message `m`.
+type Shape = fn(&mut Vec<u8>, u64, &str);
+
+/// The shapes of log records the reader knows.
+const SHAPES: &[(&str, Shape)] = &[
+    ("python logging", |o, i, m| {
+        writeln!(
+            o,
+            "2026-11-28 22:56:{:02},{:03} - etl.load - INFO - batch {i}: {m}",
+            i % 60,
+            i % 1000
+        )
+        .unwrap()
+    }),
+    ("python default", |o, i, m| {
+        writeln!(o, "WARNING:etl.load:batch {i}: {m}").unwrap()
+    }),
+    ("rich with date", |o, i, m| {
+        writeln!(
+            o,
+            "[12/01/26 20:09:{:02}] INFO     batch {i}: {m}   etl.py:12",
+            i % 60
+        )
+        .unwrap();
+        writeln!(
+            o,
+            "                    WARNING  batch {i} slow, carrying on            etl.py:13"
+        )
+        .unwrap()
+    }),
+    ("loguru", |o, i, m| {
+        writeln!(
+            o,
+            "2026-12-01 20:09:58.{:03} | INFO     | etl.load:run:42 - batch {i}: {m}",
+            i % 1000
+        )
+        .unwrap()
+    }),
+    ("structlog", |o, i, m| {
+        writeln!(
+            o,
+            "2026-12-01T20:09:58.123456Z [info     ] batch_loaded   batch={i} note=\"{m}\""
+        )
+        .unwrap()
+    }),
+    ("json", |o, i, m| {
+        writeln!(o, "{{\"timestamp\": \"2026-12-01T20:09:58Z\", \"level\": \"info\", \"message\": \"batch {i}: {m}\", \"logger\": \"etl\"}}").unwrap()
+    }),
+    ("log4j / spark", |o, i, m| {
+        writeln!(
+            o,
+            "26/12/01 20:09:58 INFO TaskSetManager: Finished task {i}.0 in stage 1.0 (TID {i}): {m}"
+        )
+        .unwrap()
+    }),
+    ("logrus / slog", |o, i, m| {
+        writeln!(
+            o,
+            "time=\"2026-12-01T20:09:58Z\" level=info msg=\"batch {i}: {m}\" component=etl"
+        )
+        .unwrap()
+    }),
+    ("continuations", |o, i, m| {
+        writeln!(o, "[20:09:58] INFO     Completed transform {i}:").unwrap();
+        writeln!(
+            o,
+            "                    (node_id=clean, rows_in=3, note={m})"
+        )
+        .unwrap()
+    }),
+    ("caught traceback", |o, i, m| {
+        writeln!(
+            o,
+            "2026-11-28 22:56:51,001 - etl - WARNING - batch {i}: {m}"
+        )
+        .unwrap();
+        writeln!(o, "Traceback (most recent call last):").unwrap();
+        writeln!(o, "  File \"etl.py\", line 12, in load").unwrap();
+        writeln!(o, "TimeoutError: read timed out").unwrap();
+        writeln!(o, "2026-11-28 22:56:52,001 - etl - INFO - batch {i} done").unwrap()
+    }),
+];
+
+/// [`SAMPLE`] bytes of records of `shapes`, in turn; every `every`th
+/// names failure words harmlessly; with `traceback`, its shape every so
+/// many records.
+fn shaped(shapes: &[&Shape], every: u64, traceback: Option<(&Shape, u64)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(SAMPLE + 400);
+    let mut i = 0u64;
+    while out.len() < SAMPLE {
+        let m = if i.is_multiple_of(every) {
+            "call ended in Timeout, Interrupted once, retried"
+        } else {
+            "loaded 1200 rows into orders"
+        };
+        match traceback {
+            Some((tb, n)) if i.is_multiple_of(n) => tb(&mut out, i, m),
+            _ => (shapes[(i as usize) % shapes.len()])(&mut out, i, m),
+        }
+        i += 1;
+    }
+    // Whole records: cut after the last line of the last whole record.
+    let cut = out[..SAMPLE]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    out.truncate(cut);
+    out
 }

@@ -132,10 +132,16 @@ pub(crate) fn no_controls(text: &str) -> String {
 
 /// [`no_controls`], with runs of spaces collapsed and none at either end:
 /// for attribute values and titles that consumers show on a single line.
+/// Inside backquotes (a pattern quoted in a message) spaces are kept as
+/// written: `^\d\d  Done` must read as the team wrote it.
 pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut quoted = false;
     for ch in no_controls(text).chars() {
-        if ch == ' ' && (out.is_empty() || out.ends_with(' ')) {
+        if ch == '`' {
+            quoted = !quoted;
+        }
+        if ch == ' ' && !quoted && (out.is_empty() || out.ends_with(' ')) {
             continue;
         }
         out.push(ch);
@@ -201,6 +207,11 @@ mod tests {
         assert_eq!(one_line("a\r\n b\t\x1b[1mc  \n"), "a b c");
         assert_eq!(one_line("\n\n"), "");
         assert_eq!(no_controls("a\r\n\x1b[1mb "), "a  b ");
+        // A quoted pattern keeps its spaces.
+        assert_eq!(
+            one_line("matched   `^\\d\\d  Done`  ,  which"),
+            "matched `^\\d\\d  Done` , which"
+        );
     }
 
     #[test]

@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod programs;
+pub(crate) use programs::{Invocation, programs};
+
 /// How a shell parses a command line, which decides the quoting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {

@@ -2,7 +2,7 @@
 //! from the exit code, how the command ended and the findings of both
 //! streams.
 
-use super::{StreamFindings, clip};
+use super::{RaisedException, StreamFindings, clip};
 use crate::ansi::no_controls;
 use crate::config::Expected;
 use crate::model::{
@@ -99,16 +99,14 @@ pub(crate) fn judge(
             issues.extend(j.stderr_hints(status));
         }
     }
-    // Required lines show a success did something; an expected error has
-    // its own regex.
+    // Required lines show a success did something, and a tool's line
+    // saying it ran nothing shows it did not; an expected error has its
+    // own regex.
     if result == CaseResult::Passed
         && matches!(expected, Expected::Success)
-        && let Some(missing) = missing_required(obs)
+        && let Some(message) = nothing_ran(kind, obs)
     {
         result = CaseResult::Failed;
-        let message = format!(
-            "Nothing ran: no line of the output matched {missing}, which a passing case must show"
-        );
         issues.push(j.issue(IssueType::NothingRan, status, &message, default_output));
     }
     if let Some(files) = obs.golden_modified {
@@ -125,14 +123,38 @@ pub(crate) fn judge(
     }
 }
 
-/// The `require` patterns neither stream matched, quoted and listed; None
-/// when each was matched by one of them.
-fn missing_required(obs: &CaseFacts<'_>) -> Option<String> {
+/// Why a case that succeeded ran nothing, if it did: a tool said so (a
+/// built-in's words count for golden projects only), a run of a tool did
+/// not show its preset's `require` lines, or neither stream showed one of
+/// the case's.
+fn nothing_ran(kind: CaseKind, obs: &CaseFacts<'_>) -> Option<String> {
+    let said = [obs.stderr, obs.stdout].into_iter().find_map(|s| {
+        let (line, builtin) = s.nothing_ran.as_ref()?;
+        (!builtin || kind == CaseKind::Golden).then_some(line)
+    });
+    if let Some(line) = said {
+        return Some(format!("Nothing ran: the output says so: {line}"));
+    }
+    let in_run: Vec<&str> = (obs.stderr.missing_in_run.iter())
+        .chain(&obs.stdout.missing_in_run)
+        .map(String::as_str)
+        .collect();
+    if !in_run.is_empty() {
+        return Some(format!(
+            "Nothing ran: no line matched {}, which each run must show",
+            in_run.join(", ")
+        ));
+    }
     let missing: Vec<String> = (obs.stdout.missing_required.iter())
         .filter(|p| obs.stderr.missing_required.contains(p))
         .map(|p| format!("`{p}`"))
         .collect();
-    (!missing.is_empty()).then(|| missing.join(", "))
+    (!missing.is_empty()).then(|| {
+        format!(
+            "Nothing ran: no line of the output matched {}, which a passing case must show",
+            missing.join(", ")
+        )
+    })
 }
 
 /// How a command that ran ended, as far as its verdict is concerned.
@@ -395,18 +417,42 @@ impl<'a> Judging<'a> {
     }
 
     /// The execution status; precedence ABORTED > VALIDATION_FAILED >
-    /// RUNTIME_FAILED.
+    /// RUNTIME_FAILED. An exception counts by its type; a record at ERROR
+    /// or above is a runtime failure.
     fn status(&self) -> ExecutionStatus {
         let obs = self.obs;
         if obs.ending().stopped() || self.first(|s| &s.abort).is_some() {
             ExecutionStatus::Aborted
-        } else if self.first(|s| &s.validation).is_some() {
+        } else if self.first(|s| &s.validation).is_some() || self.config_exception().is_some() {
             ExecutionStatus::ValidationFailed
-        } else if self.first(|s| &s.runtime).is_some() || obs.exit_code != Some(0) {
+        } else if self.first(|s| &s.runtime).is_some()
+            || self.exception().is_some()
+            || self.first(|s| &s.error_logged).is_some()
+            || obs.exit_code != Some(0)
+        {
             ExecutionStatus::RuntimeFailed
         } else {
             ExecutionStatus::Success
         }
+    }
+
+    /// The exception the output raised, stderr's first. One a warning
+    /// logged counts only as the crash of a run that exited non-zero by
+    /// itself (an uncaught exception exits 1).
+    fn exception(&self) -> Option<&'a RaisedException> {
+        let crashed = self.obs.exit_code.is_some_and(|c| c != 0) && self.obs.signal.is_none();
+        (self.streams.iter())
+            .filter_map(|s| s.exception.as_ref())
+            .find(|e| !e.logged || crashed)
+    }
+
+    /// The exception, when it says the configuration is at fault: by its
+    /// type, or raised while the tool loaded its project (it had logged
+    /// records, none of a step starting, in either stream).
+    fn config_exception(&self) -> Option<&'a RaisedException> {
+        let loading =
+            |e: &RaisedException| e.while_loading && !self.streams.iter().any(|s| s.step_seen);
+        self.exception().filter(|e| e.config || loading(e))
     }
 
     /// The output line that best shows `status`.
@@ -419,8 +465,11 @@ impl<'a> Judging<'a> {
         };
         match status {
             ExecutionStatus::Aborted => self.first(|s| &s.abort),
-            ExecutionStatus::ValidationFailed => self.first(|s| &s.validation),
-            ExecutionStatus::RuntimeFailed => self.first(|s| &s.runtime),
+            ExecutionStatus::ValidationFailed => (self.first(|s| &s.validation))
+                .or_else(|| self.config_exception().map(|e| e.line.as_str())),
+            ExecutionStatus::RuntimeFailed => (self.first(|s| &s.runtime))
+                .or_else(|| self.exception().map(|e| e.line.as_str()))
+                .or_else(|| self.first(|s| &s.error_logged)),
             ExecutionStatus::Success | ExecutionStatus::Skipped => None,
         }
         .or(first_line)
@@ -443,31 +492,74 @@ impl<'a> Judging<'a> {
                 None => format!("Pipeline validation failed: {headline}"),
             };
             failures.push((IssueType::ConfigurationError, message, line));
+        } else if let Some(e) = self.config_exception() {
+            let message = format!("Pipeline validation failed: {}", e.line);
+            failures.push((IssueType::ConfigurationError, message, &e.line));
         }
         if let Some((line, headline)) = self.first_headlined(|s| &s.runtime, super::RUNTIME) {
             let message = format!("Pipeline execution failed: {headline}");
             failures.push((IssueType::PipelineExecutionError, message, line));
         }
         if failures.is_empty() && status != ExecutionStatus::Success {
-            let (message, output) = match (self.obs.exit_code, self.obs.signal) {
-                (Some(code), Some(n)) => (
-                    format!("Command killed by signal {n} (exit code {code})"),
-                    default_output,
-                ),
-                // The exit code stays in the issue's evidence: the last
-                // line that looks like an error says more.
-                (Some(code), None) => match self.first(|s| &s.last_error) {
-                    Some(line) => (line.to_string(), line),
-                    None => (format!("Command exited with code {code}"), default_output),
-                },
-                (None, _) => (
-                    "Command ended without an exit code".to_string(),
-                    default_output,
-                ),
-            };
-            failures.push((IssueType::ExecutionFailure, message, output));
+            failures.push(self.exit_failure(default_output));
         }
         failures
+    }
+
+    /// What failed a case no pattern explains: an exception, an ERROR
+    /// record, how the command exited.
+    fn exit_failure(&self, default_output: &'a str) -> Failure<'a> {
+        let exception = self.exception().map(|e| e.line.as_str());
+        let logged = self.first_headlined(|s| &s.error_logged, super::ERROR_LOGGED);
+        match (self.obs.exit_code, self.obs.signal) {
+            // Exit 0: what the output raised or logged is the failure.
+            (Some(0), None) => match (logged, exception) {
+                (Some((line, headline)), e) => (
+                    IssueType::ErrorLogged,
+                    format!("Error logged: {}", e.unwrap_or(headline)),
+                    line,
+                ),
+                (None, Some(e)) => (
+                    IssueType::PipelineExecutionError,
+                    format!("Pipeline execution failed: {e}"),
+                    e,
+                ),
+                (None, None) => (
+                    IssueType::ExecutionFailure,
+                    "Command exited with code 0".to_string(),
+                    default_output,
+                ),
+            },
+            (Some(code), Some(n)) => (
+                IssueType::ExecutionFailure,
+                format!("Command killed by signal {n} (exit code {code})"),
+                default_output,
+            ),
+            // The exit code stays in the issue's evidence: the exception,
+            // the error record, or the last line that looks like an error
+            // says more.
+            (Some(code), None) => {
+                let said = exception
+                    .map(|e| (e, e))
+                    .or(logged)
+                    .or_else(|| self.first(|s| &s.last_error).map(|l| (l, l)));
+                match said {
+                    Some((line, headline)) => {
+                        (IssueType::ExecutionFailure, headline.to_string(), line)
+                    }
+                    None => (
+                        IssueType::ExecutionFailure,
+                        format!("Command exited with code {code}"),
+                        default_output,
+                    ),
+                }
+            }
+            (None, _) => (
+                IssueType::ExecutionFailure,
+                "Command ended without an exit code".to_string(),
+                default_output,
+            ),
+        }
     }
 
     fn abort_failure(&self, default_output: &'a str) -> Option<Failure<'a>> {

@@ -1,18 +1,32 @@
-//! Classification of a case's output (SPEC section 4): failure patterns
-//! matched per line over each output stream while it is read, pydantic
-//! validation errors extracted on the way, and `judge()`, the pure function
-//! that turns what was observed into an execution status, a result and
-//! issues.
+//! Classification of a case's output (SPEC sections 4, 17 and 21): the
+//! output read as log records, each judged by failure patterns, its level
+//! and the exception it raised, pydantic validation errors extracted on
+//! the way, and `judge()`, the pure function that turns what was observed
+//! into an execution status, a result and issues.
 //!
 //! Every line is judged without its terminal escape sequences ([`crate::ansi`]),
 //! so coloured output is judged like plain output, and whole, whatever its
-//! length. Output can be gigabytes, so lines are not matched one by one: a
-//! pre-check runs over a whole block of complete lines (the regex engine's
-//! literal prefilters make that several GB/s) and only the lines it flags
-//! are matched per line. The pre-check is compiled in multi-line mode so
-//! that it flags every line a per-line match would, and more; the per-line
-//! match decides. A line too long to hold is instead fed through a lazy DFA
-//! (module `dfa`) as it arrives, so memory stays bounded whatever the output.
+//! length. Lines are read into records ([`records`]): a record's first
+//! line has a time-like prefix or a level column, and the indented lines
+//! and tracebacks after it continue it; a preset that knows its tool's
+//! record format claims that tool's lines. Who wrote a record decides what
+//! judges it:
+//!
+//! - the team's own patterns (`[patterns]`, a case's `patterns`) judge
+//!   every line at every level;
+//! - a preset's patterns (with the built-ins, unless it says otherwise)
+//!   judge the records of its tool, quieted by its quiet levels;
+//! - the built-ins and every preset's patterns judge every record no
+//!   preset claims; a record's level quiets only their abort words.
+//!
+//! A record at ERROR or above fails a case that exits 0, unless a later
+//! record says the step recovered; an uncaught exception is judged by its
+//! type. Output can be gigabytes, so patterns are not matched line by
+//! line: a pre-check runs over a whole block of complete lines (the regex
+//! engine's literal prefilters make that several GB/s) and only the
+//! records holding a line it flags are matched. A line too long to hold is
+//! fed through a lazy DFA (module `dfa`) as it arrives, so memory stays
+//! bounded whatever the output.
 
 use std::sync::{Arc, LazyLock, OnceLock};
 
@@ -23,9 +37,11 @@ use crate::config::{Expected, PatternConfig, RecordFormat};
 use crate::model::ValidationError;
 
 mod dfa;
+mod exception;
 mod headline;
 mod judge;
 mod pydantic;
+mod records;
 mod stream;
 
 pub(crate) use judge::{CaseFacts, judge};
@@ -41,12 +57,31 @@ pub(crate) use stream::StreamClassifier;
 /// `ValidationError` counts as the exception of a config-validation library
 /// (pydantic, jsonschema, marshmallow), not as a bare name: tools name
 /// their own data-quality exceptions so, and a failed data check is not a
-/// bad config.
+/// bad config. The last three are command-line usage errors: click's
+/// (`Error: No such option: --x`, also in typer's box) and argparse's
+/// (`prog: error: unrecognized arguments`).
 pub const BUILTIN_VALIDATION: &[&str] = &[
     r"validation errors? for \w+",
     "Input should be a valid",
     r"\b(?:pydantic|jsonschema|marshmallow)[\w.]*\.ValidationError\b",
     "Invalid config",
+    r"^Error: (?:No such (?:option|command)|Missing (?:option|argument|parameter)|Invalid value for|Got unexpected extra arguments?|Option '[^']+' requires)",
+    r"^│ (?:No such (?:option|command)|Missing (?:option|argument|parameter)|Invalid value for|Got unexpected extra arguments?)",
+    r"^[\w.-]+: error: (?:unrecognized arguments|the following arguments are required|argument |invalid choice)",
+];
+/// What the pre-check looks for in place of each [`BUILTIN_VALIDATION`]
+/// pattern that starts with a class or an anchor (None: the pattern
+/// itself): a literal every line it matches holds. A pattern without a
+/// leading literal leaves the combined pre-check without one, and the
+/// whole pre-check would run its automaton on every byte.
+const BUILTIN_VALIDATION_QUICK: &[Option<&str>] = &[
+    None,
+    None,
+    None,
+    None,
+    Some("Error: "),
+    Some("│ "),
+    Some(": error: "),
 ];
 /// Built-in runtime patterns.
 pub const BUILTIN_RUNTIME: &[&str] = &[
@@ -62,7 +97,8 @@ pub const BUILTIN_RUNTIME: &[&str] = &[
 /// inside a name joined by `_` or digits: dbt names a test
 /// `accepted_values_calls_outcome__Completed__Interrupted__Timeout`, a
 /// setting is `timeout_s`. Lines that mention the words harmlessly
-/// otherwise are named with `allow`.
+/// otherwise are named with `allow`; a record at a quiet level (INFO,
+/// WARNING) aborts nothing by them.
 pub const BUILTIN_ABORT: &[&str] = &[
     r"(?:^|[^_0-9])Timeout(?:[^_0-9]|$)",
     r"(?:^|[^_0-9])Interrupted(?:[^_0-9]|$)",
@@ -74,6 +110,78 @@ pub const BUILTIN_ABORT: &[&str] = &[
 /// combined pre-check without a literal to search for, and the whole
 /// pre-check would fall back to running its automaton on every byte.
 const BUILTIN_ABORT_QUICK: &[&str] = &["Timeout", "Interrupted", "SIGTERM"];
+
+/// Built-in lines that say a tool ran nothing, for golden projects (whose
+/// job is to run): dbt's `Nothing to do`, Odibi's `0 nodes match`,
+/// pytest's `no tests ran`, Snakemake's `Nothing to be done`, and the
+/// like. A verify command may have nothing to do.
+pub const BUILTIN_NOTHING: &[&str] = &[
+    r"\bNothing to do\. Try checking",
+    r"\b0 nodes match\b",
+    r"\bno tests ran\b",
+    r"^Nothing to be done\b",
+    r"\bNo tasks? (?:to run|were (?:run|scheduled)|selected)\b",
+    r"\bnothing (?:was )?selected\b",
+];
+
+/// Records that say a failed step is tried again, in the words tools use.
+static RETRY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bretry(?:ing)?\b|\bretried\b|\bwill (?:be )?retr(?:y|ied)\b|\bawaiting ?retry\b|\bup_for_retry\b|\battempt to run again\b|\bwill attempt to run again\b")
+        .expect("valid regex")
+});
+/// Records that say a step succeeded (after a retry, when they name it).
+static RECOVERED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:succeeded|successful(?:ly)?|success|completed|finished in state completed|marking task as success|done)\b")
+        .expect("valid regex")
+});
+/// Records that say a step of the run started: a task, node, rule, model
+/// or job. An exception raised before any is the project failing to load.
+static STEP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:running|executing|starting|started|beginning|begin|submitting|created|scheduled)\b.{0,120}?(?:task|node|rule|model|step|job|stage|flow run|dag ?run|batch|asset|op\b|pipeline\b)|^\d+ of \d+ START\b|^(?:local)?rule \w+:|\b(?:task|node|rule|job|step)\b.{0,80}\b(?:started|running|starting)\b")
+        .expect("valid regex")
+});
+/// The words [`STEP`] starts from, each looked for in lower, Title and
+/// UPPER case: a record holding none is no step starting.
+const STEP_WORDS: &[&str] = &[
+    "running",
+    "executing",
+    "start",
+    "begin",
+    "submitting",
+    "created",
+    "scheduled",
+    "rule ",
+];
+/// What a line that continues a record without being indented holds: a
+/// traceback's header and its chain, rich's box, a JVM exception and its
+/// cause. Flagged so that such a line is always read into its record.
+const STACK_WORDS: &[&str] = &[
+    "Traceback",
+    "xception",
+    "Caused by",
+    "Suppressed: ",
+    "╭",
+    "│",
+    "╰",
+];
+/// The level words of an error record (`records::Level`), each looked for
+/// in lower, Title and UPPER case: a record whose first line holds none is
+/// at no level of error, and needs no reading unless something else flags
+/// it.
+const ERROR_WORDS_QUICK: &[&str] = &[
+    "err", "crit", "crt", "fatal", "ftl", "severe", "alert", "emerg", "panic",
+];
+
+/// `words` in their three cases, as one alternation of literals.
+fn three_cases(words: &[&str]) -> String {
+    let mut out = Vec::new();
+    for w in words {
+        let mut title = w.to_string();
+        title[..1].make_ascii_uppercase();
+        out.extend([w.to_string(), title, w.to_ascii_uppercase()]);
+    }
+    out.join("|")
+}
 
 /// Lines at least this long are not held but fed through a DFA.
 const HOLD: usize = 64 * 1024;
@@ -88,6 +196,10 @@ const SCHEMA: usize = 4;
 const SPECIFIC: usize = 5;
 /// Not a finding: a line matching an allow pattern.
 const ALLOW: usize = 6;
+/// Slots of [`StreamFindings::headlines`] and `spans` past the
+/// categories: an ERROR record, and an exception.
+const ERROR_LOGGED: usize = 5;
+const EXCEPTION: usize = 6;
 /// Categories whose pre-check shares one regex (see [`Shared::quick`]).
 const QUICK_MASK: u8 = 0b1111;
 /// Categories an allowed line never counts for.
@@ -109,6 +221,8 @@ static SCHEMA_QUICK: LazyLock<Regex> = LazyLock::new(|| block_regex("(?i:schema)
 // ASCII word boundary: the Unicode `\b` makes the lazy DFA give up on
 // non-ASCII input, and the ASCII one flags a superset of lines.
 const AUTH_QUICK: &str = r"(?i:unauthori[sz]ed)|(?i-u:\bauth)";
+static BUILTIN_NOTHING_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&BUILTIN_NOTHING.join("|")).expect("valid regex"));
 
 /// A custom pattern that is not valid.
 #[derive(Debug, thiserror::Error)]
@@ -144,15 +258,31 @@ impl LongDfa {
     }
 }
 
+/// The failure patterns of one judging set, by category (validation,
+/// runtime, abort); None where the category has none.
+type Set = [Option<Regex>; 3];
+
 #[derive(Debug)]
 struct Shared {
-    /// Per-line matchers of validation, runtime and abort; None when the
-    /// category has no pattern.
-    verify: [Option<Regex>; 3],
+    /// Every failure pattern of a record no preset claims, and the auth
+    /// hint, in one regex: without the built-ins' and presets' abort
+    /// patterns (a quiet record's), and with them. None: not built (too
+    /// large); every pattern is tried.
+    gates: [Option<Regex>; 2],
+    /// The team's own patterns: every line, every level.
+    loud: Set,
+    /// The built-ins and every preset's: records no preset's tool claims.
+    soft: Set,
+    /// The presets, with the records of their tools.
+    tools: Vec<Tool>,
     /// Lines that never count as failures; None without allow patterns.
     allow: Option<Regex>,
     /// Lines shown as a warning of the case (a preset's `warn`).
     warn: Option<Regex>,
+    /// The presets' lines saying their tool ran nothing.
+    nothing: Option<Regex>,
+    /// Levels of records no preset claims whose abort words abort nothing.
+    quiet: QuietLevels,
     /// Wrapped sources of the patterns that may go into a block pre-check.
     block_sources: [Vec<String>; 3],
     /// Categories with a pattern that must be matched on every line.
@@ -161,23 +291,47 @@ struct Shared {
     /// runtime, abort and auth; None when it cannot be compiled, in which
     /// case every line is matched.
     quick: [OnceLock<Option<Regex>>; 16],
+    /// Pre-check of what is looked for beside failures, the built-ins':
+    /// lines saying nothing ran, retry and recovery records, steps
+    /// starting.
+    extras: Regex,
+    /// Pre-check of the level words of an error record, and of the lines
+    /// that continue a record without being indented ([`STACK_WORDS`]).
+    levels: Regex,
+    /// Pre-check of the words a record of a step starting holds.
+    steps: Regex,
+    /// `extras` and `levels` in one pass.
+    signals: Regex,
+    /// The same for the presets' and the team's: `nothing`, `warn`,
+    /// `require`, invocation, retry and recovery records. Ok(None): there
+    /// are none; Err: one cannot be pre-checked, every line is looked at.
+    custom_extras: Result<Option<Regex>, ()>,
     /// DFAs for long lines, built with the first one: the failure
     /// patterns, and allow, apart so that allow patterns cannot keep the
     /// failure patterns' prefilter from working. The auth and schema hints
     /// are short and need no DFA (see `stream::find_hint`). The error says
     /// why a DFA could not be built.
     long: OnceLock<Result<Vec<LongDfa>, String>>,
-    /// The record format of a preset's tool, when known: lines are joined
-    /// into records before they are matched.
+}
+
+/// One preset's judging: its patterns, and its tool's records.
+#[derive(Debug)]
+struct Tool {
+    /// How the harness names the preset.
+    name: String,
+    /// How its tool's records look; None: it claims no line, and its
+    /// patterns judge records as the built-ins do.
     records: Option<Records>,
-    /// Without a record format: the levels of known log formats that fail
-    /// nothing; None when no level is quiet.
-    levels: Option<KnownLevels>,
+    /// Its patterns (with the built-ins unless it drops them), for the
+    /// records of its tool.
+    soft: Set,
+    /// Lines each run of its tool must show.
+    require: Option<Required>,
 }
 
 /// A tool's log records (SPEC section 17), compiled from a
-/// [`RecordFormat`]: a line matching `start` begins a record, an indented
-/// line continues the one before, anything else is a record of its own.
+/// [`RecordFormat`]: a line matching `start` (or its `prefix`) is the
+/// tool's and begins a record, an indented line continues the one before.
 #[derive(Debug)]
 struct Records {
     /// What every line starts with and is read without.
@@ -189,6 +343,8 @@ struct Records {
     retry: Option<Regex>,
     /// A record saying a retried step succeeded.
     recovered: Option<Regex>,
+    /// A record opening a new run of the tool.
+    invocation: Option<Regex>,
 }
 
 /// Levels whose lines fail nothing (or abort nothing), upper-cased: log
@@ -205,92 +361,53 @@ impl QuietLevels {
         let level = String::from_utf8_lossy(level).to_ascii_uppercase();
         self.0.contains(&level)
     }
+
+    /// Whether a record of `level` (as the record reader reads it) is
+    /// quiet: one of the names here names it.
+    fn has_level(&self, level: records::Level) -> bool {
+        (self.0.iter()).any(|n| records::Level::of_word(n.as_bytes()) == Some(level))
+    }
+}
+
+fn compile(category: &'static str, pattern: &str) -> Result<Regex, PatternError> {
+    Regex::new(pattern).map_err(|source| PatternError {
+        category,
+        pattern: pattern.to_string(),
+        source,
+    })
 }
 
 impl Records {
     fn new(format: &RecordFormat, quiet: Option<&[String]>) -> Result<Records, PatternError> {
-        let compile = |category: &'static str, pattern: &str| {
-            Regex::new(pattern).map_err(|source| PatternError {
-                category,
-                pattern: pattern.to_string(),
-                source,
-            })
+        let optional = |category: &'static str, p: &Option<String>| {
+            p.as_deref().map(|p| compile(category, p)).transpose()
         };
         Ok(Records {
-            prefix: (format.prefix.as_deref())
-                .map(|p| compile("record prefix", p))
-                .transpose()?,
+            prefix: optional("record prefix", &format.prefix)?,
             start: compile("record start", &format.start)?,
             json_level: format.json_level.clone(),
             quiet: QuietLevels::new(quiet.unwrap_or(&format.quiet).iter().map(String::as_str)),
-            retry: (format.retry.as_deref())
-                .map(|p| compile("record retry", p))
-                .transpose()?,
-            recovered: (format.recovered.as_deref())
-                .map(|p| compile("record recovered", p))
-                .transpose()?,
+            retry: optional("record retry", &format.retry)?,
+            recovered: optional("record recovered", &format.recovered)?,
+            invocation: optional("record invocation", &format.invocation)?,
         })
     }
 
-    /// Whether a record beginning with `line` (whose match of `start`, if
-    /// any, is `start`) is of a level whose failure words do not count:
-    /// from the `level` group of `start`, or the level field of a JSON
-    /// line.
-    fn quiet(&self, line: &[u8], start: Option<&regex::bytes::Captures<'_>>) -> bool {
+    /// The level of a record of this tool beginning with `line` (whose
+    /// match of `start`, if any, is `start`): from the `level` group of
+    /// `start`, or the level field of a JSON line.
+    fn level(&self, line: &[u8], start: Option<&regex::bytes::Captures<'_>>) -> Option<Vec<u8>> {
         if let Some(caps) = start {
-            return caps
-                .name("level")
-                .is_some_and(|m| self.quiet.has(m.as_bytes()));
+            return caps.name("level").map(|m| m.as_bytes().to_vec());
         }
-        let Some(key) = &self.json_level else {
-            return false;
-        };
-        json_level(line, key).is_some_and(|l| self.quiet.has(&l))
+        json_level(line, self.json_level.as_deref()?)
     }
 }
 
-/// Levels whose lines of a known format abort no case by an abort word
-/// (and, in a preset's records, fail it by no failure word), unless
-/// `quiet` says otherwise.
+/// Levels whose records, when no preset claims them, abort no case by an
+/// abort word (and, in a preset's records, fail it by no failure word),
+/// unless `quiet` says otherwise.
 pub const DEFAULT_QUIET: &[&str] = &["TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING"];
-
-/// Log lines of formats known without a preset, each with its `level`:
-/// rich (`[12:00:00] WARNING  ...`), Python logging's default
-/// (`WARNING:name:...`), a timestamp then the level
-/// (`2024-05-01 12:00:04,901 - name - WARNING - ...`), and log4j and Spark
-/// (`24/05/01 12:03:11 WARN ...`); JSON lines with a `level` field too.
-static KNOWN_LEVELS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    const LEVEL: &str = "(?P<level>TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)";
-    [
-        format!(r"^(?:\[\d\d:\d\d:\d\d\] | {{11}}){LEVEL} "),
-        format!(r"^{LEVEL}:[\w.]*:"),
-        format!(
-            r"^\d{{4}}-\d\d-\d\d[T ]\d\d:\d\d:\d\d[\d.,:+Z-]*\s+(?:-\s+)?(?:[\w.]+\s+-\s+)?\[?{LEVEL}\]?[\s:]"
-        ),
-        format!(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d {LEVEL} "),
-    ]
-    .iter()
-    .map(|re| Regex::new(re).expect("valid regex"))
-    .collect()
-});
-
-/// Levels read off lines of the known formats ([`KNOWN_LEVELS`]).
-#[derive(Debug)]
-struct KnownLevels {
-    quiet: QuietLevels,
-}
-
-impl KnownLevels {
-    /// Whether `line` is a log line of a known format at a quiet level.
-    fn quiet(&self, line: &[u8]) -> bool {
-        let level = KNOWN_LEVELS
-            .iter()
-            .find_map(|re| re.captures(line)?.name("level"))
-            .map(|m| m.as_bytes().to_vec())
-            .or_else(|| json_level(line, "level"));
-        level.is_some_and(|l| self.quiet.has(&l))
-    }
-}
 
 /// The `key` field of a JSON log line, if `line` is one; a dotted key
 /// (`info.level`) is a path into nested objects.
@@ -311,6 +428,19 @@ struct Required {
 }
 
 impl Required {
+    fn new(require: &[String]) -> Result<Option<Required>, PatternError> {
+        if require.is_empty() {
+            return Ok(None);
+        }
+        let res = (require.iter().take(crate::config::MAX_REQUIRE))
+            .map(|p| compile("require", p))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(Required {
+            sources: require.iter().take(res.len()).cloned().collect(),
+            res,
+        }))
+    }
+
     fn all(&self) -> u64 {
         u64::MAX >> (64 - self.res.len())
     }
@@ -335,12 +465,27 @@ impl Shared {
             .as_ref()
     }
 
+    /// Every set of failure patterns: the team's, the generic one, each
+    /// tool's.
+    fn sets(&self) -> impl Iterator<Item = &Set> {
+        [&self.loud, &self.soft]
+            .into_iter()
+            .chain(self.tools.iter().map(|t| &t.soft))
+    }
+
     fn long_dfas(&self) -> Result<&[LongDfa], &str> {
         self.long
             .get_or_init(|| {
-                let failures: Vec<(&str, usize)> = (self.verify.iter().enumerate())
-                    .filter_map(|(cat, re)| re.as_ref().map(|re| (re.as_str(), cat)))
-                    .collect();
+                let mut failures: Vec<(&str, usize)> = Vec::new();
+                for set in self.sets() {
+                    for (cat, re) in set.iter().enumerate() {
+                        if let Some(re) = re
+                            && !failures.contains(&(re.as_str(), cat))
+                        {
+                            failures.push((re.as_str(), cat));
+                        }
+                    }
+                }
                 let mut groups = Vec::new();
                 if !failures.is_empty() {
                     let needed_by = bit(VALIDATION) | bit(RUNTIME) | bit(ABORT);
@@ -353,6 +498,11 @@ impl Shared {
             })
             .as_deref()
             .map_err(String::as_str)
+    }
+
+    /// Whether any set has a pattern of category `cat`.
+    fn has(&self, cat: usize) -> bool {
+        self.sets().any(|s| s[cat].is_some())
     }
 }
 
@@ -375,7 +525,7 @@ impl Specific {
 }
 
 /// Compiled failure and allow patterns, plus the per-case `specific_error`
-/// regex.
+/// regex and `require` lines.
 ///
 /// Compile once per pattern set with [`Patterns::new`];
 /// `Patterns::for_expected` then makes a cheap per-case copy that shares
@@ -385,46 +535,134 @@ pub struct Patterns {
     shared: Arc<Shared>,
     specific: Option<Arc<Specific>>,
     required: Option<Arc<Required>>,
+    /// The pre-check of `required`; None: every line is looked at.
+    required_quick: Option<Arc<Regex>>,
+}
+
+/// The failure patterns of `lists` (validation, runtime, abort), with the
+/// built-ins before them when `builtin`. `blocks` collects the sources a
+/// block pre-check may hold; `every_line` the categories that need every
+/// line matched.
+fn compile_set(
+    lists: [&[String]; 3],
+    builtin: bool,
+    blocks: &mut [Vec<String>; 3],
+    every_line: &mut u8,
+) -> Result<Set, PatternError> {
+    let builtins: [&[&str]; 3] = [BUILTIN_VALIDATION, BUILTIN_RUNTIME, BUILTIN_ABORT];
+    let names = ["validation", "runtime", "abort"];
+    let mut set: Set = Default::default();
+    for cat in [VALIDATION, RUNTIME, ABORT] {
+        let builtin: &[&str] = if builtin { builtins[cat] } else { &[] };
+        // The built-in patterns are known to compile wrapped plainly (a
+        // test holds them to it): only custom ones are compiled on their
+        // own to be checked, and each category's alternation below
+        // compiles them all.
+        let sources = (builtin.iter().map(|p| (*p, true)))
+            .chain(lists[cat].iter().map(|p| (p.as_str(), false)));
+        let mut wrapped = Vec::new();
+        for (k, (pattern, builtin)) in sources.enumerate() {
+            let w = if builtin {
+                format!("(?:{pattern})")
+            } else {
+                wrapped_source(names[cat], pattern)?
+            };
+            let stand_in = match cat {
+                ABORT => BUILTIN_ABORT_QUICK.get(k).copied(),
+                VALIDATION => BUILTIN_VALIDATION_QUICK.get(k).copied().flatten(),
+                _ => None,
+            };
+            let quick = if let Some(word) = stand_in.filter(|_| builtin) {
+                word.to_string()
+            } else if block_safe(pattern) {
+                w.clone()
+            } else {
+                *every_line |= bit(cat);
+                String::new()
+            };
+            if !quick.is_empty() && !blocks[cat].contains(&quick) {
+                blocks[cat].push(quick);
+            }
+            wrapped.push(w);
+        }
+        set[cat] = alternation(names[cat], &wrapped)?;
+    }
+    Ok(set)
 }
 
 impl Patterns {
-    /// Compile the built-in patterns (unless `config.builtin` is false),
-    /// the custom ones and the allow list.
+    /// Compile the team's patterns, the presets' and the built-ins
+    /// (unless `config.builtin` is false), and the allow list.
     pub fn new(config: &PatternConfig) -> Result<Patterns, PatternError> {
-        let lists: [(&'static str, &[&str], &[String]); 3] = [
-            ("validation", BUILTIN_VALIDATION, &config.validation),
-            ("runtime", BUILTIN_RUNTIME, &config.runtime),
-            ("abort", BUILTIN_ABORT, &config.abort),
-        ];
-        let mut verify: [Option<Regex>; 3] = Default::default();
-        let mut block_sources: [Vec<String>; 3] = Default::default();
+        let mut blocks: [Vec<String>; 3] = Default::default();
         let mut every_line = 0;
-        for (cat, (category, builtin, custom)) in lists.into_iter().enumerate() {
-            let builtin = if config.builtin { builtin } else { &[] };
-            // The built-in patterns are known to compile wrapped plainly (a
-            // test holds them to it): only custom ones are compiled on their
-            // own to be checked, and each category's alternation below
-            // compiles them all.
-            let sources = (builtin.iter().map(|p| (*p, true)))
-                .chain(custom.iter().map(|p| (p.as_str(), false)));
-            let mut wrapped = Vec::new();
-            for (k, (pattern, builtin)) in sources.enumerate() {
-                let w = if builtin {
-                    format!("(?:{pattern})")
-                } else {
-                    wrapped_source(category, pattern)?
-                };
-                if builtin && cat == ABORT {
-                    block_sources[cat].push(BUILTIN_ABORT_QUICK[k].to_string());
-                } else if block_safe(pattern) {
-                    block_sources[cat].push(w.clone());
-                } else {
-                    every_line |= bit(cat);
-                }
-                wrapped.push(w);
+        let loud = compile_set(
+            [&config.validation, &config.runtime, &config.abort],
+            false,
+            &mut blocks,
+            &mut every_line,
+        )?;
+        let mut generic: [Vec<String>; 3] = Default::default();
+        let mut tools = Vec::new();
+        let mut extras: Vec<String> = Vec::new();
+        let mut extras_every_line = false;
+        let mut extra = |p: &str| match wrapped_source("extra", p) {
+            Ok(w) if block_safe(p) => extras.push(w),
+            _ => extras_every_line = true,
+        };
+        for t in &config.tools {
+            for cat in [VALIDATION, RUNTIME, ABORT] {
+                let list = [&t.validation, &t.runtime, &t.abort][cat];
+                generic[cat].extend(list.iter().cloned());
             }
-            verify[cat] = alternation(category, &wrapped)?;
+            let records = (t.records.as_ref())
+                .map(|r| Records::new(r, config.quiet.as_deref()))
+                .transpose()?;
+            let soft = compile_set(
+                [&t.validation, &t.runtime, &t.abort],
+                t.builtin && config.builtin,
+                &mut blocks,
+                &mut every_line,
+            )?;
+            if let Some(r) = &t.records {
+                for p in [&r.retry, &r.recovered, &r.invocation]
+                    .into_iter()
+                    .flatten()
+                {
+                    extra(p);
+                }
+            }
+            t.nothing.iter().chain(&t.require).for_each(|p| extra(p));
+            tools.push(Tool {
+                name: t.name.clone(),
+                records,
+                soft,
+                require: Required::new(&t.require)?,
+            });
         }
+        let soft = compile_set(
+            [&generic[0], &generic[1], &generic[2]],
+            config.builtin,
+            &mut blocks,
+            &mut every_line,
+        )?;
+        config.warn.iter().for_each(|p| extra(p));
+        // What a line of a record no preset claims must match for any of
+        // its failure patterns to: one search where most flagged lines
+        // (a harmless word at INFO) end.
+        let gate = |abort: bool| -> Option<Regex> {
+            let mut parts: Vec<&str> = vec![AUTH_RE.as_str()];
+            parts.extend(loud.iter().flatten().map(Regex::as_str));
+            let soft_cats = (soft.iter().enumerate()).filter(|&(cat, _)| abort || cat != ABORT);
+            parts.extend(
+                soft_cats
+                    .filter_map(|(_, re)| re.as_ref())
+                    .map(Regex::as_str),
+            );
+            let joined: Vec<String> = parts.iter().map(|p| format!("(?:{p})")).collect();
+            Regex::new(&joined.join("|")).ok()
+        };
+        let gates = [gate(false), gate(true)];
         let allow = config
             .allow
             .iter()
@@ -435,47 +673,76 @@ impl Patterns {
             .iter()
             .map(|p| wrapped_source("warn", p))
             .collect::<Result<Vec<_>, _>>()?;
+        let nothing = (config.tools.iter())
+            .flat_map(|t| &t.nothing)
+            .map(|p| wrapped_source("nothing", p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let quiet = match &config.quiet {
+            Some(levels) => QuietLevels::new(levels.iter().map(String::as_str)),
+            None => QuietLevels::new(DEFAULT_QUIET.iter().copied()),
+        };
+        // The presets' and the team's extras apart from the built-ins': a
+        // pattern of theirs without a literal slows theirs only.
+        let custom_extras = if extras_every_line {
+            Err(())
+        } else if extras.is_empty() {
+            Ok(None)
+        } else {
+            block_regex(&extras.join("|")).map(Some).map_err(|_| ())
+        };
+        // Apart, each few enough literals for the fast prefilter.
+        let builtin_extras = BUILTIN_NOTHING.join("|");
+        let extras = block_regex(&builtin_extras).expect("the built-in extras compile");
+        let levels =
+            block_regex(&[three_cases(ERROR_WORDS_QUICK), STACK_WORDS.join("|")].join("|"))
+                .expect("level words compile");
+        let steps = block_regex(&three_cases(STEP_WORDS)).expect("step words compile");
+        let signals = block_regex(
+            &[
+                builtin_extras.clone(),
+                three_cases(ERROR_WORDS_QUICK),
+                STACK_WORDS.join("|"),
+            ]
+            .join("|"),
+        )
+        .expect("the built-in signals compile");
         Ok(Patterns {
             shared: Arc::new(Shared {
-                verify,
+                gates,
+                loud,
+                soft,
+                tools,
                 allow: alternation("allow", &allow)?,
                 warn: alternation("warn", &warn)?,
-                block_sources,
+                nothing: alternation("nothing", &nothing)?,
+                quiet,
+                block_sources: blocks,
                 every_line,
                 quick: Default::default(),
+                extras,
+                levels,
+                steps,
+                signals,
+                custom_extras,
                 long: OnceLock::new(),
-                records: (config.records.as_ref())
-                    .map(|r| Records::new(r, config.quiet.as_deref()))
-                    .transpose()?,
-                levels: known_levels(config),
             }),
             specific: None,
             required: None,
+            required_quick: None,
         })
     }
 
     /// A copy that also requires a line matching each of `require` (at
     /// most [`crate::config::MAX_REQUIRE`]); none when empty.
     pub(crate) fn requiring(mut self, require: &[String]) -> Result<Patterns, PatternError> {
-        if require.is_empty() {
-            self.required = None;
-            return Ok(self);
-        }
-        let res = require
-            .iter()
-            .take(crate::config::MAX_REQUIRE)
-            .map(|p| {
-                Regex::new(p).map_err(|source| PatternError {
-                    category: "require",
-                    pattern: p.clone(),
-                    source,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        self.required = Some(Arc::new(Required {
-            sources: require.iter().take(res.len()).cloned().collect(),
-            res,
-        }));
+        self.required = Required::new(require)?.map(Arc::new);
+        self.required_quick = match &self.required {
+            Some(r) if r.sources.iter().all(|p| block_safe(p)) => {
+                let wrapped: Vec<String> = r.sources.iter().map(|p| format!("(?:{p})")).collect();
+                block_regex(&wrapped.join("|")).ok().map(Arc::new)
+            }
+            _ => None,
+        };
         Ok(self)
     }
 
@@ -497,6 +764,7 @@ impl Patterns {
             shared: Arc::clone(&self.shared),
             specific,
             required: self.required.clone(),
+            required_quick: self.required_quick.clone(),
         }
     }
 
@@ -522,15 +790,6 @@ impl Patterns {
     pub fn classifier(&self) -> StreamClassifier {
         StreamClassifier::with_hold(self.clone(), HOLD)
     }
-}
-
-/// The quiet levels of known log formats for `config`.
-fn known_levels(config: &PatternConfig) -> Option<KnownLevels> {
-    let quiet = match &config.quiet {
-        Some(levels) => QuietLevels::new(levels.iter().map(String::as_str)),
-        None => QuietLevels::new(DEFAULT_QUIET.iter().copied()),
-    };
-    (!quiet.0.is_empty()).then_some(KnownLevels { quiet })
 }
 
 fn bit(cat: usize) -> u8 {
@@ -595,6 +854,91 @@ fn block_safe(pattern: &str) -> bool {
     true
 }
 
+/// The team's own patterns of `config` that can never fire, each with
+/// why: one that only matches text holding a line end (a line never holds
+/// one), or one whose every match an `allow` pattern without anchors also
+/// matches (every line it would fail is allowed). Said on the terminal
+/// when a run starts.
+pub(crate) fn never_firing(config: &PatternConfig) -> Vec<String> {
+    let lists = [
+        ("validation", &config.validation),
+        ("runtime", &config.runtime),
+        ("abort", &config.abort),
+    ];
+    let allow: Vec<Regex> = (config.allow.iter())
+        .filter(|p| unanchored(p))
+        .filter_map(|p| Regex::new(p).ok())
+        .collect();
+    let mut out = Vec::new();
+    for (category, list) in lists {
+        for p in list {
+            let Some(literals) = exact_literals(p) else {
+                continue;
+            };
+            if literals.iter().all(|l| l.contains(&b'\n')) {
+                out.push(format!(
+                    "[patterns] {category} `{p}` can never fire: it only matches text holding a line end, and each line is matched alone"
+                ));
+            } else if let Some(a) = allow
+                .iter()
+                .find(|a| literals.iter().all(|l| a.is_match(l)))
+            {
+                out.push(format!(
+                    "[patterns] {category} `{p}` can never fire: every line it matches is allowed by `{}`",
+                    a.as_str()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The strings `pattern` matches, when they are a small finite set of
+/// exact literals.
+fn exact_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let seq = Extractor::new().extract(&hir);
+    if !seq.is_exact() {
+        return None;
+    }
+    let literals: Vec<Vec<u8>> = seq
+        .literals()?
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+    (!literals.is_empty() && literals.len() <= 16).then_some(literals)
+}
+
+/// Whether `pattern` matches the same inside any longer text: no anchor
+/// or word boundary.
+fn unanchored(pattern: &str) -> bool {
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .is_ok_and(|hir| hir.properties().look_set().is_empty())
+}
+
+/// An exception the output raised: an uncaught traceback's last line, or
+/// one in a record at ERROR or above.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RaisedException {
+    /// The exception line, masked and clipped: what headlines the issue.
+    pub line: String,
+    /// Its type, module path included.
+    pub type_path: String,
+    /// The type says the project's configuration is at fault.
+    pub config: bool,
+    /// It was raised while the tool loaded its project: after log records
+    /// of the tool, before any record of a step starting (in this stream),
+    /// and not about a file, a connection or a timeout (missing input is a
+    /// runtime failure whenever it is found).
+    pub while_loading: bool,
+    /// A record at a quiet level (a warning) logged it, and it is the last
+    /// record of the stream: it counts only as the crash of a run that
+    /// failed.
+    pub logged: bool,
+}
+
 /// What one output stream showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StreamFindings {
@@ -616,19 +960,34 @@ pub struct StreamFindings {
     pub validation_errors: Vec<ValidationError>,
     /// The case's `require` patterns no line of the stream matched.
     pub missing_required: Vec<String>,
+    /// A preset's `require` lines a run of its tool did not show, each
+    /// described with the run (it fails whatever the other stream shows).
+    pub missing_in_run: Vec<String>,
     /// The last line near the end of the stream that looks like an error
     /// (it holds `error`, `failed`, `Exception`, `fatal` or `panicked`).
     pub last_error: Option<String>,
     /// Lines a preset's `warn` patterns matched (a few), and failures a
     /// retry recovered from: warnings of the case, not failures.
     pub warnings: Vec<String>,
+    /// The first record at ERROR or above (CRITICAL, FATAL) that no later
+    /// record recovered from and no `allow` names.
+    pub error_logged: Option<String>,
+    /// The exception the output raised, if it raised one.
+    pub exception: Option<RaisedException>,
+    /// The first line saying a tool ran nothing, and whether it is a
+    /// built-in one (which counts for golden projects only).
+    pub nothing_ran: Option<(String, bool)>,
+    /// A record said a step of the run started.
+    pub step_seen: bool,
     /// For a finding whose record carries fields (JSON, a `key=value`
     /// tail), the few that say what failed (`headline::of`), by
-    /// category; the finding itself quotes the record.
-    pub headlines: [Option<String>; 5],
+    /// category (then the ERROR record's and the exception's); the finding
+    /// itself quotes the record.
+    pub headlines: [Option<String>; 7],
     /// The physical lines (1-based, first and last) of the record behind
-    /// each finding, by category: what an excerpt marks.
-    pub spans: [Option<(u64, u64)>; 5],
+    /// each finding, by category (then the ERROR record's and the
+    /// exception's): what an excerpt marks.
+    pub spans: [Option<(u64, u64)>; 7],
 }
 
 impl StreamFindings {
@@ -640,16 +999,15 @@ impl StreamFindings {
         spans.dedup();
         spans
     }
-}
 
-impl StreamFindings {
     fn slot(&mut self, cat: usize) -> &mut Option<String> {
         match cat {
             VALIDATION => &mut self.validation,
             RUNTIME => &mut self.runtime,
             ABORT => &mut self.abort,
             AUTH => &mut self.auth,
-            _ => &mut self.schema,
+            SCHEMA => &mut self.schema,
+            _ => &mut self.error_logged,
         }
     }
 }
@@ -695,7 +1053,6 @@ fn tail_snippet(tail: &[u8], cut: bool) -> String {
     format!("…{}", kept.trim_start())
 }
 
-/// At most `max` characters; a cut is marked with `…`.
 /// Words that make a line look like an error when no pattern names one.
 static ERROR_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("error|Error|ERROR|failed|Failed|FAILED|Exception|fatal|Fatal|FATAL|panicked")
@@ -723,6 +1080,7 @@ pub(crate) fn last_error_line(text: &str) -> Option<String> {
 static LIST_ITEM: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new(r"^\s*(?:\d{1,2}[.)]|[-*•])\s").expect("valid regex"));
 
+/// At most `max` characters; a cut is marked with `…`.
 fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
@@ -960,7 +1318,7 @@ mod tests {
             allow: vec![],
             warn: vec![],
             builtin: true,
-            records: None,
+            tools: vec![],
             quiet: None,
         };
         let p = Patterns::new(&config).unwrap();
@@ -1316,14 +1674,15 @@ mod tests {
             let allowed = p.shared.allow.as_ref().is_some_and(|re| re.is_match(line));
             extractor.line(line, || allowed);
             for cat in [VALIDATION, RUNTIME, ABORT, AUTH, SCHEMA] {
-                let re = match cat {
-                    AUTH => Some(&*AUTH_RE),
-                    SCHEMA => Some(&*SCHEMA_RE),
-                    _ => p.shared.verify[cat].as_ref(),
+                let found = match cat {
+                    AUTH => AUTH_RE.find(line),
+                    SCHEMA => SCHEMA_RE.find(line),
+                    _ => (p.shared.loud[cat].as_ref().and_then(|re| re.find(line)))
+                        .or_else(|| p.shared.soft[cat].as_ref().and_then(|re| re.find(line))),
                 };
                 if !allowed
                     && f.slot(cat).is_none()
-                    && let Some(m) = re.and_then(|re| re.find(line))
+                    && let Some(m) = found
                 {
                     *f.slot(cat) = Some(snippet(line, m.start()));
                 }
@@ -1476,5 +1835,229 @@ mod tests {
                 );
             }
         }
+    }
+    /// The judgement of `out` (stdout, exit `exit`) under `config`.
+    fn judged(config: &PatternConfig, exit: i32, out: &str) -> Judgement {
+        let p = Patterns::new(config).unwrap();
+        let stdout = classify(&p, out.as_bytes());
+        let obs = CaseFacts {
+            exit_code: Some(exit),
+            signal: None,
+            timed_out: false,
+            interrupted: false,
+            stdout: &stdout,
+            stderr: &StreamFindings::default(),
+            golden_modified: None,
+            not_run_reason: None,
+            started: false,
+            dirty: None,
+        };
+        judge("case", CaseKind::Golden, &Expected::Success, &obs)
+    }
+
+    fn builtin() -> PatternConfig {
+        PatternConfig {
+            builtin: true,
+            ..PatternConfig::default()
+        }
+    }
+
+    #[test]
+    fn abort_words_in_info_and_warning_records_abort_nothing() {
+        for out in [
+            "[12/01/26 20:09:58] INFO     call ended in Timeout, using the cache   etl.py:12\n",
+            "2026-11-28 22:56:51 +0000 - etl - WARNING - hook caught TimeoutError, carrying on\n",
+            "2026-11-28 22:56:51,001 - etl - WARNING - step failed: Traceback follows\nTraceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nTimeoutError: read timed out\n2026-11-28 22:56:52,001 - etl - INFO - retried, done\n",
+        ] {
+            let v = judged(&builtin(), 0, out);
+            assert_eq!(v.result, CaseResult::Passed, "{out}: {:?}", v.issues);
+        }
+        // The same words abort from an ERROR record, an uncaught
+        // exception, or a line of no known shape.
+        for out in [
+            "2026-11-28 22:56:51,001 ERROR Timeout talking to the warehouse\n",
+            "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nTimeoutError: timed out\n",
+            "worker got SIGTERM\n",
+        ] {
+            let v = judged(&builtin(), 0, out);
+            assert_eq!(
+                v.execution_status,
+                ExecutionStatus::Aborted,
+                "{out}: {:?}",
+                v.issues
+            );
+        }
+    }
+
+    #[test]
+    fn an_error_record_fails_a_run_that_exits_zero_unless_it_recovered() {
+        let v = judged(
+            &builtin(),
+            0,
+            "2026-11-28 22:56:51,001 INFO start\n2026-11-28 22:56:52,001 ERROR revenue not signed off\n2026-11-28 22:56:53,001 INFO done\n",
+        );
+        assert_eq!(v.execution_status, ExecutionStatus::RuntimeFailed);
+        assert_eq!(types(&v), [IssueType::ErrorLogged]);
+        assert_eq!(v.issues[0].message, "Error logged: revenue not signed off");
+        for level in ["CRITICAL", "FATAL"] {
+            let v = judged(&builtin(), 0, &format!("{level}: disk gone\n"));
+            assert_eq!(types(&v), [IssueType::ErrorLogged], "{level}");
+        }
+        // A later record of the same step says it succeeded on a retry.
+        let v = judged(
+            &builtin(),
+            0,
+            "12:00:01.000 | ERROR   | Task run 'load-7' - Task run failed with exception: ConnectionError - Retry 1/3 will start 1 second(s) from now\n12:00:02.000 | INFO    | Task run 'load-7' - Finished in state Completed()\n",
+        );
+        assert_eq!(v.result, CaseResult::Passed, "{:?}", v.issues);
+        // Another step's success recovers nothing.
+        let v = judged(
+            &builtin(),
+            0,
+            "12:00:01.000 | ERROR   | Task run 'load-7' - failed - Retry 1/3 will start 1 second(s) from now\n12:00:02.000 | INFO    | Task run 'other-1' - Finished in state Completed()\n",
+        );
+        assert_eq!(types(&v), [IssueType::ErrorLogged]);
+        // An allow names it.
+        let mut allowed = builtin();
+        allowed.allow = vec!["revenue not signed off".into()];
+        let v = judged(
+            &allowed,
+            0,
+            "2026-11-28 22:56:52,001 ERROR revenue not signed off\n",
+        );
+        assert_eq!(v.result, CaseResult::Passed);
+    }
+
+    #[test]
+    fn exceptions_are_judged_by_their_type_and_headline_the_issue() {
+        let tb = |last: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    load()\n{last}\n"
+            )
+        };
+        for (last, status) in [
+            (
+                "yaml.scanner.ScannerError: while scanning a simple key",
+                ExecutionStatus::ValidationFailed,
+            ),
+            (
+                "prefect.exceptions.ParameterTypeError: Flow run received invalid parameters:",
+                ExecutionStatus::ValidationFailed,
+            ),
+            ("KeyError: 'revenue'", ExecutionStatus::RuntimeFailed),
+        ] {
+            let v = judged(&builtin(), 1, &tb(last));
+            assert_eq!(v.execution_status, status, "{last}");
+            assert!(
+                v.issues[0].message.ends_with(last),
+                "{:?}",
+                v.issues[0].message
+            );
+        }
+        let v = judged(&builtin(), 1, &tb("KeyError: 'revenue'"));
+        assert_eq!(types(&v), [IssueType::ExecutionFailure]);
+        // Raised while the tool loaded its project: it logged, but no step
+        // had started.
+        let loading = format!(
+            "2026-11-28 22:56:51,001 INFO Loading project from x.yaml\n{}",
+            tb("KeyError: 'pipelines'")
+        );
+        assert_eq!(
+            judged(&builtin(), 1, &loading).execution_status,
+            ExecutionStatus::ValidationFailed
+        );
+        let running = format!(
+            "2026-11-28 22:56:51,001 INFO Running task load\n{}",
+            tb("KeyError: 'revenue'")
+        );
+        assert_eq!(
+            judged(&builtin(), 1, &running).execution_status,
+            ExecutionStatus::RuntimeFailed
+        );
+        // A JVM root cause.
+        let jvm = "2026-11-28 22:56:51,001 ERROR Job failed\njava.lang.RuntimeException: wrapper\n\tat a.B.c(B.java:1)\nCaused by: org.yaml.snakeyaml.parser.ParserException: bad\n";
+        assert_eq!(
+            judged(&builtin(), 1, jvm).execution_status,
+            ExecutionStatus::ValidationFailed
+        );
+    }
+
+    #[test]
+    fn a_teams_own_patterns_count_at_every_level_under_a_preset() {
+        let odibi = crate::config::ToolPatterns {
+            name: "odibi".into(),
+            builtin: false,
+            records: Some(RecordFormat {
+                start:
+                    r"^(?:\[\d\d:\d\d:\d\d\] | {11})(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+                        .into(),
+                quiet: vec!["DEBUG".into(), "INFO".into(), "WARNING".into()],
+                ..RecordFormat::default()
+            }),
+            ..Default::default()
+        };
+        let config = PatternConfig {
+            runtime: vec!["Filtering by tag '[^']*': 0 nodes match".into()],
+            builtin: true,
+            tools: vec![odibi],
+            ..PatternConfig::default()
+        };
+        let out = "[20:44:10] INFO     Loading configuration\n           INFO     Filtering by tag 'nightly': 0 nodes match (pipeline_id=orders)\n";
+        let v = judged(&config, 0, out);
+        assert_eq!(
+            types(&v),
+            [IssueType::PipelineExecutionError],
+            "{:?}",
+            v.issues
+        );
+    }
+
+    #[test]
+    fn require_matches_the_line_as_printed_or_the_records_message() {
+        let dbt = crate::config::ToolPatterns {
+            name: "dbt".into(),
+            records: Some(RecordFormat {
+                prefix: Some(r"^\d\d:\d\d:\d\d  ".into()),
+                start: r"^\d+ of \d+ (?P<level>START|OK)\b".into(),
+                ..RecordFormat::default()
+            }),
+            builtin: true,
+            ..Default::default()
+        };
+        let p = Patterns::new(&PatternConfig {
+            builtin: true,
+            tools: vec![dbt],
+            ..PatternConfig::default()
+        })
+        .unwrap();
+        let out = b"00:36:37  Running with dbt=1.11\n00:36:39  Done. PASS=3 WARN=0 ERROR=0\n";
+        for require in [r"^\d\d:\d\d:\d\d  Done\. PASS=[1-9]", r"^Done\. PASS=[1-9]"] {
+            let p = p.clone().requiring(&[require.to_string()]).unwrap();
+            assert_eq!(
+                classify(&p, out).missing_required,
+                Vec::<String>::new(),
+                "{require}"
+            );
+        }
+    }
+
+    #[test]
+    fn patterns_that_can_never_fire_are_named() {
+        let config = PatternConfig {
+            runtime: vec![
+                "a\nb".into(),
+                "Filtering by tag".into(),
+                "real failure".into(),
+            ],
+            allow: vec!["Filtering".into()],
+            builtin: true,
+            ..PatternConfig::default()
+        };
+        let never = never_firing(&config);
+        assert_eq!(never.len(), 2, "{never:?}");
+        assert!(
+            never[0].contains("line end") && never[1].contains("allowed by `Filtering`"),
+            "{never:?}"
+        );
     }
 }

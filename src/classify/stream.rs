@@ -1,23 +1,30 @@
 //! [`StreamClassifier`]: one output stream classified from the chunks read
-//! from its pipe. Escape sequences are removed as the chunks arrive; blocks
-//! of complete lines go through the pre-check; a line that reaches
-//! [`super::HOLD`] bytes stops being held and is fed through the long-line
-//! DFA instead, so memory stays bounded whatever the output.
+//! from its pipe. Escape sequences are removed as the chunks arrive; every
+//! line is read into a record (its shape, its level, the tool that wrote
+//! it); blocks of complete lines go through the pre-checks, and a record
+//! is matched only when one of its lines was flagged, or when its level or
+//! its traceback says it must be. A line that reaches [`super::HOLD`]
+//! bytes stops being held and is fed through the long-line DFA instead,
+//! so memory stays bounded whatever the output.
 
 use memchr::{memchr, memrchr};
 use regex::bytes::Regex;
 
 use super::dfa::Walk;
+use super::records::{self, Level};
 use super::{
-    ABORT, ALLOW, AUTH, AUTH_RE, FAILURE_CATS, MAX_FINDING_CHARS, Patterns, QUICK_MASK, RUNTIME,
-    SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, StreamFindings, VALIDATION, bit, pydantic, snippet,
-    strip_cr, tail_snippet,
+    ABORT, ALLOW, AUTH, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION, FAILURE_CATS,
+    MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUNTIME, RaisedException, SCHEMA,
+    SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings, VALIDATION, bit, exception,
+    json_level, pydantic, snippet, strip_cr, tail_snippet,
 };
 use crate::ansi::Stripper;
 use crate::redact::Redactor;
 
 /// Bytes before a match kept for the finding of a long line.
 const TAIL: usize = 4 * MAX_FINDING_CHARS;
+/// Most bytes of a record kept with a finding, to look a retry's key up in.
+const KEPT_RECORD: usize = 8 * 1024;
 
 /// Classifies one output stream (stdout or stderr) from the chunks read
 /// from its pipe; memory stays bounded whatever the output.
@@ -38,9 +45,9 @@ pub struct StreamClassifier {
     walks: Vec<Walk>,
     /// Categories still without a finding.
     open: u8,
-    /// Block pre-checks of the open categories.
+    /// Block pre-checks of what is looked for.
     quick: Vec<Quick>,
-    /// Some open category must be matched on every line.
+    /// Some pattern cannot be pre-checked: every record is matched.
     every_line: bool,
     pydantic: pydantic::Extractor,
     findings: StreamFindings,
@@ -48,41 +55,229 @@ pub struct StreamClassifier {
     /// as the command wrote it, so masking cannot change a verdict, and
     /// only the quotes it keeps are masked.
     redactor: Option<Redactor>,
-    /// With a record format: the record being received, its lines joined.
-    record: Vec<u8>,
-    /// The record is of a quiet level.
-    record_quiet: bool,
+    /// The record being received.
+    record: Record,
     /// `require` patterns matched so far, one bit each.
     found_required: u64,
-    /// The whole record behind each failure category's finding (by
-    /// category): what a retry's key is looked for in.
-    finding_records: [Option<Vec<u8>>; 5],
+    /// Each preset's runs of its tool, by preset.
+    runs: Vec<ToolRuns>,
+    /// The whole record behind each finding (by slot: the categories, then
+    /// the ERROR record and the exception): what a retry's key is looked
+    /// for in.
+    finding_records: [Option<Vec<u8>>; 7],
     /// Findings of failures being retried: they stand if no record says
     /// the retry recovered.
     provisional: Vec<Provisional>,
     /// Complete lines of the stream before the one being matched.
     lines_done: u64,
-    /// In the block being scanned, the offset up to which its line ends
-    /// are counted in `lines_done`.
-    counted_to: usize,
-    /// The physical lines (first, last) of the record being received.
-    record_span: (u64, u64),
+    /// A record with a level has been read: the stream is a tool's log.
+    leveled: bool,
+    /// Records read without a level, while none had one.
+    unleveled: u32,
+    /// The exception of the last record matched, when a record at a quiet
+    /// level logged it: it counts only if no record follows.
+    logged_exception: Option<(Vec<u8>, (u64, u64), bool)>,
+}
+
+/// One preset's `require` over the runs of its tool.
+#[derive(Debug, Default)]
+struct ToolRuns {
+    /// Lines found in the current run (or the whole stream, before any
+    /// record opened a run), one bit each.
+    found: u64,
+    /// Runs opened so far by an invocation record.
+    runs: u32,
+    /// The record that opened the current run, quoted.
+    opened_by: String,
+}
+
+/// What a line of a record is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The record's first line, or a line continuing it.
+    Text,
+    /// A traceback's header or one of its frames.
+    Frame,
+    /// The line naming the exception a traceback or stack raised.
+    Raised,
+}
+
+/// Where a record's traceback is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Tb {
+    #[default]
+    None,
+    /// Reading frames: the next line not indented names the exception.
+    Frames,
+    /// The exception was named; indented lines continue it.
+    Raised,
+    /// A blank line after the exception: a chained traceback may follow.
+    Blank,
+    /// `During handling of the above exception…`: its traceback follows.
+    Chain,
+}
+
+/// A record being received: its physical lines as printed (escape
+/// sequences and CR removed), what each is, and who wrote it.
+#[derive(Debug, Default)]
+struct Record {
+    /// The lines, one after the other, each ended by `\n`.
+    raw: Vec<u8>,
+    /// For each line: where it ends in `raw` (before its `\n`), where its
+    /// text starts (after a preset's prefix), what it is, and which
+    /// pre-checks flagged it ([`Flags`]).
+    lines: Vec<(usize, usize, Kind, Flags)>,
+    /// The preset whose tool wrote it; None: no preset claims it.
+    owner: Option<usize>,
+    /// Its level, when its first line shows one (once `shaped`).
+    level: Option<Level>,
+    /// Where its message starts in the first line (once `shaped`).
+    message: usize,
+    /// Its level and message are known: a record of a preset's tool, or
+    /// one whose first line was read by the record reader. A record no
+    /// preset claims is read only when something asks: an unflagged
+    /// record at no level of error needs no level.
+    shaped: bool,
+    /// A record of a preset's tool at one of that preset's quiet levels.
+    tool_quiet: bool,
+    /// The pre-checks that flagged one of its lines.
+    flagged: Flags,
+    tb: Tb,
+    /// The physical line number of its first line.
+    first: u64,
+}
+
+impl Record {
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Whether `line` fits beside the lines already held.
+    fn has_room(&self, line: &[u8], hold: usize) -> bool {
+        self.raw.is_empty() || self.raw.len() + line.len() < hold
+    }
+
+    fn push(&mut self, line: &[u8], text_start: usize, kind: Kind, flagged: Flags) {
+        self.flagged |= flagged;
+        let start = self.raw.len();
+        self.raw.extend_from_slice(line);
+        self.lines.push((
+            self.raw.len(),
+            start + text_start.min(line.len()),
+            kind,
+            flagged,
+        ));
+        self.raw.push(b'\n');
+    }
+
+    /// Its lines as printed.
+    fn line(&self, k: usize) -> &[u8] {
+        let start = if k == 0 { 0 } else { self.lines[k - 1].0 + 1 };
+        &self.raw[start..self.lines[k].0]
+    }
+
+    /// Its lines' texts (after a preset's prefix), trimmed and joined by a
+    /// space: the record as one line, as wrapped text reads.
+    fn joined(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.raw.len());
+        for &(end, text, _, _) in &self.lines {
+            let t = self.raw[text..end].trim_ascii();
+            if t.is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(b' ');
+            }
+            out.extend_from_slice(t);
+        }
+        out
+    }
+
+    /// The line the traceback's exception is named on, if it has one:
+    /// the last, so a chain names the exception that ended it.
+    fn raised(&self) -> Option<usize> {
+        self.lines.iter().rposition(|l| l.2 == Kind::Raised)
+    }
+
+    /// Read the first line's shape, if not yet.
+    fn ensure_shape(&mut self) {
+        if self.shaped || self.lines.is_empty() {
+            return;
+        }
+        self.shaped = true;
+        if let Some(s) = records::shape(self.line(0)) {
+            self.level = s.level;
+            self.message = s.message;
+        }
+    }
+
+    /// Its level, its first line read if need be.
+    fn level(&mut self) -> Option<Level> {
+        self.ensure_shape();
+        self.level
+    }
+
+    fn clear(&mut self) {
+        self.raw.clear();
+        self.lines.clear();
+        self.owner = None;
+        self.level = None;
+        self.message = 0;
+        self.shaped = false;
+        self.tool_quiet = false;
+        self.flagged = 0;
+        self.tb = Tb::None;
+    }
+}
+
+/// A line claimed by a preset's record format.
+struct Claim {
+    tool: usize,
+    /// Where its text starts (after the preset's prefix).
+    text_start: usize,
+    /// It continues the record before (indented after the prefix).
+    continues: bool,
+    /// Its level, as the tool writes it.
+    level: Option<Vec<u8>>,
 }
 
 /// A finding set aside while the step behind it is retried.
 #[derive(Debug)]
 struct Provisional {
-    cat: usize,
+    slot: usize,
     quote: String,
     headline: Option<String>,
     span: Option<(u64, u64)>,
     record: Vec<u8>,
     /// What the retry record named as retried, if it did.
     key: Option<Vec<u8>>,
+    exception: Option<RaisedException>,
 }
 
 /// Most warnings kept per stream from a preset's `warn` patterns.
 const MAX_WARNINGS: usize = 5;
+
+/// Which pre-checks flagged a line, one bit each: what a record holding
+/// it must be matched for.
+type Flags = u8;
+/// A failure pattern's (and the auth hint's).
+const F_FAIL: Flags = 1;
+/// The schema hint's.
+const F_SCHEMA: Flags = 1 << 1;
+/// The case's `specific_error`'s.
+const F_SPECIFIC: Flags = 1 << 2;
+/// A built-in line saying nothing ran.
+const F_NOTHING: Flags = 1 << 3;
+/// An error record's level word.
+const F_LEVEL: Flags = 1 << 4;
+/// The case's `require` lines.
+const F_REQUIRED: Flags = 1 << 5;
+/// What a preset or the team looks for beside failures.
+const F_CUSTOM: Flags = 1 << 6;
+/// A word a record of a step starting holds.
+const F_STEP: Flags = 1 << 7;
+/// Every pre-check at once: a line matched whatever it holds.
+const F_ALL: Flags = Flags::MAX;
 
 /// A block pre-check of [`StreamClassifier::quick`], by where its regex is
 /// kept.
@@ -94,6 +289,30 @@ enum Quick {
     Schema,
     /// The case's `specific_error`'s.
     Specific,
+    /// What the built-ins look for beside failures, in one pass; which of
+    /// them a line holds is told line by line ([`StreamClassifier::flag_of`]).
+    Signals,
+    /// The words of a step starting, while none has.
+    Steps,
+    /// What the presets and the team look for beside failures.
+    CustomExtras,
+    /// The case's `require` lines'.
+    Required,
+}
+
+impl Quick {
+    /// The flag a hit of this pre-check sets.
+    fn flag(self) -> Flags {
+        match self {
+            Quick::Shared(_) => F_FAIL,
+            Quick::Schema => F_SCHEMA,
+            Quick::Specific => F_SPECIFIC,
+            Quick::Signals => F_NOTHING | F_LEVEL,
+            Quick::Steps => F_STEP,
+            Quick::CustomExtras => F_CUSTOM,
+            Quick::Required => F_REQUIRED,
+        }
+    }
 }
 
 /// A long line being fed through the DFAs.
@@ -124,18 +343,90 @@ struct Found {
     at: Option<usize>,
 }
 
+/// Records read without a level before a stream is taken for one that
+/// does not log.
+const UNLEVELED_ENOUGH: u32 = 64;
+/// Most lines looked back over for the first line of a record.
+const HEAD_REACH: usize = 64;
+
+/// Where, in `block[pos..stop]` (whole lines; `stop` starts a line), the
+/// last record begins: after the last blank line, or at the last line not
+/// indented, looked for back from `stop` over indented lines (a record's
+/// continuation). `pos` when none is found within [`HEAD_REACH`] lines.
+fn last_head(block: &[u8], pos: usize, stop: usize) -> usize {
+    let mut end = stop;
+    for _ in 0..HEAD_REACH {
+        if end <= pos {
+            return pos;
+        }
+        // The line ending at `end - 1` (its `\n`).
+        let start = memrchr(b'\n', &block[pos..end - 1]).map_or(pos, |i| pos + i + 1);
+        let line = strip_cr(&block[start..end - 1]);
+        if line.trim_ascii().is_empty() {
+            return end;
+        }
+        if !matches!(line.first(), Some(b' ' | b'\t')) {
+            return start;
+        }
+        end = start;
+    }
+    pos
+}
+
+/// At most [`KEPT_RECORD`] bytes of a record, kept with its finding.
+fn kept(record: &[u8]) -> Vec<u8> {
+    record[..record.len().min(KEPT_RECORD)].to_vec()
+}
+
+/// Whether `line` names an exception the JVM way (`java.io.X: msg`), as
+/// the line after a log4j or logback record at a level does.
+fn names_exception(line: &[u8]) -> bool {
+    // The line's first word is a dotted class name ending like an
+    // exception's: looked at before anything is converted.
+    if !line.first().is_some_and(u8::is_ascii_lowercase) {
+        return false;
+    }
+    let word = line
+        .split(|&b| b == b':' || b == b' ')
+        .next()
+        .unwrap_or_default();
+    memchr(b'.', word).is_some()
+        && (word.ends_with(b"Exception") || word.ends_with(b"Error"))
+        && exception::raised(&String::from_utf8_lossy(line), false).is_some()
+}
+
+/// The key a retry record names as retried: a quoted name, a
+/// `task_id=`/`node_id=` value, or a `Task(…)`.
+fn retry_key(record: &[u8]) -> Option<Vec<u8>> {
+    static KEY: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r#"'(?P<q>[^'\s][^']{0,80})'|"(?P<d>[^"\s][^"]{0,80})"|\b(?:task_id|node_id|node|task|rule|step|job)[=:] ?(?P<k>[\w.\-\[\]]+)|\b(?P<t>[A-Z]\w*\([^()]{0,80}\))"#)
+            .expect("valid regex")
+    });
+    let caps = KEY.captures(record)?;
+    ["q", "d", "k", "t"]
+        .iter()
+        .find_map(|n| caps.name(n))
+        .map(|m| m.as_bytes().to_vec())
+}
+
 impl StreamClassifier {
     pub(super) fn with_hold(patterns: Patterns, hold: usize) -> StreamClassifier {
         assert!(hold > 0, "lines hold at least one byte");
         let mut open = bit(AUTH) | bit(SCHEMA);
         for cat in [VALIDATION, RUNTIME, ABORT] {
-            if patterns.shared.verify[cat].is_some() {
+            if patterns.shared.has(cat) {
                 open |= bit(cat);
             }
         }
         if patterns.specific.is_some() {
             open |= bit(SPECIFIC);
         }
+        let runs = patterns
+            .shared
+            .tools
+            .iter()
+            .map(|_| ToolRuns::default())
+            .collect();
         let mut c = StreamClassifier {
             patterns,
             hold,
@@ -150,14 +441,15 @@ impl StreamClassifier {
             pydantic: pydantic::Extractor::new(),
             findings: StreamFindings::default(),
             redactor: None,
-            record: Vec::new(),
-            record_quiet: false,
+            record: Record::default(),
             found_required: 0,
+            runs,
             finding_records: Default::default(),
             provisional: Vec::new(),
             lines_done: 0,
-            counted_to: 0,
-            record_span: (0, 0),
+            leveled: false,
+            unleveled: 0,
+            logged_exception: None,
         };
         c.refresh_quick();
         c
@@ -203,14 +495,17 @@ impl StreamClassifier {
             self.end_line();
         }
         self.flush_record();
+        if let Some((line, span, loading)) = self.logged_exception.take()
+            && self.findings.exception.is_none()
+            && let Some(e) = self.raised(&line, loading, true)
+        {
+            self.findings.headlines[EXCEPTION] = Some(e.line.clone());
+            self.findings.spans[EXCEPTION] = Some(span);
+            self.findings.exception = Some(e);
+        }
         // A retry that never recovered: its failures stand.
         for p in std::mem::take(&mut self.provisional) {
-            let slot = self.findings.slot(p.cat);
-            if slot.is_none() {
-                *slot = Some(p.quote);
-                self.findings.headlines[p.cat] = p.headline;
-                self.findings.spans[p.cat] = p.span;
-            }
+            self.restore(p);
         }
         if let Some(required) = &self.patterns.required {
             self.findings.missing_required = (required.sources.iter().enumerate())
@@ -218,9 +513,30 @@ impl StreamClassifier {
                 .map(|(_, s)| s.clone())
                 .collect();
         }
+        for tool in 0..self.runs.len() {
+            self.close_run(tool, true);
+        }
         let mut findings = self.findings;
         findings.validation_errors = self.pydantic.into_errors();
         findings
+    }
+
+    /// A provisional finding stands: it fills its slot, if still empty.
+    fn restore(&mut self, p: Provisional) {
+        if p.slot == EXCEPTION {
+            if self.findings.exception.is_none() {
+                self.findings.exception = p.exception;
+                self.findings.headlines[EXCEPTION] = p.headline;
+                self.findings.spans[EXCEPTION] = p.span;
+            }
+            return;
+        }
+        let slot = self.findings.slot(p.slot);
+        if slot.is_none() {
+            *slot = Some(p.quote);
+            self.findings.headlines[p.slot] = p.headline;
+            self.findings.spans[p.slot] = p.span;
+        }
     }
 
     /// The next bytes, escape sequences already removed.
@@ -265,24 +581,39 @@ impl StreamClassifier {
                 None => every_line = true,
             }
         }
-        // Records are joined line by line, and a missing `require` is
-        // looked for on every line.
+        self.quick.push(Quick::Signals);
+        if !self.findings.step_seen {
+            self.quick.push(Quick::Steps);
+        }
+        match &shared.custom_extras {
+            Ok(Some(_)) => self.quick.push(Quick::CustomExtras),
+            Ok(None) => {}
+            Err(()) => every_line = true,
+        }
         let required_open =
             (self.patterns.required.as_ref()).is_some_and(|r| self.found_required != r.all());
-        self.every_line = every_line
-            || required_open
-            || self.patterns.shared.records.is_some()
-            || self.patterns.shared.warn.is_some();
+        if required_open {
+            match &self.patterns.required_quick {
+                Some(_) => self.quick.push(Quick::Required),
+                None => every_line = true,
+            }
+        }
+        self.every_line = every_line;
     }
 
     /// The pre-check `q` names. The regexes are borrowed, not cloned: a
     /// clone starts with no search cache of its own, and every case would
     /// build its caches anew.
     fn quick_regex(&self, q: Quick) -> &Regex {
+        let shared = &self.patterns.shared;
         let compiled = match q {
-            Quick::Shared(open) => self.patterns.shared.quick(open),
+            Quick::Shared(open) => shared.quick(open),
             Quick::Schema => Some(&*SCHEMA_QUICK),
             Quick::Specific => (self.patterns.specific.as_ref()).and_then(|s| s.quick.as_ref()),
+            Quick::Signals => Some(&shared.signals),
+            Quick::Steps => Some(&shared.steps),
+            Quick::CustomExtras => shared.custom_extras.as_ref().ok().and_then(Option::as_ref),
+            Quick::Required => self.patterns.required_quick.as_deref(),
         };
         compiled.expect("a pre-check is listed only once compiled")
     }
@@ -323,106 +654,177 @@ impl StreamClassifier {
             return;
         }
         let buf = std::mem::take(&mut self.carry);
-        self.line(&buf);
+        // A line that arrived in pieces is checked against the pre-checks
+        // on its own.
+        let flagged = self.flags_line(&buf);
+        self.line(&buf, flagged);
         self.lines_done += 1;
         self.carry = buf;
         self.carry.clear();
     }
 
-    /// The 1-based number of the line of `block` that starts at `start`,
-    /// counting the line ends before it (lines skipped unmatched
-    /// included); the line is then counted as done.
-    fn block_line(&mut self, block: &[u8], start: usize) -> u64 {
-        if start > self.counted_to {
-            self.lines_done +=
-                memchr::memchr_iter(b'\n', &block[self.counted_to..start]).count() as u64;
+    /// Whether a pre-check flags `line` (a whole line).
+    fn flags_line(&self, line: &[u8]) -> Flags {
+        if self.every_line {
+            return F_ALL;
         }
-        self.counted_to = start;
-        self.lines_done + 1
+        (self.quick.iter())
+            .filter(|&&q| self.quick_regex(q).is_match(line))
+            .fold(0, |f, &q| f | self.flag_of(q, line))
     }
 
-    /// Match the line of `block` from `start` to `end` (its `\n`).
-    fn block_line_at(&mut self, block: &[u8], start: usize, end: usize) {
-        self.block_line(block, start);
-        self.line(&block[start..end]);
-        self.lines_done += 1;
-        self.counted_to = end + 1;
+    /// The flags a hit of pre-check `q` on `line` sets: for the built-ins'
+    /// signals, those of the signals the line holds.
+    fn flag_of(&self, q: Quick, line: &[u8]) -> Flags {
+        if !matches!(q, Quick::Signals) {
+            return q.flag();
+        }
+        let shared = &self.patterns.shared;
+        let mut flags = 0;
+        if shared.extras.is_match(line) {
+            flags |= F_NOTHING;
+        }
+        if shared.levels.is_match(line) {
+            flags |= F_LEVEL;
+        }
+        flags
     }
 
-    /// Complete lines, each ending with `\n`.
+    /// Complete lines, each ending with `\n`: every line is read into its
+    /// record; the pre-checks say which records are matched. Whole records
+    /// no pre-check flags change nothing but the line count, so where
+    /// nothing else depends on each line (see [`Self::can_skip`]) they are
+    /// stepped over up to the record holding the next flagged line.
     fn scan_block(&mut self, block: &[u8]) {
+        let mut found: [Option<Found>; 8] = [None; 8];
+        let mut quick_version = self.quick_version();
         let mut pos = 0;
-        let mut long: Option<Found> = None;
-        self.counted_to = 0;
         while pos < block.len() {
-            if self.every_line || self.findings.first_line.is_none() || self.pydantic.in_block() {
-                let end = memchr(b'\n', &block[pos..]).map_or(block.len(), |i| pos + i);
-                self.block_line_at(block, pos, end);
-                pos = end + 1;
-                continue;
+            let v = self.quick_version();
+            if v != quick_version {
+                found = [None; 8];
+                quick_version = v;
             }
-            let stretch_end = match long {
+            // The record being received ends where a line not indented
+            // begins: only then may whole records be stepped over.
+            let ends_record =
+                self.record.is_empty() || !matches!(block.get(pos), Some(b' ' | b'\t'));
+            if ends_record && self.can_skip() {
+                let next = self.next_flag(block, pos, &mut found);
+                // The start of the line holding the next hit.
+                let stop = next.map_or(block.len(), |at| {
+                    memrchr(b'\n', &block[pos..at]).map_or(pos, |i| pos + i + 1)
+                });
+                let head = last_head(block, pos, stop);
+                if head > pos {
+                    self.flush_record();
+                    self.skip(&block[pos..head]);
+                    pos = head;
+                    continue;
+                }
+            }
+            let end = memchr(b'\n', &block[pos..]).map_or(block.len(), |i| pos + i);
+            let flagged = if self.every_line {
+                F_ALL
+            } else {
+                let mut flags = 0;
+                for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
+                    let at = match *cached {
+                        Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
+                        _ => {
+                            let at = self.quick_regex(q).find_at(block, pos).map(|m| m.start());
+                            *cached = Some(Found { from: pos, at });
+                            at
+                        }
+                    };
+                    if at.is_some_and(|at| at <= end) {
+                        flags |= self.flag_of(q, &block[pos..end]);
+                    }
+                }
+                flags
+            };
+            self.line(&block[pos..end], flagged);
+            self.lines_done += 1;
+            pos = end + 1;
+        }
+    }
+
+    /// Where the next pre-check hit at or after `pos` is, if any.
+    fn next_flag(&self, block: &[u8], pos: usize, found: &mut [Option<Found>; 8]) -> Option<usize> {
+        let mut next: Option<usize> = None;
+        for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
+            let at = match *cached {
                 Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
                 _ => {
-                    let at = find_long_line(block, pos, self.hold);
-                    long = Some(Found { from: pos, at });
+                    let at = self.quick_regex(q).find_at(block, pos).map(|m| m.start());
+                    *cached = Some(Found { from: pos, at });
                     at
                 }
             };
-            let stretch = &block[..stretch_end.unwrap_or(block.len())];
-            pos = self.scan_stretch(stretch, pos);
-            if pos == stretch.len()
-                && let Some(start) = stretch_end
-            {
-                let end = memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
-                self.block_line_at(block, start, end);
-                pos = end + 1;
-            }
-        }
-        // The line ends of the lines left unmatched at the end.
-        self.block_line(block, block.len());
-        self.counted_to = 0;
-    }
-
-    /// Match the flagged lines of `stretch[pos..]` (complete lines, none
-    /// long). Returns where it stopped: the end, or the line after one that
-    /// changed what is looked for.
-    fn scan_stretch(&mut self, stretch: &[u8], mut pos: usize) -> usize {
-        // One slot per pre-check: shared, schema and specific at most.
-        let mut found: [Option<Found>; 3] = [None; 3];
-        while pos < stretch.len() {
-            let mut next: Option<usize> = None;
-            for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
-                let at = match *cached {
-                    Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
-                    _ => {
-                        let at = self.quick_regex(q).find_at(stretch, pos).map(|m| m.start());
-                        *cached = Some(Found { from: pos, at });
-                        at
-                    }
-                };
-                next = match (next, at) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-            }
-            let Some(at) = next else {
-                return stretch.len();
+            next = match (next, at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
             };
-            let start = memrchr(b'\n', &stretch[pos..at]).map_or(pos, |i| pos + i + 1);
-            let end = memchr(b'\n', &stretch[at..]).map_or(stretch.len(), |i| at + i);
-            let open = self.open;
-            self.block_line_at(stretch, start, end);
-            pos = end + 1;
-            if open != self.open || self.pydantic.in_block() {
-                break;
-            }
         }
-        pos.min(stretch.len())
+        next
     }
 
-    /// One complete line without its `\n`.
-    fn line(&mut self, raw: &[u8]) {
+    /// Whether lines no pre-check flags may be stepped over, whole records
+    /// at a time: nothing but their count depends on them. Not while a
+    /// traceback is read, a pydantic
+    /// block is extracted, a preset's tool's records are told apart, a
+    /// failure stands (a retry or a recovery may follow), the first line
+    /// or whether the stream logs is still to be found, or every line is
+    /// matched.
+    fn can_skip(&self) -> bool {
+        !self.every_line
+            && self.record.tb == Tb::None
+            && !self.pydantic.in_block()
+            && self.findings.first_line.is_some()
+            && self.leveled_known()
+            && self
+                .patterns
+                .shared
+                .tools
+                .iter()
+                .all(|t| t.records.is_none())
+            && !self.failure_stands()
+    }
+
+    /// A failure was found, or one waits on a retry: a later record may
+    /// be the retry or the recovery that changes it.
+    fn failure_stands(&self) -> bool {
+        !self.provisional.is_empty()
+            || [VALIDATION, RUNTIME, ABORT, ERROR_LOGGED, EXCEPTION]
+                .iter()
+                .any(|&slot| self.finding_records[slot].is_some())
+    }
+
+    /// Whether it is known if the stream is a tool's log: a record with a
+    /// level was read, or enough records without one.
+    fn leveled_known(&self) -> bool {
+        self.leveled || self.unleveled >= UNLEVELED_ENOUGH
+    }
+
+    /// Step over `lines`, whole records no pre-check flagged (each ended by
+    /// `\n`): what reading them would have done.
+    fn skip(&mut self, lines: &[u8]) {
+        self.lines_done += memchr::memchr_iter(b'\n', lines).count() as u64;
+        // A record follows a logged exception: it was not the crash.
+        if !lines.trim_ascii().is_empty() {
+            self.logged_exception = None;
+        }
+    }
+
+    /// What identifies the current set of pre-checks: cached searches of
+    /// another set are stale.
+    fn quick_version(&self) -> (u8, bool, usize) {
+        (self.open, self.every_line, self.quick.len())
+    }
+
+    /// One complete line without its `\n`; `flagged` when a pre-check
+    /// flagged it.
+    fn line(&mut self, raw: &[u8], flagged: Flags) {
         if raw.len() >= self.hold {
             self.flush_record();
             self.start_long(&raw[..self.hold]);
@@ -432,70 +834,452 @@ impl StreamClassifier {
         }
         let line = strip_cr(raw);
         self.note_first_line(line);
-        let allow = self.patterns.shared.allow.as_ref();
-        self.pydantic
-            .line(line, || allow.is_some_and(|re| re.is_match(line)));
-        if self.patterns.shared.records.is_some() {
-            self.record_line(line);
-        } else {
-            let this = self.lines_done + 1;
-            self.record_span = (this, this);
-            self.match_line(line, false);
+        if flagged & F_FAIL != 0 || self.pydantic.in_block() {
+            let allow = self.patterns.shared.allow.as_ref();
+            self.pydantic
+                .line(line, || allow.is_some_and(|re| re.is_match(line)));
         }
+        self.take_line(line, flagged);
     }
 
-    /// One line of a stream whose tool's record format is known: an
-    /// indented line continues the record (joined by one space, so wrapped
-    /// text reads as written); any other line ends it and starts the next.
-    fn record_line(&mut self, line: &[u8]) {
-        let Some(records) = &self.patterns.shared.records else {
-            return;
-        };
-        let line = match records.prefix.as_ref().and_then(|re| re.find(line)) {
-            Some(m) if m.start() == 0 => &line[m.end()..],
-            _ => line,
-        };
-        // The start pattern runs once a line: it says whether an indented
-        // line is a record of its own and, for a record, its level.
-        let start = records.start.captures(line);
-        let indented = matches!(line.first(), Some(b' ' | b'\t'));
-        let continues = indented
-            && start.is_none()
-            && !self.record.is_empty()
-            && self.record.len() + line.len() < self.hold;
-        let quiet = !continues && records.quiet(line, start.as_ref());
-        let text = line.trim_ascii();
+    /// Read `line` into the record it belongs to: it continues the record
+    /// being received (indented, a traceback's frames and exception, a
+    /// JVM `Caused by:`), or ends it and starts the next.
+    fn take_line(&mut self, line: &[u8], flagged: Flags) {
         let this = self.lines_done + 1;
-        if continues {
-            if !text.is_empty() {
-                self.record.push(b' ');
-                self.record.extend_from_slice(text);
-                self.record_span.1 = this;
+        let blank = line.trim_ascii().is_empty();
+        let indented = matches!(line.first(), Some(b' ' | b'\t'));
+        // A traceback being read.
+        match self.record.tb {
+            Tb::Frames if !blank => {
+                let kind = if indented
+                    || records::in_traceback_box(line)
+                    || records::opens_traceback(line)
+                {
+                    Kind::Frame
+                } else {
+                    self.record.tb = Tb::Raised;
+                    Kind::Raised
+                };
+                self.push_line(line, 0, kind, flagged);
+                return;
             }
+            Tb::Raised if !blank && indented => {
+                self.push_line(line, 0, Kind::Text, flagged);
+                return;
+            }
+            Tb::Raised | Tb::Blank if blank => {
+                self.record.tb = Tb::Blank;
+                return;
+            }
+            Tb::Raised | Tb::Blank if records::chains_tracebacks(line) => {
+                self.record.tb = Tb::Chain;
+                self.push_line(line, 0, Kind::Text, flagged);
+                return;
+            }
+            Tb::Chain if blank => return,
+            Tb::Chain if records::opens_traceback(line) => {
+                self.record.tb = Tb::Frames;
+                self.push_line(line, 0, Kind::Frame, flagged);
+                return;
+            }
+            // The traceback's record ended with the line before.
+            Tb::Raised | Tb::Blank | Tb::Chain => self.flush_record(),
+            Tb::None | Tb::Frames => {}
+        }
+        if blank {
+            self.flush_record();
+            return;
+        }
+        // A traceback opens: a record with a level just before it logged
+        // it (`logger.exception`); otherwise it is a record of its own.
+        if !indented && records::opens_traceback(line) {
+            let joins = !self.record.is_empty()
+                && self.record.tb == Tb::None
+                && self.record.raised().is_none()
+                && self.record.level().is_some();
+            if !joins {
+                self.flush_record();
+                self.record.first = this;
+            }
+            self.record.tb = Tb::Frames;
+            self.push_line(line, 0, Kind::Frame, flagged);
+            return;
+        }
+        // A JVM stack's `Caused by:`, and the exception a log record at a
+        // level names on the line after it (log4j, logback).
+        if !indented
+            && !self.record.is_empty()
+            && (records::continues_stack(line)
+                || self.record.lines.len() == 1
+                    && names_exception(line)
+                    && self.record.level().is_some())
+        {
+            self.push_line(line, 0, Kind::Raised, flagged);
+            return;
+        }
+        if let Some(claim) = self.claim(line) {
+            // A tool's record is matched whole, wrapped lines joined, so a
+            // pre-check of its lines one by one says nothing of it.
+            if claim.continues {
+                self.push_line(line, claim.text_start, Kind::Text, F_ALL);
+                return;
+            }
+            self.flush_record();
+            let tool = &self.patterns.shared.tools[claim.tool];
+            let records = tool
+                .records
+                .as_ref()
+                .expect("a claim is by a record format");
+            let r = &mut self.record;
+            r.first = this;
+            r.owner = Some(claim.tool);
+            r.tool_quiet = claim.level.as_deref().is_some_and(|l| records.quiet.has(l));
+            r.level = claim.level.as_deref().and_then(Level::of_word);
+            r.shaped = true;
+            self.leveled |= r.level.is_some();
+            r.message = claim.text_start;
+            r.push(line, claim.text_start, Kind::Text, F_ALL);
+            self.note_step(&line[claim.text_start..], F_ALL);
+            return;
+        }
+        // An indented line continues the record, unless it is one of
+        // rich's records whose time repeats (blanked to spaces).
+        if indented && !self.record.is_empty() && records::shape(line).is_none() {
+            self.push_line(line, 0, Kind::Text, flagged);
             return;
         }
         self.flush_record();
-        if text.is_empty() {
-            return;
+        let known = self.leveled_known();
+        let r = &mut self.record;
+        r.first = this;
+        r.push(line, 0, Kind::Text, flagged);
+        // Until a record shows the stream is a tool's log, each is read
+        // (a few dozen without a level say it is not one).
+        if !known {
+            self.leveled = r.level().is_some();
+            self.unleveled += u32::from(!self.leveled);
         }
-        self.record_quiet = quiet;
-        self.record_span = (this, this);
-        self.record.extend_from_slice(line.trim_ascii_end());
+        self.note_step(line, flagged);
     }
 
-    /// Match the record received so far, if any.
+    /// Until a record says a step of the run started, each record's first
+    /// line is looked at: the words first, the pattern when they are there.
+    fn note_step(&mut self, line: &[u8], flagged: Flags) {
+        if !self.findings.step_seen && flagged & F_STEP != 0 && STEP.is_match(line) {
+            self.findings.step_seen = true;
+            self.refresh_quick();
+        }
+    }
+
+    /// Add `line` to the record being received. A record that outgrew the
+    /// hold is matched as it stands and goes on in a part of its own, with
+    /// its tool, level and traceback, so memory stays bounded and no line
+    /// goes unmatched.
+    fn push_line(&mut self, line: &[u8], text_start: usize, kind: Kind, flagged: Flags) {
+        if !self.record.has_room(line, self.hold) {
+            self.record.ensure_shape();
+            let (owner, level, quiet, tb) = (
+                self.record.owner,
+                self.record.level,
+                self.record.tool_quiet,
+                self.record.tb,
+            );
+            self.flush_record();
+            let r = &mut self.record;
+            (r.owner, r.level, r.tool_quiet, r.tb, r.shaped) = (owner, level, quiet, tb, true);
+            r.first = self.lines_done + 1;
+        }
+        self.record.push(line, text_start, kind, flagged);
+    }
+
+    /// The preset whose tool's record format claims `line`: its prefix
+    /// starts the line, or its `start` matches after it, or it is a JSON
+    /// line with the tool's level field.
+    fn claim(&self, line: &[u8]) -> Option<Claim> {
+        for (i, tool) in self.patterns.shared.tools.iter().enumerate() {
+            let Some(records) = &tool.records else {
+                continue;
+            };
+            let (rest, text_start) = match records.prefix.as_ref().and_then(|re| re.find(line)) {
+                Some(m) if m.start() == 0 => (&line[m.end()..], m.end()),
+                _ => (line, 0),
+            };
+            let start = records.start.captures(rest);
+            let json = if start.is_none() && rest.first() == Some(&b'{') {
+                records
+                    .json_level
+                    .as_deref()
+                    .and_then(|k| json_level(rest, k))
+            } else {
+                None
+            };
+            if text_start == 0 && start.is_none() && json.is_none() {
+                continue;
+            }
+            let indented = matches!(rest.first(), Some(b' ' | b'\t'));
+            let continues = indented
+                && start.is_none()
+                && self.record.owner == Some(i)
+                && !self.record.is_empty();
+            let level = records.level(rest, start.as_ref()).or(json);
+            return Some(Claim {
+                tool: i,
+                text_start,
+                continues,
+                level,
+            });
+        }
+        None
+    }
+
+    /// The record received so far is complete: match it, if anything in
+    /// it can count.
     fn flush_record(&mut self) {
         if self.record.is_empty() {
+            self.record.clear();
             return;
         }
-        let record = std::mem::take(&mut self.record);
-        self.match_line(&record, self.record_quiet);
+        let mut record = std::mem::take(&mut self.record);
+        self.judge_record(&mut record);
         self.record = record;
         self.record.clear();
     }
 
-    /// Note the `require` patterns `line` matches.
-    fn match_required(&mut self, line: &[u8]) {
+    /// Everything a complete record can show: `require` lines, a run of a
+    /// tool starting, a tool that ran nothing, warnings, a step starting,
+    /// retries and recoveries, failure patterns, an ERROR record, an
+    /// exception.
+    fn judge_record(&mut self, r: &mut Record) {
+        let raised = r.raised();
+        // While a failure stands, every record may be the retry or the
+        // recovery that changes it.
+        let watching = self.failure_stands();
+        // An error record's level word is in the pre-checks: a record no
+        // line of which was flagged is at no level of error.
+        if r.flagged & !F_STEP == 0 && raised.is_none() {
+            // A record after a logged exception: it was not the crash.
+            self.logged_exception = None;
+            if watching {
+                let owner = r.owner;
+                self.match_retry(owner, &r.joined());
+            }
+            return;
+        }
+        r.ensure_shape();
+        let r: &Record = r;
+        let joined = r.joined();
+        let owner = r
+            .owner
+            .filter(|&i| self.patterns.shared.tools[i].records.is_some());
+        // Borrowed through the shared patterns: a clone of a regex starts
+        // with no search cache of its own.
+        let shared = std::sync::Arc::clone(&self.patterns.shared);
+        let allowed = |text: &[u8]| shared.allow.as_ref().is_some_and(|re| re.is_match(text));
+        // A preset's tool's record is allowed whole, as it is matched; any
+        // other record line by line.
+        let record_allowed = owner.is_some() && allowed(&joined);
+        let lines: Vec<&[u8]> = (0..r.lines.len()).map(|k| r.line(k)).collect();
+        let flags = r.flagged;
+        if flags & F_REQUIRED != 0 {
+            self.match_required(&lines, &joined);
+        }
+        if flags & F_CUSTOM != 0 {
+            self.match_runs(owner, &lines, &joined);
+            self.match_warn(&joined);
+        }
+        if flags & (F_NOTHING | F_CUSTOM) != 0 && !record_allowed {
+            self.match_nothing(&lines, &joined);
+        }
+        if flags & (F_FAIL | F_SCHEMA) != 0 && !record_allowed {
+            self.match_failures(r, owner, &lines, &joined, &allowed);
+        }
+        if flags & F_SPECIFIC != 0 {
+            self.match_specific(&lines, owner.map(|_| &joined[..]));
+        }
+        if !record_allowed {
+            self.match_logged(r, &lines, &joined, &allowed);
+        }
+        // Last: a record that fails and says it is retried (`Retry 1/3
+        // will start`) sets its own failures aside.
+        if watching || self.failure_stands() {
+            self.match_retry(owner, &joined);
+        }
+    }
+
+    /// An ERROR (or worse) record, and the exception an uncaught
+    /// traceback or an error record raised.
+    fn match_logged(
+        &mut self,
+        r: &Record,
+        lines: &[&[u8]],
+        joined: &[u8],
+        allowed: &dyn Fn(&[u8]) -> bool,
+    ) {
+        let error = r.level.is_some_and(Level::is_error);
+        let raised = r.raised();
+        // An `allow` naming a line of the record allows the record.
+        let named = allowed(joined) || lines.iter().any(|l| allowed(l));
+        if error && !named && self.findings.error_logged.is_none() {
+            let message = r.line(0).get(r.message..).unwrap_or(&[]);
+            let quote = self.quote(joined, 0);
+            self.findings.headlines[ERROR_LOGGED] = Some(self.masked_headline(message));
+            self.findings.spans[ERROR_LOGGED] = Some((r.first, r.first));
+            self.finding_records[ERROR_LOGGED] = Some(kept(joined));
+            self.findings.error_logged = Some(quote);
+        }
+        // A traceback in a record at a quiet level (`logger.warning(…,
+        // exc_info=True)`) was caught and logged, unless it is the last
+        // record of a run that failed: the crash that ended it.
+        self.logged_exception = None;
+        if let Some(k) = raised
+            && self.findings.exception.is_none()
+            && !allowed(lines[k])
+        {
+            let n = r.first + k as u64;
+            let loading = self.leveled && !self.findings.step_seen;
+            if r.level.is_some() && !error {
+                // Read only if no record follows it.
+                self.logged_exception = Some((lines[k].to_vec(), (n, n), loading));
+            } else if let Some(e) = self.raised(lines[k], loading, false) {
+                self.findings.headlines[EXCEPTION] = Some(e.line.clone());
+                self.findings.spans[EXCEPTION] = Some((n, n));
+                self.finding_records[EXCEPTION] = Some(kept(joined));
+                self.findings.exception = Some(e);
+            }
+        }
+    }
+
+    /// The exception `line` (a traceback's last) names, read by its type;
+    /// `loading`: no step had started in a stream that logs.
+    fn raised(&self, line: &[u8], loading: bool, logged: bool) -> Option<RaisedException> {
+        let text = String::from_utf8_lossy(line);
+        let e = exception::raised(text.trim(), true)?;
+        Some(RaisedException {
+            type_path: e.type_path.to_string(),
+            config: exception::config_shaped(e.type_path),
+            while_loading: loading && !exception::io_shaped(e.type_path),
+            logged,
+            line: self.quote(text.trim().as_bytes(), 0),
+        })
+    }
+
+    /// The message of a record as a headline: one clean line, masked.
+    fn masked_headline(&self, message: &[u8]) -> String {
+        let text = crate::ansi::one_line(&crate::ansi::visible(&String::from_utf8_lossy(message)));
+        let text = super::clip(&text, 300);
+        match &self.redactor {
+            Some(r) => r.mask_str(&text).0.into_owned(),
+            None => text,
+        }
+    }
+
+    /// The failure patterns a record matches, by who wrote it: the team's
+    /// on every line at every level, a preset's on its tool's records
+    /// (quieted by its levels), the built-ins and presets' on the rest
+    /// (whose level quiets their abort words only). A traceback's frames
+    /// fail nothing by the built-ins: they quote code.
+    fn match_failures(
+        &mut self,
+        r: &Record,
+        owner: Option<usize>,
+        lines: &[&[u8]],
+        joined: &[u8],
+        allowed: &dyn Fn(&[u8]) -> bool,
+    ) {
+        let shared = std::sync::Arc::clone(&self.patterns.shared);
+        let generic_quiet = r.level.is_some_and(|l| shared.quiet.has_level(l));
+        let traceback = r.raised().is_some();
+        let mut hits: Vec<(usize, String, (u64, u64), bool)> = Vec::new();
+        let open = self.open;
+        let wanted = |cat: usize, hits: &[(usize, String, (u64, u64), bool)]| {
+            open & bit(cat) != 0 && !hits.iter().any(|h| h.0 == cat)
+        };
+        for (k, &line) in lines.iter().enumerate() {
+            // A line no pre-check flagged matches no failure pattern.
+            let (_, _, kind, flagged) = r.lines[k];
+            if flagged & (F_FAIL | F_SCHEMA) == 0 {
+                continue;
+            }
+            // One search says whether any failure pattern can match.
+            let gate = shared.gates[usize::from(!generic_quiet)].as_ref();
+            if owner.is_none() && flagged & F_SCHEMA == 0 && gate.is_some_and(|g| !g.is_match(line))
+            {
+                continue;
+            }
+            if allowed(line) {
+                continue;
+            }
+            let n = r.first + k as u64;
+            for cat in [VALIDATION, RUNTIME, ABORT] {
+                if !wanted(cat, &hits) {
+                    continue;
+                }
+                let loud = shared.loud[cat].as_ref().and_then(|re| re.find(line));
+                let soft = || {
+                    if owner.is_some() || kind == Kind::Frame {
+                        return None;
+                    }
+                    // An abort word counts in a record at ERROR or above, a
+                    // line of no known shape, and a traceback's exception.
+                    if cat == ABORT
+                        && (generic_quiet || traceback && r.level.is_none() && kind != Kind::Raised)
+                    {
+                        return None;
+                    }
+                    shared.soft[cat].as_ref().and_then(|re| re.find(line))
+                };
+                if let Some(m) = loud.or_else(soft) {
+                    hits.push((cat, self.quote(line, m.start()), (n, n), false));
+                }
+            }
+            for (cat, re) in [(AUTH, &*AUTH_RE), (SCHEMA, &*SCHEMA_RE)] {
+                if wanted(cat, &hits)
+                    && let Some(m) = re.find(line)
+                {
+                    hits.push((cat, self.quote(line, m.start()), (n, n), false));
+                }
+            }
+        }
+        if let Some(i) = owner {
+            let span = (r.first, r.first + lines.len() as u64 - 1);
+            for cat in [VALIDATION, RUNTIME, ABORT] {
+                if !wanted(cat, &hits) {
+                    continue;
+                }
+                let loud = shared.loud[cat].as_ref().and_then(|re| re.find(joined));
+                let soft = || {
+                    (!r.tool_quiet)
+                        .then(|| shared.tools[i].soft[cat].as_ref()?.find(joined))
+                        .flatten()
+                };
+                if let Some(m) = loud.or_else(soft) {
+                    hits.push((cat, self.quote(joined, m.start()), span, true));
+                }
+            }
+        }
+        if hits.is_empty() {
+            return;
+        }
+        for (cat, quote, span, whole) in hits {
+            let headline = whole
+                .then(|| super::headline::of(&String::from_utf8_lossy(joined)))
+                .flatten()
+                .map(|h| match &self.redactor {
+                    Some(r) => r.mask_str(&h).0.into_owned(),
+                    None => h,
+                });
+            *self.findings.slot(cat) = Some(quote);
+            self.findings.headlines[cat] = headline;
+            self.findings.spans[cat] = Some(span);
+            self.finding_records[cat] = Some(kept(joined));
+            self.close(cat);
+        }
+    }
+
+    /// Note the `require` patterns a record matches, on a line as printed
+    /// or the record's text.
+    fn match_required(&mut self, lines: &[&[u8]], joined: &[u8]) {
         let Some(required) = &self.patterns.required else {
             return;
         };
@@ -504,7 +1288,9 @@ impl StreamClassifier {
             return;
         }
         for (i, re) in required.res.iter().enumerate() {
-            if self.found_required & (1 << i) == 0 && re.is_match(line) {
+            if self.found_required & (1 << i) == 0
+                && (re.is_match(joined) || lines.iter().any(|l| re.is_match(l)))
+            {
                 self.found_required |= 1 << i;
             }
         }
@@ -513,70 +1299,226 @@ impl StreamClassifier {
         }
     }
 
-    fn note_first_line(&mut self, line: &[u8]) {
-        // Checked on the bytes first: the first line is almost always found
-        // at once, and empty lines should not cost a conversion.
-        if self.findings.first_line.is_none() && !line.trim_ascii().is_empty() {
-            let text = self.quote(line, line.len() - line.trim_ascii_start().len());
-            if !text.is_empty() {
-                self.findings.first_line = Some(text);
+    /// A record of a preset's tool that opens a run of it ends the run
+    /// before; each preset's `require` lines are looked for in the run.
+    fn match_runs(&mut self, owner: Option<usize>, lines: &[&[u8]], joined: &[u8]) {
+        if let Some(i) = owner
+            && let Some(re) =
+                (self.patterns.shared.tools[i].records.as_ref()).and_then(|r| r.invocation.as_ref())
+            && re.is_match(joined)
+        {
+            self.close_run(i, false);
+            let quote = self.quote(joined, 0);
+            let run = &mut self.runs[i];
+            run.runs += 1;
+            run.found = 0;
+            run.opened_by = quote;
+        }
+        let shared = std::sync::Arc::clone(&self.patterns.shared);
+        for (tool, run) in shared.tools.iter().zip(&mut self.runs) {
+            let Some(required) = &tool.require else {
+                continue;
+            };
+            for (i, re) in required.res.iter().enumerate() {
+                if run.found & (1 << i) == 0
+                    && (re.is_match(joined) || lines.iter().any(|l| re.is_match(l)))
+                {
+                    run.found |= 1 << i;
+                }
             }
         }
     }
 
-    /// A record saying a step is retried sets aside the findings of the
-    /// records it names (by its `key` group; without one, every finding):
-    /// their categories are open again. One saying a retried step
-    /// succeeded turns those it names into warnings.
-    fn match_retry(&mut self, line: &[u8]) {
-        let Some(records) = &self.patterns.shared.records else {
+    /// The current run of preset `i`'s tool ended (`at_end`: with the
+    /// stream): its missing `require` lines are findings. Before any
+    /// record opened a run, the whole stream is one, judged with the other
+    /// stream.
+    fn close_run(&mut self, i: usize, at_end: bool) {
+        let shared = std::sync::Arc::clone(&self.patterns.shared);
+        let tool = &shared.tools[i];
+        let Some(required) = &tool.require else {
             return;
         };
+        let run = &self.runs[i];
+        let missing: Vec<&String> = (required.sources.iter().enumerate())
+            .filter(|(k, _)| run.found & (1 << k) == 0)
+            .map(|(_, s)| s)
+            .collect();
+        if run.runs == 0 {
+            if at_end {
+                self.findings
+                    .missing_required
+                    .extend(missing.into_iter().cloned());
+            }
+            return;
+        }
+        for s in missing {
+            let described = format!(
+                "`{s}` (run {} of the `{}` preset's tool, opened by `{}`)",
+                run.runs, tool.name, run.opened_by
+            );
+            if !self.findings.missing_in_run.contains(&described) {
+                self.findings.missing_in_run.push(described);
+            }
+        }
+    }
+
+    /// A line saying a tool ran nothing: a preset's (counts for every
+    /// case) outweighs a built-in's (golden projects only).
+    fn match_nothing(&mut self, lines: &[&[u8]], joined: &[u8]) {
+        if self
+            .findings
+            .nothing_ran
+            .as_ref()
+            .is_some_and(|(_, builtin)| !builtin)
+        {
+            return;
+        }
+        let find = |re: &Regex| {
+            re.find(joined).map(|m| (joined, m.start())).or_else(|| {
+                lines
+                    .iter()
+                    .find_map(|l| re.find(l).map(|m| (*l, m.start())))
+            })
+        };
+        let shared = std::sync::Arc::clone(&self.patterns.shared);
+        let hit = match shared.nothing.as_ref().and_then(find) {
+            Some(h) => Some((h, false)),
+            None if self.findings.nothing_ran.is_none() => {
+                find(&BUILTIN_NOTHING_RE).map(|h| (h, true))
+            }
+            None => None,
+        };
+        if let Some(((text, at), builtin)) = hit {
+            self.findings.nothing_ran = Some((self.quote(text, at), builtin));
+        }
+    }
+
+    fn match_warn(&mut self, joined: &[u8]) {
+        if self.findings.warnings.len() >= MAX_WARNINGS {
+            return;
+        }
+        if let Some(m) = (self.patterns.shared.warn.as_ref()).and_then(|re| re.find(joined)) {
+            let quote = self.quote(joined, m.start());
+            if !self.findings.warnings.contains(&quote) {
+                self.findings.warnings.push(quote);
+            }
+        }
+    }
+
+    /// `specific_error` on a line as printed, or on the record's text for
+    /// a preset's tool's record (`joined`), as its patterns are matched.
+    fn match_specific(&mut self, lines: &[&[u8]], joined: Option<&[u8]>) {
+        if self.open & bit(SPECIFIC) == 0 {
+            return;
+        }
+        let Some(s) = &self.patterns.specific else {
+            return;
+        };
+        if lines.iter().any(|l| s.re.is_match(l)) || joined.is_some_and(|j| s.re.is_match(j)) {
+            self.findings.specific_error = true;
+            self.close(SPECIFIC);
+        }
+    }
+
+    /// The record's retry and recovery regexes: its tool's, or, for a
+    /// record no preset claims, the words tools use, keyed by the name
+    /// the retry record gives.
+    fn retry_res(&self, owner: Option<usize>) -> (Option<&Regex>, Option<&Regex>, bool) {
+        match owner.and_then(|i| self.patterns.shared.tools[i].records.as_ref()) {
+            Some(r) => (r.retry.as_ref(), r.recovered.as_ref(), false),
+            None => (Some(&*RETRY), Some(&*RECOVERED), true),
+        }
+    }
+
+    /// A record saying a step is retried sets aside the findings of the
+    /// records it names (by its `key` group, or for the words tools use
+    /// the name it quotes; with neither, every finding): their slots are
+    /// open again. One saying a retried step succeeded turns those it
+    /// names into warnings.
+    fn match_retry(&mut self, owner: Option<usize>, line: &[u8]) {
         // No failure found and none waiting on a retry: neither a retry nor
         // a recovery record changes anything, so neither is looked for.
         if self.provisional.is_empty() && self.finding_records.iter().all(Option::is_none) {
             return;
         }
-        let key_of =
-            |caps: &regex::bytes::Captures<'_>| caps.name("key").map(|m| m.as_bytes().to_vec());
+        let (retry, recovered, generic) = self.retry_res(owner);
+        let key_of = |caps: &regex::bytes::Captures<'_>| {
+            caps.name("key")
+                .map(|m| m.as_bytes().to_vec())
+                .or_else(|| generic.then(|| retry_key(line)).flatten())
+        };
         let names = |record: &[u8], key: &Option<Vec<u8>>| {
             key.as_ref()
                 .is_none_or(|k| memchr::memmem::find(record, k).is_some())
         };
-        if let Some(caps) = records.retry.as_ref().and_then(|re| re.captures(line)) {
+        if let Some(caps) = retry.and_then(|re| re.captures(line)) {
             let key = key_of(&caps);
-            for cat in FAILURE_CATS {
-                let taken = match &self.finding_records[cat] {
+            // The words tools use name what they retry, or nothing is.
+            if generic && key.is_none() {
+                return;
+            }
+            for slot in [
+                VALIDATION,
+                RUNTIME,
+                ABORT,
+                AUTH,
+                SCHEMA,
+                ERROR_LOGGED,
+                EXCEPTION,
+            ] {
+                let taken = match &self.finding_records[slot] {
                     Some(record) => names(record, &key),
                     None => false,
                 };
                 if !taken {
                     continue;
                 }
-                let record = self.finding_records[cat].take().unwrap_or_default();
-                let headline = self.findings.headlines[cat].take();
-                let span = self.findings.spans[cat].take();
-                if let Some(quote) = self.findings.slot(cat).take() {
+                let record = self.finding_records[slot].take().unwrap_or_default();
+                let headline = self.findings.headlines[slot].take();
+                let span = self.findings.spans[slot].take();
+                let (quote, exception) = if slot == EXCEPTION {
+                    let e = self.findings.exception.take();
+                    (e.as_ref().map(|e| e.line.clone()), e)
+                } else {
+                    (self.findings.slot(slot).take(), None)
+                };
+                if let Some(quote) = quote {
                     self.provisional.push(Provisional {
-                        cat,
+                        slot,
                         quote,
                         headline,
                         span,
                         record,
                         key: key.clone(),
+                        exception,
                     });
                 }
-                self.open |= bit(cat);
+                if slot < 5 {
+                    self.open |= bit(slot);
+                }
             }
             self.refresh_quick();
             return;
         }
-        if let Some(caps) = records.recovered.as_ref().and_then(|re| re.captures(line)) {
-            let key = key_of(&caps);
+        if self.provisional.is_empty() {
+            return;
+        }
+        if let Some(caps) = recovered.and_then(|re| re.captures(line)) {
+            let key = caps.name("key").map(|m| m.as_bytes().to_vec());
+            // The words tools use: the record names what it recovered.
+            let recovers = |p: &Provisional| match (&key, generic) {
+                (None, true) => p
+                    .key
+                    .as_ref()
+                    .is_some_and(|k| memchr::memmem::find(line, k).is_some()),
+                (None, false) => true,
+                (Some(_), _) => p.key == key || names(&p.record, &key),
+            };
             let (recovered, waiting): (Vec<Provisional>, Vec<Provisional>) =
                 std::mem::take(&mut self.provisional)
                     .into_iter()
-                    .partition(|p| key.is_none() || p.key == key || names(&p.record, &key));
+                    .partition(recovers);
             self.provisional = waiting;
             if let Some(first) = recovered.first() {
                 let then = self.quote(line, 0);
@@ -588,88 +1530,14 @@ impl StreamClassifier {
         }
     }
 
-    /// Match one line (or record). A `quiet` one (a record of a level
-    /// that does not fail) counts for no failure, like an allowed line.
-    fn match_line(&mut self, line: &[u8], quiet: bool) {
-        self.match_required(line);
-        self.match_retry(line);
-        if self.findings.warnings.len() < MAX_WARNINGS
-            && let Some(m) = self
-                .patterns
-                .shared
-                .warn
-                .as_ref()
-                .and_then(|re| re.find(line))
-        {
-            let quote = self.quote(line, m.start());
-            if !self.findings.warnings.contains(&quote) {
-                self.findings.warnings.push(quote);
+    fn note_first_line(&mut self, line: &[u8]) {
+        // Checked on the bytes first: the first line is almost always found
+        // at once, and empty lines should not cost a conversion.
+        if self.findings.first_line.is_none() && !line.trim_ascii().is_empty() {
+            let text = self.quote(line, line.len() - line.trim_ascii_start().len());
+            if !text.is_empty() {
+                self.findings.first_line = Some(text);
             }
-        }
-        if !self.every_line
-            && !self
-                .quick
-                .iter()
-                .any(|&q| self.quick_regex(q).is_match(line))
-        {
-            return;
-        }
-        let mut hits: Vec<(usize, usize)> = Vec::new();
-        for cat in FAILURE_CATS {
-            if self.open & bit(cat) == 0 {
-                continue;
-            }
-            let re = match cat {
-                AUTH => Some(&*AUTH_RE),
-                SCHEMA => Some(&*SCHEMA_RE),
-                _ => self.patterns.shared.verify[cat].as_ref(),
-            };
-            if let Some(m) = re.and_then(|re| re.find(line)) {
-                hits.push((cat, m.start()));
-            }
-        }
-        let allowed = || {
-            let allow = self.patterns.shared.allow.as_ref();
-            allow.is_some_and(|re| re.is_match(line))
-        };
-        // Without a preset's record format, a quiet level silences the
-        // abort words only: tools log real failures at INFO too (Spark's
-        // `Job aborted due to stage failure`), while `Timeout` in a
-        // warning is a value or a retried attempt.
-        let quiet_abort = self.patterns.shared.records.is_none()
-            && hits.iter().any(|(cat, _)| *cat == ABORT)
-            && (self.patterns.shared.levels.as_ref()).is_some_and(|l| l.quiet(line));
-        hits.retain(|(cat, _)| !(quiet_abort && *cat == ABORT));
-        if !hits.is_empty() && !quiet && !allowed() {
-            let keep_record =
-                (self.patterns.shared.records.as_ref()).is_some_and(|r| r.retry.is_some());
-            let headline = (self.patterns.shared.records.is_some())
-                .then(|| super::headline::of(&String::from_utf8_lossy(line)))
-                .flatten()
-                .map(|h| match &self.redactor {
-                    Some(r) => r.mask_str(&h).0.into_owned(),
-                    None => h,
-                });
-            for (cat, at) in hits {
-                let quote = self.quote(line, at);
-                *self.findings.slot(cat) = Some(quote);
-                self.findings.headlines[cat].clone_from(&headline);
-                self.findings.spans[cat] = Some(self.record_span);
-                if keep_record {
-                    self.finding_records[cat] = Some(line.to_vec());
-                }
-                self.close(cat);
-            }
-        }
-        if self.open & bit(SPECIFIC) != 0
-            && self
-                .patterns
-                .specific
-                .as_ref()
-                .is_some_and(|s| s.re.is_match(line))
-        {
-            self.findings.specific_error = true;
-            self.close(SPECIFIC);
         }
     }
 
@@ -898,27 +1766,6 @@ fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     let drop = (tail.len() + bytes.len()).saturating_sub(TAIL);
     tail.drain(..drop);
     tail.extend_from_slice(bytes);
-}
-
-/// Start of the first line at or after `pos` that is at least `hold`
-/// bytes long (without its `\n`). Such a line covers a whole aligned half
-/// of `hold`, so one `memchr` per half finds it.
-fn find_long_line(block: &[u8], pos: usize, hold: usize) -> Option<usize> {
-    let half = (hold / 2).max(1);
-    let mut seg = pos.div_ceil(half) * half;
-    while seg + half <= block.len() {
-        if memchr(b'\n', &block[seg..seg + half]).is_some() {
-            seg += half;
-            continue;
-        }
-        let start = memrchr(b'\n', &block[pos..seg]).map_or(pos, |i| pos + i + 1);
-        let end = memchr(b'\n', &block[seg..]).map_or(block.len(), |i| seg + i);
-        if end - start >= hold {
-            return Some(start);
-        }
-        seg = (end + 1).div_ceil(half) * half;
-    }
-    None
 }
 
 #[cfg(test)]

@@ -96,27 +96,59 @@ pub struct Redaction {
 }
 
 /// Failure patterns added to (or replacing) the built-in ones, and the
-/// lines that never count as failures (`[patterns]`, SPEC section 4).
+/// lines that never count as failures (`[patterns]`, SPEC section 4),
+/// with what the case's presets know of their tools (SPEC section 21).
 #[derive(Clone, Debug, Default)]
 pub struct PatternConfig {
-    /// Validation patterns.
+    /// The team's own validation patterns (`[patterns]` and the case's):
+    /// they count at every level, on every line.
     pub validation: Vec<String>,
-    /// Runtime patterns.
+    /// The team's own runtime patterns.
     pub runtime: Vec<String>,
-    /// Abort patterns.
+    /// The team's own abort patterns.
     pub abort: Vec<String>,
-    /// Lines matching one of these never count as failures.
+    /// Lines matching one of these never count as failures (the team's
+    /// and the presets').
     pub allow: Vec<String>,
     /// Lines that fail nothing, shown as a warning of the case (a
     /// preset's `warn`).
     pub warn: Vec<String>,
-    /// Keep the built-in patterns (default true).
+    /// Keep the built-in patterns (default true); false drops them for
+    /// every line.
     pub builtin: bool,
-    /// How the tool's log records look, when a preset knows it.
-    pub records: Option<RecordFormat>,
-    /// Levels whose log lines fail nothing by a failure pattern; None: the
-    /// preset's, else the classifier's defaults.
+    /// The case's presets: each one's patterns and the records of its
+    /// tool, in the order the presets are named.
+    pub tools: Vec<ToolPatterns>,
+    /// Levels whose log records fail nothing by a built-in's or a
+    /// preset's pattern; None: the preset's for its tool's records, else
+    /// the classifier's defaults.
     pub quiet: Option<Vec<String>>,
+}
+
+/// What one preset adds to the judging of a case: its patterns, and how
+/// its tool's records look. Lines its record format does not claim are
+/// judged by the built-ins too, whatever the preset says of them.
+#[derive(Clone, Debug, Default)]
+pub struct ToolPatterns {
+    /// The preset's name, as the harness names it.
+    pub name: String,
+    /// Its validation patterns.
+    pub validation: Vec<String>,
+    /// Its runtime patterns.
+    pub runtime: Vec<String>,
+    /// Its abort patterns.
+    pub abort: Vec<String>,
+    /// Lines that say its tool ran nothing (`Nothing to do`): a
+    /// `NOTHING_RAN` finding whatever else the output shows.
+    pub nothing: Vec<String>,
+    /// The built-in patterns also judge its tool's records (`false`: the
+    /// preset's own words replace them there).
+    pub builtin: bool,
+    /// How its tool's records look, when the preset knows.
+    pub records: Option<RecordFormat>,
+    /// Lines each run of its tool must show to pass (per invocation, when
+    /// the record format says where one starts).
+    pub require: Vec<String>,
 }
 
 /// How a tool's log records look (a preset's `[record]`, SPEC section 17).
@@ -147,6 +179,10 @@ pub struct RecordFormat {
     /// any, names which): the failures it retried are warnings.
     #[serde(default)]
     pub recovered: Option<String>,
+    /// A record that opens a new run of the tool (dbt's `Running with
+    /// dbt=`): the preset's `require` is met by each run on its own.
+    #[serde(default)]
+    pub invocation: Option<String>,
 }
 
 impl PatternConfig {
@@ -162,7 +198,7 @@ impl PatternConfig {
             allow: join(&self.allow, &case.allow),
             warn: self.warn.clone(),
             builtin: case.builtin.unwrap_or(self.builtin),
-            records: self.records.clone(),
+            tools: self.tools.clone(),
             quiet: case.quiet.clone().or_else(|| self.quiet.clone()),
         }
     }
@@ -265,11 +301,12 @@ pub struct CaseDef {
     pub quarantine: Option<crate::model::Quarantine>,
     /// The presets that judge the case (shipped names or preset files, as
     /// written): its own `preset`/`presets`, else the harness's, else the
-    /// one of the tool its command runs.
+    /// ones of the tools its command runs.
     pub presets: Vec<String>,
-    /// When the presets were chosen by the command: the tool it runs, as
-    /// the command names it (`dbt`, `python -m pytest`).
-    pub preset_tool: Option<String>,
+    /// When the presets were chosen by the command: for each, the tool it
+    /// runs, as the command names it (`dbt`, `python -m pytest`); empty
+    /// when the presets were named.
+    pub preset_tools: Vec<String>,
     /// How the case is judged, its presets applied.
     pub judging: CaseJudging,
 }
@@ -632,7 +669,7 @@ impl HarnessConfig {
             };
             let working_dir = default_working_dir(&path);
             let command = validate::substitute(&self.shell, &runner, &path, &working_dir, &e.name);
-            let (presets, preset_tool) = validate::case_presets(self, None, &command);
+            let (presets, preset_tools) = validate::case_presets(self, None, &command);
             let judging = validate::judging(self, &presets, None, None, CaseKind::Golden);
             self.cases.push(CaseDef {
                 command_template: runner,
@@ -663,7 +700,7 @@ impl HarnessConfig {
                 outputs: Vec::new(),
                 quarantine: None,
                 presets,
-                preset_tool,
+                preset_tools,
                 judging,
             });
         }

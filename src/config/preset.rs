@@ -66,7 +66,12 @@ pub(crate) struct PresetPatterns {
     /// passed (dbt's `WARN=1`).
     #[serde(default)]
     pub warn: Vec<String>,
-    /// `false`: the preset replaces the built-in patterns.
+    /// Lines that say the tool ran nothing (dbt's `Nothing to do`): a
+    /// case that shows one ran nothing, whatever else its output shows.
+    #[serde(default)]
+    pub nothing: Vec<String>,
+    /// `false`: on its tool's own records, the preset's patterns replace
+    /// the built-in ones (every other line is still judged by them).
     pub builtin: Option<bool>,
 }
 
@@ -97,6 +102,7 @@ impl Preset {
             &self.patterns.abort,
             &self.patterns.allow,
             &self.patterns.warn,
+            &self.patterns.nothing,
             &self.require.golden,
             &self.require.verify,
         ];
@@ -109,6 +115,7 @@ impl Preset {
                 ("prefix", r.prefix.as_ref()),
                 ("retry", r.retry.as_ref()),
                 ("recovered", r.recovered.as_ref()),
+                ("invocation", r.invocation.as_ref()),
             ];
             for (key, re) in fields {
                 if let Some(re) = re {
@@ -149,63 +156,56 @@ const TOOLS: &[(&str, &str)] = &[
     ("pyspark", "spark"),
 ];
 
-/// Words that run the next word of a command as the program: `env`,
-/// `exec`, `time`, and the runners of Python tools.
-const WRAPPERS: &[&str] = &["env", "exec", "time", "nice", "nohup", "command"];
-/// Runners whose next word after `run` is the program (`uv run dbt`).
-const RUNNERS: &[&str] = &["uv", "poetry", "pipenv", "pdm", "hatch", "rye"];
-
-/// The shipped preset of the tool `command` runs, with the tool as the
-/// command names it: the first simple command (split at `&&`, `||`, `;`,
-/// `|` and line ends) whose program, after variable assignments and
-/// wrappers (`env`, `exec`, `uv run`, …), is a known tool by its base
-/// name (`.venv/bin/dbt` is dbt), or `python -m TOOL`. None when no
-/// simple command runs one.
-pub(crate) fn detect(command: &str) -> Option<(&'static str, String)> {
-    command
-        .split(['\n', ';', '|', '&'])
-        .find_map(|simple| detect_simple(simple.split_whitespace()))
+/// The shipped presets of the tools `command` runs, each once, in the
+/// order their tools first run, with the tool as the command names it.
+/// The command is read as a shell reads it ([`crate::shell::programs`]):
+/// every program of it counts (`odibi run a.yaml && dbt build` gets both),
+/// through wrappers (`env`, `timeout`, `uv run`, …); a tool only mentioned
+/// (`command -v dbt`, a `grep` pattern, an `echo`) gets none. A program is
+/// known by its base name (`.venv/bin/dbt` is dbt), or as `python -m TOOL`.
+pub(crate) fn detect(command: &str) -> Vec<(&'static str, String)> {
+    let mut found: Vec<(&'static str, String)> = Vec::new();
+    for run in crate::shell::programs(command) {
+        let Some(hit) = tool_of(&run) else {
+            continue;
+        };
+        if !found.iter().any(|(p, _)| *p == hit.0) {
+            found.push(hit);
+        }
+    }
+    found
 }
 
-fn detect_simple<'a>(mut words: impl Iterator<Item = &'a str>) -> Option<(&'static str, String)> {
-    let unquote = |w: &'a str| w.trim_matches(['"', '\'']);
-    let mut word = unquote(words.next()?);
-    loop {
-        let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
-        let base = base.strip_suffix(".exe").unwrap_or(base);
-        let assignment = word.contains('=') && !word.starts_with('-');
-        if assignment || WRAPPERS.contains(&base) || word.starts_with('-') && !base.is_empty() {
-            word = unquote(words.next()?);
-            continue;
-        }
-        if RUNNERS.contains(&base) {
-            // `uv run dbt`: the program is after `run`.
-            if unquote(words.next()?) != "run" {
-                return None;
+/// The preset of the program `run` runs, and the tool as named.
+fn tool_of(run: &crate::shell::Invocation) -> Option<(&'static str, String)> {
+    let base = run.base();
+    if base == "python" || base == "py" || base.starts_with("python3") {
+        // `python -m TOOL` (or `-mTOOL`), the module's first part; options
+        // before it (`-u`, `-X dev`) are skipped.
+        let mut args = run.args.iter();
+        let module = loop {
+            let a = args.next()?;
+            if a == "-m" {
+                break args.next()?.as_str();
             }
-            word = unquote(words.next()?);
-            continue;
-        }
-        if base == "python" || base == "py" || base.starts_with("python3") {
-            // `python -m TOOL` (or `-mTOOL`), the module's first part.
-            let mut rest = words;
-            let module = loop {
-                let w = unquote(rest.next()?);
-                if w == "-m" {
-                    break unquote(rest.next()?);
-                }
-                if let Some(m) = w.strip_prefix("-m") {
-                    break m;
-                }
-                if !w.starts_with('-') {
+            if let Some(m) = a.strip_prefix("-m") {
+                break m;
+            }
+            if matches!(a.as_str(), "-X" | "-W" | "-c") {
+                if a == "-c" {
                     return None;
                 }
-            };
-            let first = module.split('.').next().unwrap_or(module);
-            return known(first).map(|p| (p, format!("python -m {module}")));
-        }
-        return known(base).map(|p| (p, base.to_string()));
+                args.next();
+                continue;
+            }
+            if !a.starts_with('-') {
+                return None;
+            }
+        };
+        let first = module.split('.').next().unwrap_or(module);
+        return known(first).map(|p| (p, format!("python -m {module}")));
     }
+    known(base).map(|p| (p, base.to_string()))
 }
 
 fn known(program: &str) -> Option<&'static str> {
@@ -239,11 +239,7 @@ mod tests {
             ),
             ("exec time dbt test", "dbt", "dbt"),
         ] {
-            assert_eq!(
-                detect(command),
-                Some((preset, tool.to_string())),
-                "{command}"
-            );
+            assert_eq!(detect(command), [(preset, tool.to_string())], "{command}");
         }
         for command in [
             "sh run.sh",
@@ -251,8 +247,22 @@ mod tests {
             "echo dbt",
             "cargo build",
             "mydbt run",
+            "command -v dbt >/dev/null && python3 cfg.py",
+            "python3 cfg.py | grep -vE 'noise|dbt'",
+            "which odibi",
         ] {
-            assert_eq!(detect(command), None, "{command}");
+            assert_eq!(detect(command), [], "{command}");
+        }
+        // Every program of a command counts, each preset once.
+        assert_eq!(
+            detect("odibi run a.yaml && dbt seed && dbt build && python3 post.py"),
+            [("odibi", "odibi".to_string()), ("dbt", "dbt".to_string())]
+        );
+        for command in [
+            "timeout 600 dbt build --select tag:typo",
+            "if dbt build --select tag:typo; then echo ok; fi",
+        ] {
+            assert_eq!(detect(command), [("dbt", "dbt".to_string())], "{command}");
         }
     }
 

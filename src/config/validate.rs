@@ -1040,35 +1040,38 @@ fn settings(cx: &mut Ctx<'_>, top: &Table<'_>, h: &mut HarnessConfig) {
 }
 
 /// The presets of a case whose command is `command`: its own (`own`), else
-/// the harness's, else those of the tool its command runs (loaded into
-/// `h.loaded_presets`), with that tool.
+/// the harness's, else those of the tools its command runs (loaded into
+/// `h.loaded_presets`), each with its tool.
 pub(super) fn case_presets(
     h: &mut HarnessConfig,
     own: Option<Vec<String>>,
     command: &str,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<String>, Vec<String>) {
     if let Some(p) = own.or_else(|| h.presets.clone()) {
-        return (p, None);
+        return (p, Vec::new());
     }
-    let Some((preset, tool)) = super::preset::detect(command) else {
-        return (Vec::new(), None);
-    };
-    let name = preset.to_string();
-    // Parsed once, not once a case.
-    if !h.loaded_presets.contains_key(&name)
-        && let Some(p) = super::preset::preset(preset)
-    {
-        h.loaded_presets.insert(name.clone(), p);
+    let mut presets = Vec::new();
+    let mut tools = Vec::new();
+    for (preset, tool) in super::preset::detect(command) {
+        let name = preset.to_string();
+        // Parsed once, not once a case.
+        if !h.loaded_presets.contains_key(&name)
+            && let Some(p) = super::preset::preset(preset)
+        {
+            h.loaded_presets.insert(name.clone(), p);
+        }
+        presets.push(name);
+        tools.push(tool);
     }
-    (vec![name], Some(tool))
+    (presets, tools)
 }
 
 /// How a case of `kind` with `presets` (loaded into `h.loaded_presets`)
-/// is judged: the presets' patterns go before `[patterns]`' own and the
-/// case's (`case_patterns`), their record format and `require` lines
-/// (after `[harness] require`, unless the case has its own `require`) are
-/// taken, and their `builtin = false` drops the built-ins unless
-/// `[patterns] builtin` or the case's says otherwise.
+/// is judged: each preset's patterns, record format, `nothing` lines and
+/// `require` lines for the kind (none when the case has its own
+/// `require`) judge what its tool writes; `[patterns]`' own and the
+/// case's (`case_patterns`) judge every line; `[harness] require` (or the
+/// case's own) must be met by the whole output.
 pub(super) fn judging(
     h: &HarnessConfig,
     presets: &[String],
@@ -1077,39 +1080,43 @@ pub(super) fn judging(
     kind: CaseKind,
 ) -> super::CaseJudging {
     let own = &h.own_patterns;
-    let mut drops_builtin = false;
-    let mut patterns = super::PatternConfig::default();
-    let mut require = h.harness_require.clone();
+    let mut allow = Vec::new();
+    let mut warn = Vec::new();
+    let mut tools = Vec::new();
     let mut env = std::collections::BTreeMap::new();
-    for p in presets.iter().filter_map(|n| h.loaded_presets.get(n)) {
-        patterns
-            .validation
-            .extend(p.patterns.validation.iter().cloned());
-        patterns.runtime.extend(p.patterns.runtime.iter().cloned());
-        patterns.abort.extend(p.patterns.abort.iter().cloned());
-        patterns.allow.extend(p.patterns.allow.iter().cloned());
-        patterns.warn.extend(p.patterns.warn.iter().cloned());
-        drops_builtin |= p.patterns.builtin == Some(false);
-        // The first preset that knows its tool's records decides.
-        if patterns.records.is_none() {
-            patterns.records.clone_from(&p.record);
-        }
-        require.extend(match kind {
-            CaseKind::Golden => p.require.golden.iter().cloned(),
-            CaseKind::Verify => p.require.verify.iter().cloned(),
+    for (name, p) in presets
+        .iter()
+        .filter_map(|n| h.loaded_presets.get(n).map(|p| (n, p)))
+    {
+        allow.extend(p.patterns.allow.iter().cloned());
+        warn.extend(p.patterns.warn.iter().cloned());
+        let require = match (case_require, kind) {
+            (Some(_), _) => Vec::new(),
+            (None, CaseKind::Golden) => p.require.golden.clone(),
+            (None, CaseKind::Verify) => p.require.verify.clone(),
+        };
+        tools.push(super::ToolPatterns {
+            name: name.clone(),
+            validation: p.patterns.validation.clone(),
+            runtime: p.patterns.runtime.clone(),
+            abort: p.patterns.abort.clone(),
+            nothing: p.patterns.nothing.clone(),
+            builtin: p.patterns.builtin != Some(false),
+            records: p.record.clone(),
+            require,
         });
         for (k, v) in &p.env {
             env.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
     let harness = super::PatternConfig {
-        validation: [patterns.validation, own.validation.clone()].concat(),
-        runtime: [patterns.runtime, own.runtime.clone()].concat(),
-        abort: [patterns.abort, own.abort.clone()].concat(),
-        allow: [patterns.allow, own.allow.clone()].concat(),
-        warn: patterns.warn,
-        builtin: own.builtin.unwrap_or(!drops_builtin),
-        records: patterns.records,
+        validation: own.validation.clone(),
+        runtime: own.runtime.clone(),
+        abort: own.abort.clone(),
+        allow: [allow, own.allow.clone()].concat(),
+        warn,
+        builtin: own.builtin.unwrap_or(true),
+        tools,
         quiet: own.quiet.clone(),
     };
     super::CaseJudging {
@@ -1117,7 +1124,7 @@ pub(super) fn judging(
             Some(c) => harness.with_case(c),
             None => harness,
         },
-        require: case_require.map_or(require, <[String]>::to_vec),
+        require: case_require.map_or_else(|| h.harness_require.clone(), <[String]>::to_vec),
         env,
     }
 }
@@ -1302,7 +1309,7 @@ impl Cases {
         let p: PathBuf = path.clone().unwrap_or_else(|| working_dir.clone());
         let command_template = command;
         let command = substitute(&h.shell, &command_template, &p, &working_dir, &name);
-        let (presets, preset_tool) = case_presets(h, own_presets, &command);
+        let (presets, preset_tools) = case_presets(h, own_presets, &command);
         let judging = judging(h, &presets, patterns.as_ref(), require.as_deref(), d.kind);
         h.cases.push(CaseDef {
             command_template,
@@ -1334,7 +1341,7 @@ impl Cases {
             outputs,
             quarantine,
             presets,
-            preset_tool,
+            preset_tools,
             judging,
         });
     }

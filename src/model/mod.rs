@@ -228,6 +228,10 @@ pub enum IssueType {
     /// A passing case did not show a line it `require`s: it did nothing
     /// (SPEC section 17).
     NothingRan,
+    /// A log record at ERROR or above (CRITICAL, FATAL) in a run that
+    /// exited 0: on fixed, known-good inputs, an error record means the
+    /// run's result is wrong (SPEC section 21).
+    ErrorLogged,
     /// The case's structured result (`result`) reports a failure, or is
     /// missing or unreadable.
     ResultFailed,

@@ -84,15 +84,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn presets_note(cases: &[&CaseDef]) -> Option<String> {
     let mut by_tool: Vec<(String, &str, Vec<String>)> = Vec::new();
     for c in cases {
-        let (Some(tool), Some(preset)) = (&c.preset_tool, c.presets.first()) else {
-            continue;
-        };
-        match by_tool
-            .iter_mut()
-            .find(|(t, p, _)| t == tool && *p == preset)
-        {
-            Some((_, _, names)) => names.push(c.name.clone()),
-            None => by_tool.push((tool.clone(), preset, vec![c.name.clone()])),
+        for (tool, preset) in c.preset_tools.iter().zip(&c.presets) {
+            match by_tool
+                .iter_mut()
+                .find(|(t, p, _)| t == tool && *p == preset)
+            {
+                Some((_, _, names)) => names.push(c.name.clone()),
+                None => by_tool.push((tool.clone(), preset, vec![c.name.clone()])),
+            }
         }
     }
     if by_tool.is_empty() {
@@ -290,6 +289,17 @@ impl<'h> Run<'h> {
         }
         if let Some(note) = presets_note(&run.cases) {
             run.emit(&Event::Note { message: &note });
+        }
+        let mut never = Vec::new();
+        for c in &run.cases {
+            for n in crate::classify::never_firing(&harness.patterns_for(c)) {
+                if !never.contains(&n) {
+                    never.push(n);
+                }
+            }
+        }
+        for n in &never {
+            run.emit(&Event::Warning { message: n });
         }
         Ok(run)
     }

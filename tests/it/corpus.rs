@@ -363,8 +363,8 @@ fn real_pytest_and_spark_runs_judge_right_with_their_presets_alone() {
 
 /// The built-ins alone, on the real runs as `cargo golden` makes them (a
 /// wide terminal: the 1000-column recordings), give no false red and no
-/// false green. A run that selected nothing passes here: telling it apart
-/// takes the odibi preset's `require`.
+/// false green: a run that selected nothing is FAILED with NOTHING_RAN by
+/// the tool's own words, without its preset.
 #[test]
 fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
     // dbt ignores COLUMNS: its recordings are of one width.
@@ -381,15 +381,16 @@ fn the_built_ins_alone_judge_real_runs_without_false_reds_or_greens() {
     ] {
         for (r, case) in replay_some(dir, None, keep) {
             judged += 1;
-            let want = if r.outcome == "nothing_selected" {
-                "PASSED"
-            } else {
-                r.expect.as_str()
-            };
-            if case["result"] != want {
+            let right = case["result"] == r.expect.as_str()
+                && (r.outcome != "nothing_selected" || issue_types(&case) == ["NOTHING_RAN"]);
+            if !right {
                 wrong.push(format!(
-                    "{} ({}): {}/{}",
-                    r.name, r.outcome, case["execution_status"], case["result"]
+                    "{} ({}): {}/{} {:?}",
+                    r.name,
+                    r.outcome,
+                    case["execution_status"],
+                    case["result"],
+                    issue_types(&case)
                 ));
             }
         }

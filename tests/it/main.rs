@@ -30,6 +30,7 @@ mod history;
 mod hostile_files;
 mod html_report;
 mod init;
+mod judging;
 mod junit;
 mod merge;
 mod messages;

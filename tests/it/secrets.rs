@@ -393,8 +393,14 @@ fn live_output_and_log_tails_are_masked() {
 
 /// A line matching each built-in pattern, with the execution status it
 /// brings about.
-const PATTERN_LINES: [(&str, &str); 11] = [
+const PATTERN_LINES: [(&str, &str); 14] = [
     ("1 validation error for ProjectConfig", "VALIDATION_FAILED"),
+    ("Error: No such option: --colour", "VALIDATION_FAILED"),
+    ("│ No such option: --colour", "VALIDATION_FAILED"),
+    (
+        "etl: error: unrecognized arguments: --colour",
+        "VALIDATION_FAILED",
+    ),
     ("Input should be a valid string", "VALIDATION_FAILED"),
     ("pydantic.ValidationError: bad", "VALIDATION_FAILED"),
     ("Invalid config: no sink", "VALIDATION_FAILED"),
