@@ -238,10 +238,14 @@ pub(crate) fn parse(format: ResultFormat, bytes: &[u8]) -> Result<Parsed, String
     }
 }
 
-/// dbt's `run_results.json`: every node a result, by `status` (`success`,
-/// `pass`, `warn`, `fail`, `error`, `skipped`); a `fail` or `error` is a
-/// failure with its node, failures and message; what ran is every result
-/// not skipped.
+/// dbt's `run_results.json`: every node a result, by `status`. A node
+/// passes only with a status dbt documents as a success: `success`,
+/// `pass`, `warn` (a warn-severity test that found rows), and `skipped`
+/// and `no-op` (it did not run). Any other status (`fail`, `error`,
+/// `runtime error`, `partial success`, which dbt 1.9 exits 0 on, one
+/// spelt in another case, a missing one) is a failure with its node,
+/// failures and message; what ran is every result neither skipped nor a
+/// no-op.
 fn dbt(bytes: &[u8]) -> Result<Parsed, String> {
     let v: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("is not JSON: {e}"))?;
@@ -254,21 +258,25 @@ fn dbt(bytes: &[u8]) -> Result<Parsed, String> {
     };
     let mut ran = 0;
     for r in results {
-        let (id, status) = (field(r, "unique_id"), field(r, "status"));
-        if status != "skipped" {
-            ran += 1;
+        let id = field(r, "unique_id");
+        let status = r.get("status").and_then(serde_json::Value::as_str);
+        match status {
+            Some("success" | "pass" | "warn") => {
+                ran += 1;
+                continue;
+            }
+            Some("skipped" | "no-op") => continue,
+            _ => ran += 1,
         }
-        if !matches!(status, "fail" | "error" | "runtime error") {
-            continue;
-        }
+        let shown = status.map_or_else(|| "(no status)".to_string(), str::to_string);
         let failures = r["failures"]
             .as_u64()
             .map_or_else(String::new, |n| n.to_string());
         let message = one_line(&crate::ansi::visible(field(r, "message")));
         parsed.failures.push(Failure {
-            message: format!("dbt: {id} {status}: {message}"),
+            message: format!("dbt: {id} {shown}: {message}"),
             detail: format!(
-                "Node: {id} | Status: {status} | Failures: {failures} | Message: {message}"
+                "Node: {id} | Status: {shown} | Failures: {failures} | Message: {message}"
             ),
         });
     }
@@ -276,6 +284,21 @@ fn dbt(bytes: &[u8]) -> Result<Parsed, String> {
     parsed.failed = !parsed.failures.is_empty();
     Ok(parsed)
 }
+
+/// A JUnit testcase's own `status` (or `result`) attribute, which some
+/// writers add (googletest: `status="run"`, `result="completed"`): one of
+/// these passes, one of [`JUNIT_NOT_RUN`] did not run, any other fails.
+const JUNIT_PASSED: &[&str] = &[
+    "run",
+    "passed",
+    "pass",
+    "success",
+    "successful",
+    "completed",
+    "ok",
+];
+/// Testcase `status` values of a case that did not run.
+const JUNIT_NOT_RUN: &[&str] = &["skipped", "notrun", "disabled", "suppressed"];
 
 /// `text` on one line and at most [`MAX_FAILURE_CHARS`] characters.
 fn one_line(text: &str) -> String {
@@ -307,11 +330,28 @@ fn junit(bytes: &[u8]) -> Result<Parsed, String> {
         ..Parsed::default()
     };
     for tc in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
-        if !tc.children().any(|c| c.has_tag_name("skipped")) {
-            parsed.ran = parsed.ran.map(|n| n + 1);
-        }
         let name = tc.attribute("name").unwrap_or("?");
         let class = tc.attribute("classname").unwrap_or("");
+        let full = if class.is_empty() {
+            name.to_string()
+        } else {
+            format!("{class}::{name}")
+        };
+        let own = ["status", "result"]
+            .iter()
+            .filter_map(|a| tc.attribute(a).map(|v| (*a, v)))
+            .find(|(_, v)| !JUNIT_PASSED.contains(v));
+        let not_run = own.is_some_and(|(_, v)| JUNIT_NOT_RUN.contains(&v));
+        if !not_run && !tc.children().any(|c| c.has_tag_name("skipped")) {
+            parsed.ran = parsed.ran.map(|n| n + 1);
+        }
+        // An unknown status is never a pass.
+        if let Some((attr, value)) = own.filter(|_| !not_run) {
+            parsed.failures.push(Failure {
+                message: format!("testcase {full} has {attr} `{value}`, which is not a pass"),
+                detail: format!("Testcase: {name} | Classname: {class} | {attr}: {value}"),
+            });
+        }
         for f in tc
             .children()
             .filter(|c| c.has_tag_name("failure") || c.has_tag_name("error"))
@@ -322,11 +362,6 @@ fn junit(bytes: &[u8]) -> Result<Parsed, String> {
                 .filter(|m| !m.trim().is_empty())
                 .or_else(|| f.text())
                 .unwrap_or("");
-            let full = if class.is_empty() {
-                name.to_string()
-            } else {
-                format!("{class}::{name}")
-            };
             parsed.failures.push(Failure {
                 message: format!("testcase {full} {kind}: {}", one_line(message)),
                 detail: format!(
@@ -434,8 +469,24 @@ fn odibi_story(bytes: &[u8]) -> Result<Parsed, String> {
         unit: "node(s)",
         ..Parsed::default()
     };
-    for n in nodes.iter().filter(|n| field(n, "status") == "failed") {
+    // A node passes only with status `success`; `skipped` did not run;
+    // any other (or none) fails, `failed` with its error.
+    for n in nodes.iter() {
+        let status = n.get("status").and_then(serde_json::Value::as_str);
+        if matches!(status, Some("success" | "skipped")) {
+            continue;
+        }
         let (name, kind) = (field(n, "node_name"), field(n, "error_type"));
+        if status != Some("failed") {
+            let shown = status.map_or_else(|| "(no status)".to_string(), |s| format!("`{s}`"));
+            parsed.failures.push(Failure {
+                message: format!(
+                    "odibi story: node {name} has status {shown}, which is not a success"
+                ),
+                detail: format!("Pipeline: {pipeline} | Node: {name} | Status: {shown}"),
+            });
+            continue;
+        }
         let error = story_error(field(n, "error_message"));
         let kind = if kind.is_empty() {
             String::new()
@@ -600,6 +651,95 @@ mod tests {
             hook.failures[0]
                 .message
                 .starts_with("dbt: operation.shop.shop-on-run-end-0 error")
+        );
+    }
+
+    /// Statuses are an allow-list: only what dbt, JUnit writers and
+    /// Odibi document as a success passes.
+    #[test]
+    fn an_unknown_or_missing_status_is_never_a_pass() {
+        let results = |statuses: &[Option<&str>]| {
+            let rows: Vec<serde_json::Value> = (statuses.iter().enumerate())
+                .map(|(i, s)| match s {
+                    Some(s) => {
+                        serde_json::json!({"unique_id": format!("model.p.m{i}"), "status": s})
+                    }
+                    None => serde_json::json!({"unique_id": format!("model.p.m{i}")}),
+                })
+                .collect();
+            serde_json::to_vec(&serde_json::json!({"results": rows})).unwrap()
+        };
+        let ok = parse(
+            ResultFormat::Dbt,
+            &results(&[
+                Some("success"),
+                Some("pass"),
+                Some("warn"),
+                Some("skipped"),
+                Some("no-op"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!((ok.failed, ok.ran), (false, Some(3)));
+        for bad in [
+            Some("partial success"),
+            Some("Error"),
+            Some("Success"),
+            None,
+            Some(""),
+        ] {
+            let p = parse(ResultFormat::Dbt, &results(&[Some("success"), bad])).unwrap();
+            assert!(p.failed, "{bad:?}");
+            assert_eq!(p.failures.len(), 1);
+            let shown = bad.filter(|b| !b.is_empty()).unwrap_or("(no status)");
+            assert!(
+                p.failures[0]
+                    .message
+                    .starts_with(&format!("dbt: model.p.m1 {shown}"))
+                    || bad == Some(""),
+                "{}",
+                p.failures[0].message
+            );
+        }
+        let junit = br#"<testsuite name="s"><testcase name="a" status="run"/><testcase name="b" status="flaked"/><testcase name="c" status="notrun"/></testsuite>"#;
+        let p = parse(ResultFormat::Junit, junit).unwrap();
+        assert!(p.failed);
+        assert_eq!(p.ran, Some(2));
+        assert_eq!(p.failures.len(), 1);
+        assert!(
+            p.failures[0]
+                .message
+                .contains("testcase b has status `flaked`"),
+            "{:?}",
+            p.failures
+        );
+        let story = |status: serde_json::Value| {
+            serde_json::to_vec(&serde_json::json!({"pipeline_name": "o", "nodes": [
+                {"node_name": "a", "status": "success"},
+                {"node_name": "b", "status": status},
+            ]}))
+            .unwrap()
+        };
+        for bad in [
+            serde_json::json!("Success"),
+            serde_json::json!("partial"),
+            serde_json::Value::Null,
+        ] {
+            let p = parse(ResultFormat::OdibiStory, &story(bad.clone())).unwrap();
+            assert!(p.failed, "{bad}");
+            assert!(
+                p.failures[0].message.contains("node b has status"),
+                "{:?}",
+                p.failures
+            );
+        }
+        assert!(
+            !parse(
+                ResultFormat::OdibiStory,
+                &story(serde_json::json!("skipped"))
+            )
+            .unwrap()
+            .failed
         );
     }
 }
