@@ -27,12 +27,13 @@ pub(crate) mod wildcard;
 
 use std::collections::HashSet;
 
+pub(crate) use crate::model::DiffLine;
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
 pub(crate) use data::{Masking, OutputRead, OutputsBefore, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
-pub(crate) use snapshot::{DiffLine, SnapshotCheck, Snapshots};
+pub(crate) use snapshot::{SnapshotCheck, Snapshots};
 
 use crate::config::{Gate, HarnessConfig};
 use crate::model::{CaseRecord, CaseResult, RunRecord};

@@ -21,9 +21,7 @@ use std::io;
 use std::path::Path;
 
 use crate::config::{CaseDef, HarnessConfig, OutputSpec};
-use crate::model::{
-    CaseRecord, CaseResult, PendingSnapshot, SnapshotCheck, SnapshotOutcome, Stream,
-};
+use crate::model::{CaseRecord, PendingSnapshot, SnapshotCheck, SnapshotOutcome, Stream};
 
 /// Largest pending file read back: a data snapshot is as large as the
 /// data it stands for (see the data snapshot limit of [`super::snapshot`]).
@@ -88,6 +86,16 @@ pub(crate) enum PendingError {
     /// The snapshot file could not be written.
     #[error("cannot write {0}")]
     Write(String, #[source] io::Error),
+    /// The run's record names a snapshot file the harness does not name
+    /// for that change: a record is never a path to write.
+    #[error(
+        "refusing to write {recorded:?} for case {case:?}: the harness names {named} for that snapshot, and the record of the run says otherwise (nothing was written)"
+    )]
+    NotNamed {
+        case: String,
+        recorded: String,
+        named: String,
+    },
 }
 
 /// The bytes of `pending` under `out_dir`, once they are the ones its
@@ -111,13 +119,97 @@ pub(crate) fn read(out_dir: &Path, pending: &PendingSnapshot) -> Result<Vec<u8>,
 }
 
 /// Write `bytes` as the snapshot file `file` of the harness in `root`, as
-/// `--bless` writes one.
+/// `--bless` writes one. `file` is one [`named_file`] derived: a plain
+/// name under `snapshots/`, which must resolve under the harness's own
+/// `snapshots/` directory (a link out of it is refused).
 pub(crate) fn write_snapshot(root: &Path, file: &str, bytes: &[u8]) -> Result<(), PendingError> {
-    let path = root.join(file);
-    path.parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| crate::fsio::atomic_write(&path, bytes))
+    let outside = || {
+        PendingError::Write(
+            file.to_string(),
+            io::Error::other(format!(
+                "it does not lie under {}/ of the harness",
+                crate::layout::SNAPSHOT_DIR
+            )),
+        )
+    };
+    let name = file
+        .strip_prefix(crate::layout::SNAPSHOT_DIR)
+        .and_then(|r| r.strip_prefix('/'))
+        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && *n != "." && *n != "..")
+        .ok_or_else(outside)?;
+    let dir = root.join(crate::layout::SNAPSHOT_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| PendingError::Write(file.to_string(), e))?;
+    let (real_dir, real_root) = (dir.canonicalize(), root.canonicalize());
+    match (&real_dir, &real_root) {
+        (Ok(d), Ok(r)) if d.starts_with(r) => {}
+        _ => return Err(outside()),
+    }
+    crate::fsio::atomic_write(&dir.join(name), bytes)
         .map_err(|e| PendingError::Write(file.to_string(), e))
+}
+
+/// The snapshot file the harness as it is now names for `check` of `def`
+/// (relative to the harness file's directory): from the case's name and
+/// the stream, or from the declared output (a glob's member by its path).
+/// None when `def` declares no such snapshot. This, never the record's
+/// `file`, is what review and `bless --from` write.
+pub(crate) fn named_file(def: &CaseDef, check: &SnapshotCheck) -> Option<String> {
+    let stem = crate::layout::snapshot_stem(&def.name);
+    match check.stream {
+        Stream::Stdout | Stream::Stderr => Some(format!(
+            "{}/{stem}.{}",
+            crate::layout::SNAPSHOT_DIR,
+            check.stream
+        )),
+        Stream::Data => {
+            let o = declared_output(def, check)?;
+            let rel = if super::data::is_glob(&o.path) {
+                check
+                    .output
+                    .as_deref()
+                    .filter(|m| crate::layout::plain_relative(m))?
+            } else {
+                o.path.as_str()
+            };
+            Some(super::data::snapshot_file(&stem, rel))
+        }
+    }
+}
+
+/// Why the record of `check` (of case `case`) is refused, when the
+/// harness names another snapshot file for it than the record does (a
+/// case or output no longer declared is stale, not refused).
+pub(crate) fn misnamed(
+    harness: &HarnessConfig,
+    case: &str,
+    check: &SnapshotCheck,
+) -> Option<PendingError> {
+    let def = harness.cases.iter().find(|c| c.name == case)?;
+    named_file(def, check)?;
+    file_to_write(harness, case, check).err()
+}
+
+/// The snapshot file to write for `check` of the case `case` of
+/// `harness`: the one the harness names, when the record names the same;
+/// Err when it does not (a forged or foreign record).
+pub(crate) fn file_to_write(
+    harness: &HarnessConfig,
+    case: &str,
+    check: &SnapshotCheck,
+) -> Result<String, PendingError> {
+    let named = harness
+        .cases
+        .iter()
+        .find(|c| c.name == case)
+        .and_then(|def| named_file(def, check));
+    match named {
+        Some(named) if named == check.file => Ok(named),
+        named => Err(PendingError::NotNamed {
+            case: case.to_string(),
+            recorded: check.file.clone(),
+            named: named.map_or_else(|| "no snapshot".to_string(), |n| format!("{n:?}")),
+        }),
+    }
 }
 
 /// Where a pending snapshot stands against the harness file as it is now.
@@ -201,25 +293,16 @@ pub(crate) fn declared_output<'d>(
 }
 
 /// Make `case` what a bless of the snapshot files `accepted` would have
-/// recorded: those checks blessed (created or updated), their issues
-/// gone, and a case they alone failed PASSED.
-pub(crate) fn accept_in_record(case: &mut CaseRecord, accepted: &[&str]) {
-    let mut dropped = false;
+/// recorded: those checks blessed (created or updated), and its verdict
+/// decided again from its facts ([`crate::model::verdict::decide`]).
+pub(crate) fn accept_in_record(
+    case: &mut CaseRecord,
+    accepted: &[&str],
+    flaky: crate::model::FlakyPolicy,
+) {
     for check in &mut case.snapshots {
-        if !accepted.contains(&check.file.as_str()) {
+        if !accepted.contains(&check.file.as_str()) || !check.fails() {
             continue;
-        }
-        // The issue as the check raised it (a changed or missing
-        // snapshot's message names no log).
-        let Some((issue_type, message)) = check.issue("") else {
-            continue;
-        };
-        let message = crate::ansi::one_line(&message);
-        if let Some(at) =
-            (case.issues.iter()).position(|i| i.issue_type == issue_type && i.message == message)
-        {
-            case.issues.remove(at);
-            dropped = true;
         }
         check.outcome = match check.outcome {
             SnapshotOutcome::Missing => SnapshotOutcome::Created,
@@ -229,7 +312,5 @@ pub(crate) fn accept_in_record(case: &mut CaseRecord, accepted: &[&str]) {
         check.diff_sha256 = None;
         check.detail = None;
     }
-    if dropped && case.issues.is_empty() && case.result == CaseResult::Failed {
-        case.result = CaseResult::Passed;
-    }
+    crate::model::verdict::decide(case, flaky);
 }

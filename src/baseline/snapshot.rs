@@ -23,7 +23,7 @@ use super::pending::PendingDir;
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
 use crate::config::{CaseDef, HarnessConfig, OutputSpec, Redaction};
-use crate::model::{CaseRecord, CaseResult, Issue, IssueType};
+use crate::model::CaseRecord;
 pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
 /// Largest output (per stream, in bytes) compared with a snapshot.
@@ -36,8 +36,6 @@ const DATA_SNAPSHOT_LIMIT: u64 = 1 << 30;
 const MAX_DIFF_LINES: usize = 200;
 /// Bytes of a unified diff kept in the records and reports.
 const MAX_DIFF_BYTES: usize = 32 * 1024;
-/// Characters of the changed line quoted in an issue's evidence.
-const MAX_EVIDENCE_CHARS: usize = 200;
 /// Longest a diff may take before `similar` settles for a coarser one.
 const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 
@@ -95,8 +93,8 @@ impl<'h> Snapshots<'h> {
     }
 
     /// Compare (or bless) the snapshotted streams of `def` from the logs
-    /// `rec` left in `out_dir`; record each check and its issue, and fail a
-    /// passed case that has one.
+    /// `rec` left in `out_dir`, and record each check: the issue a failing
+    /// one raises follows from it ([`crate::model::verdict`]).
     pub(crate) fn apply(&self, def: &CaseDef, rec: &mut CaseRecord, out_dir: &Path) {
         if def.snapshot.is_empty() {
             return;
@@ -132,9 +130,6 @@ impl<'h> Snapshots<'h> {
                             secrets.join(", ")
                         ));
                     }
-                    if let Some((t, message)) = check.issue(&log) {
-                        push_issue(rec, t, &message, first_change(check.diff.as_deref()));
-                    }
                     check
                 }
                 // A case that could not run is an ERROR with its own issue;
@@ -157,8 +152,8 @@ impl<'h> Snapshots<'h> {
     }
 
     /// Compare (or bless) the data outputs of `def` read after its run
-    /// (`reads`, see [`data::read_outputs`]); record each check and its
-    /// issue, and fail a passed case that has one.
+    /// (`reads`, see [`data::read_outputs`]), and record each check: the
+    /// issue a failing one raises follows from it ([`crate::model::verdict`]).
     pub(crate) fn apply_data(
         &self,
         def: &CaseDef,
@@ -204,13 +199,7 @@ impl<'h> Snapshots<'h> {
             checks.push(self.check_data(spec, file, read, (keep, &mut rec.warnings)));
         }
         checks.extend(self.missing_members(def, &stem, &checked));
-        for check in checks {
-            if let Some((t, message)) = check.issue("") {
-                let first = check.diff.as_deref().and_then(|d| d.lines().next());
-                push_issue(rec, t, &message, first);
-            }
-            rec.snapshots.push(check);
-        }
+        rec.snapshots.extend(checks);
     }
 
     /// A check for each blessed output of a glob in `def`'s outputs that
@@ -598,34 +587,6 @@ fn read_output(path: &Path) -> Result<String, (SnapshotOutcome, String)> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// What a line of a unified diff is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DiffLine {
-    /// `@@ -a,b +c,d @@`.
-    Hunk,
-    /// `+…`, not the `+++` file header.
-    Added,
-    /// `-…`, not the `---` file header.
-    Removed,
-    /// Context, or a file header.
-    Other,
-}
-
-impl DiffLine {
-    /// The kind of `line`, as every view of a diff marks it.
-    pub(crate) fn of(line: &str) -> DiffLine {
-        if line.starts_with("@@") {
-            DiffLine::Hunk
-        } else if line.starts_with('+') && !line.starts_with("+++") {
-            DiffLine::Added
-        } else if line.starts_with('-') && !line.starts_with("---") {
-            DiffLine::Removed
-        } else {
-            DiffLine::Other
-        }
-    }
-}
-
 /// The unified diff from `expected` (the snapshot) to `actual`, wildcard
 /// matches folded away, cut to a bounded size; with the numbers of lines
 /// added and removed.
@@ -691,39 +652,4 @@ fn cap(diff: &str) -> String {
         out.push_str(&format!("[… {} more line(s) of diff]\n", total - kept));
     }
     out
-}
-
-/// The first changed line of a unified diff.
-fn first_change(diff: Option<&str>) -> Option<&str> {
-    diff.and_then(|d| {
-        d.lines()
-            .find(|l| matches!(DiffLine::of(l), DiffLine::Added | DiffLine::Removed))
-    })
-}
-
-/// Add a snapshot issue to `rec`, quoting `first_change` as its evidence,
-/// and fail it if it had passed.
-fn push_issue(
-    rec: &mut CaseRecord,
-    issue_type: IssueType,
-    message: &str,
-    first_change: Option<&str>,
-) {
-    let first_change = first_change.unwrap_or("(no output excerpt)");
-    let exit = rec
-        .exit_code
-        .map_or_else(|| "none".to_string(), |c| c.to_string());
-    let evidence = format!(
-        "Status: {} | Exit code: {exit} | Output: {}",
-        rec.execution_status.as_str(),
-        crate::ansi::one_line(first_change)
-            .chars()
-            .take(MAX_EVIDENCE_CHARS)
-            .collect::<String>()
-    );
-    let issue = Issue::after_run(rec, issue_type, crate::ansi::one_line(message), evidence);
-    rec.issues.push(issue);
-    if rec.result == CaseResult::Passed {
-        rec.result = CaseResult::Failed;
-    }
 }

@@ -22,7 +22,7 @@ use crate::baseline::bless::BlessReport;
 use crate::baseline::pending::{self, Standing};
 use crate::baseline::snapshot::Snapshots;
 use crate::config::HarnessConfig;
-use crate::model::{CaseRecord, CaseResult, IssueType, SnapshotOutcome, Stream};
+use crate::model::{CaseRecord, SnapshotOutcome, Stream};
 
 /// Why a bless from an out dir did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +87,13 @@ pub(crate) fn bless_from(
     }
     for (case, data) in record.cases.iter_mut().zip(data) {
         bless_data(harness, case, data);
-        rebless(&snapshots, defs[case.name.as_str()], case, &out_dir);
+        rebless(
+            &snapshots,
+            defs[case.name.as_str()],
+            case,
+            &out_dir,
+            harness.flaky,
+        );
     }
     Ok(crate::baseline::bless::bless_record(
         harness, &record, &ran_in,
@@ -111,6 +117,11 @@ fn pending_data(
         .iter()
         .filter(|s| s.stream == Stream::Data && s.fails())
     {
+        // A record naming another file than the harness does for it is
+        // refused whole; the file written is then the one the harness names.
+        if let Some(e) = pending::misnamed(harness, &case.name, check) {
+            return Err(e);
+        }
         let file = check.file.clone();
         let Some(p) = &check.pending else {
             out.push((
@@ -148,7 +159,7 @@ fn bless_data(harness: &HarnessConfig, case: &mut CaseRecord, data: Vec<DataBles
         }
     }
     let blessed: Vec<&str> = blessed.iter().map(String::as_str).collect();
-    pending::accept_in_record(case, &blessed);
+    pending::accept_in_record(case, &blessed, harness.flaky);
     for (file, why) in refused {
         if let Some(s) = case.snapshots.iter_mut().find(|s| s.file == file) {
             s.outcome = SnapshotOutcome::NotWritten;
@@ -158,32 +169,20 @@ fn bless_data(harness: &HarnessConfig, case: &mut CaseRecord, data: Vec<DataBles
 }
 
 /// Bless the stream snapshots of `case` from its kept logs, and make its
-/// verdict what a local bless would have seen: without the stream
-/// snapshot issues, PASSED when they were all that failed it.
+/// verdict what a local bless would have seen: its stream checks those of
+/// the bless, its verdict decided again from its facts.
 fn rebless(
     snapshots: &Snapshots<'_>,
     def: &crate::config::CaseDef,
     case: &mut CaseRecord,
     out_dir: &Path,
+    flaky: crate::model::FlakyPolicy,
 ) {
-    // The issues the stream checks raised, as they raised them (only a
-    // stream too large to compare names its log, at the end); a data
-    // check's issues stay, whatever its file is called.
-    let raised: Vec<(IssueType, String)> = (case.snapshots.iter())
-        .filter(|s| s.stream != Stream::Data)
-        .filter_map(|s| s.issue(""))
-        .map(|(t, message)| (t, crate::ansi::one_line(&message)))
+    let mut data_checks: Vec<_> = std::mem::take(&mut case.snapshots)
+        .into_iter()
+        .filter(|s| s.stream == Stream::Data)
         .collect();
-    case.snapshots.retain(|s| s.stream == Stream::Data);
-    let before = case.issues.len();
-    case.issues.retain(|i| {
-        !(raised.iter()).any(|(t, m)| i.issue_type == *t && i.message.starts_with(m.as_str()))
-    });
-    if case.issues.is_empty() && before > 0 && case.result == CaseResult::Failed {
-        case.result = CaseResult::Passed;
-    }
-    let mut data_checks = Vec::new();
-    std::mem::swap(&mut case.snapshots, &mut data_checks);
     snapshots.apply(def, case, out_dir);
-    case.snapshots.extend(data_checks);
+    case.snapshots.append(&mut data_checks);
+    crate::model::verdict::decide(case, flaky);
 }

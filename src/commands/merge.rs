@@ -974,19 +974,19 @@ fn copy_attempt(
     // `verify-evidence` recomputes either way.
     if case.evidence_hash.is_some() {
         let kept = result.as_ref().map(|(_, name)| dir.join(name));
-        let files = crate::hash::evidence_hash_of_files(
-            &dir.join(Artifacts::COMMAND),
-            &dir.join(Artifacts::STDOUT),
-            &dir.join(Artifacts::STDERR),
+        let hash = crate::wire::evidence::case_hash(
+            [
+                &dir.join(Artifacts::COMMAND),
+                &dir.join(Artifacts::STDOUT),
+                &dir.join(Artifacts::STDERR),
+            ],
             case.exit_code,
             kept.as_deref(),
+            &case.snapshots,
+            crate::wire::evidence::SCHEMA_VERSION,
         );
-        if let Ok(h) = files {
-            let h = crate::wire::evidence::hash_with_data(&h, &case.snapshots);
-            case.evidence_hash = Some(crate::wire::evidence::hash_with_pending(
-                &h,
-                &case.snapshots,
-            ));
+        if let Ok(h) = hash {
+            case.evidence_hash = Some(h);
         }
     }
     report::write_evidence(case, out).map_err(|source| MergeError::Evidence {

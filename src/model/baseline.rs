@@ -437,3 +437,31 @@ impl DataFormat {
         }
     }
 }
+
+/// What a line of a unified diff is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffLine {
+    /// `@@ -a,b +c,d @@`.
+    Hunk,
+    /// `+…`, not the `+++` file header.
+    Added,
+    /// `-…`, not the `---` file header.
+    Removed,
+    /// Context, or a file header.
+    Other,
+}
+
+impl DiffLine {
+    /// The kind of `line`, as every view of a diff marks it.
+    pub fn of(line: &str) -> DiffLine {
+        if line.starts_with("@@") {
+            DiffLine::Hunk
+        } else if line.starts_with('+') && !line.starts_with("+++") {
+            DiffLine::Added
+        } else if line.starts_with('-') && !line.starts_with("---") {
+            DiffLine::Removed
+        } else {
+            DiffLine::Other
+        }
+    }
+}

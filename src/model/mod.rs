@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 
 mod baseline;
 mod name;
+pub mod verdict;
 
 pub use baseline::{
-    CaseComparison, Class, ClassCounts, Comparison, DataFormat, Gate, PendingSnapshot,
+    CaseComparison, Class, ClassCounts, Comparison, DataFormat, DiffLine, Gate, PendingSnapshot,
     SnapshotCheck, SnapshotOutcome, Stream, Verdict, fails_gate,
 };
 
@@ -573,8 +574,12 @@ pub struct CaseRecord {
     pub evidence_hash: Option<String>,
     /// How many secret values were masked in each artifact.
     pub redactions: crate::redact::Redactions,
-    /// Issues (≥ 1 when FAILED or ERROR).
+    /// Issues (≥ 1 when FAILED or ERROR): the `run_issues` its run raised
+    /// (its output, its structured result), then those its checks, retries
+    /// and quarantine raise ([`verdict::decide`]).
     pub issues: Vec<Issue>,
+    /// How many of `issues`, from the first, the case's run raised.
+    pub run_issues: usize,
     /// Extracted validation errors.
     pub validation_errors: Vec<ValidationError>,
     /// Artifact paths; None when nothing was written (skipped).
@@ -677,6 +682,7 @@ impl CaseRecord {
             evidence_hash: None,
             redactions: crate::redact::Redactions::default(),
             issues: Vec::new(),
+            run_issues: 0,
             validation_errors: Vec::new(),
             artifacts: None,
             warnings: Vec::new(),

@@ -179,13 +179,20 @@ impl<'h> Engine<'h> {
                 && !expired
                 && n < attempts
                 && !self.interrupt.as_ref().is_some_and(|i| i.requested());
-            if rec.result == CaseResult::Passed && !earlier.is_empty() {
-                rec.flaky = true;
-                self.apply_flaky_policy(&mut rec, earlier.len());
-            }
             if !again {
+                let passed_on_retry = rec.result == CaseResult::Passed && !earlier.is_empty();
                 rec.previous_attempts = earlier;
-                let expired = quarantine_expired(&mut rec);
+                if passed_on_retry {
+                    rec.flaky = true;
+                    if self.harness.flaky == crate::model::FlakyPolicy::Warn {
+                        rec.warnings.push(format!(
+                            "flaky: passed on attempt {n} after {} failed attempt(s)",
+                            rec.previous_attempts.len()
+                        ));
+                    }
+                    // `[harness] flaky = "fail"` makes it a FLAKY failure.
+                    crate::model::verdict::decide(&mut rec, self.harness.flaky);
+                }
                 if rec.flaky || expired || !rec.previous_attempts.is_empty() {
                     // The final attempt's evidence.json lists the earlier ones.
                     self.write_evidence(&mut rec);
@@ -193,32 +200,6 @@ impl<'h> Engine<'h> {
                 return rec;
             }
             earlier.push(rec);
-        }
-    }
-
-    /// What `[harness] flaky` makes of a case that passed after `failed`
-    /// failed attempts: a warning, nothing more, or a FLAKY issue that
-    /// fails it.
-    fn apply_flaky_policy(&self, rec: &mut CaseRecord, failed: usize) {
-        use crate::model::{FlakyPolicy, IssueType};
-        let what = format!(
-            "flaky: passed on attempt {} after {failed} failed attempt(s)",
-            failed + 1
-        );
-        match self.harness.flaky {
-            FlakyPolicy::Pass => {}
-            FlakyPolicy::Warn => rec.warnings.push(what),
-            FlakyPolicy::Fail => {
-                let evidence = format!(
-                    "Status: {} | Exit code: {} | Attempts: {}",
-                    rec.execution_status.as_str(),
-                    rec.exit_code
-                        .map_or_else(|| "none".into(), |c| c.to_string()),
-                    failed + 1
-                );
-                let message = format!("{what}; [harness] flaky = \"fail\" fails such a case");
-                fail_with(rec, IssueType::Flaky, message, evidence);
-            }
         }
     }
 
@@ -318,7 +299,6 @@ impl<'h> Engine<'h> {
             },
         );
         rec.execution_status = verdict.execution_status;
-        rec.result = verdict.result;
         rec.issues = verdict.issues;
         if let Some(x) = &ran {
             rec.marked_lines = [x.stdout.marked_lines(), x.stderr.marked_lines()];
@@ -340,6 +320,7 @@ impl<'h> Engine<'h> {
             apply_result(def, &mut rec, read, &rel);
             self.hash_with_result(&mut rec, &dir);
         }
+        rec.run_issues = rec.issues.len();
         if ran.as_ref().is_some_and(|r| !r.ran) {
             // Stopped while fingerprinting or copying: the command never ran.
             rec.status = crate::model::EvidenceStatus::NoEvidence;
@@ -350,12 +331,17 @@ impl<'h> Engine<'h> {
                 .apply_data(def, &mut rec, outputs.unwrap_or_default(), &self.out_dir);
         }
         mask_record(&self.redactor, &mut rec);
+        // The verdict, from every fact of the attempt (its checks masked).
+        crate::model::verdict::decide(&mut rec, self.harness.flaky);
         // The data outputs' digests and comparisons, as written, are under
         // the hash too.
         // So are the pending snapshots' digests.
         if let Some(h) = &rec.evidence_hash {
-            let h = crate::wire::evidence::hash_with_data(h, &rec.snapshots);
-            rec.evidence_hash = Some(crate::wire::evidence::hash_with_pending(&h, &rec.snapshots));
+            rec.evidence_hash = Some(crate::wire::evidence::chain(
+                h,
+                &rec.snapshots,
+                crate::wire::evidence::SCHEMA_VERSION,
+            ));
         }
         self.write_evidence(&mut rec);
         rec
@@ -811,18 +797,11 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
             kept.source
         ),
     };
-    // An ERROR (the case could not be finished) stays one.
-    let fail = |rec: &mut CaseRecord| {
-        if rec.result != CaseResult::Error {
-            rec.result = CaseResult::Failed;
-        }
-    };
     match read.outcome {
         Err(why) => {
             let message = format!("Structured result ({format}): {why}");
             rec.issues.push(issue(message, "not read"));
             kept.error = Some(why);
-            fail(rec);
         }
         Ok(parsed) => {
             kept.failed = parsed.failed;
@@ -832,7 +811,6 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
                     rec.issues.push(issue(f.message.clone(), &f.detail));
                 }
                 rec.validation_errors.extend(parsed.validation_errors);
-                fail(rec);
             } else if parsed.ran == Some(0) && success && !spec.allow_empty {
                 // A result that ran nothing is no pass, as output that
                 // misses a `require` line is none.
@@ -843,7 +821,6 @@ fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::Result
                 let mut nothing = issue(message, "0 run");
                 nothing.issue_type = crate::model::IssueType::NothingRan;
                 rec.issues.push(nothing);
-                fail(rec);
             }
         }
     }
@@ -1197,8 +1174,11 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
                 .iter_mut()
                 .flat_map(|v| [&mut v.field, &mut v.message]),
         )
-        // Data diffs quote values of the data, not of the masked logs.
-        .chain(rec.snapshots.iter_mut().filter_map(|s| s.diff.as_mut()));
+        // Data diffs quote values of the data, not of the masked logs; a
+        // check's detail goes into its issue.
+        .chain(
+            (rec.snapshots.iter_mut()).flat_map(|s| s.diff.iter_mut().chain(s.detail.iter_mut())),
+        );
     for t in texts {
         redactor.mask_in_place(t);
     }
@@ -1220,40 +1200,4 @@ fn mask_record(redactor: &Redactor, rec: &mut CaseRecord) {
 /// Today's date in UTC: what a quarantine's `until` is compared with.
 fn today() -> crate::time::Date {
     crate::time::Timestamp::now().date()
-}
-
-/// Fail `rec` with one more issue of `issue_type`, raised after it ran.
-fn fail_with(
-    rec: &mut CaseRecord,
-    issue_type: crate::model::IssueType,
-    message: String,
-    evidence: String,
-) {
-    rec.result = CaseResult::Failed;
-    let issue = crate::model::Issue::after_run(rec, issue_type, message, evidence);
-    rec.issues.push(issue);
-}
-
-/// A case that ran under an expired quarantine fails, naming the
-/// quarantine: it must be removed or extended. Returns whether it did.
-fn quarantine_expired(rec: &mut CaseRecord) -> bool {
-    use crate::model::IssueType;
-    let Some(q) = rec.quarantine.as_ref().filter(|q| q.expired) else {
-        return false;
-    };
-    if !matches!(rec.result, CaseResult::Passed | CaseResult::Failed) {
-        return false;
-    }
-    let message = format!(
-        "{}: the quarantine expired after {}; remove it or extend `until`",
-        q.describe(),
-        q.until
-    );
-    let evidence = format!(
-        "Status: {} | Quarantine until: {}",
-        rec.execution_status.as_str(),
-        q.until
-    );
-    fail_with(rec, IssueType::QuarantineExpired, message, evidence);
-    true
 }

@@ -55,7 +55,7 @@ struct HashedDataCheck<'a> {
 /// in that order (null when absent). The data files are not in the out
 /// dir: their digests and comparisons, as recorded, are what the hash
 /// holds to.
-pub(crate) fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
+fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
     let data: Vec<HashedDataCheck<'_>> = checks
         .iter()
         .filter(|c| c.stream == crate::model::Stream::Data)
@@ -94,7 +94,7 @@ struct HashedPending<'a> {
 /// that order (null when absent). The pending files are in the run dir:
 /// `verify-evidence` holds each to its recorded sha256, and the hash holds
 /// the record. Evidence before 1.8 keeps none, so hashes as before.
-pub(crate) fn hash_with_pending(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
+fn hash_with_pending(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
     let pending: Vec<HashedPending<'_>> = checks
         .iter()
         .filter_map(|c| {
@@ -112,6 +112,40 @@ pub(crate) fn hash_with_pending(hash: &str, checks: &[crate::model::SnapshotChec
     }
     let p = serde_json::to_string(&pending).expect("strings and nulls serialize");
     crate::hash::sha256_hex(format!("{hash}|pending|{p}").as_bytes())
+}
+
+/// The evidence hash of a case of evidence `schema_version` whose
+/// artifact files (its kept structured result included) hash to `base`
+/// (SPEC section 5): then its data checks (from 1.6 on) and its pending
+/// snapshots (from 1.8, which keeps them). The one place the parts of the
+/// hash are combined: the engine, `merge` and `verify-evidence` all come
+/// here.
+pub(crate) fn chain(
+    base: &str,
+    checks: &[crate::model::SnapshotCheck],
+    schema_version: &str,
+) -> String {
+    let h = if hash_covers_data(schema_version) {
+        hash_with_data(base, checks)
+    } else {
+        base.to_string()
+    };
+    hash_with_pending(&h, checks)
+}
+
+/// The evidence hash of a case of evidence `schema_version`, from its
+/// artifact files (`command.txt`, `stdout.log`, `stderr.log`), its exit
+/// code, its kept structured result and its checks ([`chain`]).
+pub(crate) fn case_hash(
+    files: [&Path; 3],
+    exit_code: Option<i32>,
+    result: Option<&Path>,
+    checks: &[crate::model::SnapshotCheck],
+    schema_version: &str,
+) -> io::Result<String> {
+    let [command, stdout, stderr] = files;
+    let base = crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code, result)?;
+    Ok(chain(&base, checks, schema_version))
 }
 
 /// How a case's warning begins when its evidence.json could not be

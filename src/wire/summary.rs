@@ -316,6 +316,7 @@ impl SummaryCase {
             execution_status: run.execution_status,
             result: run.result,
             evidence_hash: run.evidence_hash,
+            run_issues: crate::model::verdict::run_issues(&run.issues),
             issues: run.issues,
             validation_errors: run.validation_errors,
             artifacts: run.artifacts,

@@ -586,3 +586,203 @@ outputs = [{ path = "out.csv", key = ["region"] }]
     assert_eq!(entries(here.path()), entries(local.path()));
     assert_eq!(entries(here.path())[0]["result"], "PASSED");
 }
+
+/// Hex sha256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Forge the out dir of `p` as a hostile user with no signing key can:
+/// every `from` in every file becomes `to`, then each case's evidence hash
+/// is recomputed from its artifacts and records (SPEC section 5, then the
+/// data checks, then the pending snapshots) and replaced wherever it
+/// stands, and `SHA256SUMS` is written anew. The run still verifies: an
+/// unsigned run detects accidents, not a forger.
+fn forge(p: &Project, from: &str, to: &str) {
+    let out = p.out();
+    for f in files_under(&out) {
+        if let Ok(text) = std::fs::read_to_string(&f)
+            && text.contains(from)
+        {
+            std::fs::write(&f, text.replace(from, to)).unwrap();
+        }
+    }
+    let run = p.run_dir();
+    let mut hashes = Vec::new();
+    for ev in files_under(&run)
+        .into_iter()
+        .filter(|f| f.ends_with("evidence.json"))
+    {
+        let e: Value = serde_json::from_str(&read(&ev)).unwrap();
+        let Some(old) = e["evidence_hash"].as_str() else {
+            continue;
+        };
+        let dir = ev.parent().unwrap();
+        let mut base = Vec::new();
+        for (i, name) in ["command.txt", "stdout.log", "stderr.log"]
+            .iter()
+            .enumerate()
+        {
+            if i > 0 {
+                base.push(b'|');
+            }
+            base.extend(std::fs::read(dir.join(name)).unwrap());
+        }
+        base.push(b'|');
+        if let Some(code) = e["exit_code"].as_i64() {
+            base.extend(code.to_string().as_bytes());
+        }
+        let mut hash = sha256_hex(&base);
+        let checks = e["snapshots"].as_array().cloned().unwrap_or_default();
+        let data: Vec<Value> = (checks.iter())
+            .filter(|c| c["stream"] == "data")
+            .map(|c| {
+                serde_json::json!({"output": c["output"], "file": c["file"], "sha256": c["sha256"],
+                    "outcome": c["outcome"], "detail": c["detail"], "diff": c["diff"],
+                    "diff_sha256": c["diff_sha256"]})
+            })
+            .collect();
+        if !data.is_empty() {
+            hash =
+                sha256_hex(format!("{hash}|{}", serde_json::to_string(&data).unwrap()).as_bytes());
+        }
+        let pending: Vec<Value> = (checks.iter())
+            .filter(|c| c["pending"].is_object())
+            .map(|c| {
+                let p = &c["pending"];
+                serde_json::json!({"file": c["file"], "path": p["path"], "sha256": p["sha256"],
+                    "base_sha256": p["base_sha256"]})
+            })
+            .collect();
+        if !pending.is_empty() {
+            hash = sha256_hex(
+                format!(
+                    "{hash}|pending|{}",
+                    serde_json::to_string(&pending).unwrap()
+                )
+                .as_bytes(),
+            );
+        }
+        hashes.push((old.to_string(), hash));
+    }
+    for f in files_under(&out) {
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            let mut new = text.clone();
+            for (old, hash) in &hashes {
+                new = new.replace(old.as_str(), hash);
+            }
+            if new != text {
+                std::fs::write(&f, new).unwrap();
+            }
+        }
+    }
+    let sums = run.join("SHA256SUMS");
+    let lines: Vec<String> = read(&sums)
+        .lines()
+        .map(|l| {
+            let (_, name) = l.split_once("  ").unwrap();
+            format!(
+                "{}  {name}",
+                sha256_hex(&std::fs::read(run.join(name)).unwrap())
+            )
+        })
+        .collect();
+    std::fs::write(&sums, lines.join("\n") + "\n").unwrap();
+}
+
+/// A forged record never makes review or `bless --from` write outside
+/// `snapshots/`: the file each accepted change writes is the one the
+/// harness names, and a record naming another is refused whole.
+#[test]
+fn a_forged_record_never_writes_outside_snapshots() {
+    for target in ["outside/victim.txt", ".git/hooks/pre-commit"] {
+        let p = Project::new(
+            "[[verify]]\nname = \"report\"\ncommand = \"cat report.txt\"\nsnapshot = [\"stdout\"]\n",
+        );
+        p.write("report.txt", "report of 3 rows\n");
+        assert_eq!(p.run(&["--bless"]).status.code(), Some(0));
+        p.write("report.txt", "report of 4 rows\n");
+        assert_eq!(p.run(&[]).status.code(), Some(1));
+        let victim = p.write(target, "precious\n");
+        forge(&p, "snapshots/report.stdout", target);
+        let v = verify_evidence(&p.out());
+        assert_eq!(
+            v.status.code(),
+            Some(0),
+            "the forgery verifies: {}",
+            text(&v)
+        );
+        let before = snapshot_files(p.path());
+        let o = review(
+            &p,
+            &["--accept", "report", "--out", p.out().to_str().unwrap()],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            stderr(&o).contains("refusing to write")
+                && stderr(&o).contains("snapshots/report.stdout"),
+            "{}",
+            text(&o)
+        );
+        assert_eq!(read(&victim), "precious\n", "{target} was written");
+        assert_eq!(snapshot_files(p.path()), before, "a snapshot was written");
+    }
+}
+
+/// `bless --from` through a glob data output: a forged member's record is
+/// refused and nothing is written.
+#[test]
+fn bless_from_refuses_a_forged_glob_member_record() {
+    let p = Project::new(
+        "[[verify]]\nname = \"parts\"\ncommand = \"mkdir -p out && cp a.csv out/a.csv\"\noutputs = [{ path = \"out/*.csv\", key = [\"id\"] }]\n",
+    );
+    p.write("a.csv", "id,total\n1,10\n");
+    assert_eq!(p.run(&["--bless"]).status.code(), Some(0));
+    p.write("a.csv", "id,total\n1,11\n");
+    assert_eq!(p.run(&[]).status.code(), Some(1));
+    let victim = p.write("outside/victim.txt", "precious\n");
+    let file = p.evidence("001-parts")["snapshots"][0]["file"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    forge(&p, &file, "outside/victim.txt");
+    let v = verify_evidence(&p.out());
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "the forgery verifies: {}",
+        text(&v)
+    );
+    let before = snapshot_files(p.path());
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+        .current_dir(p.path())
+        .args(["bless", "--from"])
+        .arg(p.out())
+        .arg("--config")
+        .arg(p.path().join("harness.toml"))
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(stderr(&o).contains("refusing to write"), "{}", text(&o));
+    assert_eq!(read(&victim), "precious\n");
+    assert_eq!(snapshot_files(p.path()), before);
+}

@@ -113,7 +113,7 @@ pub(crate) enum ReviewError {
     #[error("{0} matches both --accept and --reject (nothing was written)")]
     BothFilters(String),
     /// A pending text to accept could not be taken: nothing was written.
-    #[error("cannot accept a change (nothing was written)")]
+    #[error("cannot review the run's changes (nothing was written)")]
     Pending(#[source] PendingError),
     /// A snapshot changed while it was reviewed: nothing was written.
     #[error("cannot accept the change of {0} (nothing was written): {1}")]
@@ -303,8 +303,9 @@ fn open_run<'h>(
     for w in &warnings {
         eprintln!("warning: {w}");
     }
+    let changes = gather(harness, &record, &decisions)?;
     Ok(Review {
-        changes: gather(harness, &record, &decisions),
+        changes,
         harness,
         record,
         out_dir,
@@ -315,7 +316,13 @@ fn open_run<'h>(
 
 /// Every change of the run's selected cases, in declaration order, each
 /// with where it stands.
-fn gather(harness: &HarnessConfig, record: &RunRecord, decisions: &Decisions) -> Vec<Change> {
+/// A change whose record names a snapshot file the harness does not is
+/// refused before anything is shown or written.
+fn gather(
+    harness: &HarnessConfig,
+    record: &RunRecord,
+    decisions: &Decisions,
+) -> Result<Vec<Change>, ReviewError> {
     let mut changes = Vec::new();
     for (i, case) in record.cases.iter().enumerate() {
         if case.filtered_out() {
@@ -325,6 +332,9 @@ fn gather(harness: &HarnessConfig, record: &RunRecord, decisions: &Decisions) ->
             let Some(p) = check.pending.as_ref().filter(|_| check.fails()) else {
                 continue;
             };
+            if let Some(e) = pending::misnamed(harness, &case.name, check) {
+                return Err(ReviewError::Pending(e));
+            }
             let state = match decisions.of(&p.path, &p.sha256) {
                 Some(d) => State::Decided(d),
                 None => match pending::standing(harness, &case.name, check, p) {
@@ -340,7 +350,7 @@ fn gather(harness: &HarnessConfig, record: &RunRecord, decisions: &Decisions) ->
             });
         }
     }
-    changes
+    Ok(changes)
 }
 
 /// `--list`: one line per change on stdout, where it stands first.
@@ -627,7 +637,9 @@ fn apply(review: &mut Review<'_>, decided: &[(usize, Decision)]) -> Result<Appli
     for (i, bytes) in texts {
         let c = &review.changes[i];
         let check = review.check(c);
-        pending::write_snapshot(&review.harness.base_dir, &check.file, &bytes)
+        let file = pending::file_to_write(review.harness, review.case_name(c), check)
+            .map_err(ReviewError::Pending)?;
+        pending::write_snapshot(&review.harness.base_dir, &file, &bytes)
             .map_err(ReviewError::Write)?;
         let outcome = match check.outcome {
             SnapshotOutcome::Missing => SnapshotOutcome::Created,
@@ -683,7 +695,7 @@ fn bless_accepted(
             .filter(|c| matches!(c.state, State::Decided(Decision::Accepted) | State::Blessed))
             .map(|c| review.check(c).file.as_str())
             .collect();
-        pending::accept_in_record(&mut case, &accepted);
+        pending::accept_in_record(&mut case, &accepted, review.harness.flaky);
         let left: Vec<&str> = (case.snapshots.iter())
             .filter(|s| s.fails())
             .map(|s| s.file.as_str())

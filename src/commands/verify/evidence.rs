@@ -223,18 +223,14 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
     }
     let [command, stdout, stderr] = [&files[0].1, &files[1].1, &files[2].1];
     let result = files.get(3).map(|(_, p)| p.as_path());
-    let of_files =
-        crate::hash::evidence_hash_of_files(command, stdout, stderr, ev.run.exit_code, result);
-    let covers_data = crate::wire::evidence::hash_covers_data(&ev.schema_version);
-    let with_data = |h: String| {
-        let h = if covers_data {
-            crate::wire::evidence::hash_with_data(&h, &ev.snapshots)
-        } else {
-            h
-        };
-        crate::wire::evidence::hash_with_pending(&h, &ev.snapshots)
-    };
-    match of_files.map(with_data) {
+    let recomputed = crate::wire::evidence::case_hash(
+        [command, stdout, stderr],
+        ev.run.exit_code,
+        result,
+        &ev.snapshots,
+        &ev.schema_version,
+    );
+    match recomputed {
         Ok(actual) if actual == recorded => {}
         Ok(actual) => {
             problems.push(format!(
@@ -256,7 +252,9 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
                     problems.push(format!("{name} differs from the recorded {field}"));
                 }
             }
-            if covers_data && ev.snapshots.iter().any(|s| s.stream == Stream::Data) {
+            if crate::wire::evidence::hash_covers_data(&ev.schema_version)
+                && ev.snapshots.iter().any(|s| s.stream == Stream::Data)
+            {
                 problems.push(
                     "the hash covers the data outputs' digests and comparisons (`snapshots`, stream `data`) as recorded: they may have been changed".to_string(),
                 );

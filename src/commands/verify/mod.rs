@@ -490,6 +490,7 @@ pub(crate) fn take_verdict(case: &mut crate::model::CaseRecord, ev: Evidence) {
     case.execution_status = ev.run.execution_status;
     case.result = ev.run.result;
     case.evidence_hash = ev.run.evidence_hash;
+    case.run_issues = crate::model::verdict::run_issues(&ev.run.issues);
     case.issues = ev.run.issues;
     case.validation_errors = ev.run.validation_errors;
     case.flaky = ev.flaky;

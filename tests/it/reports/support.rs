@@ -93,6 +93,7 @@ pub fn ran(
         evidence_hash: Some(evidence_hash(command, stdout, stderr, Some(exit))),
         redactions: Default::default(),
         issues: Vec::new(),
+        run_issues: 0,
         validation_errors: Vec::new(),
         artifacts: Some(artifacts(index, name)),
         warnings: Vec::new(),

@@ -1,0 +1,152 @@
+//! The one owner of a case's verdict: [`decide`] sets a case's result and
+//! issues from all its facts, and nothing else assigns them.
+//!
+//! The facts are the record's: the issues its run raised (what its output
+//! showed, judged by `classify::judge`, and its structured result), whether
+//! it could be run at all (`reason`), its snapshot and data checks, whether
+//! it passed only on a retry (and the harness's `flaky` policy), and its
+//! quarantine. The issues a run raised come first in the record
+//! (`run_issues` of them); every other issue follows from a fact, so a
+//! verdict is re-computed, never patched, when a fact changes: a review or
+//! `bless --from` accepting a change, a retry passing, a quarantine
+//! expiring.
+
+use super::{
+    CaseRecord, CaseResult, DiffLine, FlakyPolicy, Issue, IssueType, SnapshotCheck, Stream,
+};
+
+/// Longest output excerpt in a snapshot issue's evidence, in characters.
+const MAX_EVIDENCE_CHARS: usize = 200;
+
+/// Decide `case`'s result and issues from its facts (see the module):
+/// ERROR when it could not be run or finished, else FAILED with at least
+/// one issue or PASSED with none. A case that was not attempted (SKIPPED)
+/// keeps its verdict.
+pub fn decide(case: &mut CaseRecord, flaky: FlakyPolicy) {
+    if case.result == CaseResult::Skipped && case.started_at.is_none() && case.artifacts.is_none() {
+        return;
+    }
+    let run = case.run_issues.min(case.issues.len());
+    case.issues.truncate(run);
+    let derived = derived(case, flaky);
+    case.issues.extend(derived);
+    case.result = if case.reason.is_some() {
+        CaseResult::Error
+    } else if case.issues.is_empty() {
+        CaseResult::Passed
+    } else {
+        CaseResult::Failed
+    };
+}
+
+/// How many of `issues` (a case's, as recorded) its run raised: all but
+/// the last ones of the types only [`decide`] raises from the other facts.
+/// The judge of the output and a structured result never raise those.
+pub fn run_issues(issues: &[Issue]) -> usize {
+    let derived = issues
+        .iter()
+        .rev()
+        .take_while(|i| {
+            matches!(
+                i.issue_type,
+                IssueType::OutputChanged
+                    | IssueType::SnapshotMissing
+                    | IssueType::DataChanged
+                    | IssueType::Flaky
+                    | IssueType::QuarantineExpired
+            )
+        })
+        .count();
+    issues.len() - derived
+}
+
+/// The issues `case`'s facts raise beside its run's: each failing check's,
+/// then a FLAKY one, then an expired quarantine's.
+fn derived(case: &CaseRecord, flaky: FlakyPolicy) -> Vec<Issue> {
+    let mut issues: Vec<Issue> = (case.snapshots.iter())
+        .filter_map(|c| check_issue(case, c))
+        .collect();
+    let ran = case.reason.is_none();
+    let failed_before = case.previous_attempts.len();
+    if ran && case.flaky && flaky == FlakyPolicy::Fail && failed_before > 0 {
+        let what = format!(
+            "flaky: passed on attempt {} after {failed_before} failed attempt(s)",
+            failed_before + 1
+        );
+        let evidence = format!(
+            "Status: {} | Exit code: {} | Attempts: {}",
+            case.execution_status.as_str(),
+            exit(case),
+            failed_before + 1
+        );
+        let message = format!("{what}; [harness] flaky = \"fail\" fails such a case");
+        issues.push(Issue::after_run(case, IssueType::Flaky, message, evidence));
+    }
+    if let Some(q) = case.quarantine.as_ref().filter(|q| q.expired && ran) {
+        let message = format!(
+            "{}: the quarantine expired after {}; remove it or extend `until`",
+            q.describe(),
+            q.until
+        );
+        let evidence = format!(
+            "Status: {} | Quarantine until: {}",
+            case.execution_status.as_str(),
+            q.until
+        );
+        issues.push(Issue::after_run(
+            case,
+            IssueType::QuarantineExpired,
+            message,
+            evidence,
+        ));
+    }
+    issues
+}
+
+fn exit(case: &CaseRecord) -> String {
+    case.exit_code
+        .map_or_else(|| "none".to_string(), |c| c.to_string())
+}
+
+/// The issue a snapshot or data check of `case` raises, as every report
+/// shows it: its message, and the first change of its diff as evidence.
+pub fn check_issue(case: &CaseRecord, check: &SnapshotCheck) -> Option<Issue> {
+    let log = match check.stream {
+        Stream::Data => String::new(),
+        stream => (case.artifacts.as_ref())
+            .map(|a| match stream {
+                Stream::Stderr => a.stderr.clone(),
+                Stream::Stdout | Stream::Data => a.stdout.clone(),
+            })
+            .unwrap_or_default(),
+    };
+    let (issue_type, message) = check.issue(&log)?;
+    let diff = check.diff.as_deref();
+    let first = match check.stream {
+        Stream::Data => diff.and_then(|d| d.lines().next()),
+        Stream::Stdout | Stream::Stderr => first_change(diff),
+    };
+    let evidence = format!(
+        "Status: {} | Exit code: {} | Output: {}",
+        case.execution_status.as_str(),
+        exit(case),
+        crate::ansi::one_line(first.unwrap_or("(no output excerpt)"))
+            .chars()
+            .take(MAX_EVIDENCE_CHARS)
+            .collect::<String>()
+    );
+    Some(Issue::after_run(
+        case,
+        issue_type,
+        crate::ansi::one_line(&message),
+        evidence,
+    ))
+}
+
+/// The first changed line of a unified diff.
+fn first_change(diff: Option<&str>) -> Option<&str> {
+    diff.and_then(|d| {
+        d.lines()
+            .find(|l| matches!(DiffLine::of(l), DiffLine::Added | DiffLine::Removed))
+    })
+}
