@@ -16,6 +16,8 @@ pub(crate) struct Raised<'a> {
     pub type_path: &'a str,
     /// What follows the type's `:`.
     pub message: &'a str,
+    /// Raised in a file of the project the line names (`… in file …`).
+    pub in_file: bool,
 }
 
 /// The exception `line` names, when it is an exception line: `Type`,
@@ -43,12 +45,25 @@ pub(crate) fn raised(line: &str, traceback: bool) -> Option<Raised<'_>> {
         return None;
     }
     let type_path = &rest[..len];
-    let after = &rest[len..];
+    let mut after = &rest[len..];
+    // Snakemake's form: `ValueError in file "…/Snakefile", line 45:`.
+    let mut in_file = false;
+    for lead in [" in file ", " in rule "] {
+        if after.starts_with(lead)
+            && let Some(colon) = after.rfind(':')
+        {
+            in_file = true;
+            after = &after[colon..];
+        }
+    }
     let message = match after.strip_prefix(':') {
         Some(m) => m.trim(),
         None if after.is_empty() => "",
         None => return None,
     };
+    if in_file && !EXCEPTION_NAME.is_match(type_path) {
+        return None;
+    }
     let last = type_path.rsplit(['.', '$']).next().unwrap_or(type_path);
     if !last.starts_with(|c: char| c.is_ascii_uppercase()) {
         return None;
@@ -56,7 +71,18 @@ pub(crate) fn raised(line: &str, traceback: bool) -> Option<Raised<'_>> {
     if !traceback && !EXCEPTION_NAME.is_match(last) {
         return None;
     }
-    Some(Raised { type_path, message })
+    Some(Raised {
+        type_path,
+        message,
+        in_file,
+    })
+}
+
+/// Whether `line` names an exception on its own, outside a traceback:
+/// `RuleException:`, `ValueError in file "…", line 45:` (Snakemake's).
+pub(crate) fn stands_alone(line: &str) -> bool {
+    raised(line, false)
+        .is_some_and(|r| r.in_file || r.message.is_empty() && line.trim_end().ends_with(':'))
 }
 
 /// The last part of a type name that says it is an exception.
@@ -89,6 +115,8 @@ static CONFIG_TYPE: LazyLock<Regex> = LazyLock::new(|| {
         | (?:^|\.)(?:syntax|indentation|taberror)error$ | (?:^|\.)syntaxerror$
         | notfound\w*(?:dag|flow|task|rule|target) | (?:dag|flow|task|rule|target|model|pipeline)notfound
         | task(?:class)?notfound | nosuch(?:task|target|rule|dag|flow|model|pipeline)
+        | missing(?:rule|target|task|dag|flow|model|pipeline) | setting
+        | (?:^|\.)(?:import|modulenotfound)error$
     ",
     )
     .expect("valid regex")
@@ -103,7 +131,7 @@ pub(crate) fn io_shaped(type_path: &str) -> bool {
 
 static IO_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:(?:FileNotFound|FileExists|NotADirectory|IsADirectory|Permission|OS|IO|Environment|Connection\w*|Timeout|BrokenPipe|Blocking|ChildProcess|ProcessLookup|Interrupted)Error|\w*(?:IOException|FileNotFoundException|NoSuchFileException|ConnectException|TimeoutException)|ReadTimeout|ConnectTimeout)$",
+        r"^(?:NoAvailable\w*|\w*(?:Input|Data|File)NotFound\w*|Missing(?:Input|Data|File)\w*|(?:FileNotFound|FileExists|NotADirectory|IsADirectory|Permission|OS|IO|Environment|Connection\w*|Timeout|BrokenPipe|Blocking|ChildProcess|ProcessLookup|Interrupted)Error|\w*(?:IOException|FileNotFoundException|NoSuchFileException|ConnectException|TimeoutException)|ReadTimeout|ConnectTimeout)$",
     )
     .expect("valid regex")
 });
@@ -172,6 +200,9 @@ mod tests {
             "SyntaxError",
             "jsonschema.exceptions.SchemaError",
             "airflow.exceptions.AirflowConfigException",
+            "snakemake.exceptions.MissingRuleException",
+            "pydantic_settings.exceptions.SettingsError",
+            "ModuleNotFoundError",
         ] {
             assert!(config_shaped(t), "{t}");
         }
@@ -185,7 +216,6 @@ mod tests {
             "requests.exceptions.ReadTimeout",
             "org.apache.spark.SparkException",
             "duckdb.duckdb.BinderException",
-            "ModuleNotFoundError",
         ] {
             assert!(!config_shaped(t), "{t}");
         }

@@ -57,9 +57,13 @@ pub(crate) use stream::StreamClassifier;
 /// `ValidationError` counts as the exception of a config-validation library
 /// (pydantic, jsonschema, marshmallow), not as a bare name: tools name
 /// their own data-quality exceptions so, and a failed data check is not a
-/// bad config. The last three are command-line usage errors: click's
-/// (`Error: No such option: --x`, also in typer's box) and argparse's
-/// (`prog: error: unrecognized arguments`).
+/// bad config. Then command-line usage errors: click's (`Error: No such
+/// option: --x`, also in typer's box, and `Aborted!` at a prompt nothing
+/// answers) and argparse's (`prog: error: unrecognized arguments`). Then
+/// the words tools use for a project that does not load: a config file or
+/// value that is not valid, a file that does not parse or compile, a
+/// schema that fails, a named part of the project (a DAG, a checkpoint, a
+/// gateway) that does not exist, something that must be specified.
 pub const BUILTIN_VALIDATION: &[&str] = &[
     r"validation errors? for \w+",
     "Input should be a valid",
@@ -68,6 +72,22 @@ pub const BUILTIN_VALIDATION: &[&str] = &[
     r"^Error: (?:No such (?:option|command)|Missing (?:option|argument|parameter)|Invalid value for|Got unexpected extra arguments?|Option '[^']+' requires)",
     r"^│ (?:No such (?:option|command)|Missing (?:option|argument|parameter)|Invalid value for|Got unexpected extra arguments?)",
     r"^[\w.-]+: error: (?:unrecognized arguments|the following arguments are required|argument |invalid choice)",
+    r"\berror: unrecognized arguments\b",
+    r"^Aborted!$",
+    r"[Cc]onfiguration validation failed",
+    r"\b[Ii]nvalid (?:project |DAG |pipeline )config(?:uration)?\b",
+    r"\b(?:[Cc]onfig(?:uration)?(?: file)?|[Ss]ettings) (?:'[^']*' )?is not valid\b",
+    r"\bis not valid (?:JSON|YAML|TOML)\b",
+    r"Failed validating '\w+' in schema",
+    r"\b(?:Compilation|Parsing|Syntax) [Ee]rror\b",
+    r"\bfailed to parse\b",
+    r"\bFailed to load (?:model|config(?:uration)?|project|dag|DAG|pipeline|flow|settings|module)\b",
+    r"\b(?:Unknown|Missing|No such) (?:connection type|gateway|profile|dialect|selector|checkpoint)\b",
+    r"\b[Ss]elector did not (?:return|match) any\b",
+    r"\b(?:Checkpoint|Dag|DAG|Flow|Pipeline|Model|Task|Rule|Target|Profile|Gateway|Suite|Datasource) (?:with name |named )?['\x22]?[\w.-]+['\x22]? (?:was not found|could not be found|does not exist)\b",
+    r"\b(?:(?:have|has) to|must) be specified\b",
+    r"\.(?:ya?ml|toml|json|cfg|ini) has errors?\b",
+    r"\x22valid\x22:\s*false\b",
 ];
 /// What the pre-check looks for in place of each [`BUILTIN_VALIDATION`]
 /// pattern that starts with a class or an anchor (None: the pattern
@@ -82,14 +102,37 @@ const BUILTIN_VALIDATION_QUICK: &[Option<&str>] = &[
     Some("Error: "),
     Some("│ "),
     Some(": error: "),
+    None,
+    Some("Aborted!"),
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    Some(" be specified"),
+    Some(" has error"),
+    None,
 ];
-/// Built-in runtime patterns.
+/// Built-in runtime patterns: then a JSON result that says it did not
+/// succeed, and a run's summary that counts failed tasks (Luigi's, which
+/// exits 0 by default).
 pub const BUILTIN_RUNTIME: &[&str] = &[
     "Pipeline failed",
     "SparkException",
     "Status: FAILURE",
     "Job aborted",
+    r"\x22success\x22:\s*false\b",
+    r"^\s*\* [1-9]\d* failed(?: scheduling)?:",
 ];
+/// What the pre-check looks for in place of each [`BUILTIN_RUNTIME`]
+/// pattern (see [`BUILTIN_VALIDATION_QUICK`]).
+const BUILTIN_RUNTIME_QUICK: &[Option<&str>] = &[None, None, None, None, None, Some(" failed")];
 /// Built-in abort patterns.
 ///
 /// Not word-bounded, since `\bTimeout\b` would miss `ReadTimeout`,
@@ -122,11 +165,21 @@ pub const BUILTIN_NOTHING: &[&str] = &[
     r"^Nothing to be done\b",
     r"\bNo tasks? (?:to run|were (?:run|scheduled)|selected)\b",
     r"\bnothing (?:was )?selected\b",
+    r"\bNo changes to (?:plan|apply)\b",
+    r"\bNo (?:models|tasks|jobs|nodes|steps) (?:are |were )?ready to run\b",
+    r"\b[Dd]id not run any (?:tasks?|jobs?|steps?|nodes?)\b",
+    r"\x22evaluated_\w+\x22: 0\b",
 ];
 
 /// Records that say a failed step is tried again, in the words tools use.
 static RETRY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bretry(?:ing)?\b|\bretried\b|\bwill (?:be )?retr(?:y|ied)\b|\bawaiting ?retry\b|\bup_for_retry\b|\battempt to run again\b|\bwill attempt to run again\b")
+    Regex::new(r"(?i)\bretry(?:ing)?\b|\bretried\b|\bwill (?:be )?retr(?:y|ied)\b|\bawaiting ?retry\b|\bup_for_retry\b|\battempt to run again\b|\bwill attempt to run again\b|\brestart(?:ing)? job\b")
+        .expect("valid regex")
+});
+/// Records that say the whole run succeeded: what recovers failures a
+/// retry record set aside without naming the step.
+static RUN_SUCCEEDED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:dag ?run|flow run|workflow|pipeline|run)\b[^\n]{0,160}?\b(?:successful|succeeded|success|completed)\b|\(100%\) done\b|\bsucceeded in a retry\b")
         .expect("valid regex")
 });
 /// Records that say a step succeeded (after a retry, when they name it).
@@ -570,6 +623,7 @@ fn compile_set(
             let stand_in = match cat {
                 ABORT => BUILTIN_ABORT_QUICK.get(k).copied(),
                 VALIDATION => BUILTIN_VALIDATION_QUICK.get(k).copied().flatten(),
+                RUNTIME => BUILTIN_RUNTIME_QUICK.get(k).copied().flatten(),
                 _ => None,
             };
             let quick = if let Some(word) = stand_in.filter(|_| builtin) {

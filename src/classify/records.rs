@@ -118,7 +118,7 @@ pub(crate) fn shape(line: &[u8]) -> Option<Shape> {
                 return Some(Shape { level, message });
             }
             if first == b'[' || first == b'(' || first.is_ascii_uppercase() {
-                return level_first(line);
+                return level_first(line).or_else(|| step_label(line));
             }
             None
         }
@@ -154,6 +154,27 @@ fn level_first(line: &[u8]) -> Option<Shape> {
     Some(Shape {
         level: Some(level),
         message: after_level(line, end),
+    })
+}
+
+/// A tool's progress message about one of its steps, `Job 3: message`
+/// (Snakemake's `message:`), `Task 2/5: message`: a record at INFO.
+fn step_label(line: &[u8]) -> Option<Shape> {
+    let word = [&b"Job "[..], b"Task ", b"Step ", b"Stage "]
+        .into_iter()
+        .find(|w| line.starts_with(w))?;
+    let mut i = word.len();
+    let d = digits(line, i);
+    if d == 0 {
+        return None;
+    }
+    i += d;
+    if line.get(i) == Some(&b'/') && digits(line, i + 1) > 0 {
+        i += 1 + digits(line, i + 1);
+    }
+    (line.get(i) == Some(&b':') && line.get(i + 1) == Some(&b' ')).then(|| Shape {
+        level: Some(Level::Info),
+        message: i + 2,
     })
 }
 
@@ -769,6 +790,12 @@ mod tests {
             ("ERROR - boom", Error, "boom"),
             ("CRITICAL: disk", Critical, "disk"),
             ("FATAL: no", Critical, "no"),
+            // A tool's progress message of one of its steps.
+            (
+                "Job 0: call ended in Timeout, using cached value",
+                Info,
+                "call ended in Timeout, using cached value",
+            ),
         ] {
             if line.starts_with("[Tue") {
                 // A time with nothing after it: a record of no level.

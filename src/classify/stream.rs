@@ -14,9 +14,9 @@ use super::dfa::Walk;
 use super::records::{self, Level};
 use super::{
     ABORT, ALLOW, AUTH, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION, FAILURE_CATS,
-    MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUNTIME, RaisedException, SCHEMA,
-    SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings, VALIDATION, bit, exception,
-    json_level, pydantic, snippet, strip_cr, tail_snippet,
+    MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED, RUNTIME,
+    RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings, VALIDATION,
+    bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
 };
 use crate::ansi::Stripper;
 use crate::redact::Redactor;
@@ -918,6 +918,20 @@ impl StreamClassifier {
             self.push_line(line, 0, Kind::Raised, flagged);
             return;
         }
+        // An exception a tool names on a line of its own (Snakemake's
+        // `RuleException:`, `ValueError in file "…", line 45:`): a record
+        // that raised it.
+        if !indented
+            && flagged & F_LEVEL != 0
+            && strip_cr(line).last() == Some(&b':')
+            && exception::stands_alone(&String::from_utf8_lossy(line))
+        {
+            self.flush_record();
+            self.record.first = this;
+            self.record.shaped = true;
+            self.push_line(line, 0, Kind::Raised, flagged);
+            return;
+        }
         if let Some(claim) = self.claim(line) {
             // A tool's record is matched whole, wrapped lines joined, so a
             // pre-check of its lines one by one says nothing of it.
@@ -1122,7 +1136,8 @@ impl StreamClassifier {
         let named = allowed(joined) || lines.iter().any(|l| allowed(l));
         if error && !named && self.findings.error_logged.is_none() {
             let message = r.line(0).get(r.message..).unwrap_or(&[]);
-            let quote = self.quote(joined, 0);
+            // Its first line: what follows (a traceback) has its own finding.
+            let quote = self.quote(r.line(0), 0);
             self.findings.headlines[ERROR_LOGGED] = Some(self.masked_headline(message));
             self.findings.spans[ERROR_LOGGED] = Some((r.first, r.first));
             self.finding_records[ERROR_LOGGED] = Some(kept(joined));
@@ -1155,6 +1170,9 @@ impl StreamClassifier {
     fn raised(&self, line: &[u8], loading: bool, logged: bool) -> Option<RaisedException> {
         let text = String::from_utf8_lossy(line);
         let e = exception::raised(text.trim(), true)?;
+        // Raised in a file of the project before any step: loading it,
+        // whether or not the tool logs records.
+        let loading = loading || e.in_file && !self.findings.step_seen;
         Some(RaisedException {
             type_path: e.type_path.to_string(),
             config: exception::config_shaped(e.type_path),
@@ -1227,7 +1245,16 @@ impl StreamClassifier {
                     {
                         return None;
                     }
-                    shared.soft[cat].as_ref().and_then(|re| re.find(line))
+                    let re = shared.soft[cat].as_ref()?;
+                    if cat != ABORT {
+                        return re.find(line);
+                    }
+                    // A word that is a whole JSON string is a value (a
+                    // list of outcomes), not something that happened.
+                    re.find_iter(line).find(|m| {
+                        !(line.get(m.start()) == Some(&b'"')
+                            && line.get(m.end() - 1) == Some(&b'"'))
+                    })
                 };
                 if let Some(m) = loud.or_else(soft) {
                     hits.push((cat, self.quote(line, m.start()), (n, n), false));
@@ -1453,11 +1480,9 @@ impl StreamClassifier {
                 .is_none_or(|k| memchr::memmem::find(record, k).is_some())
         };
         if let Some(caps) = retry.and_then(|re| re.captures(line)) {
+            // The words tools use, naming nothing retried, set every
+            // failure aside: only the whole run succeeding recovers them.
             let key = key_of(&caps);
-            // The words tools use name what they retry, or nothing is.
-            if generic && key.is_none() {
-                return;
-            }
             for slot in [
                 VALIDATION,
                 RUNTIME,
@@ -1507,11 +1532,12 @@ impl StreamClassifier {
         if let Some(caps) = recovered.and_then(|re| re.captures(line)) {
             let key = caps.name("key").map(|m| m.as_bytes().to_vec());
             // The words tools use: the record names what it recovered.
+            let run_succeeded = generic && RUN_SUCCEEDED.is_match(line);
             let recovers = |p: &Provisional| match (&key, generic) {
-                (None, true) => p
-                    .key
-                    .as_ref()
-                    .is_some_and(|k| memchr::memmem::find(line, k).is_some()),
+                (None, true) => match &p.key {
+                    Some(k) => memchr::memmem::find(line, k).is_some(),
+                    None => run_succeeded,
+                },
                 (None, false) => true,
                 (Some(_), _) => p.key == key || names(&p.record, &key),
             };

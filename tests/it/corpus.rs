@@ -178,6 +178,8 @@ struct Recorded {
     exit: i64,
     outcome: String,
     expect: String,
+    /// What kind of outcome it is (`config_error`, `nothing_selected`, …).
+    kind: Option<String>,
 }
 
 fn recorded(dir: &str) -> Vec<Recorded> {
@@ -192,6 +194,7 @@ fn recorded(dir: &str) -> Vec<Recorded> {
             exit: e["exit"].as_integer().unwrap(),
             outcome: e["outcome"].as_str().unwrap().to_string(),
             expect: e["expect"].as_str().unwrap().to_string(),
+            kind: e.get("kind").and_then(|v| v.as_str()).map(String::from),
         })
         .collect()
 }
@@ -210,7 +213,9 @@ fn replay_some(
     keep: impl Fn(&Recorded) -> bool,
 ) -> Vec<(Recorded, Value)> {
     let runs: Vec<Recorded> = recorded(dir).into_iter().filter(|r| keep(r)).collect();
-    let preset = preset.map_or(String::new(), |p| format!("preset = \"{p}\"\n"));
+    let preset = preset.map_or("presets = []\n".to_string(), |p| {
+        format!("preset = \"{p}\"\n")
+    });
     let mut toml = format!("[harness]\n{preset}jobs = 2\n");
     for r in &runs {
         let file = |ext: &str| {
@@ -566,4 +571,199 @@ fn shown_output_is_without_the_padding_rich_adds_and_the_logs_keep_it() {
         log.lines().any(|l| l.ends_with(' ')),
         "the log is byte-exact"
     );
+}
+
+/// The six pipeline tools recorded for the built-ins (no preset was ever
+/// written for them), each run recorded as `cargo golden` runs it.
+const UNPRESET: &[&str] = &[
+    "prefect",
+    "airflow",
+    "snakemake",
+    "sqlmesh",
+    "great_expectations",
+    "luigi",
+];
+
+/// Every recorded run of every tool, judged by the built-ins alone
+/// (`presets = []`): no false green, no false red, every configuration
+/// error a configuration error, every run that ran nothing NOTHING_RAN.
+/// A recording whose right verdict the tool's output cannot tell
+/// (`expect = "UNKNOWABLE"`: an ignored config typo, an ERROR record the
+/// tool prints as bare text) is judged and listed, not held to a verdict.
+#[test]
+fn the_built_ins_alone_judge_every_recorded_tool_right() {
+    let wide: fn(&Recorded) -> bool =
+        |r| r.name.ends_with("-1000") || r.name.ends_with("-80") && r.name.contains("build");
+    let mut wrong = Vec::new();
+    let mut unknowable = Vec::new();
+    let mut judged = 0;
+    let dirs = ["odibi", "tools", "spark", "build", "dbt"]
+        .iter()
+        .chain(UNPRESET)
+        .copied();
+    for dir in dirs {
+        for (r, case) in replay_some(dir, None, wide) {
+            judged += 1;
+            let status = case["execution_status"].as_str().unwrap_or("");
+            let types = issue_types(&case);
+            if r.expect == "UNKNOWABLE" {
+                unknowable.push(format!("{dir}/{}: {status}/{}", r.name, case["result"]));
+                continue;
+            }
+            let kind = r.kind.as_deref().unwrap_or(r.outcome.as_str());
+            // A run that ran nothing is said to be one; a configuration
+            // error is one; the rest are held to their verdict.
+            let filed = match kind {
+                "nothing_selected" => types.contains(&"NOTHING_RAN"),
+                "config_error"
+                | "compilation_error"
+                | "parsing_error"
+                | "validate_config_error" => status == "VALIDATION_FAILED",
+                _ => true,
+            };
+            if case["result"] != r.expect.as_str() || !filed {
+                wrong.push(format!(
+                    "{dir}/{} ({kind}): {status}/{} {types:?} {}",
+                    r.name,
+                    case["result"],
+                    case["issues"][0]["message"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "built-ins alone: {judged} recorded runs, misjudged {}; unknowable: {unknowable:#?}",
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+}
+
+/// `examples/luigi/` and `examples/snakemake/` run by the real tools (the
+/// virtualenvs `.ci/luigi-venv` and `.ci/snakemake-venv` make, named by
+/// `CARGO_GOLDEN_LUIGI_VENV` and `CARGO_GOLDEN_SNAKEMAKE_VENV`), in the
+/// README's shape (a runner, then name and path) with no preset: every
+/// outcome judged right and filed under its cause, the evidence verifying.
+#[test]
+fn the_luigi_and_snakemake_examples_judge_right_with_no_preset() {
+    for (tool, var, want) in [
+        (
+            "luigi",
+            "CARGO_GOLDEN_LUIGI_VENV",
+            &[
+                ("Report", "PASSED", "SUCCESS", &[][..]),
+                ("Warned", "PASSED", "SUCCESS", &[]),
+                ("CallStats", "PASSED", "SUCCESS", &[]),
+                ("Flaky", "PASSED", "SUCCESS", &[]),
+                (
+                    "Broken",
+                    "FAILED",
+                    "RUNTIME_FAILED",
+                    &["PIPELINE_EXECUTION_ERROR"],
+                ),
+                ("missing_input", "FAILED", "SUCCESS", &["NOTHING_RAN"]),
+                ("Unsigned", "FAILED", "RUNTIME_FAILED", &["ERROR_LOGGED"]),
+                (
+                    "Reprot",
+                    "FAILED",
+                    "VALIDATION_FAILED",
+                    &["CONFIGURATION_ERROR"],
+                ),
+                (
+                    "config_error",
+                    "FAILED",
+                    "VALIDATION_FAILED",
+                    &["CONFIGURATION_ERROR"],
+                ),
+                ("ran_nothing", "FAILED", "SUCCESS", &["NOTHING_RAN"]),
+            ][..],
+        ),
+        (
+            "snakemake",
+            "CARGO_GOLDEN_SNAKEMAKE_VENV",
+            &[
+                ("all", "PASSED", "SUCCESS", &[][..]),
+                ("warned", "PASSED", "SUCCESS", &[]),
+                ("count_failed_calls", "PASSED", "SUCCESS", &[]),
+                ("flaky", "PASSED", "SUCCESS", &[]),
+                ("broken", "FAILED", "RUNTIME_FAILED", &["EXECUTION_FAILURE"]),
+                (
+                    "refunds",
+                    "FAILED",
+                    "RUNTIME_FAILED",
+                    &["EXECUTION_FAILURE"],
+                ),
+                ("unsigned", "FAILED", "RUNTIME_FAILED", &["ERROR_LOGGED"]),
+                (
+                    "reprot",
+                    "FAILED",
+                    "VALIDATION_FAILED",
+                    &["CONFIGURATION_ERROR"],
+                ),
+                (
+                    "syntax_error",
+                    "FAILED",
+                    "VALIDATION_FAILED",
+                    &["CONFIGURATION_ERROR"],
+                ),
+                (
+                    "config_yaml_error",
+                    "FAILED",
+                    "VALIDATION_FAILED",
+                    &["CONFIGURATION_ERROR"],
+                ),
+                ("up_to_date", "FAILED", "SUCCESS", &["NOTHING_RAN"]),
+            ][..],
+        ),
+    ] {
+        let how = format!("run .ci/{tool}-venv; .ci/run does");
+        let Some(venv) = common::from_ci(var, &how, &format!("the {tool} examples")) else {
+            continue;
+        };
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(tool);
+        let harness = std::fs::read_to_string(examples.join("harness.toml")).unwrap();
+        assert!(
+            !harness
+                .lines()
+                .any(|l| l.trim_start().starts_with("preset")),
+            "{tool}: a preset is named"
+        );
+        let out = tempfile::tempdir().unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+            .args(["golden", "--jobs", "2", "--config"])
+            .arg(examples.join("harness.toml"))
+            .arg("--out")
+            .arg(out.path())
+            .env("PATH", common::path_with(&venv.join("bin")))
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{tool}: {}", text(&o));
+        assert!(
+            !String::from_utf8_lossy(&o.stderr).contains("note: preset"),
+            "{tool}: {}",
+            text(&o)
+        );
+        let summary: Value =
+            serde_json::from_slice(&std::fs::read(out.path().join("summary.json")).unwrap())
+                .unwrap();
+        let cases = summary["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), want.len(), "{tool}");
+        let mut wrong = Vec::new();
+        for (name, result, status, types) in want {
+            let case = cases.iter().find(|c| c["name"] == *name).unwrap();
+            let got = (
+                case["result"].as_str().unwrap(),
+                case["execution_status"].as_str().unwrap(),
+                issue_types(case),
+            );
+            if got != (*result, *status, types.to_vec()) {
+                wrong.push(format!("{tool} {name}: {got:?} {}", case["issues"]));
+            }
+        }
+        assert!(wrong.is_empty(), "misjudged:\n{}", wrong.join("\n"));
+        let v = common::verify_evidence(out.path());
+        assert!(v.status.success(), "{tool}: {}", text(&v));
+    }
 }

@@ -393,8 +393,43 @@ fn live_output_and_log_tails_are_masked() {
 
 /// A line matching each built-in pattern, with the execution status it
 /// brings about.
-const PATTERN_LINES: [(&str, &str); 14] = [
+const PATTERN_LINES: [(&str, &str); 31] = [
     ("1 validation error for ProjectConfig", "VALIDATION_FAILED"),
+    (
+        "airflow command error: unrecognized arguments: --conff",
+        "VALIDATION_FAILED",
+    ),
+    ("Aborted!", "VALIDATION_FAILED"),
+    (
+        "Configuration validation failed for odibi.yaml",
+        "VALIDATION_FAILED",
+    ),
+    (
+        "Invalid project config: default_gatway",
+        "VALIDATION_FAILED",
+    ),
+    ("Config file is not valid JSON or YAML", "VALIDATION_FAILED"),
+    (
+        "Failed validating 'required' in schema",
+        "VALIDATION_FAILED",
+    ),
+    ("Compilation Error in model orders", "VALIDATION_FAILED"),
+    ("the DAG failed to parse", "VALIDATION_FAILED"),
+    (
+        "Failed to load model from file orders.sql",
+        "VALIDATION_FAILED",
+    ),
+    ("Missing gateway with name warehouse", "VALIDATION_FAILED"),
+    ("Selector did not return any models", "VALIDATION_FAILED"),
+    (
+        "Checkpoint with name nightly was not found",
+        "VALIDATION_FAILED",
+    ),
+    ("cores have to be specified", "VALIDATION_FAILED"),
+    ("odibi.yaml has errors:", "VALIDATION_FAILED"),
+    ("{\"valid\": false}", "VALIDATION_FAILED"),
+    ("{\"success\": false}", "RUNTIME_FAILED"),
+    ("* 1 failed:", "RUNTIME_FAILED"),
     ("Error: No such option: --colour", "VALIDATION_FAILED"),
     ("│ No such option: --colour", "VALIDATION_FAILED"),
     (
@@ -437,9 +472,11 @@ fn masking_never_changes_a_verdict() {
             .find(|c| c.is_alphanumeric())
             .unwrap();
         let line = PATTERN_LINES[i].0;
+        let k = pins.len();
         pins.push((i, pin));
         toml.push_str(&format!(
-            "\n[[verify]]\nname = \"p{i}\"\ncommand = \"echo '{line}'\"\nenv = {{ PIN = \"{pin}\" }}\n"
+            "\n[[verify]]\nname = \"p{k}\"\ncommand = {}\nenv = {{ PIN = \"{pin}\" }}\n",
+            toml::Value::String(format!("echo '{}'", line.replace('\'', r"'\''")))
         ));
     }
     toml.push_str(
@@ -454,10 +491,10 @@ fn masking_never_changes_a_verdict() {
     for (n, &(i, pin)) in pins.iter().enumerate() {
         let (line, status) = PATTERN_LINES[i];
         let case = &cases[n];
-        assert_eq!(case["name"], format!("p{i}").as_str());
+        assert_eq!(case["name"], format!("p{n}").as_str());
         assert_eq!(case["result"], "FAILED", "{line:?} with PIN={pin}: {case}");
         assert_eq!(case["execution_status"], status, "{line:?}: {case}");
-        let log = read(&p.case_dir(&format!("{:03}-p{i}", n + 1)).join("stdout.log"));
+        let log = read(&p.case_dir(&format!("{:03}-p{n}", n + 1)).join("stdout.log"));
         let shown = log.replace("[REDACTED:PIN]", "");
         assert!(!shown.contains(pin), "{line:?}: {log:?} keeps {pin:?}");
         assert!(log.contains("[REDACTED:PIN]"), "{log:?}");
