@@ -779,3 +779,83 @@ fn a_deletion_vector_that_is_damaged_or_disagrees_with_the_log_fails_the_output(
         }
     }
 }
+
+/// Run `--bless` on `p`, which must refuse its output: exit 1, no
+/// snapshot `snapshot` written; the run's text.
+fn bless_refused(p: &Project, snapshot: &str) -> String {
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        !p.path().join(snapshot).exists(),
+        "{}",
+        read(p.path().join(snapshot))
+    );
+    text(&o)
+}
+
+#[test]
+fn duplicate_column_names_are_refused_naming_them_in_bless_and_in_a_run() {
+    let p = copying("csv", r#", key = ["id"]"#);
+    p.write("src.csv", "id,amount,amount\n1,10,20\n2,30,40\n");
+    let said = bless_refused(&p, "snapshots/copy.out.csv.data");
+    assert!(
+        said.contains("out.csv: the column name `amount` is used by columns 2 and 3"),
+        "{said}"
+    );
+    // A snapshot blessed before names were checked: the run fails naming
+    // them, never with phantom cell changes.
+    p.write(
+        "snapshots/copy.out.csv.data",
+        "# output: out.csv\n# columns: id:integer, amount:integer, amount:integer\n1,10,20\n2,30,40\n",
+    );
+    let found = changed(&p, "copy");
+    assert!(
+        found.contains(
+            "output not read: out.csv: the column name `amount` is used by columns 2 and 3"
+        ),
+        "{found}"
+    );
+    assert!(!found.contains("changed:"), "{found}");
+    // An ignored column named twice is left out, both times.
+    let p = copying("csv", r#", key = ["id"], ignore = ["amount"]"#);
+    p.write("src.csv", "id,amount,amount\n1,10,20\n2,30,40\n");
+    bless(&p);
+    passes(&p);
+}
+
+/// Writes a Parquet file whose schema names `amount` twice, as pyarrow
+/// writes one.
+const WRITE_DUPLICATE_PARQUET: &str = r#"
+import pyarrow as pa, pyarrow.parquet as pq
+t = pa.table([pa.array([1, 2]), pa.array([10, 30]), pa.array([20, 40])], names=["id", "amount", "amount"])
+pq.write_table(t, "out.parquet")
+"#;
+
+#[test]
+fn a_parquet_schema_naming_a_column_twice_is_refused_naming_it() {
+    let Some(python) = data_python("parquet duplicate columns") else {
+        return;
+    };
+    for mode in ["rows", "summary"] {
+        let key = if mode == "rows" {
+            r#", key = ["id"]"#
+        } else {
+            ""
+        };
+        let p = python_case(
+            &python,
+            WRITE_DUPLICATE_PARQUET,
+            &format!(r#"{{ path = "out.parquet", mode = "{mode}"{key} }}"#),
+        );
+        let said = bless_refused(&p, "snapshots/tables.out.parquet.data");
+        assert!(
+            said.contains("out.parquet: the column name `amount` is used by columns 2 and 3"),
+            "{mode}: {said}"
+        );
+        let found = changed(&p, "tables");
+        assert!(
+            found.contains("output not read: out.parquet: the column name `amount`"),
+            "{mode}: {found}"
+        );
+    }
+}
