@@ -7,7 +7,8 @@
 //! ignored columns left out, sorted by the key (else by the whole row).
 //! The comparison reads the schema (names and types: a renamed or retyped
 //! column is a change), the row count, and the rows matched by key, numbers
-//! within the tolerance `|now - snapshot| <= abs + rel * |snapshot|`. A
+//! within the tolerance `|now - snapshot| <= abs + rel * |snapshot|`
+//! (without one, exactly: every digit written, not a double's). A
 //! difference is a `DATA_CHANGED` issue whose diff lists the first
 //! [`MAX_DIFF_ITEMS`] differences, one a line. Columns are matched by
 //! name: an output naming a column twice is refused ([`unique_names`]).

@@ -1,9 +1,140 @@
 //! Numbers of data snapshots: floats written as Rust's `Display` writes
-//! them (the text a snapshot has always held), fast; and float sums that
-//! are exact, so a summary's sum does not depend on the order of the rows
-//! nor on how its reading was split between threads.
+//! them (the text a snapshot has always held), fast; float sums that are
+//! exact, so a summary's sum does not depend on the order of the rows nor
+//! on how its reading was split between threads; and numbers' texts read
+//! as exact decimals ([`Exact`]), so that no digit a file wrote is lost to
+//! a double.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
+
+/// A number's text read as an exact decimal, nothing rounded: its sign,
+/// its significant digits (no leading or trailing zeros) and where the
+/// decimal point stands among them. `1.50` = `1.5`, `1e3` = `1000`, `-0` =
+/// `0`, and `1.000000000000000001` ≠ `1.000000000000000002`, as
+/// `9007199254740993` ≠ `9007199254740992`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exact<'a> {
+    negative: bool,
+    /// The significant digits: those written before the point, then
+    /// those after it.
+    head: &'a [u8],
+    tail: &'a [u8],
+    /// The value is `0.DIGITS` times `10^exp` (0 for zero).
+    exp: i64,
+}
+
+impl<'a> Exact<'a> {
+    /// The number `s` is (`-12`, `1.50`, `.5`, `1.`, `-1.5e-7`, `1E+3`):
+    /// None for any other text (`NaN`, `inf`, `1_000`), and for an
+    /// exponent of more than 18 digits.
+    pub(crate) fn parse(s: &'a str) -> Option<Exact<'a>> {
+        let b = s.as_bytes();
+        let (negative, b) = match b.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            Some((b'+', rest)) => (false, rest),
+            _ => (false, b),
+        };
+        let digits = |b: &'a [u8]| b.split_at(b.iter().take_while(|c| c.is_ascii_digit()).count());
+        let zeros = |b: &[u8]| b.iter().take_while(|&&c| c == b'0').count();
+        let (int, rest) = digits(b);
+        let (frac, rest) = match rest.split_first() {
+            Some((b'.', after)) => digits(after),
+            _ => (&[][..], rest),
+        };
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let exp: i64 = match rest.split_first() {
+            None => 0,
+            Some((b'e' | b'E', e)) => {
+                let (minus, e) = match e.split_first() {
+                    Some((b'-', e)) => (true, e),
+                    Some((b'+', e)) => (false, e),
+                    _ => (false, e),
+                };
+                if e.is_empty() || !e.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let e = &e[zeros(e)..];
+                if e.len() > 18 {
+                    return None;
+                }
+                let e = e.iter().fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
+                if minus { -e } else { e }
+            }
+            Some(_) => return None,
+        };
+        let trailing =
+            |b: &'a [u8]| &b[..b.len() - b.iter().rev().take_while(|&&c| c == b'0').count()];
+        let int = &int[zeros(int)..];
+        // Where the point stands before the first significant digit.
+        let (head, tail, point) = if int.is_empty() {
+            let lead = zeros(frac);
+            (int, &frac[lead..], -(lead as i64))
+        } else {
+            (int, frac, int.len() as i64)
+        };
+        let tail = trailing(tail);
+        let head = if tail.is_empty() {
+            trailing(head)
+        } else {
+            head
+        };
+        if head.is_empty() && tail.is_empty() {
+            return Some(Exact {
+                negative: false,
+                head,
+                tail,
+                exp: 0,
+            });
+        }
+        Some(Exact {
+            negative,
+            head,
+            tail,
+            exp: point.checked_add(exp)?,
+        })
+    }
+
+    fn is_zero(&self) -> bool {
+        self.head.is_empty() && self.tail.is_empty()
+    }
+
+    fn digits(&self) -> impl Iterator<Item = &u8> + '_ {
+        self.head.iter().chain(self.tail)
+    }
+
+    /// How two numbers order, as values.
+    pub(crate) fn cmp(&self, other: &Exact<'_>) -> Ordering {
+        let sign = |x: &Exact<'_>| match (x.is_zero(), x.negative) {
+            (true, _) => 0,
+            (false, true) => -1,
+            (false, false) => 1,
+        };
+        let by_sign = sign(self).cmp(&sign(other));
+        if by_sign != Ordering::Equal || self.is_zero() {
+            return by_sign;
+        }
+        let magnitude = (self.exp.cmp(&other.exp)).then_with(|| self.digits().cmp(other.digits()));
+        if self.negative {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+}
+
+impl PartialEq for Exact<'_> {
+    fn eq(&self, other: &Exact<'_>) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+/// Whether `a` and `b` are texts of one number, exactly.
+pub(crate) fn same_number(a: &str, b: &str) -> bool {
+    matches!((Exact::parse(a), Exact::parse(b)), (Some(x), Some(y)) if x == y)
+}
 
 /// Append `v` as `format!("{v}")` writes it (shortest round-trip digits,
 /// never an exponent: `1e21` is `1000000000000000000000`), through ryu's
@@ -350,6 +481,63 @@ mod tests {
     }
 
     #[test]
+    fn a_numbers_text_reads_as_its_exact_value() {
+        let same = [
+            ("1.50", "1.5"),
+            ("1e3", "1000"),
+            ("1E+3", "1000.000"),
+            ("-0", "0"),
+            ("-0.0e5", "+0"),
+            (".5", "0.50"),
+            ("1.", "1"),
+            ("00.00100", "1e-3"),
+            ("10.5", "1.05e1"),
+            ("9.007199254740993e15", "9007199254740993"),
+            ("1.000000000000000001", "1000000000000000001e-18"),
+        ];
+        for (a, b) in same {
+            assert!(same_number(a, b), "{a} = {b}");
+        }
+        let other = [
+            ("1.000000000000000001", "1.000000000000000002"),
+            ("9007199254740993", "9007199254740992"),
+            ("1.5", "-1.5"),
+            ("1e3", "1e-3"),
+            ("10", "1"),
+            ("0.1", "0.10000000000000002"),
+        ];
+        for (a, b) in other {
+            assert!(!same_number(a, b), "{a} != {b}");
+        }
+        for text in [
+            "",
+            "-",
+            ".",
+            "e5",
+            "1e",
+            "1e+",
+            "1.5.2",
+            "NaN",
+            "inf",
+            "1_000",
+            "0x10",
+            "1e1234567890123456789",
+        ] {
+            assert!(Exact::parse(text).is_none(), "{text}");
+        }
+        let order = |a: &str, b: &str| Exact::parse(a).unwrap().cmp(&Exact::parse(b).unwrap());
+        assert_eq!(order("-2", "-1.5"), Ordering::Less);
+        assert_eq!(order("-0.001", "0"), Ordering::Less);
+        assert_eq!(order("0.05", "0.5"), Ordering::Less);
+        assert_eq!(order("99", "100"), Ordering::Less);
+        assert_eq!(
+            order("1.000000000000000002", "1.000000000000000001"),
+            Ordering::Greater
+        );
+        assert_eq!(order("1.10", "1.1"), Ordering::Equal);
+    }
+
+    #[test]
     fn the_exact_sum_is_the_rounded_exact_value_in_any_order() {
         let mut a = ExactSum::default();
         for x in [1e100, 1.0, -1e100, 0.5, 1e-300] {
@@ -405,6 +593,20 @@ mod props {
             let mut s = String::new();
             push_f64(&mut s, v);
             prop_assert_eq!(s, format!("{}", v));
+        }
+
+        /// Two doubles order as the exact values of their texts, written
+        /// either way, and equal only when they are one value.
+        #[test]
+        fn doubles_order_as_the_exact_values_of_their_texts(a in any::<u64>(), b in any::<u64>()) {
+            let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+            prop_assume!(a.is_finite() && b.is_finite());
+            let (x, y) = (a.to_string(), b.to_string());
+            let (p, q) = (Exact::parse(&x).unwrap(), Exact::parse(&y).unwrap());
+            prop_assert_eq!(p.cmp(&q), a.partial_cmp(&b).unwrap());
+            let (e, big_e) = (format!("{:e}", a), format!("{:E}", b));
+            prop_assert!(p == Exact::parse(&e).unwrap());
+            prop_assert!(q == Exact::parse(&big_e).unwrap());
         }
 
         #[test]
