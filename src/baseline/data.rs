@@ -7,9 +7,11 @@
 //! ignored columns left out, sorted by the key (else by the whole row).
 //! The comparison reads the schema (names and types: a renamed or retyped
 //! column is a change), the row count, and the rows matched by key, numbers
-//! within the tolerance `|now - snapshot| <= abs + rel * |snapshot|`. A
+//! within the tolerance `|now - snapshot| <= abs + rel * |snapshot|`
+//! (without one, exactly: every digit written, not a double's). A
 //! difference is a `DATA_CHANGED` issue whose diff lists the first
-//! [`MAX_DIFF_ITEMS`] differences, one a line.
+//! [`MAX_DIFF_ITEMS`] differences, one a line. Columns are matched by
+//! name: an output naming a column twice is refused ([`unique_names`]).
 //!
 //! The files are read as the case ends (under `copy`, from the copy before
 //! it is removed, see [`read_outputs`]); the comparison (or bless) happens
@@ -637,6 +639,8 @@ fn parse_csv<S: Sink>(
         .map(str::to_string)
         .collect();
     let keep: Vec<bool> = names.iter().map(|n| !ignore.contains(n)).collect();
+    let kept = (names.iter().enumerate()).filter(|&(i, _)| keep[i]);
+    unique_names(kept.map(|(i, n)| (i, n.as_str())))?;
     let names: Vec<String> = names
         .into_iter()
         .zip(&keep)
@@ -669,6 +673,49 @@ fn parse_csv<S: Sink>(
         sink.end_row();
     }
     Ok((names, sink))
+}
+
+/// Refuse columns that share a name: cells are compared by their
+/// column's name, so a name two columns answer to compares one column's
+/// cells with the other's. `columns` are the columns compared (ignored
+/// ones left out), each with its place in the file (from 0).
+fn unique_names<'n>(columns: impl Iterator<Item = (usize, &'n str)>) -> Result<(), String> {
+    match shared_names(columns) {
+        None => Ok(()),
+        Some(shared) => Err(format!(
+            "{shared}: columns are compared by name, so each must be unique (rename one, \
+             or `ignore` the name to leave them all out)"
+        )),
+    }
+}
+
+/// The names of `columns` (each with its place, from 0) that more than
+/// one of them has, and the places (from 1) of those; None when there
+/// are none.
+fn shared_names<'n>(columns: impl Iterator<Item = (usize, &'n str)>) -> Option<String> {
+    let mut places: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, name) in columns {
+        match seen.get(name) {
+            Some(&k) => places[k].1.push(i + 1),
+            None => {
+                seen.insert(name, places.len());
+                places.push((name, vec![i + 1]));
+            }
+        }
+    }
+    let twice: Vec<String> = (places.iter())
+        .filter(|(_, at)| at.len() > 1)
+        .map(|(name, at)| {
+            let (last, rest) = at.split_last().unwrap_or((&0, &[]));
+            let rest: Vec<String> = rest.iter().map(usize::to_string).collect();
+            format!(
+                "the column name `{name}` is used by columns {} and {last}",
+                rest.join(", ")
+            )
+        })
+        .collect();
+    (!twice.is_empty()).then(|| twice.join("; "))
 }
 
 /// Infer each column's type from its values, in one pass over the rows.
@@ -1513,6 +1560,38 @@ mod tests {
             &s,
         );
         assert!(e.unwrap_err().contains("a quoted field is not closed"));
+    }
+
+    /// Two columns of one name are refused, whatever the format, naming
+    /// the name and the columns; an ignored name is left out, every time.
+    #[test]
+    fn columns_that_share_a_name_are_refused_naming_them() {
+        let read = |csv: &str, ignore: &[&str]| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.csv");
+            std::fs::write(&path, csv).unwrap();
+            let mut s = spec(&["id"]);
+            s.ignore = ignore.iter().map(|i| i.to_string()).collect();
+            let none = crate::redact::Redactor::none();
+            read_table(&path, &s, &mut Masking::new(&none)).map(|_| ())
+        };
+        let e = read("id,amount,amount\n1,10,20\n", &[]).unwrap_err();
+        assert!(
+            e.starts_with(
+                "the column name `amount` is used by columns 2 and 3: columns are compared by name"
+            ),
+            "{e}"
+        );
+        let e = read("a,b,a,c,b,a\n1,2,3,4,5,6\n", &["c"]).unwrap_err();
+        assert!(
+            e.starts_with(
+                "the column name `a` is used by columns 1, 3 and 6; \
+                 the column name `b` is used by columns 2 and 5: "
+            ),
+            "{e}"
+        );
+        read("id,amount,amount\n1,10,20\n", &["amount"]).unwrap();
+        assert_eq!(shared_names([(0, "a"), (1, "A")].into_iter()), None);
     }
 
     #[test]

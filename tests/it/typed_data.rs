@@ -55,6 +55,21 @@ fn data_findings(p: &Project, slug: &str) -> String {
         .collect()
 }
 
+/// The data diff and detail the case's evidence holds of `output`.
+fn output_findings(p: &Project, slug: &str, output: &str) -> String {
+    let evidence = p.evidence(slug);
+    let snapshots = evidence["snapshots"].as_array().unwrap();
+    let s = snapshots
+        .iter()
+        .find(|s| s["output"] == output)
+        .unwrap_or_else(|| panic!("no output {output} in {evidence}"));
+    format!(
+        "{} | {}",
+        s["detail"].as_str().unwrap_or(""),
+        s["diff"].as_str().unwrap_or("")
+    )
+}
+
 fn bless(p: &Project) {
     let o = p.run(&["--bless"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -777,5 +792,334 @@ fn a_deletion_vector_that_is_damaged_or_disagrees_with_the_log_fails_the_output(
         if damage != "cardinality" {
             assert!(found.contains("deletion_vector_"), "{damage}: {found}");
         }
+    }
+}
+
+/// Run `--bless` on `p`, which must refuse its output: exit 1, no
+/// snapshot `snapshot` written; the run's text.
+fn bless_refused(p: &Project, snapshot: &str) -> String {
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        !p.path().join(snapshot).exists(),
+        "{}",
+        read(p.path().join(snapshot))
+    );
+    text(&o)
+}
+
+#[test]
+fn duplicate_column_names_are_refused_naming_them_in_bless_and_in_a_run() {
+    let p = copying("csv", r#", key = ["id"]"#);
+    p.write("src.csv", "id,amount,amount\n1,10,20\n2,30,40\n");
+    let said = bless_refused(&p, "snapshots/copy.out.csv.data");
+    assert!(
+        said.contains("out.csv: the column name `amount` is used by columns 2 and 3"),
+        "{said}"
+    );
+    // A snapshot blessed before names were checked: the run fails naming
+    // them, never with phantom cell changes.
+    p.write(
+        "snapshots/copy.out.csv.data",
+        "# output: out.csv\n# columns: id:integer, amount:integer, amount:integer\n1,10,20\n2,30,40\n",
+    );
+    let found = changed(&p, "copy");
+    assert!(
+        found.contains(
+            "output not read: out.csv: the column name `amount` is used by columns 2 and 3"
+        ),
+        "{found}"
+    );
+    assert!(!found.contains("changed:"), "{found}");
+    // An ignored column named twice is left out, both times.
+    let p = copying("csv", r#", key = ["id"], ignore = ["amount"]"#);
+    p.write("src.csv", "id,amount,amount\n1,10,20\n2,30,40\n");
+    bless(&p);
+    passes(&p);
+}
+
+/// Writes a Parquet file whose schema names `amount` twice, as pyarrow
+/// writes one.
+const WRITE_DUPLICATE_PARQUET: &str = r#"
+import pyarrow as pa, pyarrow.parquet as pq
+t = pa.table([pa.array([1, 2]), pa.array([10, 30]), pa.array([20, 40])], names=["id", "amount", "amount"])
+pq.write_table(t, "out.parquet")
+"#;
+
+#[test]
+fn a_parquet_schema_naming_a_column_twice_is_refused_naming_it() {
+    let Some(python) = data_python("parquet duplicate columns") else {
+        return;
+    };
+    for mode in ["rows", "summary"] {
+        let key = if mode == "rows" {
+            r#", key = ["id"]"#
+        } else {
+            ""
+        };
+        let p = python_case(
+            &python,
+            WRITE_DUPLICATE_PARQUET,
+            &format!(r#"{{ path = "out.parquet", mode = "{mode}"{key} }}"#),
+        );
+        let said = bless_refused(&p, "snapshots/tables.out.parquet.data");
+        assert!(
+            said.contains("out.parquet: the column name `amount` is used by columns 2 and 3"),
+            "{mode}: {said}"
+        );
+        let found = changed(&p, "tables");
+        assert!(
+            found.contains("output not read: out.parquet: the column name `amount`"),
+            "{mode}: {found}"
+        );
+    }
+}
+
+/// Rows of `id,x,big` (`x` and `big` float columns: `big` holds 1.5 too)
+/// with row 1's values.
+fn exact_csv(x: &str, big: &str) -> String {
+    format!("id,x,big\n1,{x},{big}\n2,0.5,1.5\n")
+}
+
+#[test]
+fn without_a_tolerance_csv_numbers_compare_exactly_as_decimals() {
+    for (mode, extra) in [
+        ("rows", r#", key = ["id"]"#),
+        ("summary", r#", mode = "summary""#),
+    ] {
+        let p = copying("csv", extra);
+        p.write(
+            "src.csv",
+            &exact_csv("1.000000000000000001", "9007199254740993"),
+        );
+        bless(&p);
+        if mode == "rows" {
+            // The same numbers written another way are the same numbers (a
+            // summary's checksum is of the text).
+            p.write(
+                "src.csv",
+                &exact_csv("1.0000000000000000010", "9.007199254740993e15"),
+            );
+            passes(&p);
+        }
+        p.write(
+            "src.csv",
+            &exact_csv("1.000000000000000002", "9007199254740992"),
+        );
+        let found = changed(&p, "copy");
+        let expected: &[&str] = if mode == "rows" {
+            &[
+                "changed: id=1 x 1.000000000000000001 -> 1.000000000000000002",
+                "changed: id=1 big 9007199254740993 -> 9007199254740992",
+            ]
+        } else {
+            &[
+                "column x: max 1.000000000000000001 -> 1.000000000000000002",
+                "column x: sum 1.500000000000000001 -> 1.500000000000000002",
+                "column big: max 9007199254740993 -> 9007199254740992",
+                "column big: sum 9007199254740994.5 -> 9007199254740993.5",
+            ]
+        };
+        for line in expected {
+            assert!(found.contains(line), "{mode}: {line} in {found}");
+        }
+        // A tolerance that covers the difference passes it.
+        let p = copying("csv", &format!("{extra}, tolerance = {{ abs = 1 }}"));
+        p.write(
+            "src.csv",
+            &exact_csv("1.000000000000000001", "9007199254740993"),
+        );
+        bless(&p);
+        p.write(
+            "src.csv",
+            &exact_csv("1.000000000000000002", "9007199254740992"),
+        );
+        passes(&p);
+    }
+}
+
+/// A JSON array of two rows, row 1's float `x`, `big` (a float column:
+/// row 2 holds 1.5) and a nested value holding the numbers `n`.
+fn exact_json(x: &str, big: &str, n: &str) -> String {
+    format!(
+        r#"[{{"id": 1, "x": {x}, "big": {big}, "nested": {{"n": [{n}]}}}},
+            {{"id": 2, "x": 0.5, "big": 1.5, "nested": {{"x": 1.50, "n": [1E2]}}}}]"#
+    )
+}
+
+#[test]
+fn without_a_tolerance_json_numbers_compare_exactly_as_decimals() {
+    const X: &str = "1.000000000000000001";
+    const BIG: &str = "9007199254740993";
+    const N: &str = "1.000000000000000001, 123456789012345678901234567890";
+    for (mode, extra) in [
+        ("rows", r#", key = ["id"]"#),
+        ("summary", r#", mode = "summary""#),
+    ] {
+        let p = copying("json", extra);
+        p.write("src.json", &exact_json(X, BIG, N));
+        bless(&p);
+        if mode == "rows" {
+            // A nested value keeps its numbers as written, exactly; one
+            // a double holds is written as before.
+            let snapshot = read(p.path().join("snapshots/copy.out.json.data"));
+            assert!(
+                snapshot
+                    .contains(r#""{""n"":[1.000000000000000001,123456789012345678901234567890]}""#)
+                    && snapshot.contains(r#""{""x"":1.5,""n"":[100.0]}""#),
+                "{snapshot}"
+            );
+        }
+        p.write(
+            "src.json",
+            &exact_json("1.000000000000000002", "9007199254740992", N),
+        );
+        let found = changed(&p, "copy");
+        let expected: &[&str] = if mode == "rows" {
+            &[
+                "changed: id=1 x 1.000000000000000001 -> 1.000000000000000002",
+                "changed: id=1 big 9007199254740993 -> 9007199254740992",
+            ]
+        } else {
+            &[
+                "column x: max 1.000000000000000001 -> 1.000000000000000002",
+                "column big: max 9007199254740993 -> 9007199254740992",
+            ]
+        };
+        for line in expected {
+            assert!(found.contains(line), "{mode}: {line} in {found}");
+        }
+        // Numbers a double does not hold, in a nested value.
+        for n in [
+            "1.000000000000000002, 123456789012345678901234567890",
+            "1.000000000000000001, 123456789012345678901234567891",
+        ] {
+            p.write("src.json", &exact_json(X, BIG, n));
+            let found = changed(&p, "copy");
+            let line = if mode == "rows" {
+                format!(
+                    r#"changed: id=1 nested {{"n":[{}]}} -> {{"n":[{}]}}"#,
+                    N.replace(' ', ""),
+                    n.replace(' ', "")
+                )
+            } else {
+                "column nested: values changed".to_string()
+            };
+            assert!(found.contains(&line), "{mode}: {line} in {found}");
+        }
+        p.write("src.json", &exact_json(X, BIG, N));
+        passes(&p);
+        // A tolerance covers the numbers of float columns.
+        let p = copying("json", &format!("{extra}, tolerance = {{ abs = 1 }}"));
+        p.write("src.json", &exact_json(X, BIG, N));
+        bless(&p);
+        p.write(
+            "src.json",
+            &exact_json("1.000000000000000002", "9007199254740992", N),
+        );
+        passes(&p);
+    }
+}
+
+/// Writes `v.json`'s row 1 (an int64 `n`, a decimal128(38, 18) `d` and a
+/// float64 `x` given as hex) as a Parquet file and a Delta table.
+const WRITE_EXACT: &str = r#"
+import decimal, json, shutil
+import pyarrow as pa, pyarrow.parquet as pq
+from deltalake import write_deltalake
+v = json.load(open("v.json"))
+t = pa.table({
+    "id": pa.array([1, 2], pa.int64()),
+    "n": pa.array([v["n"], 5], pa.int64()),
+    "d": pa.array([decimal.Decimal(v["d"]), decimal.Decimal("0.5")], pa.decimal128(38, 18)),
+    "x": pa.array([float.fromhex(v["x"]), 0.5], pa.float64()),
+})
+pq.write_table(t, "out.parquet")
+shutil.rmtree("t", ignore_errors=True)
+write_deltalake("t", t)
+"#;
+
+#[test]
+fn without_a_tolerance_parquet_and_delta_numbers_compare_exactly() {
+    let Some(python) = data_python("parquet exact numbers") else {
+        return;
+    };
+    let v = |n: u64, d: &str, x: &str| format!(r#"{{"n": {n}, "d": "{d}", "x": "{x}"}}"#);
+    let blessed = v(
+        9007199254740993,
+        "12345678901234567890.123456789012345678",
+        // 0.1 and the double after it.
+        "0x1.999999999999ap-4",
+    );
+    let moved = v(
+        9007199254740992,
+        "12345678901234567890.123456789012345679",
+        "0x1.999999999999bp-4",
+    );
+    for (mode, extra) in [
+        ("rows", r#", key = ["id"]"#),
+        ("summary", r#", mode = "summary""#),
+    ] {
+        let outputs = format!(
+            r#"{{ path = "out.parquet"{extra} }}, {{ path = "t", format = "delta"{extra} }}"#
+        );
+        let p = python_case(&python, WRITE_EXACT, &outputs);
+        p.write("v.json", &blessed);
+        bless(&p);
+        passes(&p);
+        p.write("v.json", &moved);
+        let found = changed(&p, "tables");
+        let expected: &[&str] = if mode == "rows" {
+            &[
+                "changed: id=1 n 9007199254740993 -> 9007199254740992",
+                "changed: id=1 d 12345678901234567890.123456789012345678 -> 12345678901234567890.123456789012345679",
+                "changed: id=1 x 0.1 -> 0.10000000000000002",
+            ]
+        } else {
+            &[
+                "column n: max 9007199254740993 -> 9007199254740992",
+                "column d: max 12345678901234567890.123456789012345678 -> 12345678901234567890.123456789012345679",
+                "column d: sum 12345678901234567890.623456789012345678 -> 12345678901234567890.623456789012345679",
+                "column x: min 0.1 -> 0.10000000000000002",
+            ]
+        };
+        for output in ["out.parquet", "t"] {
+            let of_output = output_findings(&p, "001-tables", output);
+            for line in expected {
+                assert!(
+                    of_output.contains(line),
+                    "{mode} {output}: {line} in {found}"
+                );
+            }
+        }
+        // A tolerance covers the float; integers and decimals are exact
+        // whatever the tolerance.
+        let tolerant = format!("{extra}, tolerance = {{ abs = 1 }}");
+        let p = python_case(
+            &python,
+            WRITE_EXACT,
+            &format!(r#"{{ path = "out.parquet"{tolerant} }}"#),
+        );
+        p.write("v.json", &blessed);
+        bless(&p);
+        p.write(
+            "v.json",
+            &v(
+                9007199254740993,
+                "12345678901234567890.123456789012345678",
+                "0x1.999999999999bp-4",
+            ),
+        );
+        passes(&p);
+        p.write("v.json", &moved);
+        let found = changed(&p, "tables");
+        assert!(
+            found.contains(" n ") || found.contains("column n:"),
+            "{mode}: {found}"
+        );
+        assert!(
+            found.contains(" d ") || found.contains("column d:"),
+            "{mode}: {found}"
+        );
     }
 }

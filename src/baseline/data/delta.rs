@@ -149,6 +149,13 @@ pub(crate) fn plan<F>(
         let path = dir.join(&name);
         let file = open(&path).map_err(|e| format!("{name}: {e}"))?;
         let (own, rows) = schema(&file);
+        // A table's column is found in a file by its name.
+        let names: Vec<&str> = own.iter().map(|(n, _)| plan.logical(n)).collect();
+        if let Some(shared) = super::shared_names(names.into_iter().enumerate()) {
+            return Err(format!(
+                "{name}: {shared} of this data file: which holds the table's column is not known"
+            ));
+        }
         let new = partition
             .iter()
             .map(|(n, _)| (n.clone(), ColType::String))
@@ -569,6 +576,36 @@ mod tests {
         );
         std::fs::write(log.join(v2), "").unwrap();
         assert!(replay(&log).unwrap_err().contains("V2 checkpoint"));
+    }
+
+    /// A table's column is found in a data file by its name: a file that
+    /// names one twice is refused, naming the file and the column.
+    #[test]
+    fn a_data_file_naming_a_column_twice_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join(LOG_DIR);
+        std::fs::create_dir(&log).unwrap();
+        commit(
+            &log,
+            0,
+            &[
+                r#"{"add":{"path":"part-0.parquet","partitionValues":{},"size":1,"modificationTime":0,"dataChange":true}}"#,
+            ],
+        );
+        let planned = |names: &[&str]| {
+            let columns: Vec<(String, ColType)> = (names.iter())
+                .map(|n| (n.to_string(), ColType::Integer))
+                .collect();
+            plan(dir.path(), |_| Ok(()), |_| (columns.clone(), 0)).map(|p| p.columns)
+        };
+        assert_eq!(planned(&["id", "n"]).unwrap().len(), 2);
+        match planned(&["id", "n", "n"]) {
+            Err(e) => assert!(
+                e.starts_with("part-0.parquet: the column name `n` is used by columns 2 and 3 of this data file"),
+                "{e}"
+            ),
+            Ok(columns) => panic!("read as {columns:?}"),
+        }
     }
 
     #[test]

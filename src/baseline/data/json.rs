@@ -227,12 +227,71 @@ fn text(ty: ColType, value: Option<&RawValue>) -> Result<Option<Cow<'_, str>>, S
         }
         Kind::Nested => {
             // Whitespace inside a nested value is no change.
-            let v: serde_json::Value =
-                serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-            Cow::Owned(v.to_string())
+            let mut out = String::with_capacity(text.len());
+            compact(value, &mut out).map_err(|e| format!("not JSON: {e}"))?;
+            Cow::Owned(out)
         }
         _ => Cow::Borrowed(text),
     }))
+}
+
+/// Write the nested value `raw` as `serde_json::Value` writes it once
+/// read (no whitespace, keys in order, a key given twice where it came
+/// first with the value it came with last, strings escaped its way, a
+/// number as the double it reads as) but for a number no double holds
+/// (`1.000000000000000001`, `123456789012345678901234567890`): that is
+/// written as it stands, so no digit of it is lost.
+fn compact(raw: &RawValue, out: &mut String) -> Result<(), serde_json::Error> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'{') => {
+            let Object(fields) = serde_json::from_str::<Object<String, &RawValue>>(text)?;
+            let mut kept: Vec<(String, &RawValue)> = Vec::with_capacity(fields.len());
+            for (key, value) in fields {
+                match kept.iter_mut().find(|(k, _)| *k == key) {
+                    Some(field) => field.1 = value,
+                    None => kept.push((key, value)),
+                }
+            }
+            out.push('{');
+            for (k, (key, value)) in kept.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(key)?);
+                out.push(':');
+                compact(value, out)?;
+            }
+            out.push('}');
+        }
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(text)?;
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                compact(item, out)?;
+            }
+            out.push(']');
+        }
+        Some(b'"') => {
+            let s: Cow<'_, str> = serde_json::from_str(text)?;
+            out.push_str(&serde_json::to_string(&s)?);
+        }
+        Some(b'-' | b'0'..=b'9') => match serde_json::from_str::<serde_json::Number>(text) {
+            Ok(n) => {
+                let written = n.to_string();
+                let held = super::num::same_number(text, &written);
+                out.push_str(if held { &written } else { text });
+            }
+            // Out of a double's range (`1e400`): as it stands.
+            Err(_) => out.push_str(text),
+        },
+        // `true`, `false`, `null`.
+        _ => out.push_str(text),
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -294,6 +353,33 @@ mod tests {
                 ],
                 vec![s("2"), s("\"42\""), None, None, s("true")],
             ]
+        );
+    }
+
+    /// A nested value is written compact, as `serde_json::Value` writes
+    /// it, but for numbers no double holds, which keep every digit.
+    #[test]
+    fn a_nested_value_keeps_every_digit_of_its_numbers() {
+        let nested = |text: &str| {
+            let raw: &RawValue = serde_json::from_str(text).unwrap();
+            let mut out = String::new();
+            compact(raw, &mut out).unwrap();
+            out
+        };
+        // As before: what a double holds, strings, keys, repeated keys.
+        for text in [
+            r#"{"a": [1, 2.50, 1E2, -0, 1e20, 0.1], "b": {"c": null, "d": true}}"#,
+            r#"{"s": "\u00e9\n\"", "k": 1, "k": 2, "z": [[], {}]}"#,
+            r#"[18446744073709551615, -9223372036854775808, 1.7976931348623157e308]"#,
+        ] {
+            let before = serde_json::from_str::<serde_json::Value>(text).unwrap();
+            assert_eq!(nested(text), before.to_string(), "{text}");
+        }
+        let out =
+            nested(r#"{"x": 1.000000000000000001, "n": [123456789012345678901234567890, 1e400]}"#);
+        assert_eq!(
+            out,
+            r#"{"x":1.000000000000000001,"n":[123456789012345678901234567890,1e400]}"#
         );
     }
 

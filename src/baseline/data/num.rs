@@ -1,9 +1,281 @@
 //! Numbers of data snapshots: floats written as Rust's `Display` writes
-//! them (the text a snapshot has always held), fast; and float sums that
-//! are exact, so a summary's sum does not depend on the order of the rows
-//! nor on how its reading was split between threads.
+//! them (the text a snapshot has always held), fast; float sums that are
+//! exact, so a summary's sum does not depend on the order of the rows nor
+//! on how its reading was split between threads; and numbers' texts read
+//! as exact decimals ([`Exact`], [`DecimalSum`]), so that no digit a file
+//! wrote is lost to a double.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
+
+/// A number's text read as an exact decimal, nothing rounded: its sign,
+/// its significant digits (no leading or trailing zeros) and where the
+/// decimal point stands among them. `1.50` = `1.5`, `1e3` = `1000`, `-0` =
+/// `0`, and `1.000000000000000001` ≠ `1.000000000000000002`, as
+/// `9007199254740993` ≠ `9007199254740992`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exact<'a> {
+    negative: bool,
+    /// The significant digits: those written before the point, then
+    /// those after it.
+    head: &'a [u8],
+    tail: &'a [u8],
+    /// The value is `0.DIGITS` times `10^exp` (0 for zero).
+    exp: i64,
+}
+
+impl<'a> Exact<'a> {
+    /// The number `s` is (`-12`, `1.50`, `.5`, `1.`, `-1.5e-7`, `1E+3`):
+    /// None for any other text (`NaN`, `inf`, `1_000`), and for an
+    /// exponent of more than 18 digits.
+    pub(crate) fn parse(s: &'a str) -> Option<Exact<'a>> {
+        let b = s.as_bytes();
+        let (negative, b) = match b.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            Some((b'+', rest)) => (false, rest),
+            _ => (false, b),
+        };
+        let digits = |b: &'a [u8]| b.split_at(b.iter().take_while(|c| c.is_ascii_digit()).count());
+        let zeros = |b: &[u8]| b.iter().take_while(|&&c| c == b'0').count();
+        let (int, rest) = digits(b);
+        let (frac, rest) = match rest.split_first() {
+            Some((b'.', after)) => digits(after),
+            _ => (&[][..], rest),
+        };
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let exp: i64 = match rest.split_first() {
+            None => 0,
+            Some((b'e' | b'E', e)) => {
+                let (minus, e) = match e.split_first() {
+                    Some((b'-', e)) => (true, e),
+                    Some((b'+', e)) => (false, e),
+                    _ => (false, e),
+                };
+                if e.is_empty() || !e.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let e = &e[zeros(e)..];
+                if e.len() > 18 {
+                    return None;
+                }
+                let e = e.iter().fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
+                if minus { -e } else { e }
+            }
+            Some(_) => return None,
+        };
+        let trailing =
+            |b: &'a [u8]| &b[..b.len() - b.iter().rev().take_while(|&&c| c == b'0').count()];
+        let int = &int[zeros(int)..];
+        // Where the point stands before the first significant digit.
+        let (head, tail, point) = if int.is_empty() {
+            let lead = zeros(frac);
+            (int, &frac[lead..], -(lead as i64))
+        } else {
+            (int, frac, int.len() as i64)
+        };
+        let tail = trailing(tail);
+        let head = if tail.is_empty() {
+            trailing(head)
+        } else {
+            head
+        };
+        if head.is_empty() && tail.is_empty() {
+            return Some(Exact {
+                negative: false,
+                head,
+                tail,
+                exp: 0,
+            });
+        }
+        Some(Exact {
+            negative,
+            head,
+            tail,
+            exp: point.checked_add(exp)?,
+        })
+    }
+
+    fn is_zero(&self) -> bool {
+        self.head.is_empty() && self.tail.is_empty()
+    }
+
+    fn digits(&self) -> impl Iterator<Item = &u8> + '_ {
+        self.head.iter().chain(self.tail)
+    }
+
+    /// How two numbers order, as values.
+    pub(crate) fn cmp(&self, other: &Exact<'_>) -> Ordering {
+        let sign = |x: &Exact<'_>| match (x.is_zero(), x.negative) {
+            (true, _) => 0,
+            (false, true) => -1,
+            (false, false) => 1,
+        };
+        let by_sign = sign(self).cmp(&sign(other));
+        if by_sign != Ordering::Equal || self.is_zero() {
+            return by_sign;
+        }
+        let magnitude = (self.exp.cmp(&other.exp)).then_with(|| self.digits().cmp(other.digits()));
+        if self.negative {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+
+    /// The number as a whole number of units of `10^-scale`, when its
+    /// digits fit 128 bits: `1.25` is `(125, 2)`, `1e3` `(1000, 0)`.
+    fn units(&self) -> Option<(i128, u32)> {
+        let n = (self.head.len() + self.tail.len()) as i64;
+        // 38 digits always fit 128 bits.
+        if n > 38 {
+            return None;
+        }
+        let digits = self
+            .digits()
+            .fold(0i128, |u, &c| u * 10 + i128::from(c - b'0'));
+        let signed = if self.negative { -digits } else { digits };
+        let scale = n.checked_sub(self.exp)?;
+        if scale >= 0 {
+            return Some((signed, u32::try_from(scale).ok()?));
+        }
+        let up = 10i128.checked_pow(u32::try_from(-scale).ok()?)?;
+        Some((signed.checked_mul(up)?, 0))
+    }
+}
+
+impl std::fmt::Display for Exact<'_> {
+    /// The number written plainly, as `Display` writes a double: no
+    /// exponent, no trailing zeros (`1.50` as `1.5`, `1e3` as `1000`, `-0`
+    /// as `0`); one whose point stands more than 400 places away, beyond
+    /// any double, as `1.5e-402`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_zero() {
+            return f.write_str("0");
+        }
+        // ASCII digits only.
+        fn text(b: &[u8]) -> &str {
+            std::str::from_utf8(b).unwrap_or("")
+        }
+        let digits: Vec<u8> = self.digits().copied().collect();
+        let n = digits.len() as i64;
+        if self.negative {
+            f.write_str("-")?;
+        }
+        if !(-400..=400).contains(&self.exp) {
+            let (first, rest) = digits.split_at(1);
+            f.write_str(text(first))?;
+            if !rest.is_empty() {
+                write!(f, ".{}", text(rest))?;
+            }
+            return write!(f, "e{}", self.exp - 1);
+        }
+        if self.exp <= 0 {
+            f.write_str("0.")?;
+            for _ in 0..-self.exp {
+                f.write_str("0")?;
+            }
+            f.write_str(text(&digits))
+        } else if self.exp < n {
+            let (int, frac) = digits.split_at(self.exp as usize);
+            write!(f, "{}.{}", text(int), text(frac))
+        } else {
+            f.write_str(text(&digits))?;
+            for _ in 0..self.exp - n {
+                f.write_str("0")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+impl PartialEq for Exact<'_> {
+    fn eq(&self, other: &Exact<'_>) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+/// Whether `a` and `b` are texts of one number, exactly.
+pub(crate) fn same_number(a: &str, b: &str) -> bool {
+    matches!((Exact::parse(a), Exact::parse(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// The exact sum of numbers' texts ([`Exact`]): a whole number of units
+/// of `10^-scale`, the scale the finest of the numbers'. Lost once a
+/// number or the sum leaves 128 bits at that scale (the sum of a column
+/// is then the rounded one of [`ExactSum`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DecimalSum {
+    units: i128,
+    scale: u32,
+    lost: bool,
+}
+
+impl DecimalSum {
+    pub(crate) fn add(&mut self, x: &Exact<'_>) {
+        if self.lost {
+            return;
+        }
+        match x.units() {
+            Some((units, scale)) => self.add_units(units, scale),
+            None => self.lost = true,
+        }
+    }
+
+    fn add_units(&mut self, units: i128, scale: u32) {
+        let up = |u: i128, by: u32| 10i128.checked_pow(by).and_then(|p| u.checked_mul(p));
+        let sum = if scale == self.scale {
+            self.units.checked_add(units)
+        } else if scale > self.scale {
+            up(self.units, scale - self.scale).and_then(|a| a.checked_add(units))
+        } else {
+            up(units, self.scale - scale).and_then(|b| b.checked_add(self.units))
+        };
+        match sum {
+            Some(sum) => {
+                self.units = sum;
+                self.scale = self.scale.max(scale);
+            }
+            None => self.lost = true,
+        }
+    }
+
+    /// Add every number of `other`.
+    pub(crate) fn merge(&mut self, other: &DecimalSum) {
+        if other.lost {
+            self.lost = true;
+        } else if !self.lost {
+            self.add_units(other.units, other.scale);
+        }
+    }
+
+    /// The sum written out (`12.5`, `-0.001`, `1000`), None once lost.
+    pub(crate) fn value(&self) -> Option<String> {
+        if self.lost {
+            return None;
+        }
+        let digits = self.units.unsigned_abs().to_string();
+        let scale = self.scale as usize;
+        let mut out = String::with_capacity(digits.len() + scale + 3);
+        if self.units < 0 {
+            out.push('-');
+        }
+        if digits.len() > scale {
+            out.push_str(&digits[..digits.len() - scale]);
+        } else {
+            out.push('0');
+        }
+        let frac = &digits[digits.len().saturating_sub(scale)..];
+        let frac = frac.trim_end_matches('0');
+        if !frac.is_empty() {
+            out.push('.');
+            out.extend(std::iter::repeat_n('0', scale - (digits.len().min(scale))));
+            out.push_str(frac);
+        }
+        Some(out)
+    }
+}
 
 /// Append `v` as `format!("{v}")` writes it (shortest round-trip digits,
 /// never an exponent: `1e21` is `1000000000000000000000`), through ryu's
@@ -350,6 +622,108 @@ mod tests {
     }
 
     #[test]
+    fn a_numbers_text_reads_as_its_exact_value() {
+        let same = [
+            ("1.50", "1.5"),
+            ("1e3", "1000"),
+            ("1E+3", "1000.000"),
+            ("-0", "0"),
+            ("-0.0e5", "+0"),
+            (".5", "0.50"),
+            ("1.", "1"),
+            ("00.00100", "1e-3"),
+            ("10.5", "1.05e1"),
+            ("9.007199254740993e15", "9007199254740993"),
+            ("1.000000000000000001", "1000000000000000001e-18"),
+        ];
+        for (a, b) in same {
+            assert!(same_number(a, b), "{a} = {b}");
+        }
+        let other = [
+            ("1.000000000000000001", "1.000000000000000002"),
+            ("9007199254740993", "9007199254740992"),
+            ("1.5", "-1.5"),
+            ("1e3", "1e-3"),
+            ("10", "1"),
+            ("0.1", "0.10000000000000002"),
+        ];
+        for (a, b) in other {
+            assert!(!same_number(a, b), "{a} != {b}");
+        }
+        for text in [
+            "",
+            "-",
+            ".",
+            "e5",
+            "1e",
+            "1e+",
+            "1.5.2",
+            "NaN",
+            "inf",
+            "1_000",
+            "0x10",
+            "1e1234567890123456789",
+        ] {
+            assert!(Exact::parse(text).is_none(), "{text}");
+        }
+        let plain = |a: &str| Exact::parse(a).unwrap().to_string();
+        for (text, written) in [
+            ("120.50", "120.5"),
+            ("1e16", "10000000000000000"),
+            ("-1.5E-3", "-0.0015"),
+            ("-0.0", "0"),
+            ("00.00100", "0.001"),
+            ("9.007199254740993e15", "9007199254740993"),
+            ("1.000000000000000001", "1.000000000000000001"),
+            ("1.25e-402", "1.25e-402"),
+            ("-7e500", "-7e500"),
+        ] {
+            assert_eq!(plain(text), written, "{text}");
+        }
+        let order = |a: &str, b: &str| Exact::parse(a).unwrap().cmp(&Exact::parse(b).unwrap());
+        assert_eq!(order("-2", "-1.5"), Ordering::Less);
+        assert_eq!(order("-0.001", "0"), Ordering::Less);
+        assert_eq!(order("0.05", "0.5"), Ordering::Less);
+        assert_eq!(order("99", "100"), Ordering::Less);
+        assert_eq!(
+            order("1.000000000000000002", "1.000000000000000001"),
+            Ordering::Greater
+        );
+        assert_eq!(order("1.10", "1.1"), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_decimal_sum_is_exact_and_lost_only_past_128_bits() {
+        let sum = |xs: &[&str]| {
+            let mut s = DecimalSum::default();
+            for x in xs {
+                s.add(&Exact::parse(x).unwrap());
+            }
+            s.value()
+        };
+        assert_eq!(sum(&[]).as_deref(), Some("0"));
+        assert_eq!(sum(&["0.1", "0.2", "0.3"]).as_deref(), Some("0.6"));
+        assert_eq!(
+            sum(&["1.000000000000000001", "0.5"]).as_deref(),
+            Some("1.500000000000000001")
+        );
+        assert_eq!(sum(&["1e3", "-0.005", "2"]).as_deref(), Some("1001.995"));
+        assert_eq!(sum(&["-1.25", "0.25"]).as_deref(), Some("-1"));
+        assert_eq!(sum(&["0.001", "-0.002"]).as_deref(), Some("-0.001"));
+        assert_eq!(sum(&["1e20", "1.5e-20"]), None);
+        assert_eq!(sum(&["1234567890123456789012345678901234567890"]), None);
+        // Merged in any split, the same sum.
+        let (mut a, mut b) = (DecimalSum::default(), DecimalSum::default());
+        a.add(&Exact::parse("12345678901234567890.123456789012345678").unwrap());
+        b.add(&Exact::parse("0.5").unwrap());
+        b.merge(&a);
+        assert_eq!(
+            b.value().as_deref(),
+            Some("12345678901234567890.623456789012345678")
+        );
+    }
+
+    #[test]
     fn the_exact_sum_is_the_rounded_exact_value_in_any_order() {
         let mut a = ExactSum::default();
         for x in [1e100, 1.0, -1e100, 0.5, 1e-300] {
@@ -405,6 +779,34 @@ mod props {
             let mut s = String::new();
             push_f64(&mut s, v);
             prop_assert_eq!(s, format!("{}", v));
+        }
+
+        /// Two doubles order as the exact values of their texts, written
+        /// either way, and equal only when they are one value.
+        #[test]
+        fn doubles_order_as_the_exact_values_of_their_texts(a in any::<u64>(), b in any::<u64>()) {
+            let (a, b) = (f64::from_bits(a), f64::from_bits(b));
+            prop_assume!(a.is_finite() && b.is_finite());
+            let (x, y) = (a.to_string(), b.to_string());
+            let (p, q) = (Exact::parse(&x).unwrap(), Exact::parse(&y).unwrap());
+            prop_assert_eq!(p.cmp(&q), a.partial_cmp(&b).unwrap());
+            // Written plainly, as `Display` writes a double.
+            let plain = if a == 0.0 { "0".to_string() } else { x.clone() };
+            prop_assert_eq!(p.to_string(), plain);
+            let (e, big_e) = (format!("{:e}", a), format!("{:E}", b));
+            prop_assert!(p == Exact::parse(&e).unwrap());
+            prop_assert!(q == Exact::parse(&big_e).unwrap());
+        }
+
+        /// A decimal sum of whole numbers is their sum.
+        #[test]
+        fn a_decimal_sum_of_integers_is_their_sum(xs in proptest::collection::vec(any::<i64>(), 0..20)) {
+            let mut s = DecimalSum::default();
+            for x in &xs {
+                s.add(&Exact::parse(&x.to_string()).unwrap());
+            }
+            let total: i128 = xs.iter().map(|&x| i128::from(x)).sum();
+            prop_assert_eq!(s.value(), Some(total.to_string()));
         }
 
         #[test]

@@ -61,8 +61,28 @@ pub(super) fn read<S: Collect>(
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
 ) -> Result<Read<S>, String> {
+    // Why it could not be read may quote the file (a column's name).
+    let (mut names, types, sink, sha) =
+        read_parts(path, spec, mask, make).map_err(|e| mask.mask(&e).into_owned())?;
+    mask.names(&mut names);
+    Ok(Read {
+        names,
+        types,
+        sink,
+        sha,
+    })
+}
+
+/// [`read`], the columns' names not yet masked.
+#[allow(clippy::type_complexity)]
+fn read_parts<S: Collect>(
+    path: &Path,
+    spec: &OutputSpec,
+    mask: &mut Masking<'_>,
+    make: MakeSink<'_, S>,
+) -> Result<(Vec<String>, Option<Vec<ColType>>, S, String), String> {
     let hash = || hash_file(path);
-    let (mut names, types, sink, sha) = match spec.format {
+    Ok(match spec.format {
         DataFormat::Delta => parts(&delta_parts(path)?, spec, mask, make)?,
         #[cfg(feature = "parquet")]
         DataFormat::Parquet => {
@@ -89,13 +109,6 @@ pub(super) fn read<S: Collect>(
                 Ok::<_, String>((names, types, sink, sha))
             })?
         }
-    };
-    mask.names(&mut names);
-    Ok(Read {
-        names,
-        types,
-        sink,
-        sha,
     })
 }
 
@@ -121,7 +134,7 @@ fn text<S: Collect>(
     }
     let lines = spec.format == DataFormat::Jsonl;
     let columns = super::json::columns(open()?, lines)?;
-    let (keep, names, types) = kept(&columns.names, &columns.types, spec);
+    let (keep, names, types) = kept(&columns.names, &columns.types, spec)?;
     let mut masked = Masked {
         inner: make(&names, Some(&types)),
         mask,
@@ -239,7 +252,7 @@ fn parts<S: Collect>(
         Parts::Parquet { names, types, .. } => (names.clone(), types.clone()),
         Parts::Delta { plan, .. } => plan.columns.iter().cloned().unzip(),
     };
-    let (_, names, types) = kept(&all, &all_types, spec);
+    let (_, names, types) = kept(&all, &all_types, spec)?;
     let units = units(match parts {
         Parts::Parquet { groups, .. } => std::slice::from_ref(groups),
         Parts::Delta { groups, .. } => groups,
@@ -292,18 +305,21 @@ fn parts<S: Collect>(
 }
 
 /// The columns of `names` (of `types`) that `spec` does not ignore, in
-/// file order: their places, names and types.
+/// file order: their places, names and types. Err when two of them share
+/// a name.
+#[allow(clippy::type_complexity)]
 fn kept(
     names: &[String],
     types: &[ColType],
     spec: &OutputSpec,
-) -> (Vec<usize>, Vec<String>, Vec<ColType>) {
+) -> Result<(Vec<usize>, Vec<String>, Vec<ColType>), String> {
     let keep: Vec<usize> = (0..names.len())
         .filter(|&i| !spec.ignore.contains(&names[i]))
         .collect();
+    super::unique_names(keep.iter().map(|&i| (i, names[i].as_str())))?;
     let kept_names = keep.iter().map(|&i| names[i].clone()).collect();
     let kept_types = keep.iter().map(|&i| types[i]).collect();
-    (keep, kept_names, kept_types)
+    Ok((keep, kept_names, kept_types))
 }
 
 /// The sha256 of an output file.

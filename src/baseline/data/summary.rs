@@ -13,12 +13,18 @@
 //! Integers are summed and compared exactly (the sum is left out once it
 //! passes 128 bits); a float's min, max and sum are of its finite values,
 //! and its NaN and infinities are counted apart, so a value that becomes
-//! NaN changes the summary whatever the tolerance. The checksum is the sum
-//! (mod 2^64) of the 64-bit FNV-1a hash of each non-null value's text, so
-//! it does not depend on row order. Every format is summarised as it is
-//! read, never held in memory.
+//! NaN changes the summary whatever the tolerance. A number that came as
+//! text (CSV, JSON, a Parquet decimal) is taken at its exact value: min
+//! and max as written, the sum exact while it fits 128 bits at the finest
+//! scale of the numbers (else, as of numbers that came as doubles, the
+//! sum of the doubles, rounded once). The checksum is the sum (mod 2^64)
+//! of the 64-bit FNV-1a hash of each non-null value's text, so it does not
+//! depend on row order. Every format is summarised as it is read, never
+//! held in memory.
 
-use super::num::ExactSum;
+use std::cmp::Ordering;
+
+use super::num::{DecimalSum, Exact, ExactSum};
 use super::value::{self, Rule};
 use super::{Batch, BatchColumn, Cell, ColType, Sink, value_of, widen};
 use crate::config::OutputSpec;
@@ -79,10 +85,20 @@ struct Acc {
     small_max: Option<i128>,
     /// None once the sum left 128 bits.
     int_sum: Option<i128>,
+    /// The smallest and largest finite double that came as one
+    /// (Parquet), or whose text is no plain number.
     float_min: Option<f64>,
     float_max: Option<f64>,
-    /// Exact, so it does not depend on the order values came in.
+    /// The smallest and largest finite number that came as text (CSV,
+    /// JSON, Parquet decimals), as written, by its exact value
+    /// ([`Exact`]), with its double.
+    written_min: Option<(f64, String)>,
+    written_max: Option<(f64, String)>,
+    /// The sum of every finite number as a double: exact, so it does not
+    /// depend on the order values came in, and rounded once.
     float_sum: ExactSum,
+    /// The exact sum of the numbers that came as text.
+    decimal_sum: DecimalSum,
     /// NaN, `inf` and `-inf` values.
     not_finite: [u64; 3],
     /// The hashes of numbers' texts seen lately, once numbers come as
@@ -269,7 +285,10 @@ impl Default for Acc {
             int_sum: Some(0),
             float_min: None,
             float_max: None,
+            written_min: None,
+            written_max: None,
             float_sum: ExactSum::default(),
+            decimal_sum: DecimalSum::default(),
             not_finite: [0; 3],
             memo: None,
         }
@@ -405,6 +424,52 @@ fn least(a: f64, b: f64) -> f64 {
 /// The larger of two finite floats, `0` above `-0`.
 fn most(a: f64, b: f64) -> f64 {
     if b.total_cmp(&a).is_gt() { b } else { a }
+}
+
+/// How the finite number `b` (its double and its text) orders against
+/// `a`: by their doubles, then by their exact values, then, for one value
+/// written two ways (`1.5`, `1.50`), by their text, so that which of them
+/// is kept does not depend on which came first.
+fn order(a: (f64, &str), b: (f64, &str)) -> Ordering {
+    let exact = || match (Exact::parse(b.1), Exact::parse(a.1)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => Ordering::Equal,
+    };
+    (b.0.partial_cmp(&a.0).unwrap_or(Ordering::Equal))
+        .then_with(exact)
+        .then_with(|| b.1.cmp(a.1))
+}
+
+/// Keep `b` in `slot` when `slot` holds nothing or `b` orders `wanted`
+/// ([`Ordering::Less`]: the smallest) against what it holds.
+fn keep(slot: &mut Option<(f64, String)>, b: (f64, &str), wanted: Ordering) {
+    match slot {
+        Some((f, t)) if order((*f, t), b) == wanted => {
+            *f = b.0;
+            t.clear();
+            t.push_str(b.1);
+        }
+        Some(_) => {}
+        None => *slot = Some((b.0, b.1.to_string())),
+    }
+}
+
+/// The smallest ([`Ordering::Less`]) or largest number of a column, of
+/// those that came as doubles and those that came as text, written
+/// plainly as a double is (`120.50` as `120.5`, [`Exact`]'s `Display`).
+fn extreme(
+    double: Option<f64>,
+    written: Option<(f64, String)>,
+    wanted: Ordering,
+) -> Option<String> {
+    let mut slot = double.map(|f| (f, f.to_string()));
+    if let Some((f, t)) = &written {
+        keep(&mut slot, (*f, t), wanted);
+    }
+    slot.map(|(_, t)| match Exact::parse(&t) {
+        Some(exact) if written.as_ref().is_some_and(|(_, w)| *w == t) => exact.to_string(),
+        _ => t,
+    })
 }
 
 /// The first eight bytes of `s` as a number (zeros past its end): two
@@ -606,10 +671,19 @@ impl Acc {
         }
     }
 
+    /// Take the text of a float (or of a decimal): a number's exact
+    /// value, not the double nearest it, is its smallest, largest and sum.
     fn add_float(&mut self, v: &str) {
-        if let Some(f) = value::float(v) {
-            self.add_finite(f);
-        }
+        let Some(f) = value::float(v) else {
+            return;
+        };
+        let Some(exact) = Exact::parse(v).filter(|_| f.is_finite()) else {
+            return self.add_finite(f);
+        };
+        keep(&mut self.written_min, (f, v), Ordering::Less);
+        keep(&mut self.written_max, (f, v), Ordering::Greater);
+        self.decimal_sum.add(&exact);
+        self.float_sum.add(f);
     }
 
     /// Take a float: NaN and infinities counted, finite ones aggregated.
@@ -666,14 +740,20 @@ impl Acc {
         };
         self.float_min = either(self.float_min, b.float_min, least);
         self.float_max = either(self.float_max, b.float_max, most);
+        if let Some((f, v)) = &b.written_min {
+            keep(&mut self.written_min, (*f, v), Ordering::Less);
+        }
+        if let Some((f, v)) = &b.written_max {
+            keep(&mut self.written_max, (*f, v), Ordering::Greater);
+        }
         self.float_sum.merge(&b.float_sum);
+        self.decimal_sum.merge(&b.decimal_sum);
         for (x, y) in self.not_finite.iter_mut().zip(b.not_finite) {
             *x += y;
         }
     }
 
     fn finish(self, name: String, ty: ColType) -> Column {
-        let number = |f: Option<f64>| f.map(|f| f.to_string());
         let text = |(negative, digits): (bool, String)| {
             if negative {
                 format!("-{digits}")
@@ -695,11 +775,19 @@ impl Acc {
             ColType::Integer if int_min.is_some() => {
                 (int_min, int_max, self.int_sum.map(|s| s.to_string()))
             }
-            ColType::Integer | ColType::Float | ColType::Decimal => (
-                number(self.float_min),
-                number(self.float_max),
-                self.float_min.map(|_| self.float_sum.value().to_string()),
-            ),
+            ColType::Integer | ColType::Float | ColType::Decimal => {
+                // Exact while every number came as text and the sum fits.
+                let sum = match (self.float_min, self.decimal_sum.value()) {
+                    (None, Some(exact)) => exact,
+                    _ => self.float_sum.value().to_string(),
+                };
+                let any = self.float_min.is_some() || self.written_min.is_some();
+                (
+                    extreme(self.float_min, self.written_min, Ordering::Less),
+                    extreme(self.float_max, self.written_max, Ordering::Greater),
+                    any.then_some(sum),
+                )
+            }
             _ => (self.text_min, self.text_max, None),
         };
         Column {
@@ -815,8 +903,9 @@ pub(crate) fn parse(text: &str) -> Result<Summary, String> {
 
 /// The differences from `expected` (the snapshot) to `actual`: columns
 /// as for rows, the row count, then per column its null count, min, max
-/// and sum (numbers within the tolerance; a sum within `abs` per row) and
-/// checksum (not for numbers with a tolerance, which may move).
+/// and sum (numbers within the tolerance, exactly without one; a sum
+/// within `abs` per row) and checksum (not for floats with a tolerance,
+/// which may move).
 pub(crate) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpec) -> Vec<String> {
     let mut out = Vec::new();
     let types = |s: &Summary| -> Vec<(String, ColType)> {
@@ -846,11 +935,20 @@ pub(crate) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpe
         }
         let per_value = (spec.abs, spec.rel);
         let per_sum = (spec.abs * actual.rows.max(expected.rows) as f64, spec.rel);
+        // The same values (by their text) have the same smallest, largest
+        // and sum, written as a summary blessed before they were exact
+        // wrote them (`9007199254740992` for the text `9007199254740993`):
+        // the checksum tells.
+        let written_before =
+            matches!(rule, Rule::Float | Rule::Decimal) && a.checksum == b.checksum && a.ty == b.ty;
         for (what, x, y, tolerance) in [
             ("min", &a.min, &b.min, per_value),
             ("max", &a.max, &b.max, per_value),
             ("sum", &a.sum, &b.sum, per_sum),
         ] {
+            if written_before {
+                break;
+            }
             if !rule.same(x.as_deref(), y.as_deref(), tolerance) {
                 let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".into());
                 out.push(format!("column {name}: {what} {} -> {}", show(x), show(y)));
@@ -963,6 +1061,64 @@ mod tests {
             differences(&was, &fewer, &spec(0.01))[0],
             "row count: 2 -> 1"
         );
+    }
+
+    /// A float's smallest, largest and sum are its numbers' exact values,
+    /// written plainly: a change of a number's last digit shows in them
+    /// without a tolerance, and one within the tolerance passes.
+    #[test]
+    fn numbers_are_summarised_exactly_as_written() {
+        let exact = |x: &str, big: &str| {
+            summary(&[
+                &[Some("1"), Some(x), Some(big)],
+                &[Some("2"), Some("0.5"), Some("1.5")],
+            ])
+        };
+        let was = exact("1.000000000000000001", "9007199254740993");
+        let [_, x, big] = &was.columns[..] else {
+            panic!("{was:?}")
+        };
+        assert_eq!(
+            (x.min.as_deref(), x.max.as_deref(), x.sum.as_deref()),
+            (
+                Some("0.5"),
+                Some("1.000000000000000001"),
+                Some("1.500000000000000001")
+            )
+        );
+        assert_eq!(
+            (big.max.as_deref(), big.sum.as_deref()),
+            (Some("9007199254740993"), Some("9007199254740994.5"))
+        );
+        let now = exact("1.000000000000000002", "9007199254740992");
+        let d = differences(&was, &now, &spec(0.0));
+        for line in [
+            "column total: max 1.000000000000000001 -> 1.000000000000000002",
+            "column total: sum 1.500000000000000001 -> 1.500000000000000002",
+            "column region: max 9007199254740993 -> 9007199254740992",
+            "column region: sum 9007199254740994.5 -> 9007199254740993.5",
+        ] {
+            assert!(d.iter().any(|l| l == line), "{line} in {d:?}");
+        }
+        assert!(differences(&was, &now, &spec(1.0)).is_empty());
+        // One number written two ways is summarised the same whichever
+        // came first, written plainly; a sum past 128 bits is the double.
+        let a = summary(&[&[Some("1"), Some("1.50")], &[Some("2"), Some("15e-1")]]);
+        let b = summary(&[&[Some("2"), Some("15e-1")], &[Some("1"), Some("1.50")]]);
+        assert_eq!(a.columns[1], b.columns[1]);
+        let plain = (a.columns[1].min.as_deref(), a.columns[1].max.as_deref());
+        assert_eq!(plain, (Some("1.5"), Some("1.5")));
+        let far = summary(&[&[Some("1"), Some("1e20")], &[Some("2"), Some("1.5e-20")]]);
+        assert_eq!(far.columns[1].sum.as_deref(), Some("100000000000000000000"));
+        // A summary blessed when its numbers were doubles: its values (by
+        // the checksum) are the same, so its figures written as doubles
+        // are no change.
+        let mut before = was.clone();
+        before.columns[2].max = Some("9007199254740992".into());
+        before.columns[2].sum = Some("9007199254740994".into());
+        before.columns[1].max = Some("1".into());
+        assert!(differences(&before, &was, &spec(0.0)).is_empty());
+        assert!(!differences(&before, &now, &spec(0.0)).is_empty());
     }
 
     /// A column whose type the reader knows takes only the aggregates its

@@ -5,8 +5,8 @@
 //! |---|---|
 //! | `string` | as text, exactly (`007` ≠ `7`, `1.10` ≠ `1.1`) |
 //! | `integer` | as an integer, exactly, at any size (no rounding through a float) |
-//! | `decimal` | as a number, exactly (`1.50` = `1.5`); no tolerance |
-//! | `float` | as a number within the tolerance; `NaN` equals `NaN` only, `inf` and `-inf` only themselves |
+//! | `decimal` | as a number, exactly, every digit (`1.50` = `1.5`, `1e3` = `1000`); no tolerance |
+//! | `float` | without a tolerance, exactly as a decimal, every digit (`1.000000000000000001` ≠ `1.000000000000000002`, `1.10` = `1.1`, `-0` = `0`); with one, as doubles within it; `NaN` equals `NaN` only, `inf` and `-inf` only themselves |
 //! | `bool` | as a truth value (`True` = `true`) |
 //! | `json` | as JSON text, exactly: a column whose JSON values are of several kinds (`42` ≠ `"42"`), or nested |
 //! | `null` | a column with no value: every cell null |
@@ -22,6 +22,8 @@
 //! Delta their schema's.
 
 use std::cmp::Ordering;
+
+use super::num::{Exact, same_number};
 
 /// The type of a column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +119,8 @@ impl Rule {
     }
 
     /// Whether two cells are the same value under this rule; a float
-    /// within `abs + rel * |was|` of the snapshot's is.
+    /// within `abs + rel * |was|` of the snapshot's is (without a
+    /// tolerance: the same decimal, [`Exact`]).
     pub(crate) fn same(self, was: Option<&str>, now: Option<&str>, (abs, rel): (f64, f64)) -> bool {
         let (a, b) = match (was, now) {
             (None, None) => return true,
@@ -133,12 +136,18 @@ impl Rule {
                 (Some(x), Some(y)) => x == y,
                 _ => false,
             },
-            Rule::Decimal => match (decimal(a), decimal(b)) {
-                (Some(x), Some(y)) => x == y,
-                _ => false,
-            },
+            Rule::Decimal => same_number(a, b),
             Rule::Float => match (float(a), float(b)) {
                 (Some(x), Some(y)) if x.is_nan() || y.is_nan() => x.is_nan() && y.is_nan(),
+                // Without a tolerance, exactly: no digit is lost to a double.
+                (Some(x), Some(y)) if abs == 0.0 && rel == 0.0 => {
+                    match (Exact::parse(a), Exact::parse(b)) {
+                        (Some(p), Some(q)) => p == q,
+                        // `inf` and `-inf` equal only themselves.
+                        (None, None) => x == y,
+                        _ => false,
+                    }
+                }
                 (Some(x), Some(y)) if x.is_infinite() || y.is_infinite() => x == y,
                 (Some(x), Some(y)) => (y - x).abs() <= abs + rel * x.abs(),
                 _ => false,
@@ -163,8 +172,8 @@ impl Rule {
                 (Some(i), Some(j)) => Some(cmp_integer(i, j)),
                 _ => None,
             },
-            Rule::Decimal => match (decimal(x), decimal(y)) {
-                (Some(i), Some(j)) => Some(cmp_decimal(&i, &j)),
+            Rule::Decimal => match (Exact::parse(x), Exact::parse(y)) {
+                (Some(i), Some(j)) => Some(i.cmp(&j)),
                 _ => None,
             },
             Rule::Float => match (float(x), float(y)) {
@@ -199,37 +208,6 @@ pub(crate) fn integer(s: &str) -> Option<(bool, &str)> {
 pub(crate) fn cmp_integer((an, a): (bool, &str), (bn, b): (bool, &str)) -> Ordering {
     let magnitude = a.len().cmp(&b.len()).then_with(|| a.cmp(b));
     match (an, bn) {
-        (false, false) => magnitude,
-        (true, true) => magnitude.reverse(),
-        (true, false) => Ordering::Less,
-        (false, true) => Ordering::Greater,
-    }
-}
-
-/// A decimal's text made canonical: sign, integer digits and fraction
-/// digits without leading or trailing zeros; None when `s` is not a plain
-/// decimal number (no exponent).
-pub(crate) fn decimal(s: &str) -> Option<(bool, String, String)> {
-    let (negative, rest) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let (int, frac) = rest.split_once('.').unwrap_or((rest, ""));
-    let digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
-        return None;
-    }
-    let int = int.trim_start_matches('0').to_string();
-    let frac = frac.trim_end_matches('0').to_string();
-    let zero = int.is_empty() && frac.is_empty();
-    Some((negative && !zero, int, frac))
-}
-
-fn cmp_decimal(a: &(bool, String, String), b: &(bool, String, String)) -> Ordering {
-    let magnitude = (a.1.len().cmp(&b.1.len()))
-        .then_with(|| a.1.cmp(&b.1))
-        .then_with(|| a.2.cmp(&b.2));
-    match (a.0, b.0) {
         (false, false) => magnitude,
         (true, true) => magnitude.reverse(),
         (true, false) => Ordering::Less,
@@ -348,6 +326,30 @@ mod tests {
         assert!(!float.same(Some("0"), Some("NaN"), (1e9, 1e9)));
         assert!(!float.same(Some("inf"), Some("-inf"), (1e9, 1e9)));
         assert!(!float.same(Some("1e308"), Some("inf"), (1e9, 1e9)));
+        // Without a tolerance, floats compare exactly, as decimals; with
+        // one, as doubles.
+        assert!(!float.same(
+            Some("1.000000000000000001"),
+            Some("1.000000000000000002"),
+            EXACT
+        ));
+        assert!(!float.same(Some("9007199254740993"), Some("9007199254740992"), EXACT));
+        assert!(float.same(
+            Some("9007199254740993"),
+            Some("9007199254740992"),
+            (1.0, 0.0)
+        ));
+        assert!(float.same(Some("1e3"), Some("1000.0"), EXACT));
+        assert!(float.same(Some("-0"), Some("0.0"), EXACT));
+        assert!(float.same(Some("inf"), Some("Infinity"), EXACT));
+        assert!(!float.same(Some("1e400"), Some("inf"), EXACT));
+        assert!(!float.same(Some("-inf"), Some("inf"), EXACT));
+        assert!(dec.same(Some("1e3"), Some("1000.00"), EXACT));
+        assert!(!dec.same(
+            Some("12345678901234567890.123456789012345678"),
+            Some("12345678901234567890.123456789012345679"),
+            EXACT
+        ));
         // An integer column that became float compares as floats.
         assert_eq!(Rule::of(ColType::Integer, ColType::Float), Rule::Float);
         // Bools: as truth values.
@@ -390,6 +392,10 @@ mod tests {
             Ordering::Less
         );
         assert_eq!(Rule::Decimal.cmp(Some("0.05"), Some("0.5")), Ordering::Less);
+        assert_eq!(
+            Rule::Decimal.cmp(Some("1.000000000000000002"), Some("1.000000000000000001")),
+            Ordering::Greater
+        );
         assert_eq!(Rule::Text.cmp(Some("10"), Some("9")), Ordering::Less);
     }
 }
