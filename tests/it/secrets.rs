@@ -705,3 +705,72 @@ fn the_signing_key_and_its_password_are_masked_even_read_from_proc() {
         assert_eq!(v.status.code(), Some(0), "{how}: {}", text(&v));
     }
 }
+
+#[test]
+fn a_result_or_an_output_that_leads_into_proc_or_out_of_the_working_dir_is_refused_unread() {
+    let key = signing_key();
+    let secrets = signing_secrets(&key);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("junit.xml");
+    std::fs::write(
+        &outside,
+        "<testsuite name=\"s\" tests=\"1\" failures=\"0\"><testcase name=\"t\"/></testsuite>\n",
+    )
+    .unwrap();
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "result into proc"
+command = "ln -sf /proc/self/environ r.xml; echo done"
+result = {{ format = "junit", path = "r.xml" }}
+
+[[verify]]
+name = "output into proc"
+command = "ln -sf /proc/self/environ o.csv; echo done"
+outputs = [{{ path = "o.csv" }}]
+
+[[verify]]
+name = "result outside"
+command = "ln -sf {} j.xml; echo done"
+result = {{ format = "junit", path = "j.xml" }}
+"#,
+        outside.display()
+    ));
+    let o = p
+        .cmd(&[])
+        .env("CARGO_GOLDEN_SIGNING_KEY", &key)
+        .env("CARGO_GOLDEN_SIGNING_PASSWORD", SIGNING_PASSWORD)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let found = signing_leaks(&secrets, &p.out(), &o, &[]);
+    assert!(found.is_empty(), "leaked:\n{}", found.join("\n"));
+    let messages = |slug: &str| {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["result"], "FAILED", "{slug}: {ev}");
+        ev["issues"].to_string()
+    };
+    let result = messages("001-result_into_proc");
+    assert!(
+        result.contains("r.xml resolves to /proc/") && result.contains("never read"),
+        "{result}"
+    );
+    assert!(
+        !p.case_dir("001-result_into_proc")
+            .join("result.xml")
+            .exists()
+    );
+    let output = p.summary()["cases"][1].to_string();
+    assert!(
+        output.contains("o.csv: resolves to /proc/") && output.contains("never read"),
+        "{output}"
+    );
+    let result = messages("003-result_outside");
+    assert!(
+        result.contains(&format!(
+            "j.xml resolves to {}",
+            outside.canonicalize().unwrap().display()
+        )) && result.contains("outside the case's working directory"),
+        "{result}"
+    );
+}
