@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Project, signal, survivors_with_env, text, unique, verify_evidence};
+use common::{Project, issue_message, signal, survivors_with_env, text, unique, verify_evidence};
 
 const MARK: &str = "CG_TEST_MARK";
 
@@ -653,18 +653,6 @@ command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; 
     ] {
         assert!(issue.contains(part), "{part:?} not in: {issue}");
     }
-}
-
-fn issue_message(ev: &serde_json::Value, issue_type: &str) -> String {
-    ev["issues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["type"] == issue_type)
-        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]

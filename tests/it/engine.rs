@@ -6,7 +6,7 @@ use crate::common;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use common::{Project, processes_matching, text};
+use common::{Project, issue_message, processes_matching, text};
 use sha2::{Digest, Sha256};
 
 #[test]
@@ -532,19 +532,6 @@ fn in_place_what_git_ignores_is_no_change_and_a_change_names_its_fix() {
     );
 }
 
-/// The message of `ev`'s issue of `issue_type`.
-fn issue_of(ev: &serde_json::Value, issue_type: &str) -> String {
-    ev["issues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["type"] == issue_type)
-        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 #[test]
 fn in_place_an_ignore_rule_the_run_writes_excuses_nothing_and_the_next_run_sees_it() {
     // Where a run hides the file it leaves: a `.gitignore` of its own (that
@@ -601,7 +588,7 @@ command = "sh build.sh"
         assert_eq!(o.status.code(), Some(1), "{hide}: {}", text(&o));
         let ev = p.evidence("001-builds");
         assert_eq!(ev["result"], "FAILED", "{hide}: {ev}");
-        let message = issue_of(&ev, "GOLDEN_MODIFIED");
+        let message = issue_message(&ev, "GOLDEN_MODIFIED");
         assert!(
             message.contains(rule_file) && message.contains("models/stray.csv"),
             "{hide}: {message}"
@@ -613,7 +600,7 @@ command = "sh build.sh"
         assert_eq!(o.status.code(), Some(1), "{hide}: {}", text(&o));
         let ev = p.evidence("001-builds");
         assert_eq!(ev["execution_status"], "SKIPPED", "{hide}: {ev}");
-        let message = issue_of(&ev, "GOLDEN_MODIFIED");
+        let message = issue_message(&ev, "GOLDEN_MODIFIED");
         assert!(
             message.contains("uncommitted changes") && message.contains("models/stray.csv"),
             "{hide}: {message}"

@@ -211,6 +211,19 @@ pub fn verify_command(dir: &Path) -> Command {
     c
 }
 
+/// The message of the issue of `issue_type` in the evidence `ev`.
+pub fn issue_message(ev: &serde_json::Value, issue_type: &str) -> String {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == issue_type)
+        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
