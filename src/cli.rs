@@ -735,6 +735,12 @@ fn load(a: &RunArgs, need_out_dir: bool) -> Result<Loaded, CliError> {
         harness.add_adhoc(&entries)?;
     }
     harness.check_required_golden()?;
+    // The key file's text is masked in everything the run writes, as the
+    // key's is when it comes from its variable.
+    harness
+        .redact_env
+        .key_files
+        .extend(a.sign_key.iter().cloned());
     let out_dir = match (&a.out, &harness.out_dir) {
         (Some(o), _) => crate::layout::absolute(o),
         (None, Some(o)) => o.clone(),

@@ -5,8 +5,11 @@
 //! A value is secret when its variable (from the parent environment or a
 //! case's `env`) is named in `[harness] redact_env`, or its name contains
 //! one of `DEFAULT_WORDS` and the value is at least `MIN_DEFAULT_LEN`
-//! bytes long. The runner masks each output stream with a [`Masker`]
-//! before a byte is written, hashed or shown, so every artifact and report
+//! bytes long. The harness's own secrets are secret whatever their names
+//! and lengths: the signing key (its text, and its file's when a variable
+//! or `--sign-key` names one) and its password (see `own_secrets`). The
+//! runner masks each output stream with a [`Masker`] before a byte is
+//! written, hashed or shown, so every artifact and report
 //! built from the output is masked too; command text and messages go
 //! through [`Redactor::mask_str`]. The classifier alone sees the output
 //! unmasked (in memory), so masking never changes a verdict; the lines
@@ -53,7 +56,14 @@ impl NamePattern {
     }
 }
 
-/// Which variables are secret: the defaults plus `redact_env`.
+/// The variable holding the run's signing key: a minisign secret key, or
+/// the path of its file.
+pub(crate) const SIGNING_KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
+/// The variable holding the password of an encrypted signing key.
+pub(crate) const SIGNING_PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
+
+/// Which variables are secret: the defaults plus `redact_env`, and which
+/// files hold a signing key.
 #[derive(Clone, Debug, Default)]
 pub struct RedactRules {
     /// Names and globs to mask.
@@ -61,6 +71,9 @@ pub struct RedactRules {
     /// `!` entries: names and globs the defaults and include globs leave
     /// alone.
     pub exclude: Vec<NamePattern>,
+    /// Signing key files named other than by `CARGO_GOLDEN_SIGNING_KEY`
+    /// (`--sign-key FILE`): their text is masked as the key's.
+    pub key_files: Vec<std::path::PathBuf>,
 }
 
 /// One parsed `redact_env` entry.
@@ -128,6 +141,63 @@ impl RedactRules {
         DEFAULT_WORDS.iter().any(|w| upper.contains(w))
             || self.include.iter().any(|p| p.matches(name))
     }
+}
+
+/// The harness's own secrets, whatever their variables are called and
+/// however short: the password of [`SIGNING_PASSWORD_ENV`], and the
+/// signing key of [`SIGNING_KEY_ENV`] (the key itself, or the file it
+/// names) and of each of `key_files`. A case never sees these variables,
+/// but it can read them where the harness's environment and command line
+/// can be read (`/proc/$PPID/environ`, and its parent's), and then the
+/// file they name. A key is masked by its whole text and by each line of
+/// it (see [`key_values`]), so a key printed line by line is masked too.
+pub(crate) fn own_secrets(key_files: &[std::path::PathBuf]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    if let Some(password) = std::env::var_os(SIGNING_PASSWORD_ENV) {
+        out.push((
+            SIGNING_PASSWORD_ENV.to_string(),
+            password.as_encoded_bytes().to_vec(),
+        ));
+    }
+    let key = |bytes: Vec<u8>| key_values(bytes).map(|v| (SIGNING_KEY_ENV.to_string(), v));
+    if let Some(value) = std::env::var_os(SIGNING_KEY_ENV) {
+        // A path names a file whose text is the key (the path itself is no
+        // secret); a value that names no file may be a key itself.
+        let file = (!value.is_empty())
+            .then(|| crate::userfile::read(std::path::Path::new(&value)).ok())
+            .flatten();
+        out.extend(key(
+            file.unwrap_or_else(|| value.as_encoded_bytes().to_vec())
+        ));
+    }
+    for file in key_files {
+        if let Ok(text) = crate::userfile::read(file) {
+            out.extend(key(text));
+        }
+    }
+    out
+}
+
+/// What a signing key's text is masked by: the text (trimmed), and each
+/// of its lines (trimmed, with and without its base64 padding) at least
+/// [`MIN_DEFAULT_LEN`] bytes long, but the `untrusted comment:` line that
+/// minisign writes for anyone to read.
+fn key_values(text: Vec<u8>) -> impl Iterator<Item = Vec<u8>> {
+    let mut values: Vec<Vec<u8>> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if line.len() < MIN_DEFAULT_LEN || line.starts_with(b"untrusted comment:") {
+            continue;
+        }
+        let bare = line
+            .strip_suffix(b"==")
+            .or_else(|| line.strip_suffix(b"="))
+            .unwrap_or(line);
+        values.extend([line.to_vec(), bare.to_vec()]);
+    }
+    // Trimmed, so that a key printed whole keeps the line break after it.
+    values.push(text.trim_ascii().to_vec());
+    values.into_iter().filter(|v| v.len() >= MIN_DEFAULT_LEN)
 }
 
 /// How many values were masked in each part of a case's evidence.
@@ -281,7 +351,8 @@ impl Redactor {
     }
 
     /// The secrets of a run: `rules` over this process's environment and
-    /// the given case environments.
+    /// the given case environments, and the harness's own secrets (the
+    /// signing key and its password, whatever their names).
     pub fn for_run<'a>(
         rules: &RedactRules,
         case_envs: impl IntoIterator<Item = &'a std::collections::BTreeMap<String, String>>,
@@ -301,7 +372,10 @@ impl Redactor {
             env.iter()
                 .map(|(n, v)| (Cow::Borrowed(n.as_str()), Cow::Borrowed(v.as_bytes())))
         });
-        Redactor::from_vars(rules, parent.chain(cases))
+        let named = (parent.chain(cases))
+            .filter(|(n, v)| rules.is_secret(n, v))
+            .map(|(n, v)| (n.into_owned(), v.into_owned()));
+        Redactor::new(named.chain(own_secrets(&rules.key_files)))
     }
 
     /// Whether there is nothing to mask.

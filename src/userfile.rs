@@ -7,16 +7,21 @@
 //! `std::fs::copy` everywhere else.
 //!
 //! A name can point anywhere: `/dev/zero` would be read until memory runs
-//! out, a FIFO would block the run forever. The file is opened without
-//! blocking (on Unix, `O_NONBLOCK`: opening a FIFO with no writer returns
-//! at once), checked through the open handle (no window between the check
-//! and the read), and read through [`Read::take`], so a file that grows
-//! while it is read cannot pass the limit either.
+//! out, a FIFO would block the run forever, and `/proc/self/environ` is
+//! the harness's own environment, signing key included. The file is
+//! opened without blocking (on Unix, `O_NONBLOCK`: opening a FIFO with no
+//! writer returns at once), checked through the open handle (no window
+//! between the check and the read: on Linux a file of the kernel's own
+//! file systems, `/proc` and `/sys`, is refused as a device is), and read
+//! through [`Read::take`], so a file that grows while it is read cannot
+//! pass the limit either. A path a case writes (a structured result, a
+//! data output) must moreover lie in the case's directory once its links
+//! are resolved ([`confined`]).
 #![allow(clippy::disallowed_methods)]
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The most read of a harness, snapshot, baseline or key file.
 pub(crate) const LIMIT: u64 = 16 << 20;
@@ -32,6 +37,23 @@ pub enum UserFileError {
     TooLarge {
         /// The limit, in bytes.
         limit: u64,
+    },
+    /// A file of the kernel's (`/proc`, `/sys`, `/dev`): the harness's
+    /// own environment, memory and devices are never read.
+    #[error("{}a file of the kernel's (under /proc, /sys or /dev), which is never read", resolved.as_ref().map_or_else(|| "is ".to_string(), |r| format!("resolves to {}, ", r.display())))]
+    Kernel {
+        /// Where its links lead, when that is known.
+        resolved: Option<PathBuf>,
+    },
+    /// Its links lead out of the directory it must lie in.
+    #[error("resolves to {}, outside {what} ({}): name a file inside it", resolved.display(), root.display())]
+    Outside {
+        /// Where its links lead.
+        resolved: PathBuf,
+        /// The directory it must lie in.
+        root: PathBuf,
+        /// What that directory is, in words.
+        what: &'static str,
     },
 }
 
@@ -64,7 +86,81 @@ pub(crate) fn open(path: &Path) -> io::Result<(File, u64)> {
     if !meta.is_file() {
         return Err(UserFileError::NotRegular.into());
     }
+    if of_the_kernel(&file) {
+        return Err(UserFileError::Kernel { resolved: None }.into());
+    }
     Ok((file, meta.len()))
+}
+
+/// The directories whose files are the kernel's, never read for a case.
+const KERNEL_DIRS: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+/// `path` with its links resolved, when it lies in `root` (also resolved);
+/// else an `InvalidInput` error holding [`UserFileError::Outside`] or,
+/// under `/proc`, `/sys` or `/dev`, [`UserFileError::Kernel`]. `what`
+/// says what `root` is (`the case's working directory`). A path that
+/// cannot be resolved (nothing there) keeps the error's kind, as
+/// [`open`] would. For a file a case names and the harness reads (a
+/// result, a data output): a link to `/proc/self/environ` would have the
+/// harness read, and keep, its own environment.
+pub(crate) fn confined(path: &Path, root: &Path, what: &'static str) -> io::Result<PathBuf> {
+    let resolved = std::fs::canonicalize(path)?;
+    if KERNEL_DIRS.iter().any(|d| resolved.starts_with(d)) {
+        return Err(UserFileError::Kernel {
+            resolved: Some(resolved),
+        }
+        .into());
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !resolved.starts_with(&root) {
+        return Err(UserFileError::Outside {
+            resolved,
+            root,
+            what,
+        }
+        .into());
+    }
+    Ok(resolved)
+}
+
+/// Whether `file` lies on one of the kernel's own file systems (`/proc`,
+/// `/sys` and the like), asked of the open handle: no link swapped in
+/// after a look at the path can lead there unseen.
+#[cfg(target_os = "linux")]
+#[allow(
+    clippy::unnecessary_cast,
+    reason = "f_type and the magic numbers have types that differ between C libraries"
+)]
+fn of_the_kernel(file: &File) -> bool {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: statfs is plain data; fstatfs fills it for a valid fd.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a descriptor we own and a valid out pointer.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut fs) } != 0 {
+        return false;
+    }
+    #[allow(
+        clippy::unnecessary_cast,
+        reason = "f_type's type differs between C libraries"
+    )]
+    let kind = fs.f_type as i64;
+    [
+        libc::PROC_SUPER_MAGIC as i64,
+        libc::SYSFS_MAGIC as i64,
+        libc::DEBUGFS_MAGIC as i64,
+        libc::TRACEFS_MAGIC as i64,
+        libc::SECURITYFS_MAGIC as i64,
+        libc::CGROUP_SUPER_MAGIC as i64,
+        libc::CGROUP2_SUPER_MAGIC as i64,
+        libc::BPF_FS_MAGIC as i64,
+    ]
+    .contains(&kind)
+}
+
+/// Elsewhere the kernel's files are devices, refused as not regular.
+#[cfg(not(target_os = "linux"))]
+fn of_the_kernel(_file: &File) -> bool {
+    false
 }
 
 /// The bytes of the regular file `path`, at most `limit` of them. Errors
@@ -182,6 +278,40 @@ mod tests {
         let e = read(&dir.path().join("absent")).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         assert!(!refused(&e));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_kernels_files_are_refused_and_a_confined_path_stays_in_its_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let environ = dir.path().join("environ");
+        std::os::unix::fs::symlink("/proc/self/environ", &environ).unwrap();
+        let e = read(&environ).unwrap_err();
+        assert!(refused(&e), "{e}");
+        assert!(e.to_string().contains("kernel's"), "{e}");
+        let e = confined(&environ, dir.path(), "the dir").unwrap_err();
+        assert!(
+            e.to_string().starts_with("resolves to /proc/") && e.to_string().contains("never read"),
+            "{e}"
+        );
+
+        let inside = dir.path().join("sub/r.xml");
+        std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+        std::fs::write(&inside, b"x").unwrap();
+        let via = dir.path().join("via");
+        std::os::unix::fs::symlink("sub", &via).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            confined(&via.join("r.xml"), dir.path(), "the dir").unwrap(),
+            root.join("sub/r.xml")
+        );
+        let e = confined(&inside, &dir.path().join("via/.."), "the dir");
+        assert!(e.is_ok(), "a root with `..` is resolved too: {e:?}");
+        let e = confined(&inside, &root.join("elsewhere"), "the dir").unwrap_err();
+        assert!(refused(&e));
+        assert!(e.to_string().contains("outside the dir"), "{e}");
+        let e = confined(&dir.path().join("absent"), dir.path(), "the dir").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
     }
 
     #[cfg(unix)]

@@ -219,3 +219,22 @@ proptest! {
         prop_assert_eq!(matches(&teddy), matches(&Finder::automaton(&secrets)));
     }
 }
+
+#[test]
+fn a_signing_key_is_masked_whole_and_line_by_line_but_its_public_comment() {
+    let key =
+        "untrusted comment: minisign secret key\nRWQAAEIyAAAAAAAAAAAAAAAA4iGgik0jIAzqZ12g==\n";
+    let r = Redactor::new(key_values(key.as_bytes().to_vec()).map(|v| ("KEY", v)));
+    let line = "RWQAAEIyAAAAAAAAAAAAAAAA4iGgik0jIAzqZ12g";
+    for (shown, masked) in [
+        (format!("{key}next\n"), "[REDACTED:KEY]\nnext\n"),
+        (format!("line: {line}==\n"), "line: [REDACTED:KEY]\n"),
+        (format!("{line}.\n"), "[REDACTED:KEY].\n"),
+        (
+            "untrusted comment: minisign secret key\n".to_string(),
+            "untrusted comment: minisign secret key\n",
+        ),
+    ] {
+        assert_eq!(r.mask_str(&shown).0, masked);
+    }
+}

@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use crate::layout::{SIGNATURE_FILE, SUMS_FILE, run_dir};
 use crate::model::{CaseRecord, RunRecord};
 
-/// Environment variable holding a minisign secret key, or the path of one.
-pub(crate) const KEY_ENV: &str = "CARGO_GOLDEN_SIGNING_KEY";
-/// Environment variable holding the password of an encrypted secret key.
-pub(crate) const PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
+/// Environment variable holding a minisign secret key, or the path of one,
+/// and the one holding the password of an encrypted key. Their values
+/// (and the key file's text) are masked in everything a run writes.
+pub(crate) use crate::redact::{SIGNING_KEY_ENV as KEY_ENV, SIGNING_PASSWORD_ENV as PASSWORD_ENV};
 /// The variables no case may see: a case that could read the signing key
 /// could sign a forged run. The front doors pass them to the runner.
 pub(crate) const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];

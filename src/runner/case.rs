@@ -503,19 +503,15 @@ impl<'h> Engine<'h> {
         };
         match isolation::fingerprint(path, &isolated.exclude, budget, Some(before)) {
             Ok(now) => {
-                let mut c = before.diff(&now);
                 // In place, what git ignores is the tool's own output
-                // (target/, logs/): no change to the project as committed.
-                if def.isolation == Isolation::Check && !c.is_empty() {
-                    let changed = before.changed_paths(&now);
-                    let ignored: std::collections::HashSet<PathBuf> =
-                        (super::git::ignored(path, &changed).into_iter())
-                            .map(Path::to_path_buf)
-                            .collect();
-                    if !ignored.is_empty() {
-                        c = before.diff_except(&now, &ignored);
+                // (target/, logs/): no change to the project as committed,
+                // by the rules as they stood when the case started.
+                let c = match def.isolation {
+                    Isolation::Check => {
+                        super::git::unignored_changes(path, isolated.rules.as_ref(), before, &now)
                     }
-                }
+                    Isolation::Copy => before.diff(&now),
+                };
                 if !c.is_empty() {
                     // The issue summarises and names the fix that fits;
                     // evidence.json lists every entry.
@@ -683,6 +679,7 @@ impl<'h> Engine<'h> {
             working_dir: def.working_dir.clone(),
             before: None,
             exclude: Exclude::default(),
+            rules: None,
             _copy: None,
         };
         let (Some(file), Some(path)) = (&def.path, &def.root) else {
@@ -729,7 +726,7 @@ impl<'h> Engine<'h> {
         }
         iso.before = Some(fp);
         match def.isolation {
-            Isolation::Check => {}
+            Isolation::Check => iso.rules = super::git::IgnoreRules::look(path),
             Isolation::Copy => {
                 let (copy, copied) = match copied {
                     Some(both) => both,
@@ -940,6 +937,9 @@ struct Isolated {
     before: Option<Rc<isolation::Fingerprint>>,
     /// What the fingerprints leave out.
     exclude: Exclude,
+    /// Under `check`, git's ignore rules outside the project when the case
+    /// started.
+    rules: Option<super::git::IgnoreRules>,
     /// The temporary copy (`isolation = "copy"`), removed on drop.
     _copy: Option<CopyDir>,
 }

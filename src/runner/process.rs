@@ -132,6 +132,16 @@ pub(crate) struct ProcInfo {
     pub exiting: bool,
 }
 
+/// What the sweep looks at first, to pick a process: whether it has
+/// exited, and its token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Look {
+    /// Exited, waiting to be reaped.
+    pub zombie: bool,
+    /// The value of the token variable in its environment, if any.
+    pub token: Option<String>,
+}
+
 /// Case main processes started and not yet reaped, by pid, with their
 /// tokens. Held across spawn-and-insert and across sweeps, so a sweep never
 /// mistakes a case's freshly started main process for an orphan.
@@ -456,9 +466,9 @@ fn pump(
 /// Kill what the case with `token` left running that came back to this
 /// process (with its descendants), and name it.
 fn sweep_case(token: &str) -> Vec<String> {
-    let killed = sweep(|info, live| {
+    let killed = sweep(|found, live| {
         let others = live.values().filter(|t| *t != token).count();
-        match info.token.as_deref() {
+        match found {
             Some(t) if t == token => true,
             // Another running case's: its own end will see to it.
             Some(t) if live.values().any(|v| v == t) => false,
@@ -500,64 +510,177 @@ pub(crate) fn kill_all() {
 }
 
 /// Kill, with all their descendants, the inherited children `select`
-/// picks, and reap them; reap inherited zombies. Rounds, because a killed
-/// process's own children come back to us only once it is gone. Returns
+/// picks (by their token), and reap them; reap inherited zombies. Returns
 /// every process killed, as it was when first seen.
-fn sweep(select: impl Fn(&ProcInfo, &BTreeMap<u32, String>) -> bool) -> Vec<ProcInfo> {
+///
+/// Freeze, then kill. A process killed by pid may have forked a moment
+/// before, and one that forks and exits again and again (a fresh pid
+/// every few ms) is gone by the time a look at it is acted on: killing
+/// what one look found leaves a successor running, and a look that
+/// happens to fall between two hops finds nothing at all. So the
+/// processes are first stopped (SIGSTOP), in passes, until two passes in
+/// a row find nothing new and every process stopped runs nothing more
+/// of its own: a stopped process cannot fork, and the child of a fork it
+/// was finishing is its own child, where the next pass finds it. Then
+/// they are all killed at once, and the whole is done again, since what
+/// a killed process leaves comes back to us only once it is gone: until
+/// a freeze finds nothing.
+fn sweep(select: impl Fn(Option<&str>, &BTreeMap<u32, String>) -> bool) -> Vec<ProcInfo> {
     if !CONTAINED.get().is_some_and(|c| c.subreaper) {
         return Vec::new();
     }
     let live = live();
-    let guardian = guardian_pid();
-    let mut killed: Vec<ProcInfo> = Vec::new();
-    let mut seen = HashSet::new();
-    for _round in 0..64 {
-        let mut roots = Vec::new();
-        for pid in sys::children() {
-            if live.contains_key(&pid) || Some(pid) == guardian {
-                continue;
+    let mut freeze = Freeze {
+        select: &select,
+        live: &live,
+        guardian: guardian_pid(),
+        frozen: Vec::new(),
+        frozen_pids: HashSet::new(),
+        killed: Vec::new(),
+        seen: HashSet::new(),
+    };
+    let deadline = Instant::now() + SWEEP_LIMIT;
+    loop {
+        let mut calm = 0;
+        while calm < CALM_PASSES && Instant::now() < deadline {
+            // A look that finds nothing, with nothing stopped: nothing is
+            // left (when nothing was, that costs one read of our children).
+            if !freeze.pass() {
+                if freeze.frozen.is_empty() {
+                    break;
+                }
+                calm += 1;
+            } else {
+                calm = 0;
             }
-            let Some(info) = sys::inspect(pid, TOKEN_VAR) else {
-                continue;
-            };
-            if info.zombie {
-                sys::reap(pid, Duration::ZERO);
-            } else if select(&info, &live) {
-                roots.push(info);
-            }
+            // The stopped are given a moment to act on their stop.
+            std::thread::sleep(PASS_GAP);
         }
-        // A process on its way out is not left running: given a moment, it
-        // is gone by itself, and only one still there is named and killed.
-        roots.retain(|r| !(r.exiting && sys::reap(r.pid, EXITING_WAIT)));
-        if roots.is_empty() {
+        if freeze.frozen.is_empty() {
             break;
         }
-        // Named before they are killed: a killed process is soon a zombie,
-        // and a zombie has no command line.
-        let mut doomed = Vec::new();
-        for root in &roots {
-            doomed.push(root.pid);
-            for d in sys::descendants(root.pid) {
-                if seen.insert(d)
-                    && let Some(i) = sys::inspect(d, TOKEN_VAR).filter(|i| !i.zombie)
-                {
-                    killed.push(i);
-                }
-                doomed.push(d);
-            }
-        }
-        for &pid in &doomed {
-            sys::kill_process(pid, Signal::Kill);
-        }
-        for root in roots {
-            sys::reap(root.pid, REAP_LIMIT);
-            if seen.insert(root.pid) {
-                killed.push(root);
-            }
+        freeze.kill();
+        if Instant::now() >= deadline {
+            break;
         }
     }
+    let mut killed = freeze.killed;
     killed.sort_by_key(|i| i.pid);
     killed
+}
+
+/// Passes of a freeze in a row that find nothing new before the frozen
+/// are killed.
+const CALM_PASSES: usize = 2;
+/// Between two passes of a freeze.
+const PASS_GAP: Duration = Duration::from_millis(1);
+/// The longest a sweep goes on: what it has stopped by then is killed.
+const SWEEP_LIMIT: Duration = Duration::from_secs(10);
+
+/// A process a sweep stopped.
+struct Frozen {
+    pid: u32,
+    /// An inherited child of ours, not only a descendant of one: ours to
+    /// reap.
+    root: bool,
+    /// The stop was sent (not: gone, or not ours to signal).
+    sent: bool,
+}
+
+/// One sweep's state (see [`sweep`]).
+struct Freeze<'s, F> {
+    select: &'s F,
+    live: &'s BTreeMap<u32, String>,
+    guardian: Option<u32>,
+    /// Stopped since the last kill, in the order they were.
+    frozen: Vec<Frozen>,
+    /// Their pids.
+    frozen_pids: HashSet<u32>,
+    /// Every process killed, as it was when first seen.
+    killed: Vec<ProcInfo>,
+    seen: HashSet<u32>,
+}
+
+impl<F: Fn(Option<&str>, &BTreeMap<u32, String>) -> bool> Freeze<'_, F> {
+    /// Stop every inherited child `select` picks and every descendant of
+    /// one, and reap inherited zombies. Whether anything stirred: a
+    /// zombie reaped, a process stopped that was not, or one stopped
+    /// that still runs its own code.
+    fn pass(&mut self) -> bool {
+        let mut stirred = false;
+        let known = self.frozen.len();
+        for pid in sys::children() {
+            if self.live.contains_key(&pid) || Some(pid) == self.guardian {
+                continue;
+            }
+            if !self.frozen_pids.contains(&pid) {
+                let Some(look) = sys::look(pid, TOKEN_VAR) else {
+                    continue;
+                };
+                if look.zombie {
+                    sys::reap(pid, Duration::ZERO);
+                    stirred = true;
+                    continue;
+                }
+                if !(self.select)(look.token.as_deref(), self.live) {
+                    continue;
+                }
+                self.stop(pid, true);
+            }
+            for d in sys::descendants(pid) {
+                if !self.frozen_pids.contains(&d) {
+                    self.stop(d, false);
+                }
+            }
+        }
+        stirred |= self.frozen.len() > known;
+        // Named once stopped, before they are killed: a killed process is
+        // soon a zombie, and a zombie has no command line.
+        self.name_from(known);
+        for f in self.frozen.iter().filter(|f| f.sent && !sys::held(f.pid)) {
+            // Not yet scheduled to act on its stop, or continued by
+            // another of the case's processes: stopped again.
+            sys::kill_process(f.pid, Signal::Stop);
+            stirred = true;
+        }
+        stirred
+    }
+
+    fn stop(&mut self, pid: u32, root: bool) {
+        let sent = sys::kill_process(pid, Signal::Stop);
+        self.frozen.push(Frozen { pid, root, sent });
+        self.frozen_pids.insert(pid);
+    }
+
+    /// Name the processes stopped from index `from` on. A root caught on
+    /// its way out (no command line) is not left running: given a
+    /// moment, it is gone by itself, and only one still there is named.
+    fn name_from(&mut self, from: usize) {
+        let mut gone = HashSet::new();
+        for f in &self.frozen[from..] {
+            let Some(info) = sys::inspect(f.pid, TOKEN_VAR) else {
+                continue;
+            };
+            if f.root && info.exiting && sys::reap(f.pid, EXITING_WAIT) {
+                gone.insert(f.pid);
+            } else if !info.zombie && self.seen.insert(f.pid) {
+                self.killed.push(info);
+            }
+        }
+        self.frozen.retain(|f| !gone.contains(&f.pid));
+        self.frozen_pids.retain(|p| !gone.contains(p));
+    }
+
+    /// Kill every process stopped, and reap the inherited ones.
+    fn kill(&mut self) {
+        for f in &self.frozen {
+            sys::kill_process(f.pid, Signal::Kill);
+        }
+        for f in std::mem::take(&mut self.frozen).iter().filter(|f| f.root) {
+            sys::reap(f.pid, REAP_LIMIT);
+        }
+        self.frozen_pids.clear();
+    }
 }
 
 /// How long a process caught with no command line (on its way out) is

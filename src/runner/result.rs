@@ -124,7 +124,7 @@ pub(crate) fn read(
     let at = working_dir.join(declared);
     let found = match spec.format {
         ResultFormat::OdibiStory => {
-            newest_story(&at, before).map_err(|why| format!("{shown} {why}"))
+            newest_story(&at, (working_dir, before)).map_err(|why| format!("{shown} {why}"))
         }
         _ if before.unchanged(&at) => Err(format!(
             "{shown} was not written by this run: it is unchanged since before the command ran (left by an earlier run?)"
@@ -146,7 +146,7 @@ pub(crate) fn read(
     if let Some(rel) = file.strip_prefix(working_dir).ok().filter(|_| file != at) {
         read.source = rel.to_string_lossy().replace('\\', "/");
     }
-    let bytes = match read_bounded(&file) {
+    let bytes = match read_bounded(&file, working_dir) {
         Ok(b) => mask(b),
         Err(why) => {
             read.outcome = Err(format!("{} {why}", read.source));
@@ -171,18 +171,24 @@ fn kept_name(format: ResultFormat) -> &'static str {
     }
 }
 
-fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    crate::userfile::read_limited(path, MAX_RESULT_BYTES).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "is missing: the command did not write it".to_string(),
-        _ if crate::userfile::refused(&e) => e.to_string(),
-        _ => format!("cannot be read: {e}"),
-    })
+/// The result file `path`, once its links are resolved inside
+/// `working_dir`: a result is the command's own file, and a link out of
+/// its directory (to `/proc/self/environ`, say) would have the harness
+/// read, and keep, a file of its own.
+fn read_bounded(path: &Path, working_dir: &Path) -> Result<Vec<u8>, String> {
+    crate::userfile::confined(path, working_dir, "the case's working directory")
+        .and_then(|inside| crate::userfile::read_limited(&inside, MAX_RESULT_BYTES))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "is missing: the command did not write it".to_string(),
+            _ if crate::userfile::refused(&e) => e.to_string(),
+            _ => format!("cannot be read: {e}"),
+        })
 }
 
 /// The newest `*.json` run story at or below `at` (a story file, or a
 /// directory of them): the lineage and other JSON files Odibi writes
 /// beside the stories are passed over.
-fn newest_story(at: &Path, before: &Before) -> Result<PathBuf, String> {
+fn newest_story(at: &Path, (working_dir, before): (&Path, &Before)) -> Result<PathBuf, String> {
     if at.is_file() {
         if before.unchanged(at) {
             return Err(
@@ -205,7 +211,7 @@ fn newest_story(at: &Path, before: &Before) -> Result<PathBuf, String> {
     stories
         .into_iter()
         .map(|(_, p)| p)
-        .find(|p| read_bounded(p).is_ok_and(|b| is_run_story(&b)))
+        .find(|p| read_bounded(p, working_dir).is_ok_and(|b| is_run_story(&b)))
         .ok_or_else(|| {
             "holds no run story this run wrote (*.json with `pipeline_name` and `nodes`)"
                 .to_string()

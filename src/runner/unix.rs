@@ -8,7 +8,8 @@
 //! The interface `windows.rs` implements too: [`spawn()`], [`confine`],
 //! [`kill_case`], [`kill_process`], [`Watch`], [`exit_code`],
 //! [`exit_signal`], [`signal_name`], [`on_interrupt`], [`become_subreaper`],
-//! [`children`], [`descendants`], [`inspect`], [`reap`], [`wait_exited`],
+//! [`children`], [`descendants`], [`look`], [`held`], [`inspect`],
+//! [`reap`], [`wait_exited`],
 //! [`Guardian`],
 //! [`file_kind`], [`mode`], [`make_fifo`] and [`symlink`].
 
@@ -20,7 +21,7 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use super::isolation::{ChangeStamp, FileKind};
-use super::process::{Answer, ProcInfo};
+use super::process::{Answer, Look, ProcInfo};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod spawn;
@@ -177,12 +178,11 @@ pub(super) fn kill_case(pid: u32, signal: Signal) {
     }
 }
 
-/// Send `signal` to the single process `pid`.
-pub(super) fn kill_process(pid: u32, signal: Signal) {
+/// Send `signal` to the single process `pid`; whether it was sent (not:
+/// the process is gone, or not this user's to signal).
+pub(super) fn kill_process(pid: u32, signal: Signal) -> bool {
     // SAFETY: as in kill_case.
-    unsafe {
-        libc::kill(pid as libc::pid_t, signal.number());
-    }
+    unsafe { libc::kill(pid as libc::pid_t, signal.number()) == 0 }
 }
 
 /// Signals the engine sends.
@@ -192,6 +192,9 @@ pub(super) enum Signal {
     Term,
     /// Force.
     Kill,
+    /// Freeze: a stopped process runs nothing of its own, so it cannot
+    /// fork, until it is killed.
+    Stop,
 }
 
 impl Signal {
@@ -199,6 +202,7 @@ impl Signal {
         match self {
             Signal::Term => libc::SIGTERM,
             Signal::Kill => libc::SIGKILL,
+            Signal::Stop => libc::SIGSTOP,
         }
     }
 }
@@ -588,6 +592,14 @@ struct Stat {
     ppid: u32,
 }
 
+#[cfg(target_os = "linux")]
+impl Stat {
+    /// Exited, waiting to be reaped (or being reaped).
+    fn is_zombie(&self) -> bool {
+        matches!(self.state, 'Z' | 'X')
+    }
+}
+
 /// What the guardian check needs of `pid`, from one read of
 /// `/proc/<pid>/status`: a SIGKILL is pending (sent, not yet acted on),
 /// and it is stopped, or a SIGSTOP is pending (sent, and the process not
@@ -641,20 +653,67 @@ fn stat_of(pid: u32) -> Option<Stat> {
     .ok()?
 }
 
+/// Whether `pid` has exited and its token, with as little reading as
+/// can tell them (the sweep stops a process it picks right after this
+/// look: the less between the two, the smaller a fork's window); None
+/// when it is gone.
+#[cfg(target_os = "linux")]
+pub(super) fn look(pid: u32, token_var: &str) -> Option<Look> {
+    let zombie = stat_of(pid)?.is_zombie();
+    let token = if zombie {
+        None
+    } else {
+        token_of(pid, token_var)
+    };
+    Some(Look { zombie, token })
+}
+
+/// Nothing is known of processes off Linux.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
+    None
+}
+
+/// Whether `pid` runs nothing more of its own: it is stopped, has a stop
+/// or a kill pending (acted on before it returns to its own code), has
+/// exited, or is gone. One that shows a stop pending may still finish a
+/// fork it was in the middle of; its child is then its own child, where
+/// the sweep's next look finds it.
+#[cfg(target_os = "linux")]
+pub(super) fn held(pid: u32) -> bool {
+    with_proc(&format!("/proc/{pid}/status"), |text| {
+        let (killed, stopped) = pending_or_stopped(text);
+        let exited = (text.lines())
+            .find_map(|l| l.strip_prefix("State:"))
+            .is_some_and(|state| matches!(state.trim_start().chars().next(), Some('Z' | 'X')));
+        killed || stopped || exited
+    })
+    .unwrap_or(true)
+}
+
+/// Nothing is ever inherited off Linux.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn held(_pid: u32) -> bool {
+    true
+}
+
+/// The value of `token_var` in the environment of `pid`, if it has one.
+#[cfg(target_os = "linux")]
+fn token_of(pid: u32, token_var: &str) -> Option<String> {
+    let prefix = format!("{token_var}=");
+    let env = read_kernel_file(&format!("/proc/{pid}/environ")).ok()?;
+    env.split(|&b| b == 0)
+        .find_map(|var| var.strip_prefix(prefix.as_bytes()))
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+}
+
 /// What `pid` is, reading `token_var` from its environment; None when it
 /// is gone.
 #[cfg(target_os = "linux")]
 pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
     let stat = stat_of(pid)?;
-    let prefix = format!("{token_var}=");
-    let token = read_kernel_file(&format!("/proc/{pid}/environ"))
-        .ok()
-        .and_then(|env| {
-            env.split(|&b| b == 0)
-                .find_map(|var| var.strip_prefix(prefix.as_bytes()))
-                .map(|v| String::from_utf8_lossy(v).into_owned())
-        });
-    let zombie = stat.state == 'Z' || stat.state == 'X';
+    let token = token_of(pid, token_var);
+    let zombie = stat.is_zombie();
     let mut command = command_line(pid);
     // A process in the middle of an `exec` shows an empty command line for
     // a moment: look again briefly before naming it by its short name.
@@ -1146,6 +1205,27 @@ mod tests {
             kept == task_children(me, &me.to_string()).unwrap()
         });
         assert!(agree);
+    }
+
+    #[test]
+    fn a_process_is_held_once_stopped_and_its_look_tells_its_token() {
+        let child = Reaped(
+            Command::new("sleep")
+                .arg("30")
+                .env("CARGO_GOLDEN_TEST_LOOK", "t-1")
+                .spawn()
+                .unwrap(),
+        );
+        let pid = child.0.id();
+        let first = look(pid, "CARGO_GOLDEN_TEST_LOOK").unwrap();
+        assert_eq!((first.zombie, first.token.as_deref()), (false, Some("t-1")));
+        assert!(!held(pid), "a sleeping process runs on");
+        assert!(kill_process(pid, Signal::Stop));
+        // Held from the moment the stop is sent: pending, then stopped.
+        assert!(held(pid));
+        drop(child);
+        assert!(held(pid), "gone");
+        assert!(look(pid, "CARGO_GOLDEN_TEST_LOOK").is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::isolation::{ChangeStamp, FileKind};
-use super::process::ProcInfo;
+use super::process::{Look, ProcInfo};
 use windows_sys::Win32::Foundation::{FALSE, HANDLE, INVALID_HANDLE_VALUE, TRUE};
 use windows_sys::Win32::System::Console::{
     CTRL_BREAK_EVENT, CTRL_C_EVENT, CTRL_CLOSE_EVENT, SetConsoleCtrlHandler,
@@ -202,6 +202,8 @@ pub(super) enum Signal {
     Term,
     /// Force.
     Kill,
+    /// Freeze (never sent: nothing comes back to be swept).
+    Stop,
 }
 
 /// The exit code as Windows reports it (NTSTATUS codes such as
@@ -224,7 +226,9 @@ pub(super) fn signal_name(_n: i32) -> Option<&'static str> {
 
 /// Kill the single process `pid`. Never called: nothing of a case comes
 /// back to the harness to be swept (see [`children`]).
-pub(super) fn kill_process(_pid: u32, _signal: Signal) {}
+pub(super) fn kill_process(_pid: u32, _signal: Signal) -> bool {
+    false
+}
 
 /// Windows has no subreaper: a case's descendants stay in its Job Object,
 /// which the case's end (or the harness's death) terminates whole.
@@ -240,6 +244,18 @@ pub(super) fn children() -> Vec<u32> {
 /// Descendants of an inherited process: none (see [`children`]).
 pub(super) fn descendants(_pid: u32) -> Vec<u32> {
     Vec::new()
+}
+
+/// Whether an inherited process exited, and its token: nothing is ever
+/// inherited.
+pub(super) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
+    None
+}
+
+/// Whether an inherited process runs nothing more: nothing is ever
+/// inherited.
+pub(super) fn held(_pid: u32) -> bool {
+    true
 }
 
 /// What an inherited process is: nothing is ever inherited.

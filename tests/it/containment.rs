@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Project, signal, survivors_with_env, text, unique, verify_evidence};
+use common::{Project, issue_message, signal, survivors_with_env, text, unique, verify_evidence};
 
 const MARK: &str = "CG_TEST_MARK";
 
@@ -163,6 +163,74 @@ env = {{ {MARK} = "{mark}" }}
     assert_eq!(std::fs::read_to_string(&data).unwrap(), "data\n");
     let w = warnings(&p.evidence("001-writer"));
     assert!(w.contains("sleep 1; echo x >> data.txt"), "{w}");
+}
+
+/// A process that hops through fresh pids: in a session of its own, it
+/// forks and its parent exits, again and again (a fresh pid every
+/// fraction of a millisecond), writing its pid to the file it is given
+/// before each hop. A look through /proc for its token misses it (the
+/// pid it lists is gone when its environment is read): whether the file
+/// still grows is what tells that it lives.
+const HOPPER: &str = r#"open(my $m, ">>", shift) or die; $m->autoflush(1);
+while (1) { print $m "$$\n"; select(undef, undef, undef, 0.0003); fork and exit; }
+"#;
+
+/// Whether `file` still grows: its size now and a while later differ.
+fn grows(file: &Path) -> bool {
+    let size = || std::fs::metadata(file).map_or(0, |m| m.len());
+    let before = size();
+    std::thread::sleep(Duration::from_millis(300));
+    size() != before
+}
+
+#[test]
+fn a_process_hopping_through_fresh_pids_never_outlives_its_case() {
+    let mark = unique("hopper");
+    let p = Project::new(&format!(
+        r#"
+[harness]
+leak_wait = "100ms"
+[[verify]]
+name = "hops"
+command = "setsid perl hop.pl hops.log >/dev/null 2>&1 & sleep 0.1; echo started"
+env = {{ {MARK} = "{mark}" }}
+"#
+    ));
+    p.write("hop.pl", HOPPER);
+    let marker = p.path().join("hops.log");
+    let load_mark = unique("load");
+    let mut escaped = Vec::new();
+    // Quiet first, then with every core kept busy by twice as many busy
+    // loops as there are cores: the escape showed mostly under load.
+    for run in 0..24 {
+        let loaded = run >= 8;
+        let load = loaded.then(|| common::Load::start(2, MARK, &load_mark));
+        let o = p.run(&[]);
+        let left = survivors_with_env(MARK, &mark);
+        let growing = grows(&marker);
+        drop(load);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        // Killed when its case ended, not later (by the sweep at the end
+        // of the run, or never): named on the case.
+        let w = warnings(&p.evidence("001-hops"));
+        let at_case_end =
+            w.contains("processes left running were killed") && w.contains("perl hop.pl");
+        if !left.is_empty() || growing || !at_case_end {
+            escaped.push(format!(
+                "run {run}{}: left running {left:?}, hops.log growing: {growing}, killed when the case ended: {at_case_end}; {}",
+                if loaded { " (loaded)" } else { "" },
+                String::from_utf8_lossy(&o.stderr).lines().filter(|l| l.contains("killed")).collect::<Vec<_>>().join(" / ")
+            ));
+            common::kill_with_env(MARK, &mark);
+        }
+    }
+    assert!(
+        escaped.is_empty(),
+        "the hopper outlived its case in {} of 24 runs:\n{}",
+        escaped.len(),
+        escaped.join("\n")
+    );
+    assert!(survivors_with_env(MARK, &load_mark).is_empty());
 }
 
 // 3. The harness dying does not free the case.
@@ -585,18 +653,6 @@ command = "chmod 000 f; chmod +x run.sh; mkdir empty; mkfifo p; ln -sfn b link; 
     ] {
         assert!(issue.contains(part), "{part:?} not in: {issue}");
     }
-}
-
-fn issue_message(ev: &serde_json::Value, issue_type: &str) -> String {
-    ev["issues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["type"] == issue_type)
-        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::common;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use common::{Project, processes_matching, text};
+use common::{Project, issue_message, processes_matching, text};
 use sha2::{Digest, Sha256};
 
 #[test]
@@ -530,4 +530,80 @@ fn in_place_what_git_ignores_is_no_change_and_a_change_names_its_fix() {
             && !message.contains("Commit"),
         "{message}"
     );
+}
+
+#[test]
+fn in_place_an_ignore_rule_the_run_writes_excuses_nothing_and_the_next_run_sees_it() {
+    // Where a run hides the file it leaves: a `.gitignore` of its own (that
+    // ignores itself too), `.git/info/exclude`, the file
+    // `core.excludesFile` names, a `.gitignore` above the project. Each is
+    // shown as the run's change.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let excludes = elsewhere.path().join("excludes");
+    let excludes_shown = excludes.to_str().unwrap();
+    let ways = [
+        ("echo '*' > models/.gitignore", "models/.gitignore"),
+        (
+            "echo stray.csv >> ../.git/info/exclude",
+            ".git/info/exclude",
+        ),
+        (
+            &format!("echo stray.csv >> {excludes_shown}") as &str,
+            excludes_shown,
+        ),
+        // A `.gitignore` above the project reaches into it too.
+        ("echo stray.csv > ../.gitignore", "../.gitignore"),
+    ];
+    for (hide, rule_file) in ways {
+        std::fs::write(&excludes, "").unwrap();
+        let p = Project::new(
+            r#"
+[[golden]]
+name = "builds"
+path = "shop"
+isolation = "check"
+command = "sh build.sh"
+"#,
+        );
+        p.write("shop/models/orders.sql", "select 1\n");
+        p.write("shop/.gitignore", "target/\n");
+        // Writing where the committed rules ignored before the run passes.
+        p.write(
+            "shop/build.sh",
+            "mkdir -p target && echo m > target/manifest.json\n",
+        );
+        git(p.path(), &["init", "-q"]);
+        git(p.path(), &["config", "core.excludesFile", excludes_shown]);
+        git(p.path(), &["add", "."]);
+        git(p.path(), &["commit", "-q", "-m", "first"]);
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(0), "{hide}: {}", text(&o));
+
+        p.write(
+            "shop/build.sh",
+            &format!("mkdir -p target && echo m > target/manifest.json\n{hide}\necho x > models/stray.csv\n"),
+        );
+        git(p.path(), &["commit", "-q", "-am", "hides"]);
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(1), "{hide}: {}", text(&o));
+        let ev = p.evidence("001-builds");
+        assert_eq!(ev["result"], "FAILED", "{hide}: {ev}");
+        let message = issue_message(&ev, "GOLDEN_MODIFIED");
+        assert!(
+            message.contains(rule_file) && message.contains("models/stray.csv"),
+            "{hide}: {message}"
+        );
+        assert!(!message.contains("target"), "{hide}: {message}");
+
+        // The next run is refused: the project is dirty.
+        let o = p.run(&[]);
+        assert_eq!(o.status.code(), Some(1), "{hide}: {}", text(&o));
+        let ev = p.evidence("001-builds");
+        assert_eq!(ev["execution_status"], "SKIPPED", "{hide}: {ev}");
+        let message = issue_message(&ev, "GOLDEN_MODIFIED");
+        assert!(
+            message.contains("uncommitted changes") && message.contains("models/stray.csv"),
+            "{hide}: {message}"
+        );
+    }
 }

@@ -591,3 +591,229 @@ fn a_secret_in_a_snapshot_never_leaks_through_its_diff() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(!read(&snapshot).contains(PIN), "{}", read(&snapshot));
 }
+
+// ---- The harness's own secrets: the signing key and its password ----------
+
+/// The password of the signing key, given as its variable's value: five
+/// bytes, shorter than a default-masked value may be, masked all the same.
+const SIGNING_PASSWORD: &str = "pw-5x";
+
+/// A passwordless minisign secret key, as minisign writes it.
+fn signing_key() -> String {
+    let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+    kp.sk.to_box(None).unwrap().into_string()
+}
+
+/// What must never be found: the key's text, each of its lines but the
+/// public comment (trimmed), and the password.
+fn signing_secrets(key: &str) -> Vec<(&'static str, String)> {
+    let mut all = vec![
+        ("the signing key", key.to_string()),
+        ("the password", SIGNING_PASSWORD.to_string()),
+    ];
+    for line in key.lines().map(str::trim) {
+        if !line.is_empty() && !line.starts_with("untrusted comment:") {
+            all.push(("a line of the signing key", line.to_string()));
+        }
+    }
+    all
+}
+
+/// Every secret of `secrets` found raw anywhere in the out dir of `p`
+/// (every file, read whole), in `o`'s terminal output past the
+/// `::add-mask::` lines, and in `extra` files.
+fn signing_leaks(
+    secrets: &[(&str, String)],
+    out: &Path,
+    o: &std::process::Output,
+    extra: &[&Path],
+) -> Vec<String> {
+    let secrets: Vec<(&str, &str)> = secrets.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let mut found = Vec::new();
+    let mut files = files_under(out);
+    files.extend(extra.iter().map(|p| p.to_path_buf()));
+    for f in &files {
+        found.extend(leaks_of(
+            &secrets,
+            &f.display().to_string(),
+            &std::fs::read(f).unwrap(),
+        ));
+    }
+    found.extend(leaks_of(&secrets, "the terminal (stderr)", &o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let rest: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect();
+    found.extend(leaks_of(
+        &secrets,
+        "stdout past the masks",
+        rest.join("\n").as_bytes(),
+    ));
+    found
+}
+
+/// A case that prints what a hostile case can reach of the harness's
+/// secrets without its environment: the environments of its parent (the
+/// harness), grandparent and great-grandparent from /proc, whole, on
+/// stdout and stderr; the key's line alone; and the key file the
+/// variable or `--sign-key` names, whole and line by line.
+const PEEK: &str = r#"up() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f2; }
+p1=$PPID; p2=$(up $p1); p3=$(up $p2)
+for p in $p1 $p2 $p3; do
+  echo "== environ of $p"; tr '\0' '\n' < /proc/$p/environ
+  tr '\0' '\n' < /proc/$p/environ >&2
+  echo "== the key's second line"; tr '\0' '\n' < /proc/$p/environ | grep -A1 '^CARGO_GOLDEN_SIGNING_KEY=' | sed -n 2p
+done
+key=$(tr '\0' '\n' < /proc/$p1/environ | sed -n 's/^CARGO_GOLDEN_SIGNING_KEY=//p')
+flag=$(tr '\0' '\n' < /proc/$p1/cmdline | sed -n '/^--sign-key$/{n;p;}')
+for f in "$key" "$flag"; do
+  if [ -f "$f" ]; then
+    echo "== $f"; cat "$f"; cat "$f" >&2
+    while IFS= read -r line; do echo "line: $line"; done < "$f"
+  fi
+done
+"#;
+
+/// `cargo-golden ARGS` started by a shell that stays its parent and holds
+/// `env` too, as `cargo golden` is started by cargo: the case's
+/// grandparent then carries the key in its environment as well.
+fn through_a_shell(p: &Project, args: &[&str], env: &[(&str, &str)]) -> std::process::Command {
+    let inner = p.cmd(args);
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg("\"$@\"; exit $?")
+        .arg("sh")
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .current_dir(p.path())
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_GOLDEN_SIGNING_KEY")
+        .env_remove("CARGO_GOLDEN_SIGNING_PASSWORD");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+#[test]
+fn the_signing_key_and_its_password_are_masked_even_read_from_proc() {
+    let key = signing_key();
+    let secrets = signing_secrets(&key);
+    let keys = tempfile::tempdir().unwrap();
+    let key_file = keys.path().join("golden.key");
+    std::fs::write(&key_file, &key).unwrap();
+    let key_path = key_file.to_str().unwrap();
+    // The key itself in the variable, its path there, and `--sign-key`:
+    // (how, arguments, the key's variable).
+    let ways = [
+        ("in the variable", &[][..], Some(key.as_str())),
+        ("its path in the variable", &[], Some(key_path)),
+        ("--sign-key FILE", &["--sign-key", key_path], None),
+    ];
+    for (how, args, in_variable) in ways {
+        let p = Project::new("[[verify]]\nname = \"peek\"\ncommand = \"exec sh peek.sh\"\n");
+        p.write("peek.sh", PEEK);
+        let step_summary = p.path().join("step-summary.md");
+        let summary = step_summary.to_str().unwrap();
+        let workspace = p.path().to_str().unwrap();
+        let mut env = vec![
+            ("CARGO_GOLDEN_SIGNING_PASSWORD", SIGNING_PASSWORD),
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_WORKSPACE", workspace),
+            ("GITHUB_STEP_SUMMARY", summary),
+        ];
+        env.extend(in_variable.map(|v| ("CARGO_GOLDEN_SIGNING_KEY", v)));
+        let o = through_a_shell(&p, args, &env).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{how}: {}", text(&o));
+        let run = p.run_dir();
+        assert!(
+            run.join("SHA256SUMS.minisig").is_file(),
+            "{how}: not signed"
+        );
+        // The case did reach the key: it is masked where it printed it.
+        let log = read(&p.case_dir("001-peek").join("stdout.log"));
+        assert!(
+            log.contains("[REDACTED:CARGO_GOLDEN_SIGNING_KEY]"),
+            "{how}: {log}"
+        );
+        assert!(
+            log.contains("[REDACTED:CARGO_GOLDEN_SIGNING_PASSWORD]"),
+            "{how}: {log}"
+        );
+        let found = signing_leaks(&secrets, &p.out(), &o, &[&step_summary]);
+        assert!(found.is_empty(), "{how}: leaked:\n{}", found.join("\n"));
+        let v = verify_evidence(&p.out());
+        assert_eq!(v.status.code(), Some(0), "{how}: {}", text(&v));
+    }
+}
+
+#[test]
+fn a_result_or_an_output_that_leads_into_proc_or_out_of_the_working_dir_is_refused_unread() {
+    let key = signing_key();
+    let secrets = signing_secrets(&key);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("junit.xml");
+    std::fs::write(
+        &outside,
+        "<testsuite name=\"s\" tests=\"1\" failures=\"0\"><testcase name=\"t\"/></testsuite>\n",
+    )
+    .unwrap();
+    let p = Project::new(&format!(
+        r#"
+[[verify]]
+name = "result into proc"
+command = "ln -sf /proc/self/environ r.xml; echo done"
+result = {{ format = "junit", path = "r.xml" }}
+
+[[verify]]
+name = "output into proc"
+command = "ln -sf /proc/self/environ o.csv; echo done"
+outputs = [{{ path = "o.csv" }}]
+
+[[verify]]
+name = "result outside"
+command = "ln -sf {} j.xml; echo done"
+result = {{ format = "junit", path = "j.xml" }}
+"#,
+        outside.display()
+    ));
+    let o = p
+        .cmd(&[])
+        .env("CARGO_GOLDEN_SIGNING_KEY", &key)
+        .env("CARGO_GOLDEN_SIGNING_PASSWORD", SIGNING_PASSWORD)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let found = signing_leaks(&secrets, &p.out(), &o, &[]);
+    assert!(found.is_empty(), "leaked:\n{}", found.join("\n"));
+    let messages = |slug: &str| {
+        let ev = p.evidence(slug);
+        assert_eq!(ev["result"], "FAILED", "{slug}: {ev}");
+        ev["issues"].to_string()
+    };
+    let result = messages("001-result_into_proc");
+    assert!(
+        result.contains("r.xml resolves to /proc/") && result.contains("never read"),
+        "{result}"
+    );
+    assert!(
+        !p.case_dir("001-result_into_proc")
+            .join("result.xml")
+            .exists()
+    );
+    let output = p.summary()["cases"][1].to_string();
+    assert!(
+        output.contains("o.csv: resolves to /proc/") && output.contains("never read"),
+        "{output}"
+    );
+    let result = messages("003-result_outside");
+    assert!(
+        result.contains(&format!(
+            "j.xml resolves to {}",
+            outside.canonicalize().unwrap().display()
+        )) && result.contains("outside the case's working directory"),
+        "{result}"
+    );
+}

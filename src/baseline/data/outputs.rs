@@ -111,6 +111,12 @@ pub(crate) fn read_outputs(
                      (left by an earlier run?)"
                         .to_string(),
                 )
+            } else if let Err(e) =
+                crate::userfile::confined(&path, working_dir, "the case's working directory")
+            {
+                // A link out of the working dir (to `/proc/self/environ`,
+                // say) would have the harness read a file of its own.
+                Err(e.to_string())
             } else {
                 read_table(&path, spec, mask)
             };

@@ -211,6 +211,19 @@ pub fn verify_command(dir: &Path) -> Command {
     c
 }
 
+/// The message of the issue of `issue_type` in the evidence `ev`.
+pub fn issue_message(ev: &serde_json::Value, issue_type: &str) -> String {
+    ev["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == issue_type)
+        .unwrap_or_else(|| panic!("no {issue_type}: {ev}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "status: {:?}\n--- stdout\n{}\n--- stderr\n{}",
@@ -325,5 +338,83 @@ pub fn output_within_30s(cmd: &mut Command) -> Output {
         status,
         stdout: std::fs::read(&out).unwrap(),
         stderr: std::fs::read(&err).unwrap(),
+    }
+}
+
+/// Stop, then kill, every live process whose environment holds
+/// `var=value` (the test's own: only its cases carry the value), in
+/// passes until three in a row find none. One that hops to a fresh pid
+/// faster than a look through /proc is caught by its session: the
+/// session of such a process, when it is not this test's own, holds only
+/// processes of the case that made it, and a signal to its group reaches
+/// every member at once, even one being forked. What a failing test
+/// leaves behind must not outlive it. Returns how many were signalled.
+#[cfg(target_os = "linux")]
+pub fn kill_with_env(var: &str, value: &str) -> usize {
+    // SAFETY: getsid(0) has no preconditions.
+    let own_session = unsafe { libc::getsid(0) };
+    let found = || -> Vec<(i32, i32)> {
+        let mut pids: Vec<(i32, i32)> = (processes_with_env(var, value).iter())
+            .filter_map(|line| line.split(' ').next()?.parse().ok())
+            .map(|pid| {
+                // SAFETY: as above; an exited pid gives -1.
+                (pid, unsafe { libc::getsid(pid) })
+            })
+            .collect();
+        // The newest first: a hopper's current pid is among them.
+        pids.sort_by(|a, b| b.cmp(a));
+        pids
+    };
+    let (mut killed, mut quiet) = (0, 0);
+    let start = std::time::Instant::now();
+    while quiet < 3 && start.elapsed() < std::time::Duration::from_secs(30) {
+        let found = found();
+        quiet = if found.is_empty() { quiet + 1 } else { 0 };
+        for &(pid, session) in &found {
+            // SAFETY: signals to processes carrying this test's own value,
+            // and to the groups of sessions they made.
+            unsafe {
+                if session > 1 && session != own_session {
+                    libc::killpg(session, libc::SIGKILL);
+                }
+                libc::kill(pid, libc::SIGSTOP);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        killed += found.len();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    killed
+}
+
+/// Busy loops keeping every core of the machine busy while it lives,
+/// each carrying `var=value`; killed and reaped when dropped.
+#[cfg(unix)]
+pub struct Load(Vec<std::process::Child>);
+
+#[cfg(unix)]
+impl Load {
+    /// `per_core` busy loops for each core.
+    pub fn start(per_core: usize, var: &str, value: &str) -> Load {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let spin = || {
+            Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .env(var, value)
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        Load((0..cores * per_core).map(|_| spin()).collect())
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Load {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
