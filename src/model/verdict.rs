@@ -150,3 +150,88 @@ fn first_change(diff: Option<&str>) -> Option<&str> {
             .find(|l| matches!(DiffLine::of(l), DiffLine::Added | DiffLine::Removed))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every non-test line of `src/` holding `needle`, as `file: line`,
+    /// beside the files where it belongs.
+    #[allow(clippy::disallowed_methods)]
+    fn lines_with(needle: &str, allowed: &[&str]) -> Vec<String> {
+        fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let mut found = Vec::new();
+        for f in files {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&f).unwrap();
+            // Test code comes last in a file; what it assigns is its own.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for line in code.lines().filter(|l| l.contains(needle)) {
+                let line = line.trim();
+                if !line.starts_with("//") && !allowed.iter().any(|a| rel == *a || line.contains(a))
+                {
+                    found.push(format!("{rel}: {line}"));
+                }
+            }
+        }
+        found
+    }
+
+    /// No code but [`super::decide`] assigns a case's result: a record
+    /// read back from a run's files takes the one recorded, and nothing
+    /// else sets one (a check pushes no issue, an accept removes none).
+    #[test]
+    fn only_the_verdict_assigns_a_cases_result() {
+        let found = lines_with(
+            ".result = ",
+            &[
+                "model/verdict.rs",
+                // The record read back from evidence.json.
+                "case.result = ev.run.result",
+                // The structured result file's read, not a verdict.
+                "x.result = Some(",
+                // The attestation's own `result` field.
+                "t.result = if exit_code",
+            ],
+        );
+        assert!(
+            found.is_empty(),
+            "a result is assigned outside model::verdict:\n{}",
+            found.join("\n")
+        );
+    }
+
+    /// No code but `wire::evidence` combines the parts of an evidence
+    /// hash: the engine, `merge` and `verify-evidence` all call it.
+    #[test]
+    fn only_the_evidence_module_combines_the_hash() {
+        for needle in [
+            "evidence_hash_of_files(",
+            "hash_with_data(",
+            "hash_with_pending(",
+        ] {
+            let found = lines_with(needle, &["wire/evidence.rs", "hash.rs"]);
+            assert!(
+                found.is_empty(),
+                "{needle} outside wire::evidence:\n{}",
+                found.join("\n")
+            );
+        }
+    }
+}

@@ -358,12 +358,14 @@ impl<'h> Engine<'h> {
         let (Some(kept), Some(_)) = (kept, &rec.evidence_hash) else {
             return;
         };
-        match crate::hash::evidence_hash_of_files(
-            &dir.join(Artifacts::COMMAND),
-            &dir.join(Artifacts::STDOUT),
-            &dir.join(Artifacts::STDERR),
+        let files = [Artifacts::COMMAND, Artifacts::STDOUT, Artifacts::STDERR].map(|f| dir.join(f));
+        // The checks are added once they are made (`chain`, at the end).
+        match crate::wire::evidence::case_hash(
+            [&files[0], &files[1], &files[2]],
             rec.exit_code,
             Some(&kept),
+            &[],
+            crate::wire::evidence::SCHEMA_VERSION,
         ) {
             Ok(h) => rec.evidence_hash = Some(h),
             Err(e) => rec.warnings.push(format!(
@@ -859,7 +861,14 @@ fn partial_evidence(
     if exit_code.is_none() && len(stdout) == 0 && len(stderr) == 0 {
         return None;
     }
-    crate::hash::evidence_hash_of_files(command, stdout, stderr, exit_code, None).ok()
+    crate::wire::evidence::case_hash(
+        [command, stdout, stderr],
+        exit_code,
+        None,
+        &[],
+        crate::wire::evidence::SCHEMA_VERSION,
+    )
+    .ok()
 }
 
 /// Where a path of the project lies in the copy (the working dir, the
