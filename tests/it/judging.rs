@@ -268,3 +268,43 @@ fn dbt_result_statuses_are_an_allow_list() {
         }
     }
 }
+
+/// A team's own pattern counts at every level, also under a preset that
+/// quiets its tool's INFO records; one that can never fire is said.
+#[test]
+fn a_teams_patterns_count_at_every_level_and_one_that_cannot_fire_is_said() {
+    let p = with_tools(&format!(
+        "[harness]\n[patterns]\nruntime = [\"Filtering by tag '[^']*': 0 nodes match\", 'a\\nb', 'Sorting by key']\nallow = ['by key']\n{}",
+        golden("odibi_tag", "odibi run x.yaml --tag nightly")
+    ));
+    let (summary, terminal) = run(&p);
+    let c = case(&summary, "odibi_tag");
+    assert_eq!(c["execution_status"], "RUNTIME_FAILED", "{c}");
+    assert!(
+        terminal.contains("`a\\nb` can never fire")
+            && terminal.contains("`Sorting by key` can never fire"),
+        "{terminal}"
+    );
+}
+
+/// A `require` written from the log as printed (dbt's time prefix and its
+/// two spaces) matches, and a message quoting a team's regex quotes it
+/// exactly.
+#[test]
+fn require_matches_the_line_as_printed_and_is_quoted_exactly() {
+    let p = with_tools(&format!(
+        "[harness]\n{}require = ['^\\d\\d:\\d\\d:\\d\\d  Done\\. PASS=[1-9]']\n{}require = ['^\\d\\d:\\d\\d:\\d\\d  Never  here']\n",
+        golden("as_printed", "dbt build"),
+        golden("missing", "dbt build")
+    ));
+    let (summary, terminal) = run(&p);
+    assert_eq!(case(&summary, "as_printed")["result"], "PASSED");
+    let c = case(&summary, "missing");
+    assert_eq!(issue_types(c), ["NOTHING_RAN"], "{c}");
+    let quoted = r"`^\d\d:\d\d:\d\d  Never  here`";
+    assert!(
+        c["issues"][0]["message"].as_str().unwrap().contains(quoted),
+        "{c}"
+    );
+    assert!(terminal.contains(quoted), "{terminal}");
+}
