@@ -8,6 +8,8 @@
 //! The stand-in tools are scripts on `PATH` that print real recordings of
 //! the tools (`tests/corpus`).
 
+#![cfg(unix)] // the stand-in tools are sh scripts
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
