@@ -45,7 +45,15 @@ enum Command {
     Run(RunArgs),
     /// List the cases in declaration order with kind and declaration line.
     List(ListArgs),
-    /// Write a starter harness.toml, tests/golden.rs, Cargo.toml entries and a CI workflow.
+    /// Write a starter harness.toml, an example, snapshots/ and a CI workflow.
+    ///
+    /// In a cargo package (a Cargo.toml here, or at --manifest-path) also
+    /// tests/golden.rs and the Cargo.toml entries, and the workflow installs
+    /// the tool with cargo. Anywhere else (a dbt or Odibi repository) no cargo
+    /// file is written: the harness runs the dbt project (dbt_project.yml) or
+    /// Odibi pipeline (odibi.yaml) it finds, else a shell example, and the
+    /// workflow installs the wheel (`pip install cargo-golden`) and runs
+    /// `golden`.
     Init {
         /// Overwrite existing files.
         #[arg(long)]
@@ -424,15 +432,42 @@ impl From<ListArgs> for RunArgs {
     }
 }
 
-/// Parse the process arguments and run; returns the exit code.
+/// Parse the process arguments as `cargo golden ARGS` (the binary
+/// `cargo-golden`) and run; returns the exit code.
 pub fn main() -> i32 {
+    main_as(Front::Cargo)
+}
+
+/// Parse the process arguments as `golden ARGS` (the binary `golden`, as
+/// the Python wheel installs it) and run: the same flags and subcommands
+/// as `cargo golden ARGS`, with help and usage that name `golden`.
+pub fn golden_main() -> i32 {
+    main_as(Front::Golden)
+}
+
+/// Which command the user typed: what help and usage lines name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Front {
+    /// `cargo golden` (cargo runs `cargo-golden golden ARGS`).
+    Cargo,
+    /// `golden`.
+    Golden,
+}
+
+fn main_as(front: Front) -> i32 {
     let mut args: Vec<OsString> = std::env::args_os().collect();
-    // cargo runs us as `cargo-golden golden …`; a direct call has no `golden`.
+    // cargo runs us as `cargo-golden golden …`; a direct call has no
+    // `golden`, and neither has `golden …` (`golden golden …` is allowed
+    // too, as `cargo-golden golden …` is).
     if args.get(1).is_none_or(|a| a != "golden") {
         args.insert(1.min(args.len()), OsString::from("golden"));
     }
     let args = hoist_subcommand(args);
-    let CargoCli::Golden(cli) = match CargoCli::try_parse_from(args) {
+    let parsed = match front {
+        Front::Cargo => CargoCli::try_parse_from(args).map(|CargoCli::Golden(cli)| cli),
+        Front::Golden => parse_as_golden(args),
+    };
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -539,6 +574,23 @@ pub fn main() -> i32 {
             public_key.as_deref(),
         ),
     }
+}
+
+/// `args` (`PROGRAM golden ARGS`) parsed by the `golden` subcommand's
+/// own clap model, renamed `golden`: one model for both fronts, so their
+/// flags cannot drift apart.
+fn parse_as_golden(mut args: Vec<OsString>) -> Result<GoldenCli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    args.remove(1);
+    let mut command = CargoCli::command()
+        .find_subcommand("golden")
+        .cloned()
+        .unwrap_or_else(|| clap::Command::new("golden"))
+        .name("golden")
+        .bin_name("golden")
+        .styles(clap_cargo::style::CLAP_STYLING);
+    let matches = command.try_get_matches_from_mut(args)?;
+    GoldenCli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
 /// `cargo golden --config f.toml list` means the `list` subcommand, not a
@@ -796,6 +848,11 @@ enum CliError {
     Engine(#[from] runner::EngineError),
     #[error(transparent)]
     Init(#[from] crate::commands::init::InitError),
+    #[error(
+        "--path sets the cargo-golden dev-dependency of a cargo package, and {} has no Cargo.toml\n  help: leave --path out to set this directory up for `golden` (pip install cargo-golden)",
+        shown_dir(.0)
+    )]
+    PathWithoutPackage(PathBuf),
     #[error("cannot read {}", .0.display())]
     Validate(PathBuf, #[source] std::io::Error),
     #[error("cannot verify {}", .0.display())]
@@ -1099,6 +1156,15 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
             .unwrap_or_default(),
         None => std::env::current_dir().unwrap_or_default(),
     };
+    // No Cargo.toml and none named: a directory of pipelines, set up for
+    // the `golden` command with no cargo files.
+    if manifest.manifest_path.is_none() && !dir.join("Cargo.toml").is_file() {
+        return init_standalone(&dir, force, path.is_some());
+    }
+    print_stdout(&format!(
+        "{} has a Cargo.toml: setting it up for `cargo golden` and `cargo test --test golden`",
+        shown_dir(&dir)
+    ));
     use crate::commands::init::{Dependency, InitOptions};
     let given = path.is_some();
     let (dependency, why) = match path {
@@ -1134,6 +1200,35 @@ fn init(force: bool, path: Option<PathBuf>, manifest: &clap_cargo::Manifest) -> 
             print_stdout(
                 "next: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test",
             );
+            exit::SUCCESS
+        }
+        Err(e) => usage_error(&CliError::from(e)),
+    }
+}
+
+/// A directory as init names it: `.` for the current one.
+fn shown_dir(dir: &Path) -> String {
+    if std::env::current_dir().is_ok_and(|cwd| cwd == dir) {
+        ".".to_string()
+    } else {
+        display_relative(dir)
+    }
+}
+
+/// `init` in a directory with no Cargo.toml (see
+/// [`crate::commands::init::init_standalone`]).
+fn init_standalone(dir: &Path, force: bool, path_given: bool) -> i32 {
+    if path_given {
+        return usage_error(&CliError::PathWithoutPackage(dir.to_path_buf()));
+    }
+    print_stdout(&format!(
+        "{} has no Cargo.toml: setting it up for the `golden` command (pip install cargo-golden), with no cargo files",
+        shown_dir(dir)
+    ));
+    match crate::commands::init::init_standalone(dir, force) {
+        Ok(report) => {
+            print_stdout(report.to_string().trim_end());
+            print_stdout("next: `golden` runs the cases; `golden --bless` records their snapshots");
             exit::SUCCESS
         }
         Err(e) => usage_error(&CliError::from(e)),

@@ -6,7 +6,7 @@
 //!
 //! Every line is judged without its terminal escape sequences ([`crate::ansi`]),
 //! so coloured output is judged like plain output, and whole, whatever its
-//! length. Lines are read into records ([`records`]): a record's first
+//! length. Lines are read into records (the `records` module): a record's first
 //! line has a time-like prefix or a level column, and the indented lines
 //! and tracebacks after it continue it; a preset that knows its tool's
 //! record format claims that tool's lines. Who wrote a record decides what

@@ -14,7 +14,10 @@
 //!   `::stop-commands::` so output that looks like a workflow command (a
 //!   test printing `::add-mask::` or `::error::`) is shown, not obeyed.
 //! - At the end, the markdown report appended to `$GITHUB_STEP_SUMMARY`,
-//!   cut at a line boundary to stay under GitHub's 1 MiB limit.
+//!   cut at a line boundary to stay under GitHub's 1 MiB limit, and the
+//!   step's outputs `status`, `out-dir` and `run-id` appended to
+//!   `$GITHUB_OUTPUT` (what the repository's action, `action.yml`, gives
+//!   the steps after it).
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -73,6 +76,8 @@ pub struct GithubEnv {
     pub workspace: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where the markdown report is appended.
     pub step_summary: Option<PathBuf>,
+    /// `$GITHUB_OUTPUT`: where the step's outputs are appended.
+    pub output: Option<PathBuf>,
     /// The workflow run's page (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/
     /// actions/runs/$GITHUB_RUN_ID`), whose artifacts the step summary
     /// points at for `report.html`.
@@ -106,6 +111,7 @@ impl GithubEnv {
         Some(GithubEnv {
             workspace: path("GITHUB_WORKSPACE"),
             step_summary: path("GITHUB_STEP_SUMMARY"),
+            output: path("GITHUB_OUTPUT"),
             run_url,
         })
     }
@@ -315,6 +321,20 @@ impl<W: Write> GithubReporter<W> {
             self.baseline_annotations(c, used, &report)?;
         }
         self.out.flush()?;
+        if let Some(path) = self.env.output.clone() {
+            let out_dir =
+                crate::layout::relative_to(&record.out_dir, self.env.workspace.as_deref());
+            let outputs = [
+                ("status", outcome.results.status.to_string()),
+                ("out-dir", out_dir),
+                ("run-id", record.run_id.clone()),
+            ];
+            if let Err(e) = append_outputs(&path, &outputs) {
+                let message = format!("cannot write the step outputs {}: {e}", path.display());
+                self.annotation("warning", None, "step outputs not written", &message)?;
+                self.out.flush()?;
+            }
+        }
         if let Some(path) = self.env.step_summary.clone() {
             let md = with_html_note(
                 &markdown::render(
@@ -486,6 +506,24 @@ fn append_step_summary(path: &Path, md: &str, report: &str) -> io::Result<()> {
         .saturating_sub(1)
         .saturating_sub(usize::try_from(existing).unwrap_or(usize::MAX));
     let text = shorten(md, budget, report);
+    let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
+/// Append `name=value` lines to GitHub's step output file; a value that
+/// is not one line is left out (it would end the file's syntax).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "opened to append, not to read: GitHub's own step output file"
+)]
+fn append_outputs(path: &Path, outputs: &[(&str, String)]) -> io::Result<()> {
+    let mut text = String::new();
+    for (name, value) in outputs {
+        if !value.contains(['\n', '\r']) {
+            text += &format!("{name}={value}\n");
+        }
+    }
     let mut f = OpenOptions::new().create(true).append(true).open(path)?;
     f.write_all(text.as_bytes())?;
     f.flush()

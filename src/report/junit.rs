@@ -82,6 +82,19 @@ pub(super) fn render(
             line: case.line,
         };
         let mut tc = test_case(case, place, flavour);
+        let attachments = attachments(case, &record.out_dir);
+        if !attachments.is_empty() {
+            let mut out = tc
+                .system_out
+                .as_ref()
+                .map(|o| o.as_str().to_string())
+                .unwrap_or_default();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out += &attachments;
+            tc.set_system_out(out);
+        }
         match flavour {
             JunitFlavour::Rich => {
                 tc.extra
@@ -116,6 +129,36 @@ pub(super) fn render(
         JunitFlavour::Rich => Ok(xml),
         JunitFlavour::Strict => strict_root(&xml),
     }
+}
+
+/// The `[[ATTACHMENT|path]]` lines of a failed or errored case (GitLab,
+/// Jenkins' JUnit Attachments plugin and Azure DevOps link them to the
+/// files): its full stdout and stderr logs, its evidence (every check,
+/// data diffs included) and each pending snapshot, relative to the
+/// repository root as `file` is. Empty for any other case.
+fn attachments(case: &CaseRecord, out_dir: &std::path::Path) -> String {
+    if !matches!(case.result, CaseResult::Failed | CaseResult::Error) {
+        return String::new();
+    }
+    let files = case
+        .artifacts
+        .iter()
+        .flat_map(|a| [&a.stdout, &a.stderr, &a.evidence])
+        .chain(
+            case.snapshots
+                .iter()
+                .filter_map(|c| c.pending.as_ref().map(|p| &p.path)),
+        )
+        .filter(|p| !p.is_empty());
+    let mut out = String::new();
+    for rel in files {
+        let path = crate::layout::repo_relative(&out_dir.join(rel));
+        // `]]` would end the line's link early; the reader has no escape.
+        if !path.contains("]]") && !path.contains('\n') {
+            out += &format!("[[ATTACHMENT|{}]]\n", attr(&path));
+        }
+    }
+    out
 }
 
 /// Where a case is declared.

@@ -1217,7 +1217,18 @@ mod tests {
                 .unwrap(),
         );
         let pid = child.0.id();
-        let first = look(pid, "CARGO_GOLDEN_TEST_LOOK").unwrap();
+        // Until the child has exec'd, its environment is still its
+        // parent's, without the token.
+        let first = (0..500)
+            .map(|_| {
+                let l = look(pid, "CARGO_GOLDEN_TEST_LOOK").unwrap();
+                if l.token.is_none() {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                l
+            })
+            .find(|l| l.token.is_some())
+            .expect("the token shows once the child has exec'd");
         assert_eq!((first.zombie, first.token.as_deref()), (false, Some("t-1")));
         assert!(!held(pid), "a sleeping process runs on");
         assert!(kill_process(pid, Signal::Stop));

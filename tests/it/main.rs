@@ -21,6 +21,7 @@ mod classification;
 mod cli;
 mod containment;
 mod corpus;
+mod data_teams;
 mod docs;
 mod engine;
 mod first_hour;

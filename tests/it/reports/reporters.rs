@@ -153,6 +153,7 @@ fn github(record: &RunRecord, summary: Option<&Path>) -> String {
     let env = GithubEnv {
         workspace: Some("/project".into()),
         step_summary: summary.map(Path::to_path_buf),
+        output: None,
         run_url: Some("https://github.com/acme/etl/actions/runs/42".into()),
     };
     let mut r = GithubReporter::new(Vec::new(), env, Path::new("/project/ci/harness.toml"))

@@ -1,4 +1,5 @@
-//! `cargo golden init`: set a cargo package up for golden testing.
+//! `cargo golden init`: set a cargo package up for golden testing (outside
+//! one, [`init_standalone`] sets a directory up for the `golden` command).
 //!
 //! Writes `harness.toml` (a verify command that builds the package and one
 //! example golden project), the example project under `golden/example/`
@@ -17,6 +18,9 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, Value};
+
+mod standalone;
+pub use standalone::{Found, StandaloneReport, Tool, find_projects, init_standalone};
 
 /// The harness file, relative to the package directory.
 pub(crate) const HARNESS_FILE: &str = "harness.toml";
@@ -648,7 +652,10 @@ fn toml_string(s: &str) -> String {
 
 fn harness_toml(package_name: &str) -> String {
     format!("#:schema ./{SCHEMA_FILE}\n")
-        + &HARNESS_TEMPLATE.replace("{{name}}", &toml_string(package_name))
+        + "# Test cases for `cargo golden` and `cargo test --test golden`.\n"
+        + &HARNESS_HEAD.replace("{{name}}", &toml_string(package_name))
+        + HARNESS_VERIFY
+        + HARNESS_EXAMPLE
 }
 
 /// The workflow step that installs the tool from where the
@@ -713,8 +720,9 @@ fn workflow_yaml(member: &Path, install: &str) -> String {
         .replace("{{run}}", &run)
 }
 
-const HARNESS_TEMPLATE: &str = r#"# Test cases for `cargo golden` and `cargo test --test golden`.
-#
+/// The harness file's header after its first line: what a case is, and
+/// the `[harness]` table.
+const HARNESS_HEAD: &str = r#"#
 # Every [[golden]] and [[verify]] table below is one test case; they run in
 # the order written. A case passes only if its command exits 0 AND prints no
 # failure pattern (`cargo golden schema` prints the full list of keys).
@@ -725,7 +733,10 @@ name = {{name}}  # suite name in the reports
 timeout = "10m"  # default per-case timeout: "500ms", "90s", "2m", "1h 30m"
 # runner = "my-tool run {path}"  # default command of golden projects without one
 
-# A verify command: a shell command (`sh -c`) whose success is a
+"#;
+
+/// The verify command of a cargo package: it builds.
+const HARNESS_VERIFY: &str = r#"# A verify command: a shell command (`sh -c`) whose success is a
 # post-condition of the workspace.
 [[verify]]
 name = "workspace builds"
@@ -735,7 +746,10 @@ command = "cargo build"
 working_dir = "."     # relative to this file
 timeout = "15m"
 
-# A golden project: a directory (or one file) that must always keep working.
+"#;
+
+/// The example golden project.
+const HARNESS_EXAMPLE: &str = r#"# A golden project: a directory (or one file) that must always keep working.
 # A run never modifies it: it runs in a temporary copy (isolation = "copy",
 # the default); with isolation = "check" it runs in place and any changed
 # file git does not ignore fails the case. Replace this example with a
