@@ -16,10 +16,18 @@ fn written() -> (tempfile::TempDir, cargo_golden::report::Written) {
     (dir, written)
 }
 
+/// `junit.xml` with the out dir (a temp dir, outside any repository, so
+/// the attachments name it in full) written `[OUT]`.
+fn junit_text(dir: &std::path::Path, w: &cargo_golden::report::Written) -> String {
+    std::fs::read_to_string(w.path(JUNIT_FILE))
+        .unwrap()
+        .replace(&dir.display().to_string(), "[OUT]")
+}
+
 #[test]
 fn junit_xml() {
-    let (_dir, w) = written();
-    insta::assert_snapshot!(std::fs::read_to_string(w.path(JUNIT_FILE)).unwrap());
+    let (dir, w) = written();
+    insta::assert_snapshot!(junit_text(dir.path(), &w));
 }
 
 #[test]
@@ -28,7 +36,7 @@ fn junit_xml_strict() {
     let mut record = support::fixed(dir.path());
     record.junit = JunitFlavour::Strict;
     let w = write_all(&record, "harness.toml").unwrap();
-    insta::assert_snapshot!(std::fs::read_to_string(w.path(JUNIT_FILE)).unwrap());
+    insta::assert_snapshot!(junit_text(dir.path(), &w));
 }
 
 #[test]
