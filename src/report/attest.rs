@@ -395,7 +395,7 @@ fn b64() -> base64::engine::GeneralPurpose {
 }
 
 /// The envelope of `payload` (the statement's bytes), signed by `signer`.
-pub(crate) fn envelope(payload: &[u8], signer: &super::seal::Signer) -> Envelope {
+pub(crate) fn envelope(payload: &[u8], signer: &super::signing::Signer) -> Envelope {
     use base64::Engine as _;
     let (keyid, sig) = signer.sign_dsse(&pae(PAYLOAD_TYPE, payload));
     Envelope {
@@ -464,7 +464,7 @@ pub(crate) fn write(
     record: &RunRecord,
     sums: &[u8],
     claim: &Claim<'_>,
-    signer: Option<&super::seal::Signer>,
+    signer: Option<&super::signing::Signer>,
 ) -> std::io::Result<()> {
     let statement = statement(
         record,
@@ -598,7 +598,7 @@ pub(crate) fn check_written(
     dir: &Path,
     record: &RunRecord,
     exit_code: i32,
-    signer: Option<&super::seal::Signer>,
+    signer: Option<&super::signing::Signer>,
 ) -> Vec<super::Disagreement> {
     let path = dir.join(STATEMENT_FILE);
     let mut problems = Vec::new();
@@ -644,7 +644,7 @@ pub(crate) fn check_written(
 pub(super) mod tests {
     use super::*;
     #[cfg(feature = "sign")]
-    use crate::report::seal::Signer;
+    use crate::report::signing::Signer;
 
     #[cfg(feature = "sign")]
     fn signer() -> Signer {

@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::integrity::{Disagreement, compare};
+use super::format::Disagreement;
+use super::integrity::compare;
 use super::markup::{Align, Table, fence_for, inline};
 use crate::baseline::{Class, Comparison, SnapshotCheck};
 use crate::config::Gate;

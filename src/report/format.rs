@@ -4,11 +4,12 @@
 //! (`SHA256SUMS`) loop over the registered formats ([`super::FORMATS`]),
 //! so a new format is its own file and one registration line.
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
-use super::integrity::Disagreement;
+use super::NO_ISSUES_PHRASE;
 use crate::exit::Results;
-use crate::model::RunRecord;
+use crate::model::{CaseResult, RunRecord};
 
 /// Why a format could not render its file.
 pub(crate) type RenderError = Box<dyn std::error::Error + Send + Sync>;
@@ -59,4 +60,103 @@ pub(crate) struct ReadBack<'a> {
     pub path: &'a Path,
     /// Its text.
     pub text: &'a str,
+}
+
+/// One thing the reports, the record or the exit code disagree on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Disagreement {
+    /// A report file could not be read or parsed.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A number in a report differs from the record.
+    Count {
+        /// The file.
+        path: PathBuf,
+        /// What was counted, e.g. `failure elements`.
+        what: String,
+        /// What the record says.
+        expected: String,
+        /// What the file says.
+        found: String,
+    },
+    /// The exit code does not follow from the results.
+    ExitCode {
+        /// What the results call for.
+        expected: i32,
+        /// What the run is about to exit with.
+        found: i32,
+    },
+    /// A FAILED or ERROR case has no issue.
+    MissingIssue {
+        /// The case.
+        case: String,
+        /// Its result.
+        result: CaseResult,
+    },
+    /// The all-clear phrase appears although not every case passed.
+    FalseAllClear {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The test-result attestation differs from the record, the exit code,
+    /// `SHA256SUMS` or its own envelope.
+    Attestation {
+        /// The statement file.
+        path: PathBuf,
+        /// What differs.
+        message: String,
+    },
+    /// What a report says of one case differs from the record.
+    Case {
+        /// The file.
+        path: PathBuf,
+        /// The case.
+        case: String,
+        /// What differs.
+        message: String,
+    },
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Unreadable { path, message } => {
+                write!(f, "{}: cannot be read back: {message}", path.display())
+            }
+            Disagreement::Count {
+                path,
+                what,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: {what} is {found}, the run record says {expected}",
+                path.display()
+            ),
+            Disagreement::ExitCode { expected, found } => write!(
+                f,
+                "exit code would be {found}, the results call for {expected}"
+            ),
+            Disagreement::MissingIssue { case, result } => {
+                write!(f, "case {case:?} is {} but has no issue", result.as_str())
+            }
+            Disagreement::Case {
+                path,
+                case,
+                message,
+            } => write!(f, "{}: case {case:?}: {message}", path.display()),
+            Disagreement::Attestation { path, message } => {
+                write!(f, "{}: {message}", path.display())
+            }
+            Disagreement::FalseAllClear { path } => write!(
+                f,
+                "{}: says {NO_ISSUES_PHRASE:?} although not every case passed",
+                path.display()
+            ),
+        }
+    }
 }

@@ -16,8 +16,9 @@ use std::path::Path;
 use base64::Engine as _;
 use sha2::{Digest as _, Sha256};
 
+use super::format::Disagreement;
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, all_clear, compare, result_cells};
+use super::integrity::{all_clear, compare, result_cells};
 use super::markdown::counts_text;
 use super::{NO_ISSUES_PHRASE, output_ends, seconds, severity_str, stage_str};
 use crate::baseline::{Comparison, DiffLine};

@@ -24,8 +24,9 @@ use quick_junit::{
 };
 use quick_xml::events::{BytesStart, Event};
 
+use super::format::Disagreement;
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, compare};
+use super::integrity::compare;
 use super::{headline, lossy, output_excerpt, severity_str, stage_str};
 use crate::ansi::strip_str;
 use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};

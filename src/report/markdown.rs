@@ -8,8 +8,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use super::format::Disagreement;
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, all_clear, compare, result_cells};
+use super::integrity::{all_clear, compare, result_cells};
 use super::markup::{Align, Table, code_block, inline, link};
 use super::{NO_ISSUES_PHRASE, output_ends, seconds, severity_str, stage_str};
 use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};

@@ -26,6 +26,7 @@ mod markdown;
 pub(crate) mod markup;
 mod observations;
 pub mod seal;
+pub(crate) mod signing;
 mod summary;
 #[cfg(feature = "cli")]
 pub mod terminal;
@@ -44,8 +45,9 @@ pub(crate) use crate::ansi::one_line;
 pub(crate) use crate::fsio::atomic_write;
 pub use crate::wire::evidence::write_evidence;
 
+pub use format::Disagreement;
 pub use html::HTML_FILE;
-pub use integrity::{Disagreement, IntegrityError, check_integrity, expected_exit_code};
+pub use integrity::{IntegrityError, check_integrity, expected_exit_code};
 pub use junit::JUNIT_FILE;
 pub use markdown::MARKDOWN_FILE;
 pub use observations::OBSERVATIONS_FILE;
@@ -491,7 +493,7 @@ pub(crate) fn conclude(
     fanout: &mut crate::events::Fanout,
     baseline: Option<&crate::baseline::BaselineFile>,
     (selection, bless): (&crate::baseline::Selection<'_>, bool),
-    signer: Option<&seal::Signer>,
+    signer: Option<&signing::Signer>,
 ) -> RunOutcome {
     // The history file, read once: `slower` compares with the runs before
     // this one and the reports chart them, and this run is appended to it.
@@ -556,7 +558,7 @@ pub(crate) fn finish(
     record: &RunRecord,
     harness_display: &str,
     fanout: &mut crate::events::Fanout,
-    signer: Option<&seal::Signer>,
+    signer: Option<&signing::Signer>,
 ) -> Finished {
     let sealing = Sealing {
         signer,
@@ -570,7 +572,7 @@ pub(crate) fn finish(
 /// attestation says beyond the record.
 #[derive(Clone, Copy, Debug)]
 struct Sealing<'a> {
-    signer: Option<&'a seal::Signer>,
+    signer: Option<&'a signing::Signer>,
     context: &'a attest::Context,
 }
 

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
+use super::format::Disagreement;
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, case_field, compare, json_of};
+use super::integrity::{case_field, compare, json_of};
 use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::wire::observation::Observation;
 

@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 use crate::layout::{SIGNATURE_FILE, SUMS_FILE, run_dir};
 use crate::model::{CaseRecord, RunRecord};
 
-/// Environment variable holding a minisign secret key, or the path of one,
-/// and the one holding the password of an encrypted key. Their values
-/// (and the key file's text) are masked in everything a run writes.
-pub(crate) use crate::redact::{SIGNING_KEY_ENV as KEY_ENV, SIGNING_PASSWORD_ENV as PASSWORD_ENV};
-/// The variables no case may see: a case that could read the signing key
-/// could sign a forged run. The front doors pass them to the runner.
-pub(crate) const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];
+// The signing key and its types live in `super::signing`; what the
+// command line and the harness name through here.
+pub(crate) use super::signing::HIDDEN_FROM_CASES;
+#[cfg(feature = "cli")]
+pub(crate) use super::signing::KeyError;
+use super::signing::SignError;
+pub use super::signing::Signer;
 
 /// Sealing a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -48,96 +48,6 @@ pub enum SealError {
         #[source]
         source: SignError,
     },
-}
-
-/// A signing key could not be loaded.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot use the signing key {origin}")]
-pub(crate) struct KeyError {
-    /// Where the key came from (`--sign-key FILE` or the variable).
-    pub origin: String,
-    /// What is wrong.
-    #[source]
-    pub problem: KeyProblem,
-}
-
-/// What is wrong with a signing key.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum KeyProblem {
-    /// The key file could not be read.
-    #[error("cannot be read")]
-    Read(#[source] io::Error),
-    /// No base64 line where the key should be.
-    #[cfg(feature = "sign")]
-    #[error("not a minisign secret key (no base64 key line)")]
-    NoKeyLine(#[source] base64::DecodeError),
-    /// Encrypted, and no password given.
-    #[cfg(feature = "sign")]
-    #[error(
-        "the key is encrypted: put its password in ${PASSWORD_ENV}, or use a key made with `minisign -G -W`"
-    )]
-    NoPassword,
-    /// minisign refused the key (or its password).
-    #[cfg(feature = "sign")]
-    #[error("not a usable minisign secret key")]
-    Key(#[source] minisign::PError),
-    /// The key's Ed25519 half does not match its public key.
-    #[cfg(feature = "sign")]
-    #[error("not an Ed25519 minisign key (its secret and public halves differ)")]
-    NotEd25519,
-    /// This build cannot sign.
-    #[cfg(not(feature = "sign"))]
-    #[error(
-        "signing needs cargo-golden's `sign` feature (on by default), which this build leaves out"
-    )]
-    NotBuilt,
-}
-
-#[cfg(feature = "sign")]
-mod signer;
-#[cfg(not(feature = "sign"))]
-#[path = "seal/unsigned.rs"]
-mod signer;
-use signer::SignError;
-pub use signer::Signer;
-
-impl Signer {
-    /// The key of `--sign-key FILE` when given, else of
-    /// `CARGO_GOLDEN_SIGNING_KEY` (the key itself, or a path to it), else
-    /// none. An encrypted key is opened with `CARGO_GOLDEN_SIGNING_PASSWORD`;
-    /// there is never a prompt (CI has no terminal).
-    pub(crate) fn load(flag: Option<&Path>) -> Result<Option<Signer>, KeyError> {
-        let (origin, text) = match flag {
-            Some(path) => {
-                let origin = format!("--sign-key {}", path.display());
-                let text = crate::userfile::read_to_string(path).map_err(|e| KeyError {
-                    origin: origin.clone(),
-                    problem: KeyProblem::Read(e),
-                })?;
-                (origin, text)
-            }
-            None => match std::env::var(KEY_ENV) {
-                Ok(v) if v.trim().is_empty() => return Ok(None),
-                Ok(v) if v.contains('\n') || v.starts_with("untrusted comment:") => {
-                    (format!("in ${KEY_ENV}"), v)
-                }
-                Ok(path) => {
-                    let origin = format!("${KEY_ENV} ({path})");
-                    let text = crate::userfile::read_to_string(Path::new(&path)).map_err(|e| {
-                        KeyError {
-                            origin: origin.clone(),
-                            problem: KeyProblem::Read(e),
-                        }
-                    })?;
-                    (origin, text)
-                }
-                Err(_) => return Ok(None),
-            },
-        };
-        Signer::parse(&text, std::env::var(PASSWORD_ENV).ok())
-            .map(Some)
-            .map_err(|problem| KeyError { origin, problem })
-    }
 }
 
 /// What one look at a run's artifact files found: every attempt's
@@ -319,39 +229,4 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
         return Ok(());
     }
     crate::userfile::copy(from, to).map(|_| ())
-}
-
-// Both read keys, which only the `sign` feature parses.
-#[cfg(all(test, feature = "sign"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_key_whose_ed25519_halves_differ_is_refused() {
-        use base64::Engine as _;
-        let kp = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
-        let mut bytes = kp.sk.to_bytes();
-        bytes[62] ^= 1; // the seed's first byte
-        let line = base64::engine::general_purpose::STANDARD.encode(&bytes);
-        let e = Signer::parse(&line, None).unwrap_err();
-        assert!(matches!(e, KeyProblem::NotEd25519), "{e:?}");
-    }
-
-    #[test]
-    fn a_key_that_cannot_be_used_says_why_once() {
-        let e = KeyError {
-            origin: "in $CARGO_GOLDEN_SIGNING_KEY".into(),
-            problem: Signer::parse("untrusted comment: x\n!!not base64!!\n", None).unwrap_err(),
-        };
-        let chain = crate::exit::error_chain(&e);
-        let head = "cannot use the signing key in $CARGO_GOLDEN_SIGNING_KEY: \
-                    not a minisign secret key (no base64 key line): ";
-        assert!(chain.starts_with(head), "{chain}");
-        assert!(!chain[head.len()..].contains("base64 key line"), "{chain}");
-
-        // Bytes 2..4 not zero: an encrypted key, and no password to open it.
-        let encrypted = Signer::parse("RWRTY3J5cHQ=", None).unwrap_err();
-        assert!(matches!(encrypted, KeyProblem::NoPassword), "{encrypted:?}");
-        assert!(encrypted.to_string().contains(PASSWORD_ENV));
-    }
 }

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use super::ReportError;
+use super::format::Disagreement;
 use super::format::{Format, ReadBack, RenderError, RunView};
-use super::integrity::{Disagreement, case_field, compare, json_of};
+use super::integrity::{case_field, compare, json_of};
 use super::markdown::counts_text;
 use crate::model::{CaseRecord, CaseResult, Comparison, Counts, ExecutionStatus, RunRecord};
 use crate::wire::summary::Summary;

@@ -589,7 +589,9 @@ impl<'h> Engine<'h> {
             leak_wait: self.harness.leak_wait,
             tick,
         };
-        let outcome = process::run(&spec, &mut out, &mut err, self.interrupt.as_ref())?;
+        // A stop asked for (a first signal) kills the case.
+        let stop = || self.interrupt.as_ref().is_some_and(|i| i.requested());
+        let outcome = process::run(&spec, &mut out, &mut err, &stop)?;
         // Known before the logs are finished: a case whose last write
         // fails still ran to this exit code.
         rec.exit_code = Some(outcome.exit_code);

@@ -19,6 +19,10 @@ use super::sys;
 pub struct Interrupt {
     count: AtomicUsize,
     temp_dirs: Mutex<HashSet<PathBuf>>,
+    /// What a second signal runs before the harness exits: kill every
+    /// case process. Given by whoever installs the handling, so this
+    /// module needs nothing of the process layer.
+    kill_cases: Option<fn()>,
 }
 
 impl Interrupt {
@@ -28,9 +32,13 @@ impl Interrupt {
     }
 
     /// Install the platform's interrupt handling (the signals above;
-    /// Ctrl-C, Ctrl-Break and a closed console on Windows).
-    pub fn install() -> std::io::Result<Arc<Interrupt>> {
-        let state = Interrupt::new();
+    /// Ctrl-C, Ctrl-Break and a closed console on Windows); a second signal
+    /// runs `kill_cases` before exiting.
+    pub(crate) fn install_with(kill_cases: fn()) -> std::io::Result<Arc<Interrupt>> {
+        let state = Arc::new(Interrupt {
+            kill_cases: Some(kill_cases),
+            ..Interrupt::default()
+        });
         let s = Arc::clone(&state);
         sys::on_interrupt(move || s.on_signal())?;
         Ok(state)
@@ -53,7 +61,9 @@ impl Interrupt {
         // Before the cases die: the run must not go on to write reports
         // of the cases it is abandoning while the harness exits.
         let _closed = crate::fsio::close_writes();
-        super::process::kill_all();
+        if let Some(kill) = self.kill_cases {
+            kill();
+        }
         let dirs = self.temp_dirs.lock().unwrap_or_else(|e| e.into_inner());
         for d in dirs.iter() {
             let _ = std::fs::remove_dir_all(d);

@@ -32,42 +32,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use sha2::{Digest, Sha256};
 
 use super::sys;
-
-/// Kinds of directory entries the isolation code tells apart.
-// The kinds only Unix has are never seen on Windows.
-#[cfg_attr(windows, allow(dead_code))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum FileKind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Dir,
-    /// A symbolic link.
-    Symlink,
-    /// A named pipe.
-    Fifo,
-    /// A Unix domain socket.
-    Socket,
-    /// A character device.
-    CharDevice,
-    /// A block device.
-    BlockDevice,
-}
-
-impl FileKind {
-    /// How an error or a change names it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            FileKind::File => "file",
-            FileKind::Dir => "directory",
-            FileKind::Symlink => "symlink",
-            FileKind::Fifo => "FIFO",
-            FileKind::Socket => "socket",
-            FileKind::CharDevice => "character device",
-            FileKind::BlockDevice => "block device",
-        }
-    }
-}
+pub(crate) use super::sys::{ChangeStamp, FileKind};
 
 /// Why a walk stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,15 +223,6 @@ pub(crate) struct Fingerprint {
     stamps: HashMap<PathBuf, ChangeStamp>,
     /// When the walk started.
     taken_at: SystemTime,
-}
-
-/// A file's identity and change time (see the module's text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ChangeStamp {
-    /// Device, inode, size.
-    pub id: (u64, u64, u64),
-    /// ctime.
-    pub changed: SystemTime,
 }
 
 /// A stamp this much older than a walk's start proves its file unchanged.

@@ -3,7 +3,7 @@
 //! capture (`capture`), golden-project isolation (`isolation`) and the
 //! check for uncommitted changes before a case runs (`git`),
 //! interrupts (`interrupt`), case selection (`select`) and the platform
-//! code behind one small interface (`unix.rs`, `windows.rs`): put a spawned
+//! code behind one small interface (`sys`: `unix.rs`, `windows.rs`): put a spawned
 //! command in a container of its own (`prepare`, `confine`), kill a
 //! container (`kill_case`), watch both pipes and the exit with a timeout
 //! (`Watch`), exit codes, interrupt handling (`on_interrupt`), the sweep of
@@ -23,19 +23,22 @@ pub(crate) mod result;
 pub(crate) mod run;
 pub(crate) mod select;
 
-#[cfg(unix)]
-mod unix;
-#[cfg(unix)]
-use unix as sys;
-#[cfg(windows)]
-mod windows;
-#[cfg(windows)]
-use windows as sys;
+mod sys;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use interrupt::Interrupt;
+
+impl Interrupt {
+    /// Install the platform's interrupt handling (see [`interrupt`]): a
+    /// first signal asks the run to stop, a second kills every case
+    /// process and exits. Here, not in `interrupt`, so the signal layer
+    /// and the process layer need nothing of each other.
+    pub fn install() -> std::io::Result<Arc<Interrupt>> {
+        Interrupt::install_with(process::kill_all)
+    }
+}
 pub(crate) use process::{contain, release};
 pub use run::Run;
 #[cfg(feature = "cli")]

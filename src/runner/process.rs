@@ -26,11 +26,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::sys::{self, Signal};
-use crate::runner::interrupt::Interrupt;
+pub(crate) use super::sys::{Answer, ProcInfo};
 use crate::shell::Shell;
 
 /// The environment variable that marks every process of a case.
@@ -115,33 +115,6 @@ const TICK: Duration = Duration::from_millis(50);
 /// How long a sweep waits for one SIGKILLed process to be reapable.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 
-/// What the sweep needs to know of a process.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ProcInfo {
-    /// Process id.
-    pub pid: u32,
-    /// Exited, waiting to be reaped.
-    pub zombie: bool,
-    /// The value of the token variable in its environment, if any.
-    pub token: Option<String>,
-    /// Its command line (or name), for warnings.
-    pub command: String,
-    /// Its command line is gone but it is no zombie yet: caught on its
-    /// way out (Python's multiprocessing `resource_tracker` a moment
-    /// after the tool that started it), or in the middle of an `exec`.
-    pub exiting: bool,
-}
-
-/// What the sweep looks at first, to pick a process: whether it has
-/// exited, and its token.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Look {
-    /// Exited, waiting to be reaped.
-    pub zombie: bool,
-    /// The value of the token variable in its environment, if any.
-    pub token: Option<String>,
-}
-
 /// Case main processes started and not yet reaped, by pid, with their
 /// tokens. Held across spawn-and-insert and across sweeps, so a sweep never
 /// mistakes a case's freshly started main process for an orphan.
@@ -160,21 +133,6 @@ struct Contained {
 /// can do its work; None without one.
 fn guardian() -> MutexGuard<'static, Option<sys::Guardian>> {
     GUARDIAN.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// What a guardian has said of its tools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-// Windows has no guardian: its stub only ever says it cannot work.
-#[cfg_attr(windows, allow(dead_code))]
-pub(crate) enum Answer {
-    /// Nothing yet: it is still checking them.
-    NotYet,
-    /// They work: it will kill what the cases leave if the harness dies.
-    Ready,
-    /// They do not: it has left.
-    Unusable,
-    /// It closed its output without a word: it was killed.
-    Silent,
 }
 
 /// A guardian has said it can do its work. Asked without waiting: a case
@@ -283,7 +241,7 @@ pub(crate) fn run(
     spec: &Spec<'_>,
     stdout: &mut dyn Sink,
     stderr: &mut dyn Sink,
-    interrupt: Option<&Arc<Interrupt>>,
+    stop_requested: &dyn Fn() -> bool,
 ) -> Result<Outcome, SpawnError> {
     let token = format!("{}-{}", prefix(), SEQ.fetch_add(1, Ordering::Relaxed));
     let Started {
@@ -297,7 +255,7 @@ pub(crate) fn run(
         failure: None,
     };
     let mut st = LoopState::default();
-    let result = pump(spec, pid, &mut watch, &mut sinks, interrupt, &mut st);
+    let result = pump(spec, pid, &mut watch, &mut sinks, stop_requested, &mut st);
 
     // From here on, whatever happened above: nothing of the case may
     // outlive it. The main process is not reaped yet, so neither its pid
@@ -405,7 +363,7 @@ fn pump(
     pid: u32,
     watch: &mut sys::Watch,
     sinks: &mut Sinks<'_>,
-    interrupt: Option<&Arc<Interrupt>>,
+    stop_requested: &dyn Fn() -> bool,
     st: &mut LoopState,
 ) -> Result<(), SpawnError> {
     let mut leak_deadline: Option<Instant> = None;
@@ -416,7 +374,7 @@ fn pump(
         if !st.timed_out && !st.interrupted {
             if now >= spec.deadline {
                 st.timed_out = true;
-            } else if interrupt.is_some_and(|i| i.requested()) {
+            } else if stop_requested() {
                 st.interrupted = true;
             }
             if st.timed_out || st.interrupted {

@@ -4,6 +4,7 @@
 //! step in a shell with a simulated Actions environment, and the JUnit
 //! `[[ATTACHMENT|path]]` lines CI dashboards link.
 
+#[cfg(unix)]
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -11,7 +12,6 @@ use std::process::{Command, Output};
 use crate::common::{self, Project, text};
 
 const GOLDEN: &str = env!("CARGO_BIN_EXE_golden");
-const CARGO_GOLDEN: &str = env!("CARGO_BIN_EXE_cargo-golden");
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -264,6 +264,7 @@ fn the_standalone_workflow_and_the_action_pass_actionlint() {
 
 /// `${{ inputs.NAME }}` and `${{ steps.ID.outputs.NAME }}` in `s`,
 /// resolved as GitHub would for these inputs and step outputs.
+#[cfg(unix)]
 fn expand(
     s: &str,
     inputs: &BTreeMap<String, String>,
@@ -284,6 +285,7 @@ fn expand(
 }
 
 /// A file of `name=value` lines, as GitHub reads `$GITHUB_OUTPUT`.
+#[cfg(unix)]
 fn output_file(path: &Path) -> BTreeMap<String, String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -293,6 +295,7 @@ fn output_file(path: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+#[cfg(unix)] // the action's steps are bash
 struct ActionRun {
     /// Each step's name and exit code (`uses:` steps: None).
     steps: Vec<(String, Option<i32>)>,
@@ -312,6 +315,7 @@ struct ActionRun {
 /// `$GITHUB_STEP_SUMMARY` and `$GITHUB_PATH`; `golden` on `PATH` is this
 /// build's. A step after a failed one runs only if its `if` says
 /// `always()`.
+#[cfg(unix)]
 fn run_action(workspace: &Path, given: &[(&str, &str)]) -> ActionRun {
     let action: serde_json::Value =
         serde_saphyr::from_str(&std::fs::read_to_string(repo().join("action.yml")).unwrap())
@@ -328,10 +332,7 @@ fn run_action(workspace: &Path, given: &[(&str, &str)]) -> ActionRun {
     }
     assert_eq!(action["runs"]["using"], "composite");
     let bin = tempfile::tempdir().unwrap();
-    #[cfg(unix)]
     std::os::unix::fs::symlink(GOLDEN, bin.path().join("golden")).unwrap();
-    #[cfg(windows)]
-    std::fs::copy(GOLDEN, bin.path().join("golden.exe")).unwrap();
     let runner = tempfile::tempdir().unwrap();
     let summary = runner.path().join("step_summary.md");
     let path_file = runner.path().join("path");
@@ -401,6 +402,7 @@ fn run_action(workspace: &Path, given: &[(&str, &str)]) -> ActionRun {
 }
 
 /// `final_status` of the summary.json in `out_dir`.
+#[cfg(unix)]
 fn final_status(out_dir: &Path) -> String {
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();

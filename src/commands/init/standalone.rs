@@ -434,6 +434,11 @@ jobs:
       - name: Install the pipelines' tools
         run: {{tools}}
       # The version this harness was written for: change it on purpose.
+      # (Or use cargo-golden's own GitHub Action for the three steps below:
+      #   - uses: OWNER/cargo-golden@v{{version}}
+      #     with:
+      #       version: {{version}}
+      # which installs the same wheel, runs golden and uploads the reports.)
       - name: Install cargo-golden
         run: pip install cargo-golden=={{version}}
       - name: Run golden cases

@@ -17,8 +17,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::isolation::{ChangeStamp, FileKind};
-use super::process::{Look, ProcInfo};
+use super::{ChangeStamp, FileKind, Look, ProcInfo};
 use windows_sys::Win32::Foundation::{FALSE, HANDLE, INVALID_HANDLE_VALUE, TRUE};
 use windows_sys::Win32::System::Console::{
     CTRL_BREAK_EVENT, CTRL_C_EVENT, CTRL_CLOSE_EVENT, SetConsoleCtrlHandler,
@@ -44,7 +43,7 @@ const TERMINATED: u32 = 1;
 /// console reaches the harness, which then ends the case, as on Unix. No
 /// parent-death signal is needed: the job dies with the harness.
 /// stdin is the null device, stdout and stderr are piped.
-pub(super) fn spawn(cmd: &mut Command, _parent_death_signal: bool) -> io::Result<Child> {
+pub(in crate::runner) fn spawn(cmd: &mut Command, _parent_death_signal: bool) -> io::Result<Child> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -54,7 +53,7 @@ pub(super) fn spawn(cmd: &mut Command, _parent_death_signal: bool) -> io::Result
 
 /// A case's main process: the standard library's, which keeps its process
 /// handle open until it is dropped.
-pub(super) type Child = std::process::Child;
+pub(in crate::runner) type Child = std::process::Child;
 
 /// A case's Job Object, by its main process id, so `kill_case` (and a
 /// second Ctrl-C) can reach it; the id cannot be reused while the
@@ -68,7 +67,7 @@ fn jobs() -> &'static Mutex<HashMap<u32, OwnedHandle>> {
 /// `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` kills whatever is still in it; the
 /// OS closes it too when the harness dies, so a case never outlives it.
 #[derive(Debug)]
-pub(super) struct Container {
+pub(in crate::runner) struct Container {
     id: u32,
 }
 
@@ -83,7 +82,7 @@ impl Drop for Container {
 
 /// Put the suspended `child` in a new Job Object, then let it run. On
 /// failure the child is killed.
-pub(super) fn confine(child: &mut Child) -> io::Result<Container> {
+pub(in crate::runner) fn confine(child: &mut Child) -> io::Result<Container> {
     let job = match new_job().and_then(|job| {
         // SAFETY: both handles are valid for the duration of the call.
         let ok = unsafe { AssignProcessToJobObject(raw(&job), raw(&*child)) };
@@ -187,7 +186,7 @@ fn resume(pid: u32) -> io::Result<()> {
 /// Kill every process of the job whose main process is `id`. Both signals
 /// terminate: Windows console programs have no polite stop. A job that is
 /// already gone is not an error.
-pub(super) fn kill_case(id: u32, _signal: Signal) {
+pub(in crate::runner) fn kill_case(id: u32, _signal: Signal) {
     let jobs = jobs().lock().unwrap_or_else(|e| e.into_inner());
     if let Some(job) = jobs.get(&id) {
         // SAFETY: a valid job handle, kept open by the map.
@@ -197,7 +196,7 @@ pub(super) fn kill_case(id: u32, _signal: Signal) {
 
 /// Signals the engine sends (both terminate the job on Windows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Signal {
+pub(in crate::runner) enum Signal {
     /// Ask politely.
     Term,
     /// Force.
@@ -208,105 +207,105 @@ pub(super) enum Signal {
 
 /// The exit code as Windows reports it (NTSTATUS codes such as
 /// `0xC0000005` come out negative).
-pub(super) fn exit_code(status: ExitStatus) -> i32 {
+pub(in crate::runner) fn exit_code(status: ExitStatus) -> i32 {
     status.code().unwrap_or(-1)
 }
 
 /// The signal that ended a command. Windows has none: a terminated job
 /// or a crash is an exit code. Under Git for Windows' `sh`, an exit status
 /// of 128+N still reads as signal N, as `sh` means it.
-pub(super) fn exit_signal(status: ExitStatus) -> Option<i32> {
+pub(in crate::runner) fn exit_signal(status: ExitStatus) -> Option<i32> {
     status.code().and_then(crate::model::shell_signal)
 }
 
 /// Signal names: Windows has no signals.
-pub(super) fn signal_name(_n: i32) -> Option<&'static str> {
+pub(in crate::runner) fn signal_name(_n: i32) -> Option<&'static str> {
     None
 }
 
 /// Kill the single process `pid`. Never called: nothing of a case comes
 /// back to the harness to be swept (see [`children`]).
-pub(super) fn kill_process(_pid: u32, _signal: Signal) -> bool {
+pub(in crate::runner) fn kill_process(_pid: u32, _signal: Signal) -> bool {
     false
 }
 
 /// Windows has no subreaper: a case's descendants stay in its Job Object,
 /// which the case's end (or the harness's death) terminates whole.
-pub(super) fn become_subreaper() -> bool {
+pub(in crate::runner) fn become_subreaper() -> bool {
     false
 }
 
 /// Inherited processes to sweep: none, everything stays in its job.
-pub(super) fn children() -> Vec<u32> {
+pub(in crate::runner) fn children() -> Vec<u32> {
     Vec::new()
 }
 
 /// Descendants of an inherited process: none (see [`children`]).
-pub(super) fn descendants(_pid: u32) -> Vec<u32> {
+pub(in crate::runner) fn descendants(_pid: u32) -> Vec<u32> {
     Vec::new()
 }
 
 /// Whether an inherited process exited, and its token: nothing is ever
 /// inherited.
-pub(super) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
+pub(in crate::runner) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
     None
 }
 
 /// Whether an inherited process runs nothing more: nothing is ever
 /// inherited.
-pub(super) fn held(_pid: u32) -> bool {
+pub(in crate::runner) fn held(_pid: u32) -> bool {
     true
 }
 
 /// What an inherited process is: nothing is ever inherited.
-pub(super) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
+pub(in crate::runner) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
     None
 }
 
 /// Reap an inherited process: nothing is ever inherited.
-pub(super) fn reap(_pid: u32, _limit: Duration) -> bool {
+pub(in crate::runner) fn reap(_pid: u32, _limit: Duration) -> bool {
     true
 }
 
 /// Wait for a killed case's main process to exit: nothing of a case ever
 /// comes back to the harness (the job kill reaches every process in it).
-pub(super) fn wait_exited(_pid: u32, _limit: Duration) -> bool {
+pub(in crate::runner) fn wait_exited(_pid: u32, _limit: Duration) -> bool {
     true
 }
 
 /// The guardian of a harness killed outright: not needed on Windows, where
 /// the OS closes the harness's job handles and kill-on-close ends the cases.
 #[derive(Debug)]
-pub(super) struct Guardian;
+pub(in crate::runner) struct Guardian;
 
 impl Guardian {
     /// Never starts (see the type).
-    pub(super) fn start(_token_var: &str, _prefix: &str) -> io::Result<Guardian> {
+    pub(in crate::runner) fn start(_token_var: &str, _prefix: &str) -> io::Result<Guardian> {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
     /// Never called: no guardian ever starts.
-    pub(super) fn answer(&mut self) -> super::process::Answer {
-        super::process::Answer::Unusable
+    pub(in crate::runner) fn answer(&mut self) -> super::Answer {
+        super::Answer::Unusable
     }
 
     /// Never called: no guardian ever starts.
-    pub(super) fn pid(&self) -> u32 {
+    pub(in crate::runner) fn pid(&self) -> u32 {
         0
     }
 
     /// Never called: no guardian ever starts.
-    pub(super) fn exited(&mut self) -> bool {
+    pub(in crate::runner) fn exited(&mut self) -> bool {
         false
     }
 
     /// Nothing to release.
-    pub(super) fn release(self) {}
+    pub(in crate::runner) fn release(self) {}
 }
 
 /// The kind of an entry. Windows has no FIFOs, sockets or devices among
 /// ordinary directory entries.
-pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
+pub(in crate::runner) fn file_kind(ft: std::fs::FileType) -> FileKind {
     if ft.is_symlink() {
         FileKind::Symlink
     } else if ft.is_dir() {
@@ -318,12 +317,12 @@ pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
 
 /// Windows offers no change time a process cannot set: every file is
 /// hashed again after a run.
-pub(super) fn change_stamp(_meta: &std::fs::Metadata) -> Option<ChangeStamp> {
+pub(in crate::runner) fn change_stamp(_meta: &std::fs::Metadata) -> Option<ChangeStamp> {
     None
 }
 
 /// Permission bits: only read-only is known, as the owner's write bit.
-pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
+pub(in crate::runner) fn mode(meta: &std::fs::Metadata) -> u32 {
     if meta.permissions().readonly() {
         0o444
     } else {
@@ -333,14 +332,14 @@ pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
 
 /// Named pipes are not directory entries on Windows: never called, since
 /// [`file_kind`] never says `Fifo`.
-pub(super) fn make_fifo(_path: &Path, _mode: u32) -> io::Result<()> {
+pub(in crate::runner) fn make_fifo(_path: &Path, _mode: u32) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 /// Create a symbolic link `link` pointing at `target` (a file or directory
 /// symlink after what the target is, relative to the link's directory).
 /// Needs Developer Mode or the symlink privilege.
-pub(super) fn symlink(target: &Path, link: &Path) -> io::Result<()> {
+pub(in crate::runner) fn symlink(target: &Path, link: &Path) -> io::Result<()> {
     let resolved = link.parent().unwrap_or(Path::new("")).join(target);
     if resolved.is_dir() {
         std::os::windows::fs::symlink_dir(target, link)
@@ -378,12 +377,12 @@ unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOO
 /// Call `f` for every Ctrl-C, Ctrl-Break or closing of the console.
 /// Write `message` to stderr from the interrupt handler (a console write
 /// does not wait on a reader).
-pub(super) fn say(message: &str) {
+pub(in crate::runner) fn say(message: &str) {
     use std::io::Write as _;
     let _ = std::io::stderr().write_all(message.as_bytes());
 }
 
-pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+pub(in crate::runner) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
     let mut list = handlers().lock().unwrap_or_else(|e| e.into_inner());
     if list.is_empty() {
         // SAFETY: registers a function that lives as long as the process.
@@ -413,7 +412,7 @@ enum Msg {
 /// A running child's output pipes (0 = stdout, 1 = stderr) and its exit:
 /// a blocking reader thread per pipe and a waiter thread on the process
 /// handle send to one channel, which the engine waits on with a timeout.
-pub(super) struct Watch {
+pub(in crate::runner) struct Watch {
     rx: Receiver<Msg>,
     open: [bool; 2],
     exited: bool,
@@ -421,7 +420,7 @@ pub(super) struct Watch {
 
 impl Watch {
     /// Take the child's piped stdout and stderr and watch them and its exit.
-    pub(super) fn new(child: &mut Child) -> io::Result<Watch> {
+    pub(in crate::runner) fn new(child: &mut Child) -> io::Result<Watch> {
         let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
         let process = child.as_handle().try_clone_to_owned()?;
         let out = child.stdout.take().expect("stdout is piped");
@@ -443,18 +442,18 @@ impl Watch {
     }
 
     /// The main process has exited.
-    pub(super) fn exited(&self) -> bool {
+    pub(in crate::runner) fn exited(&self) -> bool {
         self.exited
     }
 
     /// A pipe is still open: something may still write to it.
-    pub(super) fn open(&self) -> bool {
+    pub(in crate::runner) fn open(&self) -> bool {
         self.open[0] || self.open[1]
     }
 
     /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
     /// gets what was read.
-    pub(super) fn wait(
+    pub(in crate::runner) fn wait(
         &mut self,
         timeout: Duration,
         on: &mut dyn FnMut(usize, &[u8]),
@@ -495,7 +494,7 @@ impl Watch {
 
     /// Once the job was terminated: wait (boundedly) for the exit and for
     /// the pipes to close, handing over what they still held.
-    pub(super) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+    pub(in crate::runner) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
         let limit = Instant::now() + FINISH_LIMIT;
         while !self.exited || self.open() {
             let left = limit.saturating_duration_since(Instant::now());

@@ -1,10 +1,10 @@
 //! A build without the `sign` feature: no key can be loaded, so no run
 //! is signed; a key that is offered anyway is refused, not ignored.
 
-use super::KeyProblem;
+use super::key::KeyProblem;
 
 /// What signing can fail with: nothing, as nothing is signed.
-pub(super) type SignError = std::convert::Infallible;
+pub(crate) type SignError = std::convert::Infallible;
 
 /// A signing key, of which this build has none: a type without values.
 #[derive(Debug)]

@@ -2,10 +2,11 @@
 //! with minisign, the attestation's DSSE envelope with the key's Ed25519
 //! half.
 
-use super::{KeyProblem, SUMS_FILE};
+use super::key::KeyProblem;
+use crate::layout::SUMS_FILE;
 
 /// What signing can fail with.
-pub(super) type SignError = minisign::PError;
+pub(crate) type SignError = minisign::PError;
 
 /// A minisign secret key, ready to sign: `SHA256SUMS` with minisign, and
 /// the attestation's DSSE envelope with the same Ed25519 key (a minisign

@@ -20,8 +20,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
-use super::isolation::{ChangeStamp, FileKind};
-use super::process::{Answer, Look, ProcInfo};
+use super::{Answer, ChangeStamp, FileKind, Look, ProcInfo};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod spawn;
@@ -30,10 +29,10 @@ mod spawn;
 /// ends of its stdout and stderr pipes. Nothing is done when it is
 /// dropped; the engine reaps it with [`Child::wait`].
 #[derive(Debug)]
-pub(super) struct Child {
+pub(in crate::runner) struct Child {
     pid: u32,
-    pub(super) stdout: Option<OwnedFd>,
-    pub(super) stderr: Option<OwnedFd>,
+    pub(in crate::runner) stdout: Option<OwnedFd>,
+    pub(in crate::runner) stderr: Option<OwnedFd>,
     status: Option<ExitStatus>,
 }
 
@@ -47,13 +46,13 @@ impl Child {
         }
     }
 
-    pub(super) fn id(&self) -> u32 {
+    pub(in crate::runner) fn id(&self) -> u32 {
         self.pid
     }
 
     /// Wait for the process to exit and reap it (once; later calls return
     /// the same status).
-    pub(super) fn wait(&mut self) -> io::Result<ExitStatus> {
+    pub(in crate::runner) fn wait(&mut self) -> io::Result<ExitStatus> {
         if let Some(s) = self.status {
             return Ok(s);
         }
@@ -86,7 +85,7 @@ impl Child {
 /// started by `posix_spawn` called here with a default-signal set that
 /// holds them (the `spawn` module); with the parent-death signal, or where that
 /// path cannot be taken, by `fork` with the reset between fork and exec.
-pub(super) fn spawn(cmd: &mut Command, parent_death_signal: bool) -> io::Result<Child> {
+pub(in crate::runner) fn spawn(cmd: &mut Command, parent_death_signal: bool) -> io::Result<Child> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if !parent_death_signal && let Some(started) = spawn::spawn(cmd) {
         return started;
@@ -159,17 +158,17 @@ fn default_disposition(sig: libc::c_int) {
 /// A spawned child's container. The process group was set up at spawn,
 /// so there is nothing more to hold.
 #[derive(Debug)]
-pub(super) struct Container;
+pub(in crate::runner) struct Container;
 
 /// Finish containing a just-spawned child.
-pub(super) fn confine(_child: &mut Child) -> io::Result<Container> {
+pub(in crate::runner) fn confine(_child: &mut Child) -> io::Result<Container> {
     Ok(Container)
 }
 
 /// Send `signal` to a case: to its process group and to its main process
 /// `pid` itself, which may have moved to another group. The caller keeps
 /// `pid` unreaped, so neither id can have been reused.
-pub(super) fn kill_case(pid: u32, signal: Signal) {
+pub(in crate::runner) fn kill_case(pid: u32, signal: Signal) {
     // SAFETY: killpg and kill have no memory-safety preconditions; a group
     // or process that is already gone is not an error here.
     unsafe {
@@ -180,14 +179,14 @@ pub(super) fn kill_case(pid: u32, signal: Signal) {
 
 /// Send `signal` to the single process `pid`; whether it was sent (not:
 /// the process is gone, or not this user's to signal).
-pub(super) fn kill_process(pid: u32, signal: Signal) -> bool {
+pub(in crate::runner) fn kill_process(pid: u32, signal: Signal) -> bool {
     // SAFETY: as in kill_case.
     unsafe { libc::kill(pid as libc::pid_t, signal.number()) == 0 }
 }
 
 /// Signals the engine sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Signal {
+pub(in crate::runner) enum Signal {
     /// Ask politely.
     Term,
     /// Force.
@@ -237,7 +236,7 @@ fn wait_exit_no_reap(pid: u32) {
 
 /// Wait up to `limit` for `pid`, a child, to have exited, without reaping
 /// it. Whether it has (or is no longer a child of ours: reaped already).
-pub(super) fn wait_exited(pid: u32, limit: Duration) -> bool {
+pub(in crate::runner) fn wait_exited(pid: u32, limit: Duration) -> bool {
     poll_until(limit, || exited_no_reap(pid, false))
 }
 
@@ -264,7 +263,7 @@ fn exit_notifier(pid: u32) -> io::Result<OwnedFd> {
 }
 
 /// Exit code of a status: the code, or 128+N when killed by signal N.
-pub(super) fn exit_code(status: ExitStatus) -> i32 {
+pub(in crate::runner) fn exit_code(status: ExitStatus) -> i32 {
     status
         .code()
         .or_else(|| status.signal().map(|s| 128 + s))
@@ -273,14 +272,14 @@ pub(super) fn exit_code(status: ExitStatus) -> i32 {
 
 /// The signal that ended a command: the one that killed it, or the one
 /// `sh` reports in its exit status for a command it ran.
-pub(super) fn exit_signal(status: ExitStatus) -> Option<i32> {
+pub(in crate::runner) fn exit_signal(status: ExitStatus) -> Option<i32> {
     status
         .signal()
         .or_else(|| status.code().and_then(crate::model::shell_signal))
 }
 
 /// The name of signal `n` on this platform (`SIGSEGV`), if it has one.
-pub(super) fn signal_name(n: i32) -> Option<&'static str> {
+pub(in crate::runner) fn signal_name(n: i32) -> Option<&'static str> {
     let names: [(i32, &str); 20] = [
         (libc::SIGHUP, "SIGHUP"),
         (libc::SIGINT, "SIGINT"),
@@ -379,7 +378,7 @@ const INTERRUPT_SIGNALS: &[i32] = &[
 ];
 
 /// Call `f` on a background thread for every interrupting signal.
-pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
+pub(in crate::runner) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new(INTERRUPT_SIGNALS)?;
     std::thread::spawn(move || {
         for _ in signals.forever() {
@@ -394,7 +393,7 @@ pub(super) fn on_interrupt(f: impl Fn() + Send + Sync + 'static) -> io::Result<(
 /// hold while its write blocks on a full pipe, and only when the write
 /// would not block (else the message is dropped: an exit must not wait on
 /// whoever reads our stderr).
-pub(super) fn say(message: &str) {
+pub(in crate::runner) fn say(message: &str) {
     let mut fd = libc::pollfd {
         fd: libc::STDERR_FILENO,
         events: libc::POLLOUT,
@@ -414,7 +413,7 @@ pub(super) fn say(message: &str) {
 /// parent (a double fork, `setsid cmd &` in a shell that then exits) are
 /// re-parented to it instead of to init, so it can find and kill them.
 /// False where the platform has no such thing (everything but Linux).
-pub(super) fn become_subreaper() -> bool {
+pub(in crate::runner) fn become_subreaper() -> bool {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl with integer arguments only.
     unsafe {
@@ -433,7 +432,7 @@ pub(super) fn become_subreaper() -> bool {
 /// thread or more per running case), twice per case. The children the
 /// other threads started are the cases' main processes, which the sweep
 /// never takes anyway.
-pub(super) fn children() -> Vec<u32> {
+pub(in crate::runner) fn children() -> Vec<u32> {
     let pid = std::process::id();
     #[cfg(target_os = "linux")]
     if let Some(list) = main_thread_children(pid) {
@@ -466,7 +465,7 @@ fn main_thread_children(pid: u32) -> Option<Vec<u32>> {
 }
 
 /// Every descendant of `pid`, parents before their children.
-pub(super) fn descendants(pid: u32) -> Vec<u32> {
+pub(in crate::runner) fn descendants(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut next = vec![pid];
     while let Some(p) = next.pop() {
@@ -512,7 +511,7 @@ fn with_proc<R>(path: &str, parse: impl FnOnce(&str) -> R) -> io::Result<R> {
     clippy::disallowed_methods,
     reason = "the kernel's files, which no case can replace: not read through the guarded reader"
 )]
-pub(super) fn open_kernel_file(path: &str) -> io::Result<File> {
+pub(in crate::runner) fn open_kernel_file(path: &str) -> io::Result<File> {
     File::open(path)
 }
 
@@ -658,7 +657,7 @@ fn stat_of(pid: u32) -> Option<Stat> {
 /// look: the less between the two, the smaller a fork's window); None
 /// when it is gone.
 #[cfg(target_os = "linux")]
-pub(super) fn look(pid: u32, token_var: &str) -> Option<Look> {
+pub(in crate::runner) fn look(pid: u32, token_var: &str) -> Option<Look> {
     let zombie = stat_of(pid)?.is_zombie();
     let token = if zombie {
         None
@@ -670,7 +669,7 @@ pub(super) fn look(pid: u32, token_var: &str) -> Option<Look> {
 
 /// Nothing is known of processes off Linux.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
+pub(in crate::runner) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
     None
 }
 
@@ -680,7 +679,7 @@ pub(super) fn look(_pid: u32, _token_var: &str) -> Option<Look> {
 /// fork it was in the middle of; its child is then its own child, where
 /// the sweep's next look finds it.
 #[cfg(target_os = "linux")]
-pub(super) fn held(pid: u32) -> bool {
+pub(in crate::runner) fn held(pid: u32) -> bool {
     with_proc(&format!("/proc/{pid}/status"), |text| {
         let (killed, stopped) = pending_or_stopped(text);
         let exited = (text.lines())
@@ -693,7 +692,7 @@ pub(super) fn held(pid: u32) -> bool {
 
 /// Nothing is ever inherited off Linux.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn held(_pid: u32) -> bool {
+pub(in crate::runner) fn held(_pid: u32) -> bool {
     true
 }
 
@@ -710,7 +709,7 @@ fn token_of(pid: u32, token_var: &str) -> Option<String> {
 /// What `pid` is, reading `token_var` from its environment; None when it
 /// is gone.
 #[cfg(target_os = "linux")]
-pub(super) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
+pub(in crate::runner) fn inspect(pid: u32, token_var: &str) -> Option<ProcInfo> {
     let stat = stat_of(pid)?;
     let token = token_of(pid, token_var);
     let zombie = stat.is_zombie();
@@ -753,13 +752,13 @@ fn command_line(pid: u32) -> String {
 
 /// What `pid` is; nothing is known of processes off Linux.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
+pub(in crate::runner) fn inspect(_pid: u32, _token_var: &str) -> Option<ProcInfo> {
     None
 }
 
 /// Reap the child `pid`, waiting at most `limit` for it to exit. True
 /// when it was reaped (or is not our child any more).
-pub(super) fn reap(pid: u32, limit: Duration) -> bool {
+pub(in crate::runner) fn reap(pid: u32, limit: Duration) -> bool {
     poll_until(limit, || {
         let mut status = 0;
         // SAFETY: waitpid on a specific pid with a valid status pointer.
@@ -788,7 +787,7 @@ fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// whose environment carries one of the harness's case tokens. Those are
 /// descendants of this harness's cases and nothing else.
 #[derive(Debug)]
-pub(super) struct Guardian {
+pub(in crate::runner) struct Guardian {
     child: std::process::Child,
     /// What the harness has heard from it (see [`Guardian::answer`]).
     hearing: Hearing,
@@ -844,7 +843,7 @@ impl Guardian {
     /// never waited for: [`Guardian::answer`] reads whether its tools work
     /// once it has said, and the harness goes on meanwhile. Linux only (it
     /// reads `/proc`); elsewhere an error.
-    pub(super) fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
+    pub(in crate::runner) fn start(token_var: &str, prefix: &str) -> io::Result<Guardian> {
         #[cfg(target_os = "linux")]
         {
             let mut child = Command::new("sh")
@@ -880,7 +879,7 @@ impl Guardian {
 
     /// What the guardian has said of its tools (grep -z, /proc), asked
     /// without waiting. One that cannot do its work is ended.
-    pub(super) fn answer(&mut self) -> Answer {
+    pub(in crate::runner) fn answer(&mut self) -> Answer {
         let out = match &mut self.hearing {
             Hearing::Said(said) => return *said,
             Hearing::Waiting(out) => out,
@@ -907,7 +906,7 @@ impl Guardian {
     }
 
     /// Its process id (a child of this process, never to be swept).
-    pub(super) fn pid(&self) -> u32 {
+    pub(in crate::runner) fn pid(&self) -> u32 {
         self.child.id()
     }
 
@@ -916,7 +915,7 @@ impl Guardian {
     /// on (it takes effect when the process next runs) is waited for, and
     /// a guardian that was stopped, or has a SIGSTOP pending, cannot do its work: it is
     /// ended here and counts as lost too.
-    pub(super) fn exited(&mut self) -> bool {
+    pub(in crate::runner) fn exited(&mut self) -> bool {
         let child = &mut self.child;
         let pid = child.id();
         let mut gone = || matches!(child.try_wait(), Ok(Some(_)));
@@ -941,7 +940,7 @@ impl Guardian {
     }
 
     /// The harness ends cleanly: tell the guardian to leave, and reap it.
-    pub(super) fn release(mut self) {
+    pub(in crate::runner) fn release(mut self) {
         use std::io::Write;
         if let Some(mut stdin) = self.child.stdin.take() {
             let _ = stdin.write_all(b"done\n");
@@ -951,7 +950,7 @@ impl Guardian {
 }
 
 /// The kind of an entry, from its `lstat` type.
-pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
+pub(in crate::runner) fn file_kind(ft: std::fs::FileType) -> FileKind {
     use std::os::unix::fs::FileTypeExt;
     if ft.is_symlink() {
         FileKind::Symlink
@@ -971,7 +970,7 @@ pub(super) fn file_kind(ft: std::fs::FileType) -> FileKind {
 }
 
 /// Permission bits (with set-id and sticky bits) of an entry.
-pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
+pub(in crate::runner) fn mode(meta: &std::fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
 }
@@ -979,7 +978,7 @@ pub(super) fn mode(meta: &std::fs::Metadata) -> u32 {
 /// What identifies a file's content version without reading it: device,
 /// inode, size and change time (ctime, which every content change sets
 /// and no unprivileged process can set back).
-pub(super) fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
+pub(in crate::runner) fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
     use std::os::unix::fs::MetadataExt;
     Some(ChangeStamp {
         id: (meta.dev(), meta.ino(), meta.size()),
@@ -991,7 +990,7 @@ pub(super) fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
 }
 
 /// Create a named pipe at `path` with permission bits `mode`.
-pub(super) fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
+pub(in crate::runner) fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
@@ -1003,7 +1002,10 @@ pub(super) fn make_fifo(path: &std::path::Path, mode: u32) -> io::Result<()> {
 }
 
 /// Create a symbolic link `link` pointing at `target`.
-pub(super) fn symlink(target: &std::path::Path, link: &std::path::Path) -> io::Result<()> {
+pub(in crate::runner) fn symlink(
+    target: &std::path::Path,
+    link: &std::path::Path,
+) -> io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }
 
@@ -1016,7 +1018,7 @@ const FIRST_CHUNK: usize = 16 * 1024;
 /// A running child's output pipes (0 = stdout, 1 = stderr) and its exit,
 /// watched by one thread with `poll(2)`: the run can end at any moment
 /// without a thread left blocked on a read.
-pub(super) struct Watch {
+pub(in crate::runner) struct Watch {
     pipes: [Option<File>; 2],
     /// Readable once the main process exited; `None` after that.
     exit: Option<OwnedFd>,
@@ -1026,7 +1028,7 @@ pub(super) struct Watch {
 
 impl Watch {
     /// Take the child's piped stdout and stderr and watch them and its exit.
-    pub(super) fn new(child: &mut Child) -> io::Result<Watch> {
+    pub(in crate::runner) fn new(child: &mut Child) -> io::Result<Watch> {
         let out = child.stdout.take().expect("stdout is piped");
         let err = child.stderr.take().expect("stderr is piped");
         Ok(Watch {
@@ -1038,18 +1040,18 @@ impl Watch {
     }
 
     /// The main process has exited (it is not reaped yet).
-    pub(super) fn exited(&self) -> bool {
+    pub(in crate::runner) fn exited(&self) -> bool {
         self.exit.is_none()
     }
 
     /// A pipe is still open: something may still write to it.
-    pub(super) fn open(&self) -> bool {
+    pub(in crate::runner) fn open(&self) -> bool {
         self.pipes.iter().any(Option::is_some)
     }
 
     /// Wait at most `timeout` for output or the exit; `on(stream, bytes)`
     /// gets what was read.
-    pub(super) fn wait(
+    pub(in crate::runner) fn wait(
         &mut self,
         timeout: Duration,
         on: &mut dyn FnMut(usize, &[u8]),
@@ -1106,7 +1108,7 @@ impl Watch {
 
     /// Once the container was killed: wait until the main process is gone
     /// (without reaping it), then hand over what the pipes still hold.
-    pub(super) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
+    pub(in crate::runner) fn finish(mut self, on: &mut dyn FnMut(usize, &[u8])) {
         if self.exit.is_some() {
             wait_exit_no_reap(self.pid);
         }
