@@ -370,6 +370,7 @@ fn special_and_oversized_files_are_refused_not_read() {
     let p = Project::new(INTERLEAVED);
     let fifo = p.path().join("fifo.toml");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path, alive for the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 
     let o = output_within_30s(bin().args(["golden", "validate", "/dev/zero"]));

@@ -380,6 +380,7 @@ command = "trap '' TERM; echo started; while :; do sleep 1004.5; done"
     // SAFETY: signals to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: the same child, not yet waited for.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(3));

@@ -215,6 +215,8 @@ fn exited_no_reap(pid: u32, block: bool) -> bool {
         // SAFETY: siginfo is plain data, zero-initialised; with WNOHANG a
         // child that has not exited leaves si_pid 0.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid, writable siginfo_t for the call to
+        // fill; waitid reads nothing else of this process's memory.
         let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
         if r != 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {

@@ -310,6 +310,7 @@ mod tests {
         // glibc's own reading agrees where it is willing to answer.
         // SAFETY: a valid set.
         assert_eq!(unsafe { libc::sigismember(&set, libc::SIGPIPE) }, 1);
+        // SAFETY: the same valid set.
         assert_eq!(unsafe { libc::sigismember(&set, libc::SIGTERM) }, 0);
     }
 
