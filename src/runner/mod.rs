@@ -31,7 +31,7 @@ use std::sync::Arc;
 pub use interrupt::Interrupt;
 
 impl Interrupt {
-    /// Install the platform's interrupt handling (see [`interrupt`]): a
+    /// Install the platform's interrupt handling (see the `interrupt` module): a
     /// first signal asks the run to stop, a second kills every case
     /// process and exits. Here, not in `interrupt`, so the signal layer
     /// and the process layer need nothing of each other.
