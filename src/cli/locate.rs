@@ -273,3 +273,163 @@ fn find_harness(cwd: &Path, w: &Workspace, package: Option<&str>) -> Result<Path
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workspace at `root` whose members are `root/<name>`, each given
+    /// a harness.toml when its flag is set.
+    fn workspace(root: &Path, members: &[(&str, bool)]) -> Workspace {
+        let members = members
+            .iter()
+            .map(|(name, with_harness)| {
+                let dir = root.join(name);
+                std::fs::create_dir_all(&dir).unwrap();
+                if *with_harness {
+                    std::fs::write(dir.join("harness.toml"), "").unwrap();
+                }
+                (name.to_string(), dir)
+            })
+            .collect();
+        Workspace {
+            root: Some(root.to_path_buf()),
+            target_dir: Some(root.join("target")),
+            members,
+        }
+    }
+
+    /// `dir/name`, written with `text`.
+    fn file_in(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file
+    }
+
+    #[test]
+    fn the_workspace_root_comes_first_then_the_current_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = workspace(dir.path(), &[("a", true), ("cwd", true)]);
+        let cwd = dir.path().join("cwd");
+        assert_eq!(
+            find_harness(&cwd, &w, None).unwrap(),
+            cwd.join("harness.toml")
+        );
+        std::fs::write(dir.path().join("harness.toml"), "").unwrap();
+        assert_eq!(
+            find_harness(&cwd, &w, None).unwrap(),
+            dir.path().join("harness.toml")
+        );
+    }
+
+    #[test]
+    fn the_one_member_with_a_harness_file_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = workspace(dir.path(), &[("a", false), ("b", true)]);
+        assert_eq!(
+            find_harness(dir.path(), &w, None).unwrap(),
+            dir.path().join("b/harness.toml")
+        );
+    }
+
+    #[test]
+    fn several_members_with_one_ask_to_choose() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = workspace(dir.path(), &[("a", true), ("b", true)]);
+        let e = find_harness(dir.path(), &w, None).unwrap_err();
+        let LocateError::SeveralHarnessFiles(list, name, _) = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(name, "a");
+        assert!(
+            list.contains("\n  a: ") && list.contains("\n  b: "),
+            "{list}"
+        );
+        assert!(e.to_string().contains("choose one with `-p a`"), "{e}");
+    }
+
+    #[test]
+    fn a_member_is_picked_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("harness.toml"), "").unwrap();
+        let w = workspace(dir.path(), &[("a", true), ("b", false)]);
+        assert_eq!(
+            find_harness(dir.path(), &w, Some("a")).unwrap(),
+            dir.path().join("a/harness.toml")
+        );
+        let e = find_harness(dir.path(), &w, Some("b")).unwrap_err();
+        assert!(
+            matches!(e, LocateError::Config(ConfigError::NotFound(_))),
+            "{e:?}"
+        );
+        let e = find_harness(dir.path(), &w, Some("c")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "no workspace member is named `c` (members: a, b)"
+        );
+    }
+
+    #[test]
+    fn nothing_found_says_where_it_looked() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = workspace(dir.path(), &[("a", false)]);
+        let e = find_harness(dir.path(), &w, None).unwrap_err();
+        let LocateError::Config(ConfigError::NotFound(looked)) = &e else {
+            panic!("{e:?}");
+        };
+        assert!(looked.contains("each workspace member (a)"), "{looked}");
+        let e = find_harness(dir.path(), &Workspace::default(), None).unwrap_err();
+        assert!(matches!(e, LocateError::Config(ConfigError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_config_flag_asks_cargo_nothing_until_an_out_dir_is_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = file_in(dir.path(), "h.toml", "");
+        let flags = HarnessFlags {
+            config: Some(file.clone()),
+            out: Some(dir.path().join("out")),
+            ..HarnessFlags::default()
+        };
+        let located = Located::find(flags).unwrap();
+        assert_eq!(located.file, Some(file));
+        let loaded = located.load(true).unwrap();
+        assert_eq!(loaded.out_dir, dir.path().join("out"));
+        assert!(located.workspace.get().is_none());
+    }
+
+    #[test]
+    fn an_out_dir_is_settled_only_when_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = file_in(dir.path(), "harness.toml", "");
+        let located = Located {
+            file: Some(file),
+            cwd: dir.path().to_path_buf(),
+            flags: HarnessFlags::default(),
+            workspace: OnceCell::from(Workspace {
+                target_dir: Some(dir.path().join("target")),
+                ..Workspace::default()
+            }),
+        };
+        assert_eq!(located.load(false).unwrap().out_dir, PathBuf::new());
+        assert_eq!(
+            located.load(true).unwrap().out_dir,
+            dir.path().join("target/golden")
+        );
+    }
+
+    #[test]
+    fn config_diagnostics_are_printed_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = file_in(dir.path(), "harness.toml", "[harness]\nnope = 1\n");
+        let flags = HarnessFlags::named(Some(&file), &clap_cargo::Manifest::default());
+        let Err(e) = load(flags, false) else {
+            panic!("an unknown key loaded");
+        };
+        assert!(
+            matches!(e, LocateError::Config(ConfigError::Invalid(_))),
+            "{e:?}"
+        );
+        assert_eq!(e.usage(), exit::USAGE);
+    }
+}

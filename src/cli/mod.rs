@@ -106,3 +106,75 @@ fn verify_evidence(a: args::VerifyArgs) -> i32 {
         attestation: a.attestation,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(args: &[&str]) -> i32 {
+        let mut all = vec!["cargo-golden", "golden"];
+        all.extend(args);
+        main_as(Front::Cargo, all.into_iter().map(OsString::from).collect())
+    }
+
+    fn harness(dir: &std::path::Path) -> String {
+        let file = dir.join("harness.toml");
+        std::fs::write(
+            &file,
+            "[harness]\nname = \"t\"\n\n[[verify]]\nname = \"ok\"\ncommand = \"true\"\n",
+        )
+        .unwrap();
+        file.display().to_string()
+    }
+
+    #[test]
+    fn list_and_run_list_read_the_harness_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = harness(dir.path());
+        assert_eq!(code(&["--config", &file, "list"]), exit::SUCCESS);
+        assert_eq!(code(&["--list", "--config", &file]), exit::SUCCESS);
+        let missing = dir.path().join("missing.toml").display().to_string();
+        assert_eq!(code(&["list", "--config", &missing]), exit::USAGE);
+    }
+
+    #[test]
+    fn clean_removes_the_last_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = harness(dir.path());
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        let summary = out.join(crate::report::SUMMARY_FILE);
+        std::fs::write(&summary, "{}").unwrap();
+        let out_arg = out.display().to_string();
+        assert_eq!(
+            code(&["clean", "--config", &file, "--out", &out_arg]),
+            exit::SUCCESS
+        );
+        assert!(!summary.exists());
+    }
+
+    #[test]
+    fn subcommands_without_a_harness_run_on_their_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nothing").display().to_string();
+        let empty = dir.path().join("observations.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        assert_eq!(
+            code(&["validate", &empty.display().to_string()]),
+            exit::SUCCESS
+        );
+        assert_eq!(code(&["validate", &missing]), exit::USAGE);
+        assert_eq!(code(&["diff", &missing, &missing]), exit::USAGE);
+        assert_eq!(code(&["history", "--out", &missing]), exit::SUCCESS);
+    }
+
+    #[test]
+    fn verify_evidence_without_dir_needs_a_harness() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.toml").display().to_string();
+        assert_eq!(
+            code(&["verify-evidence", "--config", &missing]),
+            exit::USAGE
+        );
+    }
+}

@@ -98,3 +98,123 @@ fn hoist_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
     }
     args
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::Command;
+
+    fn parsed(front: Front, args: &[&str]) -> Result<GoldenCli, clap::Error> {
+        parse(front, args.iter().map(OsString::from).collect())
+    }
+
+    fn cargo(args: &[&str]) -> GoldenCli {
+        let mut all = vec!["cargo-golden", "golden"];
+        all.extend(args);
+        parsed(Front::Cargo, &all).unwrap()
+    }
+
+    #[test]
+    fn a_subcommand_after_run_flags_is_the_subcommand() {
+        let cli = cargo(&["--config", "f.toml", "list"]);
+        let Some(Command::List(list)) = cli.command else {
+            panic!("not list: {:?}", cli.command);
+        };
+        assert_eq!(list.harness().config, Some("f.toml".into()));
+    }
+
+    #[test]
+    fn a_flag_given_with_its_value_is_skipped_too() {
+        let cli = cargo(&["--config=f.toml", "--exact", "list", "x"]);
+        let Some(Command::List(list)) = cli.command else {
+            panic!("not list: {:?}", cli.command);
+        };
+        assert_eq!(list.listing().filter.patterns, ["x"]);
+        assert!(list.listing().filter.exact);
+    }
+
+    /// The filters of `args` parsed as a run (no subcommand).
+    fn run_filters(args: &[&str]) -> Vec<String> {
+        let cli = cargo(args);
+        assert!(cli.command.is_none(), "{args:?}: {:?}", cli.command);
+        cli.run.run().filter.patterns
+    }
+
+    #[test]
+    fn a_flag_value_that_names_a_subcommand_stays_a_value() {
+        let cli = cargo(&["-p", "list"]);
+        assert!(cli.command.is_none());
+        assert_eq!(cli.run.harness().package.as_deref(), Some("list"));
+        assert_eq!(run_filters(&["--golden", "review", "x"]), ["x"]);
+    }
+
+    #[test]
+    fn a_bare_word_that_names_no_subcommand_is_a_filter() {
+        assert_eq!(
+            run_filters(&["--exact", "sales", "list"]),
+            ["sales", "list"]
+        );
+        assert_eq!(run_filters(&["--", "list"]), ["list"]);
+    }
+
+    #[test]
+    fn no_subcommand_is_a_run_and_list_flag_lists() {
+        let cli = cargo(&["--list", "-j", "3"]);
+        assert!(cli.command.is_none());
+        assert!(cli.run.list);
+        assert_eq!(cli.run.run().jobs, Some(3));
+    }
+
+    #[test]
+    fn cargo_golden_without_golden_is_the_same_command_line() {
+        let direct = parsed(
+            Front::Cargo,
+            &["cargo-golden", "--config", "f.toml", "list"],
+        )
+        .unwrap();
+        assert!(matches!(direct.command, Some(Command::List(_))));
+    }
+
+    #[test]
+    fn the_golden_front_reads_the_same_flags() {
+        for args in [
+            &["golden", "--config", "f.toml", "list"][..],
+            &["golden", "golden", "--config", "f.toml", "list"],
+        ] {
+            let cli = parsed(Front::Golden, args).unwrap();
+            let Some(Command::List(list)) = cli.command else {
+                panic!("not list: {args:?}");
+            };
+            assert_eq!(list.harness().config, Some("f.toml".into()));
+        }
+    }
+
+    #[test]
+    fn each_front_names_itself_in_usage() {
+        let usage = |front, args: &[&str]| {
+            let Err(e) = parsed(front, args) else {
+                panic!("{args:?} parsed");
+            };
+            assert!(e.use_stderr());
+            e.render().to_string()
+        };
+        let golden = usage(Front::Golden, &["golden", "list", "--nope"]);
+        assert!(golden.contains("Usage: golden list"), "{golden}");
+        let cargo = usage(Front::Cargo, &["cargo-golden", "golden", "list", "--nope"]);
+        assert!(cargo.contains("Usage: cargo golden list"), "{cargo}");
+    }
+
+    #[test]
+    fn run_and_its_flags_conflict_with_a_subcommand() {
+        let e = parsed(
+            Front::Cargo,
+            &["cargo-golden", "golden", "--failed", "--failed-first"],
+        );
+        assert!(e.is_err());
+        let e = parsed(
+            Front::Cargo,
+            &["cargo-golden", "golden", "list", "--fail-fast"],
+        );
+        assert!(e.is_err());
+    }
+}
