@@ -186,3 +186,29 @@ fn rebless(
     case.snapshots.append(&mut data_checks);
     crate::model::verdict::decide(case, flaky);
 }
+
+/// `cargo golden bless --from OUT_DIR`: bless `loaded`'s cases from the
+/// run in `from`, once it verifies (with `public_key`, its signature
+/// too); exit 1 when nothing could be written.
+pub(crate) fn command(
+    loaded: &crate::commands::Loaded,
+    from: &Path,
+    public_key: Option<&str>,
+) -> i32 {
+    use crate::commands::output::usage_error;
+    let key = match crate::commands::verify::public_key(public_key) {
+        Ok(k) => k,
+        Err(e) => return usage_error(&e),
+    };
+    match bless_from(&loaded.harness, from, key.as_ref()) {
+        Ok(report) => {
+            eprint!("{report}");
+            if report.written {
+                crate::exit::SUCCESS
+            } else {
+                crate::exit::FAILED
+            }
+        }
+        Err(e) => usage_error(&e),
+    }
+}

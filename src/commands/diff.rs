@@ -257,3 +257,28 @@ fn failures(out: &mut String, cases: &[CaseRecord]) {
     }
     out.push('\n');
 }
+
+/// `cargo golden diff BASE NEW [--out DIR]`: write the comparison into
+/// `out` (default: `new`) and print its Markdown; exit 1 when the gate
+/// fails.
+pub(crate) fn command(base: &Path, new: &Path, out: Option<&Path>) -> i32 {
+    use crate::commands::output::{print_stdout, usage_error};
+    let out = out.unwrap_or(new);
+    match diff(base, new, out) {
+        Ok(d) => {
+            print_stdout(d.markdown.trim_end());
+            eprintln!(
+                "{:>12} {} and {}",
+                "Wrote",
+                crate::layout::display_relative(&d.markdown_path),
+                crate::layout::display_relative(&d.json_path)
+            );
+            if d.comparison.gate_failures().next().is_some() {
+                crate::exit::FAILED
+            } else {
+                crate::exit::SUCCESS
+            }
+        }
+        Err(e) => usage_error(&e),
+    }
+}

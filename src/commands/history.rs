@@ -259,6 +259,52 @@ pub(crate) fn human(cases: &[CaseHistory], file: &Path) -> String {
     out
 }
 
+/// What `cargo golden history` shows of the out dir's history.
+pub(crate) struct Query {
+    /// Which cases (their filters).
+    pub(crate) filter: crate::runner::select::Filter,
+    /// Results shown per case.
+    pub(crate) last: usize,
+    /// A line per case, or one JSON object per case.
+    pub(crate) format: crate::commands::MessageFormat,
+}
+
+/// `cargo golden history`: each case `query` selects across the runs of
+/// `out_dir`'s history file; unreadable lines are warned about and left
+/// out.
+pub(crate) fn command(out_dir: &Path, query: &Query) -> i32 {
+    use crate::commands::MessageFormat;
+    use crate::commands::output::{CommandError, print_stdout, usage_error};
+    let file = out_dir.join(crate::layout::HISTORY_FILE);
+    let lines = match crate::wire::history::read(&file) {
+        Ok(lines) => lines,
+        Err(e) => return usage_error(&CommandError::Read(file, e)),
+    };
+    let mut readable = Vec::new();
+    for (n, line) in lines {
+        match line {
+            Ok(l) => readable.push(l),
+            Err(e) => eprintln!(
+                "warning: {}:{n}: not a history line: {e}",
+                crate::layout::display_relative(&file)
+            ),
+        }
+    }
+    let cases = summarize(&readable, |n| query.filter.matches(n), query.last);
+    match query.format {
+        MessageFormat::Human => print_stdout(human(&cases, &file).trim_end()),
+        MessageFormat::Json => {
+            for c in &cases {
+                match serde_json::to_string(c) {
+                    Ok(line) => print_stdout(&line),
+                    Err(e) => return usage_error(&CommandError::Schema(e)),
+                }
+            }
+        }
+    }
+    crate::exit::SUCCESS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

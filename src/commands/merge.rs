@@ -995,6 +995,115 @@ fn copy_attempt(
     })
 }
 
+/// What `cargo golden merge` was asked for.
+pub(crate) struct Request {
+    /// The shards' out dirs.
+    pub(crate) dirs: Vec<PathBuf>,
+    /// Where the merged reports go.
+    pub(crate) out: PathBuf,
+    /// `--junit`; `None`: the shards'.
+    pub(crate) junit: Option<crate::model::JunitFlavour>,
+    /// `--sign-key`; `None`: the key of the environment, if any.
+    pub(crate) sign_key: Option<PathBuf>,
+    /// `--public-key`: the key the shards are signed with.
+    pub(crate) public_key: Option<String>,
+}
+
+/// Why a merge did not start.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot merge (nothing was written)")]
+struct Refused(#[source] MergeError);
+
+/// `cargo golden merge`: merge the shards of `request` into its out dir,
+/// under the out dir's lock, and write the merged run's reports.
+pub(crate) fn command(request: &Request) -> i32 {
+    use crate::commands::output::{print_error, usage_error};
+    use crate::exit;
+    let out = request.out.as_path();
+    let signer = match crate::report::seal::Signer::load(request.sign_key.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
+    // The merged run is signed only over shards whose signature checked
+    // out: with a signing key and no --public-key, its own public half.
+    let shard_key = match crate::commands::verify::public_key(request.public_key.as_deref()) {
+        Ok(k) => k.or_else(|| signer.as_ref().map(|s| s.public_key().clone())),
+        Err(e) => return usage_error(&e),
+    };
+    // An existing out dir is locked before anything is read; a new one
+    // once the merge has created it.
+    let take = || crate::outdir::lock(out, crate::outdir::Access::Exclusive);
+    let mut lock = None;
+    if out.is_dir() {
+        match take() {
+            Ok(l) => lock = Some(l),
+            Err(e) => return usage_error(&e),
+        }
+    }
+    let mut merged = match merge(&request.dirs, out, shard_key.as_ref()) {
+        Ok(m) => m,
+        Err(e) if e.is_refusal() => return usage_error(&Refused(e)),
+        Err(e) => {
+            print_error(&e);
+            return exit::FAILED;
+        }
+    };
+    let _lock = match lock.map_or_else(take, Ok) {
+        Ok(l) => l,
+        Err(e) => return usage_error(&e),
+    };
+    // The merged run has begun: no earlier verdict may stay beside it.
+    if let Err(e) = crate::outdir::clear_reports(out, crate::report::report_files()) {
+        print_error(&e);
+        return exit::FAILED;
+    }
+    if let Some(flavour) = request.junit {
+        merged.record.junit = flavour;
+    }
+    write_merged(&mut merged, out, signer.as_ref())
+}
+
+/// Tell what was merged and write the merged run's reports and history
+/// line; the exit code is the merged run's conclusion.
+fn write_merged(
+    merged: &mut Merged,
+    out: &Path,
+    signer: Option<&crate::report::seal::Signer>,
+) -> i32 {
+    for dir in &merged.unchecked_signatures {
+        eprintln!(
+            "warning: {}: its {} was not checked and is not carried into the merged run (pass --public-key to check it, --sign-key to sign the merged run)",
+            dir.display(),
+            SIGNATURE_FILE
+        );
+    }
+    let record = &merged.record;
+    let from = if merged.partitions.is_empty() {
+        "an unpartitioned run".to_string()
+    } else {
+        let list: Vec<String> = merged.partitions.iter().map(|p| p.to_string()).collect();
+        format!("{} shard(s) ({})", list.len(), list.join(", "))
+    };
+    eprintln!(
+        "{:>12} {from} of {} into run {}",
+        "Merged", record.suite_name, record.run_id
+    );
+    let mut fanout = crate::events::Fanout::default();
+    fanout.push(Box::new(crate::report::terminal::TerminalReporter::stderr()));
+    let finished = report::finish(record, &merged.harness_display, &mut fanout, signer);
+    finished.tell();
+    if finished.problem.is_none() {
+        let appended = report::history::append(
+            record,
+            &merged.revision,
+            std::mem::take(&mut merged.history),
+            crate::config::defaults::HISTORY_KEEP,
+        );
+        report::history::tell(appended, out);
+    }
+    finished.outcome.exit_code
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

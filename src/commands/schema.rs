@@ -33,6 +33,34 @@ pub(crate) fn schema(format: Option<Format>) -> Value {
     format.map_or_else(harness_schema, Format::schema)
 }
 
+/// What `cargo golden schema` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Print {
+    /// `--keys`: the reference of every harness.toml key, in Markdown.
+    Keys,
+    /// The JSON Schema of harness.toml, or of an output format.
+    Schema(Option<Format>),
+}
+
+/// `cargo golden schema`: print what `print` names to stdout.
+pub(crate) fn command(print: Print) -> i32 {
+    use crate::commands::output::{CommandError, print_stdout, usage_error};
+    let format = match print {
+        Print::Keys => {
+            print_stdout(&keys_reference());
+            return crate::exit::SUCCESS;
+        }
+        Print::Schema(format) => format,
+    };
+    match serde_json::to_string_pretty(&schema(format)) {
+        Ok(text) => {
+            print_stdout(&text);
+            crate::exit::SUCCESS
+        }
+        Err(e) => usage_error(&CommandError::Schema(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,3 +187,42 @@ pub(crate) fn prune(harness: &HarnessConfig, orphans: &Orphans) -> Result<(), Or
     }
     Ok(())
 }
+
+/// `cargo golden snapshots [--prune]`: list the orphans of `loaded`'s
+/// harness (exit 1 when there are some), or remove them with `prune`.
+pub(crate) fn command(loaded: &crate::commands::Loaded, prune: bool) -> i32 {
+    use crate::commands::output::{print_error, print_stdout};
+    use crate::exit;
+    let h = &loaded.harness;
+    let orphans = match find(h, Some(&loaded.out_dir)) {
+        Ok(o) => o,
+        Err(e) => {
+            print_error(&e);
+            return exit::FAILED;
+        }
+    };
+    for line in orphans.lines() {
+        print_stdout(&line);
+    }
+    if orphans.is_empty() {
+        eprintln!("no orphaned snapshot file or baseline entry");
+        return exit::SUCCESS;
+    }
+    if !prune {
+        eprintln!(
+            "{} orphan(s): no declared case owns them; `cargo golden snapshots --prune` removes them",
+            orphans.lines().len()
+        );
+        return exit::FAILED;
+    }
+    match self::prune(h, &orphans) {
+        Ok(()) => {
+            eprintln!("{:>12} {} orphan(s)", "Removed", orphans.lines().len());
+            exit::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e);
+            exit::FAILED
+        }
+    }
+}

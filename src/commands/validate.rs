@@ -374,6 +374,27 @@ fn value_of(v: &Value) -> String {
     }
 }
 
+/// `cargo golden validate FILE`: print every violation of `file` (its
+/// format told by its name unless given), or that it is valid.
+pub(crate) fn command(file: &Path, format: Option<Format>) -> i32 {
+    use crate::commands::output::{CommandError, print_stdout, usage_error};
+    let format = format.unwrap_or_else(|| Format::of_file(file));
+    match validate_file(file, format) {
+        Ok(violations) if violations.is_empty() => {
+            print_stdout(&format!("{}: valid", crate::layout::display_relative(file)));
+            crate::exit::SUCCESS
+        }
+        Ok(violations) => {
+            for v in &violations {
+                print_stdout(&v.to_string());
+            }
+            eprintln!("{} violation(s)", violations.len());
+            crate::exit::FAILED
+        }
+        Err(e) => usage_error(&CommandError::Read(file.to_path_buf(), e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,8 +22,6 @@ use crate::model::{CaseRecord, RunRecord};
 // The signing key and its types live in `super::signing`; what the
 // command line and the harness name through here.
 pub(crate) use super::signing::HIDDEN_FROM_CASES;
-#[cfg(feature = "cli")]
-pub(crate) use super::signing::KeyError;
 use super::signing::SignError;
 pub use super::signing::Signer;
 

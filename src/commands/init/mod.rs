@@ -19,6 +19,7 @@ use std::path::{Component, Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
+pub(crate) mod command;
 mod standalone;
 pub use standalone::{Found, StandaloneReport, Tool, find_projects, init_standalone};
 

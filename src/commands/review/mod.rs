@@ -766,3 +766,44 @@ impl Applied {
 pub(crate) fn can_ask() -> bool {
     io::stdin().is_terminal() && io::stdout().is_terminal()
 }
+
+/// What `cargo golden review` was asked for.
+pub(crate) struct Request {
+    /// The out dir of the run; `None`: the harness file's.
+    pub(crate) dir: Option<PathBuf>,
+    /// Ask, decide by filters, or list.
+    pub(crate) mode: Mode,
+    /// `--check`: exit 1 while a change is left undecided.
+    pub(crate) check: bool,
+    /// `--public-key`: also require the run's signature to verify.
+    pub(crate) public_key: Option<String>,
+}
+
+/// `cargo golden review`: review the pending changes of the run in
+/// `request.dir` (default: `loaded`'s out dir) against `loaded`'s harness.
+pub(crate) fn command(loaded: &crate::commands::Loaded, request: Request) -> i32 {
+    use crate::commands::output::{print_error, usage_error};
+    let key = match crate::commands::verify::public_key(request.public_key.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return usage_error(&e),
+    };
+    let dir = request.dir.unwrap_or_else(|| loaded.out_dir.clone());
+    let color = crate::report::terminal::color_enabled(
+        std::env::var("CARGO_TERM_COLOR").ok().as_deref(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+        || std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    );
+    let opts = Options {
+        public_key: key.as_ref(),
+        mode: request.mode,
+        check: request.check,
+        color,
+    };
+    match review(&loaded.harness, &dir, &opts) {
+        Ok(code) => code,
+        Err(e) => {
+            print_error(&e);
+            e.exit_code()
+        }
+    }
+}

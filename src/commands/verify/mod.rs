@@ -862,6 +862,43 @@ fn check_history(
     }
 }
 
+/// What `cargo golden verify-evidence` checks.
+pub(crate) struct Check {
+    /// The out dir or run dir.
+    pub(crate) dir: PathBuf,
+    /// `--public-key`: also check the signature with this key.
+    pub(crate) public_key: Option<String>,
+    /// `--attestation`: also check the test-result attestation.
+    pub(crate) attestation: bool,
+}
+
+/// `--public-key KEY`, read (a `.pub` file or the key itself); `None`
+/// without the flag.
+pub(crate) fn public_key(arg: Option<&str>) -> Result<Option<minisign::PublicKey>, SignatureError> {
+    arg.map(read_public_key).transpose()
+}
+
+/// `cargo golden verify-evidence`: print what `check` found; exit 1 on a
+/// finding.
+pub(crate) fn command(check: &Check) -> i32 {
+    use crate::commands::output::{CommandError, print_stdout, usage_error};
+    let key = match public_key(check.public_key.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return usage_error(&e),
+    };
+    match verify_run_with(&check.dir, key.as_ref(), check.attestation) {
+        Ok(report) => {
+            print_stdout(&report.to_string());
+            if report.is_ok() {
+                crate::exit::SUCCESS
+            } else {
+                crate::exit::FAILED
+            }
+        }
+        Err(e) => usage_error(&CommandError::Verify(check.dir.clone(), e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
