@@ -10,6 +10,7 @@ mod error;
 mod keys;
 pub mod preset;
 pub mod schema;
+mod spelling;
 pub mod tree;
 mod validate;
 

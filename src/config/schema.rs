@@ -594,14 +594,13 @@ enum GateKey {
     Baseline,
 }
 
-// The schema of a `snapshot` entry only: the value is a `model::Stream`;
-// this is how the harness file documents it. Never built.
+// The spellings of a `snapshot` entry: the value kept is a
+// `model::Stream`, whose third variant, `data`, no `snapshot` lists.
 /// An output stream compared with its snapshot file.
-#[cfg(feature = "schema")]
-#[derive(schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
-enum SnapshotStream {
+pub(crate) enum SnapshotStream {
     /// Compared with `snapshots/<name>.stdout`.
     Stdout,
     /// Compared with `snapshots/<name>.stderr`.
@@ -769,12 +768,7 @@ pub enum ResultFormat {
 impl ResultFormat {
     /// The name in the harness file.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ResultFormat::Junit => "junit",
-            ResultFormat::OdibiValidate => "odibi-validate",
-            ResultFormat::OdibiStory => "odibi-story",
-            ResultFormat::Dbt => "dbt",
-        }
+        super::spelling::name_of(&self)
     }
 }
 
@@ -1253,6 +1247,17 @@ mod tests {
         assert_eq!(harness["isolation"]["default"], "copy");
         let golden = &schema["definitions"]["Golden"]["properties"];
         assert_eq!(golden["expected"]["default"], "success");
+    }
+
+    /// The schema's spellings of `gate` are those the loader accepts.
+    #[test]
+    fn the_schema_spells_gate_as_the_loader_does() {
+        let schema = schemars::schema_for!(GateKey).to_value();
+        let listed: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .map(|values| values.iter().filter_map(|v| v["const"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(listed, crate::config::spelling::variants::<Gate>());
     }
 
     #[test]

@@ -422,34 +422,17 @@ impl Ctx<'_> {
     }
 
     fn isolation(&mut self, node: &Node) -> Option<Isolation> {
-        match self.string(node, "isolation")?.as_str() {
-            "check" => Some(Isolation::Check),
-            "copy" => Some(Isolation::Copy),
-            other => {
-                self.err(
-                    node.pos,
-                    format!("`isolation` must be \"check\" or \"copy\", found \"{other}\""),
-                    None,
-                );
-                None
-            }
-        }
+        self.spelled(node, "isolation", None)
     }
 
     fn junit_flavour(&mut self, node: &Node, key: &str) -> Option<JunitFlavour> {
-        let s = self.string(node, key)?;
-        let flavour = JunitFlavour::parse(&s);
-        if flavour.is_none() {
-            self.err(
-                node.pos,
-                format!("`{key}` must be \"rich\" or \"strict\", found \"{s}\""),
-                Some(
-                    "\"rich\" puts file and line on each testcase (GitHub actions, GitLab); \"strict\" passes the Jenkins xUnit schema"
-                        .into(),
-                ),
-            );
-        }
-        flavour
+        self.spelled(
+            node,
+            key,
+            Some(
+                "\"rich\" puts file and line on each testcase (GitHub actions, GitLab); \"strict\" passes the Jenkins xUnit schema",
+            ),
+        )
     }
 
     /// A case's `quarantine = { reason, until, issue }`.
@@ -490,19 +473,13 @@ impl Ctx<'_> {
     }
 
     fn flaky_policy(&mut self, node: &Node, key: &str) -> Option<crate::model::FlakyPolicy> {
-        let s = self.string(node, key)?;
-        let policy = crate::model::FlakyPolicy::parse(&s);
-        if policy.is_none() {
-            self.err(
-                node.pos,
-                format!("`{key}` must be \"pass\", \"warn\" or \"fail\", found \"{s}\""),
-                Some(
-                    "what a case that passed only after a failed attempt does: \"warn\" (default) passes it with a warning, \"fail\" fails the run"
-                        .into(),
-                ),
-            );
-        }
-        policy
+        self.spelled(
+            node,
+            key,
+            Some(
+                "what a case that passed only after a failed attempt does: \"warn\" (default) passes it with a warning, \"fail\" fails the run",
+            ),
+        )
     }
 
     /// A `patterns` table (`[patterns]` or a case's own): lists of regexes
@@ -547,24 +524,11 @@ impl Ctx<'_> {
             self.err(
                 node.pos,
                 "`result` has no `format`".into(),
-                Some("add `format = \"junit\"`, `\"odibi-validate\"`, `\"odibi-story\"` or `\"dbt\"`".into()),
+                Some(result_format_help()),
             );
             return None;
         };
-        let format = match self.string(f, "result.format")?.as_str() {
-            "junit" => ResultFormat::Junit,
-            "odibi-validate" => ResultFormat::OdibiValidate,
-            "odibi-story" => ResultFormat::OdibiStory,
-            "dbt" => ResultFormat::Dbt,
-            other => {
-                self.err(
-                    f.pos,
-                    format!("`result.format` must be \"junit\", \"odibi-validate\", \"odibi-story\" or \"dbt\", found \"{other}\""),
-                    None,
-                );
-                return None;
-            }
-        };
+        let format: ResultFormat = self.spelled(f, "result.format", None)?;
         // dbt writes its results where it always does.
         let path = match (path, format) {
             (None, ResultFormat::Dbt) => Some(PathBuf::from("target/run_results.json")),
@@ -617,16 +581,12 @@ impl Ctx<'_> {
         };
         let path = self.expanded(p, "outputs.path")?;
         let format = match t.get("format") {
-            Some((_, f)) => match self.string(f, "outputs.format")?.as_str() {
-                "delta" => crate::model::DataFormat::Delta,
-                other => {
-                    self.err(
-                        f.pos,
-                        format!("`outputs.format` must be \"delta\", found \"{other}\""),
-                        Some("leave it out for a file: its extension says the format".into()),
-                    );
-                    return None;
-                }
+            Some((_, f)) => match self.spelled(
+                f,
+                "outputs.format",
+                Some("leave it out for a file: its extension says the format"),
+            )? {
+                super::schema::DataOutputFormat::Delta => crate::model::DataFormat::Delta,
             },
             None => {
                 let Some(format) = crate::model::DataFormat::of(&path) else {
@@ -670,20 +630,7 @@ impl Ctx<'_> {
             }
         }
         let mode = match t.get("mode") {
-            Some((_, m)) => match self.string(m, "outputs.mode")?.as_str() {
-                "rows" => super::schema::DataOutputMode::Rows,
-                "summary" => super::schema::DataOutputMode::Summary,
-                other => {
-                    self.err(
-                        m.pos,
-                        format!(
-                            "`outputs.mode` must be \"rows\" or \"summary\", found \"{other}\""
-                        ),
-                        None,
-                    );
-                    return None;
-                }
-            },
+            Some((_, m)) => self.spelled(m, "outputs.mode", None)?,
             None => super::schema::DataOutputMode::Rows,
         };
         if mode == super::schema::DataOutputMode::Summary
@@ -713,6 +660,29 @@ impl Ctx<'_> {
             format,
             mode,
         })
+    }
+
+    /// A string naming a value of `T` as serde spells it; any other
+    /// string is an error listing the spellings.
+    fn spelled<T: serde::de::DeserializeOwned>(
+        &mut self,
+        node: &Node,
+        key: &str,
+        help: Option<&str>,
+    ) -> Option<T> {
+        let s = self.string(node, key)?;
+        let value = super::spelling::parse::<T>(&s);
+        if value.is_none() {
+            self.err(
+                node.pos,
+                format!(
+                    "`{key}` must be {}, found \"{s}\"",
+                    super::spelling::listed::<T>("or")
+                ),
+                help.map(str::to_string),
+            );
+        }
+        value
     }
 
     /// A number (an integer or a float).
@@ -774,6 +744,23 @@ impl Ctx<'_> {
             None,
         );
         None
+    }
+}
+
+/// The help of a `result` with no `format`: ``add `format = "junit"`,
+/// `"odibi-validate"`, … or `"dbt"` ``.
+fn result_format_help() -> String {
+    let quoted: Vec<String> = super::spelling::variants::<ResultFormat>()
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match i {
+            0 => format!("`format = \"{v}\"`"),
+            _ => format!("`\"{v}\"`"),
+        })
+        .collect();
+    match quoted.split_last() {
+        Some((last, head)) if !head.is_empty() => format!("add {} or {last}", head.join(", ")),
+        _ => format!("add {}", quoted.concat()),
     }
 }
 

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::super::schema::SnapshotStream;
+use super::super::spelling;
 use super::super::tree::{Node, Pos, Value};
 use super::super::{Gate, Redaction, SnapshotStreams};
 use super::Ctx;
@@ -23,21 +25,13 @@ const MAX_SLOWDOWN: f64 = 1000.0;
 
 impl Ctx<'_> {
     pub(super) fn gate(&mut self, node: &Node, key: &str) -> Option<Gate> {
-        let s = self.string(node, key)?;
-        let gate = [Gate::Results, Gate::Baseline]
-            .into_iter()
-            .find(|g| g.as_str() == s);
-        if gate.is_none() {
-            self.err(
-                node.pos,
-                format!("`{key}` must be \"results\" or \"baseline\", found \"{s}\""),
-                Some(
-                    "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json"
-                        .into(),
-                ),
-            );
-        }
-        gate
+        self.spelled(
+            node,
+            key,
+            Some(
+                "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json",
+            ),
+        )
     }
 
     pub(super) fn slowdown(&mut self, node: &Node, key: &str) -> Option<f64> {
@@ -126,13 +120,16 @@ impl Ctx<'_> {
     pub(super) fn snapshot_streams(&mut self, node: &Node) -> SnapshotStreams {
         let mut streams = SnapshotStreams::default();
         for (s, pos) in self.strings(node, "snapshot") {
-            let slot = match s.as_str() {
-                "stdout" => &mut streams.stdout,
-                "stderr" => &mut streams.stderr,
-                _ => {
+            let slot = match spelling::parse::<SnapshotStream>(&s) {
+                Some(SnapshotStream::Stdout) => &mut streams.stdout,
+                Some(SnapshotStream::Stderr) => &mut streams.stderr,
+                None => {
                     self.err(
                         pos,
-                        format!("`snapshot` lists \"stdout\" and \"stderr\", found \"{s}\""),
+                        format!(
+                            "`snapshot` lists {}, found \"{s}\"",
+                            spelling::listed::<SnapshotStream>("and")
+                        ),
                         None,
                     );
                     continue;
