@@ -799,113 +799,128 @@ pub struct CasePatterns {
     pub quiet: Option<Vec<String>>,
 }
 
-/// A golden project: one test case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Golden {
-    /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
-    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
-    pub name: String,
-    /// The project: a directory or one file, absolute or relative to this
-    /// file.
-    #[cfg_attr(feature = "schema", schemars(example = &"golden/sales_daily_etl"))]
-    pub path: String,
-    /// The project directory when `path` names a file (a config file of a
-    /// project), relative to this file; `path` must lie inside it. Default:
-    /// the file's directory. `isolation` fingerprints or copies this whole
-    /// directory, and under `copy` the command runs the file's copy.
-    #[cfg_attr(feature = "schema", schemars(example = &"golden/sales"))]
-    pub root: Option<String>,
-    /// What the project is and why it must keep working.
-    pub description: Option<String>,
-    /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
-    /// `{dir}` and `{name}` are replaced, shell-quoted.
-    #[cfg_attr(feature = "schema", schemars(example = &"sh run.sh"))]
-    pub command: Option<String>,
-    /// `"success"`; `"aborted"` (or `"timeout"`): the case must be ended by
-    /// its timeout, to prove a watchdog fires; or
-    /// `"specific_error:<regex>"`: the case must fail and its stdout or
-    /// stderr match the regex.
-    #[serde(default = "default_expected")]
-    pub expected: ExpectedOutcome,
-    /// Timeout of this case. Default: `[harness] timeout`.
-    pub timeout: Option<HumanDuration>,
-    /// Environment variables added to the inherited environment and to
-    /// `[harness] env` (these win, name by name).
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
-    pub env: BTreeMap<String, EnvValue>,
-    /// Directory the command runs in, relative to this file. Default: the
-    /// project directory: `path` if it is a directory, else `root`, else
-    /// the file's directory.
-    pub working_dir: Option<String>,
-    /// How the project is protected from modification by a run. Default:
-    /// `[harness] isolation`.
-    pub isolation: Option<Isolation>,
-    /// Globs, relative to the project, of files the modification check
-    /// leaves out.
-    #[serde(default)]
-    pub ignore: Vec<Glob>,
-    /// `true`: run even when the project has uncommitted changes in its git
-    /// work tree. Default: `[harness] allow_dirty`.
-    pub allow_dirty: Option<bool>,
-    /// Extra attempts when the case fails. Default: `[harness] retries`.
-    pub retries: Option<Retries>,
-    /// `true`: run alone, even with `jobs` > 1.
-    #[serde(default)]
-    pub exclusive: bool,
-    /// Names of cases this one starts after: with `jobs` > 1 it waits until
-    /// each has finished (passed or not). A case the filters, `ignored` or
-    /// the partition leave out is not waited for.
-    #[serde(default)]
-    pub after: Vec<String>,
-    /// Period after which this case is reported slow. Default:
-    /// `[harness] slow`.
-    pub slow: Option<HumanDuration>,
-    /// Why the case is ignored: it runs only with `--ignored` or
-    /// `--include-ignored`, else it is SKIPPED with this reason.
-    pub ignored: Option<String>,
-    /// Patterns of this case, added to `[patterns]`.
-    pub patterns: Option<CasePatterns>,
-    /// Regexes that must each match a line (a record, with a preset's
-    /// record format) of stdout or stderr for the case to pass; a missing
-    /// one fails it with `NOTHING_RAN`. Replaces the presets' and
-    /// `[harness] require`; `[]` drops it.
-    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-    pub require: Option<Vec<String>>,
-    /// The case's own preset, by name or file, in place of `[harness]
-    /// preset`/`presets` and of the one its command's tool would get.
-    pub preset: Option<PresetName>,
-    /// The case's own presets, applied in order; `[]` judges it by no
-    /// preset.
-    pub presets: Option<Vec<PresetName>>,
-    /// Output streams compared, redacted, with `snapshots/<name>.stdout`
-    /// and `.stderr` beside this file; in a snapshot `[..]` matches text
-    /// within a line and a `...` line any number of lines.
-    /// `cargo golden --bless` writes them.
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
-    pub snapshot: Vec<Stream>,
-    /// A machine-readable result the command writes, judged and kept as
-    /// evidence.
-    pub result: Option<ResultFile>,
-    /// Keep running the case while known to fail: its failure does not
-    /// fail the run (it is marked QUARANTINED) until `until` has passed;
-    /// from then on the quarantine fails the case, naming itself. It never
-    /// holds a modified or dirty golden project, lost evidence or a
-    /// containment finding.
-    pub quarantine: Option<QuarantineKey>,
-    /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
-    /// tables), each compared with
-    /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
-    /// `.`), a canonical CSV under a schema line: on column names and
-    /// types, row count, and rows matched by `key` with numbers within
-    /// `tolerance`. A difference fails the case with DATA_CHANGED;
-    /// `cargo golden --bless` writes them.
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-    pub outputs: Vec<DataOutput>,
+/// Declares a case table: its own keys as given, then the keys every case
+/// has, from `retries` on — one definition for [`Golden`] and [`Verify`].
+/// (A `#[serde(flatten)]` struct would lose `deny_unknown_fields`, which
+/// serde does not support beside it.)
+macro_rules! case_table {
+    ($(#[$attr:meta])* pub struct $name:ident { $($own:tt)* }) => {
+        $(#[$attr])*
+        pub struct $name {
+            $($own)*
+            /// Extra attempts when the case fails. Default: `[harness] retries`.
+            pub retries: Option<Retries>,
+            /// `true`: run alone, even with `jobs` > 1.
+            #[serde(default)]
+            pub exclusive: bool,
+            /// Names of cases this one starts after: with `jobs` > 1 it waits until
+            /// each has finished (passed or not). A case the filters, `ignored` or
+            /// the partition leave out is not waited for.
+            #[serde(default)]
+            pub after: Vec<String>,
+            /// Period after which this case is reported slow. Default:
+            /// `[harness] slow`.
+            pub slow: Option<HumanDuration>,
+            /// Why the case is ignored: it runs only with `--ignored` or
+            /// `--include-ignored`, else it is SKIPPED with this reason.
+            pub ignored: Option<String>,
+            /// Patterns of this case, added to `[patterns]`.
+            pub patterns: Option<CasePatterns>,
+            /// Regexes that must each match a line (a record, with a preset's
+            /// record format) of stdout or stderr for the case to pass; a missing
+            /// one fails it with `NOTHING_RAN`. Replaces the presets' and
+            /// `[harness] require`; `[]` drops it.
+            #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
+            pub require: Option<Vec<String>>,
+            /// The case's own preset, by name or file, in place of `[harness]
+            /// preset`/`presets` and of the one its command's tool would get.
+            pub preset: Option<PresetName>,
+            /// The case's own presets, applied in order; `[]` judges it by no
+            /// preset.
+            pub presets: Option<Vec<PresetName>>,
+            /// Output streams compared, redacted, with `snapshots/<name>.stdout`
+            /// and `.stderr` beside this file; in a snapshot `[..]` matches text
+            /// within a line and a `...` line any number of lines.
+            /// `cargo golden --bless` writes them.
+            #[serde(default)]
+            #[cfg_attr(feature = "schema", schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
+            pub snapshot: Vec<Stream>,
+            /// A machine-readable result the command writes, judged and kept as
+            /// evidence.
+            pub result: Option<ResultFile>,
+            /// Keep running the case while known to fail: its failure does not
+            /// fail the run (it is marked QUARANTINED) until `until` has passed;
+            /// from then on the quarantine fails the case, naming itself. It never
+            /// holds a modified or dirty golden project, lost evidence or a
+            /// containment finding.
+            pub quarantine: Option<QuarantineKey>,
+            /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
+            /// tables), each compared with
+            /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
+            /// `.`), a canonical CSV under a schema line: on column names and
+            /// types, row count, and rows matched by `key` with numbers within
+            /// `tolerance`. A difference fails the case with DATA_CHANGED;
+            /// `cargo golden --bless` writes them.
+            #[serde(default)]
+            #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
+            pub outputs: Vec<DataOutput>,
+        }
+    };
+}
+
+case_table! {
+    /// A golden project: one test case.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+    #[serde(deny_unknown_fields)]
+    pub struct Golden {
+        /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
+        #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
+        pub name: String,
+        /// The project: a directory or one file, absolute or relative to this
+        /// file.
+        #[cfg_attr(feature = "schema", schemars(example = &"golden/sales_daily_etl"))]
+        pub path: String,
+        /// The project directory when `path` names a file (a config file of a
+        /// project), relative to this file; `path` must lie inside it. Default:
+        /// the file's directory. `isolation` fingerprints or copies this whole
+        /// directory, and under `copy` the command runs the file's copy.
+        #[cfg_attr(feature = "schema", schemars(example = &"golden/sales"))]
+        pub root: Option<String>,
+        /// What the project is and why it must keep working.
+        pub description: Option<String>,
+        /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
+        /// `{dir}` and `{name}` are replaced, shell-quoted.
+        #[cfg_attr(feature = "schema", schemars(example = &"sh run.sh"))]
+        pub command: Option<String>,
+        /// `"success"`; `"aborted"` (or `"timeout"`): the case must be ended by
+        /// its timeout, to prove a watchdog fires; or
+        /// `"specific_error:<regex>"`: the case must fail and its stdout or
+        /// stderr match the regex.
+        #[serde(default = "default_expected")]
+        pub expected: ExpectedOutcome,
+        /// Timeout of this case. Default: `[harness] timeout`.
+        pub timeout: Option<HumanDuration>,
+        /// Environment variables added to the inherited environment and to
+        /// `[harness] env` (these win, name by name).
+        #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
+        pub env: BTreeMap<String, EnvValue>,
+        /// Directory the command runs in, relative to this file. Default: the
+        /// project directory: `path` if it is a directory, else `root`, else
+        /// the file's directory.
+        pub working_dir: Option<String>,
+        /// How the project is protected from modification by a run. Default:
+        /// `[harness] isolation`.
+        pub isolation: Option<Isolation>,
+        /// Globs, relative to the project, of files the modification check
+        /// leaves out.
+        #[serde(default)]
+        pub ignore: Vec<Glob>,
+        /// `true`: run even when the project has uncommitted changes in its git
+        /// work tree. Default: `[harness] allow_dirty`.
+        pub allow_dirty: Option<bool>,
+    }
 }
 
 /// How a golden project is protected from modification.
@@ -922,91 +937,37 @@ pub enum Isolation {
     Copy,
 }
 
-/// A verify command: one test case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Verify {
-    /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
-    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
-    pub name: String,
-    /// Command run in the `shell` (`sh -c` by default).
-    #[cfg_attr(feature = "schema", schemars(example = &"cargo build --locked"))]
-    pub command: String,
-    /// What the command checks.
-    pub description: Option<String>,
-    /// Directory the command runs in, relative to this file. Default: this
-    /// file's directory.
-    pub working_dir: Option<String>,
-    /// Timeout of this case. Default: `[harness] timeout`.
-    pub timeout: Option<HumanDuration>,
-    /// `"success"`; `"aborted"` (or `"timeout"`): the command must be ended
-    /// by its timeout, to prove a watchdog fires; or
-    /// `"specific_error:<regex>"`: the command must fail and its stdout or
-    /// stderr match the regex.
-    #[serde(default = "default_expected")]
-    pub expected: ExpectedOutcome,
-    /// Environment variables added to the inherited environment and to
-    /// `[harness] env` (these win, name by name).
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
-    pub env: BTreeMap<String, EnvValue>,
-    /// Extra attempts when the case fails. Default: `[harness] retries`.
-    pub retries: Option<Retries>,
-    /// `true`: run alone, even with `jobs` > 1.
-    #[serde(default)]
-    pub exclusive: bool,
-    /// Names of cases this one starts after: with `jobs` > 1 it waits until
-    /// each has finished (passed or not). A case the filters, `ignored` or
-    /// the partition leave out is not waited for.
-    #[serde(default)]
-    pub after: Vec<String>,
-    /// Period after which this case is reported slow. Default:
-    /// `[harness] slow`.
-    pub slow: Option<HumanDuration>,
-    /// Why the case is ignored: it runs only with `--ignored` or
-    /// `--include-ignored`, else it is SKIPPED with this reason.
-    pub ignored: Option<String>,
-    /// Patterns of this case, added to `[patterns]`.
-    pub patterns: Option<CasePatterns>,
-    /// Regexes that must each match a line (a record, with a preset's
-    /// record format) of stdout or stderr for the case to pass; a missing
-    /// one fails it with `NOTHING_RAN`. Replaces the presets' and
-    /// `[harness] require`; `[]` drops it.
-    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-    pub require: Option<Vec<String>>,
-    /// The case's own preset, by name or file, in place of `[harness]
-    /// preset`/`presets` and of the one its command's tool would get.
-    pub preset: Option<PresetName>,
-    /// The case's own presets, applied in order; `[]` judges it by no
-    /// preset.
-    pub presets: Option<Vec<PresetName>>,
-    /// Output streams compared, redacted, with `snapshots/<name>.stdout`
-    /// and `.stderr` beside this file; in a snapshot `[..]` matches text
-    /// within a line and a `...` line any number of lines.
-    /// `cargo golden --bless` writes them.
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(with = "Vec<SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
-    pub snapshot: Vec<Stream>,
-    /// A machine-readable result the command writes, judged and kept as
-    /// evidence.
-    pub result: Option<ResultFile>,
-    /// Keep running the case while known to fail: its failure does not
-    /// fail the run (it is marked QUARANTINED) until `until` has passed;
-    /// from then on the quarantine fails the case, naming itself. It never
-    /// holds a modified or dirty golden project, lost evidence or a
-    /// containment finding.
-    pub quarantine: Option<QuarantineKey>,
-    /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
-    /// tables), each compared with
-    /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
-    /// `.`), a canonical CSV under a schema line: on column names and
-    /// types, row count, and rows matched by `key` with numbers within
-    /// `tolerance`. A difference fails the case with DATA_CHANGED;
-    /// `cargo golden --bless` writes them.
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-    pub outputs: Vec<DataOutput>,
+case_table! {
+    /// A verify command: one test case.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+    #[serde(deny_unknown_fields)]
+    pub struct Verify {
+        /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
+        #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
+        pub name: String,
+        /// Command run in the `shell` (`sh -c` by default).
+        #[cfg_attr(feature = "schema", schemars(example = &"cargo build --locked"))]
+        pub command: String,
+        /// What the command checks.
+        pub description: Option<String>,
+        /// Directory the command runs in, relative to this file. Default: this
+        /// file's directory.
+        pub working_dir: Option<String>,
+        /// Timeout of this case. Default: `[harness] timeout`.
+        pub timeout: Option<HumanDuration>,
+        /// `"success"`; `"aborted"` (or `"timeout"`): the command must be ended
+        /// by its timeout, to prove a watchdog fires; or
+        /// `"specific_error:<regex>"`: the command must fail and its stdout or
+        /// stderr match the regex.
+        #[serde(default = "default_expected")]
+        pub expected: ExpectedOutcome,
+        /// Environment variables added to the inherited environment and to
+        /// `[harness] env` (these win, name by name).
+        #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
+        pub env: BTreeMap<String, EnvValue>,
+    }
 }
 
 fn default_slow() -> HumanDuration {
