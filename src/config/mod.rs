@@ -6,10 +6,13 @@
 
 #[cfg(feature = "cli")]
 pub(crate) mod adhoc;
+mod check;
+mod elements;
 mod error;
 mod keys;
 pub mod preset;
 pub mod schema;
+mod spelling;
 pub mod tree;
 mod validate;
 
@@ -17,9 +20,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use check::KNOWN_KEYS;
+pub(crate) use elements::case::substitute;
+pub use elements::snapshots::BUILTIN_REDACTIONS;
 pub use error::{ConfigError, Diagnostic};
-pub(crate) use validate::substitute;
-pub use validate::{BUILTIN_REDACTIONS, KNOWN_KEYS};
 
 pub use schema::{DataOutputMode, Isolation, ResultFormat};
 
@@ -668,9 +672,9 @@ impl HarnessConfig {
                 continue;
             };
             let working_dir = default_working_dir(&path);
-            let command = validate::substitute(&self.shell, &runner, &path, &working_dir, &e.name);
-            let (presets, preset_tools) = validate::case_presets(self, None, &command);
-            let judging = validate::judging(self, &presets, None, None, CaseKind::Golden);
+            let command = substitute(&self.shell, &runner, &path, &working_dir, &e.name);
+            let (presets, preset_tools) = elements::presets::case_presets(self, None, &command);
+            let judging = elements::presets::judging(self, &presets, None, None, CaseKind::Golden);
             self.cases.push(CaseDef {
                 command_template: runner,
                 index: self.cases.len(),

@@ -1,12 +1,14 @@
-//! Checks of the keys behind baselines and snapshots (SPEC section 15):
-//! `[harness] gate` and `slowdown`, the `[redactions]` table and a case's
-//! `snapshot` list.
+//! Snapshots and their redactions: a case's `snapshot` list, the
+//! `[redactions]` table, and the snapshot files each case claims.
 
 use std::collections::HashMap;
 
-use super::super::tree::{Node, Pos, Value};
-use super::super::{Gate, Redaction, SnapshotStreams};
-use super::Ctx;
+use serde::Deserialize;
+
+use crate::config::check::Ctx;
+use crate::config::spelling;
+use crate::config::tree::{Node, Pos, Value};
+use crate::config::{Redaction, SnapshotStreams};
 
 /// Placeholders the engine fills itself; `[redactions]` cannot redefine them.
 pub const BUILTIN_REDACTIONS: [&str; 6] = [
@@ -18,44 +20,37 @@ pub const BUILTIN_REDACTIONS: [&str; 6] = [
     "[DURATION]",
 ];
 
-/// Largest `slowdown` accepted: past it no duration could ever count as slower.
-const MAX_SLOWDOWN: f64 = 1000.0;
+// The spellings of a `snapshot` entry: the value kept is a
+// `model::Stream`, whose third variant, `data`, no `snapshot` lists.
+/// An output stream compared with its snapshot file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SnapshotStream {
+    /// Compared with `snapshots/<name>.stdout`.
+    Stdout,
+    /// Compared with `snapshots/<name>.stderr`.
+    Stderr,
+}
+
+#[cfg(feature = "schema")]
+/// `[redactions]`: placeholder names, other than the built-in ones, to
+/// Rust regexes.
+pub(crate) fn redactions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "propertyNames": {
+            "pattern": "^\\[[A-Z0-9_]+\\]$",
+            "not": { "enum": BUILTIN_REDACTIONS },
+        },
+        "additionalProperties": { "type": "string" },
+        "examples": [{ "[PORT]": ":\\d{4,5}\\b" }],
+    })
+}
 
 impl Ctx<'_> {
-    pub(super) fn gate(&mut self, node: &Node, key: &str) -> Option<Gate> {
-        let s = self.string(node, key)?;
-        let gate = [Gate::Results, Gate::Baseline]
-            .into_iter()
-            .find(|g| g.as_str() == s);
-        if gate.is_none() {
-            self.err(
-                node.pos,
-                format!("`{key}` must be \"results\" or \"baseline\", found \"{s}\""),
-                Some(
-                    "\"results\" (default): any failed case fails the run; \"baseline\": only what regressed, changed or went missing against golden-baseline.json"
-                        .into(),
-                ),
-            );
-        }
-        gate
-    }
-
-    pub(super) fn slowdown(&mut self, node: &Node, key: &str) -> Option<f64> {
-        let value = self.number(node, key)?;
-        if value.is_finite() && (1.0..=MAX_SLOWDOWN).contains(&value) {
-            Some(value)
-        } else {
-            self.err(
-                node.pos,
-                format!("`{key}` must be between 1 and {MAX_SLOWDOWN}, found {value}"),
-                Some("a passing case counts as slower above `slowdown` times its baseline duration, e.g. 2.0".into()),
-            );
-            None
-        }
-    }
-
     /// The `[redactions]` table: `"[NAME]" = "<regex>"` entries.
-    pub(super) fn redactions(&mut self, node: &Node) -> Vec<Redaction> {
+    pub(crate) fn redactions(&mut self, node: &Node) -> Vec<Redaction> {
         let Value::Map(entries) = &node.value else {
             self.err(
                 node.pos,
@@ -123,16 +118,19 @@ impl Ctx<'_> {
     }
 
     /// A case's `snapshot = ["stdout", "stderr"]`.
-    pub(super) fn snapshot_streams(&mut self, node: &Node) -> SnapshotStreams {
+    pub(crate) fn snapshot_streams(&mut self, node: &Node) -> SnapshotStreams {
         let mut streams = SnapshotStreams::default();
         for (s, pos) in self.strings(node, "snapshot") {
-            let slot = match s.as_str() {
-                "stdout" => &mut streams.stdout,
-                "stderr" => &mut streams.stderr,
-                _ => {
+            let slot = match spelling::parse::<SnapshotStream>(&s) {
+                Some(SnapshotStream::Stdout) => &mut streams.stdout,
+                Some(SnapshotStream::Stderr) => &mut streams.stderr,
+                None => {
                     self.err(
                         pos,
-                        format!("`snapshot` lists \"stdout\" and \"stderr\", found \"{s}\""),
+                        format!(
+                            "`snapshot` lists {}, found \"{s}\"",
+                            spelling::listed::<SnapshotStream>("and")
+                        ),
                         None,
                     );
                     continue;
@@ -163,13 +161,13 @@ fn is_placeholder(name: &str) -> bool {
 /// case-insensitive file systems (macOS, Windows) `Sales` and `sales`
 /// would share one file.
 #[derive(Default)]
-pub(super) struct SnapshotFiles {
+pub(crate) struct SnapshotFiles {
     claimed: HashMap<String, (String, usize)>,
 }
 
 impl SnapshotFiles {
     /// Claim the snapshot files of case `name`; a clash is an error at `pos`.
-    pub(super) fn claim(
+    pub(crate) fn claim(
         &mut self,
         cx: &mut Ctx<'_>,
         name: &str,
@@ -200,7 +198,8 @@ impl SnapshotFiles {
 
 #[cfg(test)]
 mod tests {
-    use super::is_placeholder;
+    use super::*;
+    use crate::config::check::diagnose;
 
     #[test]
     fn placeholders_are_bracketed_capitals() {
@@ -209,5 +208,20 @@ mod tests {
         for bad in ["PORT", "[port]", "[]", "[A B]", "[A]x"] {
             assert!(!is_placeholder(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn snapshot_lists_each_stream_once() {
+        let (streams, errors) = diagnose("[\"stdout\", \"stdout\", \"log\"]", |cx, n| {
+            cx.snapshot_streams(n)
+        });
+        assert!(streams.stdout && !streams.stderr);
+        assert_eq!(
+            errors,
+            [
+                "1:16: \"stdout\" is listed twice in `snapshot`",
+                "1:26: `snapshot` lists \"stdout\" and \"stderr\", found \"log\"",
+            ]
+        );
     }
 }
