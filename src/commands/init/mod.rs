@@ -369,7 +369,8 @@ fn complete_manifest(
     Ok(manifest_changes)
 }
 
-/// Write `files` under `dir`, noting each as created or overwritten.
+/// Write `files` under `dir`, noting each as created or overwritten; the
+/// example script, when among them, is made executable.
 fn write_files(
     dir: &Path,
     files: &[(&str, String)],
@@ -384,8 +385,11 @@ fn write_files(
         } else {
             report.created.push(PathBuf::from(rel));
         }
+        if *rel == EXAMPLE_SCRIPT {
+            make_executable(&path)?;
+        }
     }
-    make_executable(&dir.join(EXAMPLE_SCRIPT))
+    Ok(())
 }
 
 fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {

@@ -158,11 +158,7 @@ pub fn init_standalone(dir: &Path, force: bool) -> Result<StandaloneReport, Init
         found,
         ..StandaloneReport::default()
     };
-    if report.found.is_empty() {
-        write_files(dir, &files, &mut report.files)?;
-    } else {
-        write_plain(dir, &files, &mut report.files)?;
-    }
+    write_files(dir, &files, &mut report.files)?;
     let snapshots = dir.join(SNAPSHOT_DIR);
     if !snapshots.is_dir() {
         std::fs::create_dir_all(&snapshots).map_err(|source| InitError::Write {
@@ -172,25 +168,6 @@ pub fn init_standalone(dir: &Path, force: bool) -> Result<StandaloneReport, Init
         report.created_snapshot_dir = true;
     }
     Ok(report)
-}
-
-/// Write `files` (none of them a script) under `dir`.
-fn write_plain(
-    dir: &Path,
-    files: &[(&str, String)],
-    report: &mut InitReport,
-) -> Result<(), InitError> {
-    for (rel, contents) in files {
-        let path = dir.join(rel);
-        let existed = path.symlink_metadata().is_ok();
-        super::write_file(&path, contents)?;
-        if existed {
-            report.overwritten.push(PathBuf::from(rel));
-        } else {
-            report.created.push(PathBuf::from(rel));
-        }
-    }
-    Ok(())
 }
 
 /// The suite name: the directory's name.

