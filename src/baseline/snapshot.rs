@@ -18,7 +18,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::data::{self, OutputRead};
+use crate::data::{self, OutputRead};
 use super::pending::PendingDir;
 use super::redactions::SnapshotRedactor;
 use super::wildcard;

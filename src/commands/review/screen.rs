@@ -8,7 +8,7 @@
 use anstyle::{AnsiColor, Effects, Style};
 
 use crate::baseline::DiffLine;
-use crate::baseline::data::{self, DataDiffLine};
+use crate::data::{self, DataDiffLine};
 use crate::config::{HarnessConfig, OutputSpec};
 use crate::model::{SnapshotCheck, Stream};
 

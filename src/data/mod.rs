@@ -15,7 +15,7 @@
 //!
 //! The files are read as the case ends (under `copy`, from the copy before
 //! it is removed, see [`read_outputs`]); the comparison (or bless) happens
-//! with the stream snapshots ([`super::Snapshots::apply_data`]).
+//! with the stream snapshots, in `baseline` (`Snapshots::apply_data`).
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};

@@ -1236,7 +1236,7 @@ mod tests {
             .chain(edges)
         {
             let mut text = String::new();
-            crate::baseline::data::num::push_f64(&mut text, f);
+            crate::data::num::push_f64(&mut text, f);
             assert_eq!(memo.float_text(f, &mut scratch), fnv1a(&text), "{f}");
             assert_eq!(memo.float(f, &mut scratch), fnv1a(&text), "{f}");
         }
@@ -1244,7 +1244,7 @@ mod tests {
 
     #[test]
     fn merged_parts_summarise_as_the_whole() {
-        use crate::baseline::data::stream::Collect as _;
+        use crate::data::stream::Collect as _;
         let values = ["0.1", "0.2", "0.3", "1e16", "-1e16", "-0", "0", "5", "x"];
         let feed = |s: &mut Summarizer, vs: &[&str]| {
             for v in vs {
