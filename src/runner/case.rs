@@ -448,8 +448,7 @@ impl<'h> Engine<'h> {
             .as_ref()
             .map(|spec| super::result::Before::look(spec, &isolated.working_dir))
             .unwrap_or_default();
-        let outputs_before =
-            crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
+        let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Read before the copy is removed: the result may lie in it.
         if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
