@@ -16,6 +16,16 @@
 //! The files are read as the case ends (under `copy`, from the copy before
 //! it is removed, see [`read_outputs`]); the comparison (or bless) happens
 //! with the stream snapshots, in `baseline` (`Snapshots::apply_data`).
+//!
+//! The rest of the crate uses this API alone (`.ci/layers` holds it to
+//! the list): reading a case's outputs ([`read_outputs`], [`OutputsBefore`],
+//! [`OutputRead`], [`Masking`]) into a [`Table`]; the snapshot text
+//! ([`render`], [`parse_snapshot`], [`snapshot_output`]); the differences
+//! ([`compare`], [`differences`], [`diff_text`], [`DataDiffLine`]); where
+//! an output's snapshot lives ([`snapshot_file`], [`is_glob`], [`glob`]);
+//! and why a file could not be read ([`DataError`]). Everything else
+//! (the readers, the columnar table, summaries, the Delta log and its
+//! deletion vectors) is private to `data`.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
