@@ -49,6 +49,7 @@ pub mod cli;
 #[doc(hidden)]
 pub mod commands;
 pub mod config;
+pub(crate) mod data;
 pub mod events;
 #[doc(hidden)]
 pub mod exit;

@@ -18,7 +18,6 @@
 
 pub(crate) mod bless;
 pub mod compare;
-pub(crate) mod data;
 pub(crate) mod file;
 pub(crate) mod pending;
 pub(crate) mod redactions;
@@ -30,7 +29,6 @@ use std::collections::HashSet;
 pub(crate) use crate::model::DiffLine;
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
-pub(crate) use data::{Masking, OutputRead, OutputsBefore, read_outputs};
 pub use file::{BaselineEntry, BaselineError, BaselineFile};
 pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{SnapshotCheck, Snapshots};

@@ -163,7 +163,7 @@ pub(crate) fn named_file(def: &CaseDef, check: &SnapshotCheck) -> Option<String>
         )),
         Stream::Data => {
             let o = declared_output(def, check)?;
-            let rel = if super::data::is_glob(&o.path) {
+            let rel = if crate::data::is_glob(&o.path) {
                 check
                     .output
                     .as_deref()
@@ -171,7 +171,7 @@ pub(crate) fn named_file(def: &CaseDef, check: &SnapshotCheck) -> Option<String>
             } else {
                 o.path.as_str()
             };
-            Some(super::data::snapshot_file(&stem, rel))
+            Some(crate::data::snapshot_file(&stem, rel))
         }
     }
 }
@@ -284,10 +284,10 @@ pub(crate) fn declared_output<'d>(
     let stem = crate::layout::snapshot_stem(&def.name);
     let rel = check.output.as_deref().unwrap_or("");
     def.outputs.iter().find(|o| {
-        if super::data::is_glob(&o.path) {
-            super::data::glob(&o.path).is_some_and(|g| g.is_match(rel))
+        if crate::data::is_glob(&o.path) {
+            crate::data::glob(&o.path).is_some_and(|g| g.is_match(rel))
         } else {
-            super::data::snapshot_file(&stem, &o.path) == check.file
+            crate::data::snapshot_file(&stem, &o.path) == check.file
         }
     })
 }

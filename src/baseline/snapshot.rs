@@ -18,11 +18,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::data::{self, OutputRead};
 use super::pending::PendingDir;
 use super::redactions::SnapshotRedactor;
 use super::wildcard;
 use crate::config::{CaseDef, HarnessConfig, OutputSpec, Redaction};
+use crate::data::{self, OutputRead};
 use crate::model::CaseRecord;
 pub(crate) use crate::model::{SnapshotCheck, SnapshotOutcome, Stream};
 
@@ -307,7 +307,8 @@ impl<'h> Snapshots<'h> {
                         secrets.join(", ")
                     ));
                 }
-                let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec);
+                let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec)
+                    .map_err(|e| e.to_string());
                 snapshot = Some(bytes);
                 Some(compared)
             }

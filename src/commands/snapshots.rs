@@ -86,7 +86,7 @@ fn owns(case: &CaseDef, file: &str) -> bool {
         if o.path.contains(['*', '?', '[', '{']) {
             file.starts_with(&format!("{stem}.")) && file.ends_with(".data")
         } else {
-            let want = crate::baseline::data::snapshot_file(&stem, &o.path);
+            let want = crate::data::snapshot_file(&stem, &o.path);
             want == format!("{SNAPSHOT_DIR}/{file}")
         }
     })

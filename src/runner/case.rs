@@ -448,8 +448,7 @@ impl<'h> Engine<'h> {
             .as_ref()
             .map(|spec| super::result::Before::look(spec, &isolated.working_dir))
             .unwrap_or_default();
-        let outputs_before =
-            crate::baseline::OutputsBefore::look(&def.outputs, &isolated.working_dir);
+        let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Read before the copy is removed: the result may lie in it.
         if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
@@ -463,8 +462,8 @@ impl<'h> Engine<'h> {
             ));
         }
         if let Ok(x) = &mut ran {
-            let mut mask = crate::baseline::Masking::new(&self.redactor);
-            x.outputs = crate::baseline::read_outputs(
+            let mut mask = crate::data::Masking::new(&self.redactor);
+            x.outputs = crate::data::read_outputs(
                 &def.outputs,
                 &isolated.working_dir,
                 &outputs_before,
@@ -1141,7 +1140,7 @@ struct Executed {
     /// The structured result, when the case declares one.
     result: Option<super::result::ResultRead>,
     /// The data outputs (`outputs`), read before a copy is removed.
-    outputs: Vec<crate::baseline::OutputRead>,
+    outputs: Vec<crate::data::OutputRead>,
     timed_out: bool,
     interrupted: bool,
     /// The command was started (false: stopped during isolation).

@@ -8,8 +8,8 @@
 use anstyle::{AnsiColor, Effects, Style};
 
 use crate::baseline::DiffLine;
-use crate::baseline::data::{self, DataDiffLine};
 use crate::config::{HarnessConfig, OutputSpec};
+use crate::data::{self, DataDiffLine};
 use crate::model::{SnapshotCheck, Stream};
 
 const GREEN: Style = AnsiColor::Green.on_default();

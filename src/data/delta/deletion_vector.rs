@@ -25,6 +25,8 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
+use crate::data::error::DataError;
+
 /// The magic number of the portable `RoaringBitmapArray` format.
 const MAGIC: u32 = 1_681_511_377;
 /// The magic number of Delta's older native format, which nothing writes
@@ -37,7 +39,7 @@ const UUID_CHARS: usize = 20;
 
 /// Where a DV is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Storage {
+pub(super) enum Storage {
     /// `i`: in the log, Z85-encoded.
     Inline,
     /// `u`: in a file under the table named by a UUID.
@@ -58,7 +60,7 @@ impl Storage {
 
 /// A `deletionVector` of an `add` or `remove` action.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Descriptor {
+pub(super) struct Descriptor {
     pub storage: Storage,
     pub path_or_inline: String,
     pub offset: Option<u64>,
@@ -70,35 +72,34 @@ pub(crate) struct Descriptor {
 
 impl Descriptor {
     /// The descriptor an `add` or `remove` action holds, if any.
-    pub(crate) fn of(action: &serde_json::Value) -> Result<Option<Descriptor>, String> {
+    pub(super) fn of(action: &serde_json::Value) -> Result<Option<Descriptor>, DataError> {
         let dv = match action.get("deletionVector") {
             None | Some(serde_json::Value::Null) => return Ok(None),
             Some(dv) => dv,
         };
-        let text = |key: &str| {
+        let text = |key: &'static str| {
             dv.get(key)
                 .and_then(serde_json::Value::as_str)
-                .ok_or_else(|| format!("its deletionVector has no {key}"))
+                .ok_or(DataError::DvKeyMissing { key })
         };
-        let number = |key: &str| match dv.get(key) {
+        let number = |key: &'static str| match dv.get(key) {
             None | Some(serde_json::Value::Null) => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .map(Some)
-                .ok_or_else(|| format!("its deletionVector's {key} is not a count: {v}")),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| DataError::DvNotCount {
+                key,
+                value: v.clone(),
+            }),
         };
         let storage = match text("storageType")? {
             "i" => Storage::Inline,
             "u" => Storage::Uuid,
             "p" => Storage::Absolute,
             other => {
-                return Err(format!(
-                    "its deletionVector has storage type {other:?}, which is not read (known: i, u, p)"
-                ));
+                return Err(DataError::DvStorage {
+                    storage: other.to_string(),
+                });
             }
         };
-        let required =
-            |key: &str| number(key)?.ok_or_else(|| format!("its deletionVector has no {key}"));
+        let required = |key: &'static str| number(key)?.ok_or(DataError::DvKeyMissing { key });
         Ok(Some(Descriptor {
             storage,
             path_or_inline: text("pathOrInlineDv")?.to_string(),
@@ -110,7 +111,7 @@ impl Descriptor {
 
     /// The protocol's `uniqueId`: with the path, the key of a logical
     /// file of the table.
-    pub(crate) fn unique_id(&self) -> String {
+    pub(super) fn unique_id(&self) -> String {
         let mut id = format!("{}{}", self.storage.letter(), self.path_or_inline);
         if let Some(offset) = self.offset {
             id.push_str(&format!("@{offset}"));
@@ -121,17 +122,17 @@ impl Descriptor {
     /// The serialized bitmap (its `RoaringBitmapArray` bytes): decoded
     /// from the log, or read from its file under `table` and checked
     /// against the size and checksum stored with it.
-    pub(crate) fn bitmap(&self, table: &Path) -> Result<Vec<u8>, String> {
-        let size = usize::try_from(self.size).map_err(|_| "its sizeInBytes is too large")?;
+    pub(super) fn bitmap(&self, table: &Path) -> Result<Vec<u8>, DataError> {
+        let size = usize::try_from(self.size).map_err(|_| DataError::DvTooLarge)?;
         match self.storage {
             Storage::Inline => {
                 let mut bytes = z85(&self.path_or_inline)
-                    .map_err(|e| format!("its inline deletion vector is not Z85: {e}"))?;
+                    .map_err(|e| DataError::DvInlineNotZ85(Box::new(e)))?;
                 if bytes.len() < size {
-                    return Err(format!(
-                        "its inline deletion vector holds {} bytes, where its sizeInBytes says {size}",
-                        bytes.len()
-                    ));
+                    return Err(DataError::DvInlineShort {
+                        held: bytes.len(),
+                        size,
+                    });
                 }
                 // Z85 encodes 4 bytes at a time: the writer padded the rest.
                 bytes.truncate(size);
@@ -139,40 +140,41 @@ impl Descriptor {
             }
             Storage::Uuid | Storage::Absolute => {
                 let rel = self.file(table)?;
-                stored(&table.join(&rel), self.offset.unwrap_or(0), size)
-                    .map_err(|e| format!("its deletion vector file {}: {e}", rel.display()))
+                stored(&table.join(&rel), self.offset.unwrap_or(0), size).map_err(|e| {
+                    DataError::DvFile {
+                        file: rel.display().to_string(),
+                        source: Box::new(e),
+                    }
+                })
             }
         }
     }
 
     /// The DV file, relative to the table: never outside it.
-    fn file(&self, table: &Path) -> Result<PathBuf, String> {
+    fn file(&self, table: &Path) -> Result<PathBuf, DataError> {
         let text = &self.path_or_inline;
         if self.storage == Storage::Uuid {
             let split = text
                 .len()
                 .checked_sub(UUID_CHARS)
                 .filter(|&i| text.is_char_boundary(i))
-                .ok_or_else(|| format!("its deletion vector path {text:?} holds no UUID"))?;
+                .ok_or_else(|| DataError::DvNoUuid { path: text.clone() })?;
             let (prefix, uuid) = text.split_at(split);
-            let uuid =
-                z85(uuid).map_err(|e| format!("its deletion vector UUID is not Z85: {e}"))?;
+            let uuid = z85(uuid).map_err(|e| DataError::DvUuidNotZ85(Box::new(e)))?;
             let plain = |c: &str| {
                 !c.is_empty()
                     && c.bytes()
                         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
             };
             if !prefix.is_empty() && !prefix.split('/').all(plain) {
-                return Err(format!(
-                    "its deletion vector path prefix {prefix:?} is not a plain directory name"
-                ));
+                return Err(DataError::DvPrefix {
+                    prefix: prefix.to_string(),
+                });
             }
             return Ok(Path::new(prefix).join(format!("deletion_vector_{}.bin", uuid_text(&uuid))));
         }
         // `p`: a URI, as an action's path is; read only inside the table.
-        let outside = || {
-            format!("its deletion vector is stored at {text}, outside the table: it is not read")
-        };
+        let outside = || DataError::DvOutside { path: text.clone() };
         let local = if let Some(rest) = text.strip_prefix("file://") {
             rest
         } else if let Some(rest) = text.strip_prefix("file:") {
@@ -210,7 +212,7 @@ impl Descriptor {
 }
 
 /// Which of a data file's `rows` rows a DV deletes.
-pub(crate) struct Marks {
+pub(super) struct Marks {
     /// Deleted, by row index.
     pub deleted: Vec<bool>,
     /// How many rows it deletes.
@@ -221,7 +223,7 @@ pub(crate) struct Marks {
 
 /// Mark the rows the serialized bitmap `bytes` deletes of a file of
 /// `rows` rows.
-pub(crate) fn mark(bytes: &[u8], rows: usize) -> Result<Marks, String> {
+pub(super) fn mark(bytes: &[u8], rows: usize) -> Result<Marks, DataError> {
     let mut marks = Marks {
         deleted: vec![false; rows],
         dropped: 0,
@@ -244,41 +246,42 @@ pub(crate) fn mark(bytes: &[u8], rows: usize) -> Result<Marks, String> {
 
 /// The bytes of the DV of `size` bytes at `offset` of the DV file `path`,
 /// read through the guarded reader, its size and checksum checked.
-fn stored(path: &Path, offset: u64, size: usize) -> Result<Vec<u8>, String> {
-    let (mut file, len) = crate::userfile::open(path).map_err(|e| e.to_string())?;
+fn stored(path: &Path, offset: u64, size: usize) -> Result<Vec<u8>, DataError> {
+    let (mut file, len) = crate::userfile::open(path).map_err(DataError::Refused)?;
     let mut version = [0u8; 1];
     file.read_exact(&mut version)
-        .map_err(|e| format!("cannot read its version: {e}"))?;
+        .map_err(DataError::DvVersionUnreadable)?;
     if version[0] != FILE_VERSION {
-        return Err(format!(
-            "its format version is {}, not {FILE_VERSION}",
-            version[0]
-        ));
+        return Err(DataError::DvVersion {
+            found: version[0],
+            wanted: FILE_VERSION,
+        });
     }
     if offset.saturating_add(size as u64).saturating_add(8) > len {
-        return Err(format!(
-            "it is {len} bytes, too short for a deletion vector of {size} bytes at offset {offset}"
-        ));
+        return Err(DataError::DvFileShort { len, size, offset });
     }
     let mut framed = vec![0u8; size + 8];
     file.seek(SeekFrom::Start(offset))
         .and_then(|_| file.read_exact(&mut framed))
-        .map_err(|e| format!("cannot read {} bytes at offset {offset}: {e}", size + 8))?;
+        .map_err(|source| DataError::DvBytesUnreadable {
+            wanted: size + 8,
+            offset,
+            source,
+        })?;
     let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     let said = be(&framed[..4]);
     if said as usize != size {
-        return Err(format!(
-            "the deletion vector at offset {offset} is {said} bytes, where the log says {size}"
-        ));
+        return Err(DataError::DvSize { offset, said, size });
     }
     let stored_crc = be(&framed[size + 4..]);
     let bytes = framed[4..size + 4].to_vec();
     let crc = crc32(&bytes)?;
     if crc != stored_crc {
-        return Err(format!(
-            "the deletion vector at offset {offset} fails its checksum \
-             (CRC-32 {crc:08x}, stored {stored_crc:08x}): the file is damaged"
-        ));
+        return Err(DataError::DvChecksum {
+            offset,
+            crc,
+            stored: stored_crc,
+        });
     }
     Ok(bytes)
 }
@@ -286,7 +289,7 @@ fn stored(path: &Path, offset: u64, size: usize) -> Result<Vec<u8>, String> {
 /// The CRC-32 (IEEE) of `bytes`. `crc32fast` comes with the `parquet`
 /// feature (the `parquet` crate's gzip codec uses it already); without
 /// the feature no data file of a Delta table is read, so neither is a DV.
-fn crc32(bytes: &[u8]) -> Result<u32, String> {
+fn crc32(bytes: &[u8]) -> Result<u32, DataError> {
     #[cfg(feature = "parquet")]
     {
         Ok(crc32fast::hash(bytes))
@@ -294,7 +297,7 @@ fn crc32(bytes: &[u8]) -> Result<u32, String> {
     #[cfg(not(feature = "parquet"))]
     {
         let _ = bytes;
-        Err("reading a deletion vector file needs cargo-golden's `parquet` feature".into())
+        Err(DataError::DvNeedsParquet)
     }
 }
 
@@ -317,9 +320,9 @@ const Z85: &[u8; 85] =
     b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
 /// The bytes of the Z85 text `s`.
-fn z85(s: &str) -> Result<Vec<u8>, String> {
+fn z85(s: &str) -> Result<Vec<u8>, DataError> {
     if !s.len().is_multiple_of(5) {
-        return Err(format!("{} characters, not a multiple of 5", s.len()));
+        return Err(DataError::Z85Length(s.len()));
     }
     let mut out = Vec::with_capacity(s.len() / 5 * 4);
     for chunk in s.as_bytes().chunks(5) {
@@ -328,10 +331,10 @@ fn z85(s: &str) -> Result<Vec<u8>, String> {
             let digit = Z85
                 .iter()
                 .position(|&z| z == c)
-                .ok_or_else(|| format!("{:?} is not a Z85 character", c as char))?;
+                .ok_or(DataError::Z85Char(c as char))?;
             n = n * 85 + digit as u64;
         }
-        let n = u32::try_from(n).map_err(|_| "a group of five is past 2^32".to_string())?;
+        let n = u32::try_from(n).map_err(|_| DataError::Z85Overflow)?;
         out.extend_from_slice(&n.to_be_bytes());
     }
     Ok(out)
@@ -344,34 +347,32 @@ struct Bytes<'a> {
 }
 
 impl<'a> Bytes<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DataError> {
         let end = self
             .at
             .checked_add(n)
             .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| {
-                format!(
-                    "the bitmap ends early ({} bytes, {n} more wanted at byte {})",
-                    self.bytes.len(),
-                    self.at
-                )
+            .ok_or(DataError::BitmapShort {
+                len: self.bytes.len(),
+                wanted: n,
+                at: self.at,
             })?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
     }
 
-    fn u16(&mut self) -> Result<u16, String> {
+    fn u16(&mut self) -> Result<u16, DataError> {
         let b = self.take(2)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
 
-    fn u32(&mut self) -> Result<u32, String> {
+    fn u32(&mut self) -> Result<u32, DataError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u64(&mut self) -> Result<u64, String> {
+    fn u64(&mut self) -> Result<u64, DataError> {
         let b = self.take(8)?;
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
@@ -383,23 +384,24 @@ impl<'a> Bytes<'a> {
 /// `RoaringBitmapArray` `bytes`, in order (a value, a run, a value...).
 /// Bytes after the bitmap are left alone, as Delta's own readers leave
 /// them.
-fn bitmap_array(bytes: &[u8], each: &mut impl FnMut(u64, u64)) -> Result<(), String> {
+fn bitmap_array(bytes: &[u8], each: &mut impl FnMut(u64, u64)) -> Result<(), DataError> {
     let mut r = Bytes { bytes, at: 0 };
     match r.u32()? {
         MAGIC => {}
-        NATIVE_MAGIC => {
-            return Err("its bitmap is in Delta's native format, which is not read".into());
+        NATIVE_MAGIC => return Err(DataError::BitmapNative),
+        other => {
+            return Err(DataError::BitmapMagic {
+                found: other,
+                wanted: MAGIC,
+            });
         }
-        other => return Err(format!("its bitmap has magic number {other}, not {MAGIC}")),
     }
     let count = r.u64()?;
     let mut last: Option<u32> = None;
     for _ in 0..count {
         let key = r.u32()?;
         if last.is_some_and(|l| key <= l) {
-            return Err(format!(
-                "its bitmap's keys are out of order ({key} after {last:?})"
-            ));
+            return Err(DataError::BitmapKeyOrder { key, last });
         }
         last = Some(key);
         roaring32(&mut r, u64::from(key) << 32, each)?;
@@ -417,7 +419,11 @@ const ARRAY_MAX: usize = 4096;
 
 /// Read one 32-bit Roaring bitmap in the portable format, its values
 /// offset by `high`.
-fn roaring32(r: &mut Bytes<'_>, high: u64, each: &mut impl FnMut(u64, u64)) -> Result<(), String> {
+fn roaring32(
+    r: &mut Bytes<'_>,
+    high: u64,
+    each: &mut impl FnMut(u64, u64),
+) -> Result<(), DataError> {
     let cookie = r.u32()?;
     let (n, runs) = if cookie & 0xFFFF == COOKIE_RUNS {
         let n = (cookie >> 16) as usize + 1;
@@ -425,12 +431,10 @@ fn roaring32(r: &mut Bytes<'_>, high: u64, each: &mut impl FnMut(u64, u64)) -> R
     } else if cookie == COOKIE_NO_RUNS {
         (r.u32()? as usize, None)
     } else {
-        return Err(format!(
-            "a 32-bit bitmap has cookie {cookie}, not a Roaring one"
-        ));
+        return Err(DataError::RoaringCookie(cookie));
     };
     if n > 1 << 16 {
-        return Err(format!("a 32-bit bitmap says it has {n} containers"));
+        return Err(DataError::RoaringContainers(n));
     }
     let header = r.take(4 * n)?;
     // The offsets of the containers, written without run containers or
@@ -445,9 +449,7 @@ fn roaring32(r: &mut Bytes<'_>, high: u64, each: &mut impl FnMut(u64, u64)) -> R
         let cardinality =
             usize::from(u16::from_le_bytes([header[4 * i + 2], header[4 * i + 3]])) + 1;
         if last.is_some_and(|l| key <= l) {
-            return Err(format!(
-                "a 32-bit bitmap's containers are out of order ({key} after {last:?})"
-            ));
+            return Err(DataError::RoaringOrder { key, last });
         }
         last = Some(key);
         let base = high | (u64::from(key) << 16);
@@ -456,9 +458,7 @@ fn roaring32(r: &mut Bytes<'_>, high: u64, each: &mut impl FnMut(u64, u64)) -> R
                 let start = u64::from(r.u16()?);
                 let length = u64::from(r.u16()?) + 1;
                 if start + length > 1 << 16 {
-                    return Err(format!(
-                        "a run of {length} values from {start} passes its container"
-                    ));
+                    return Err(DataError::RoaringRun { length, start });
                 }
                 each(base + start, base + start + length);
             }
@@ -485,7 +485,7 @@ fn roaring32(r: &mut Bytes<'_>, high: u64, each: &mut impl FnMut(u64, u64)) -> R
 mod tests {
     use super::*;
 
-    fn values(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    fn values(bytes: &[u8]) -> Result<Vec<u64>, DataError> {
         let mut out = Vec::new();
         bitmap_array(bytes, &mut |s, e| out.extend(s..e))?;
         Ok(out)
@@ -517,7 +517,12 @@ mod tests {
             path_or_inline: "../^-aqEH.-t@S}K{vb[*k^".into(),
             ..dv.clone()
         };
-        assert!(up.file(Path::new("t")).unwrap_err().contains("prefix"));
+        assert!(
+            up.file(Path::new("t"))
+                .unwrap_err()
+                .to_string()
+                .contains("prefix")
+        );
     }
 
     #[test]
@@ -547,7 +552,7 @@ mod tests {
             "s3://bucket/t/dv.bin".to_string(),
             "dv.bin".to_string(),
         ] {
-            let e = at(outside.clone()).file(&table).unwrap_err();
+            let e = at(outside.clone()).file(&table).unwrap_err().to_string();
             assert!(e.contains("outside the table"), "{outside}: {e}");
         }
     }
@@ -587,7 +592,7 @@ mod tests {
         };
         let good = crc32fast::hash(&ONE_AND_FIVE);
 
-        let missing = dv.bitmap(table).unwrap_err();
+        let missing = dv.bitmap(table).unwrap_err().to_string();
         assert!(missing.contains(&name.display().to_string()), "{missing}");
         write(1, good);
         assert_eq!(dv.bitmap(table).unwrap(), ONE_AND_FIVE);
@@ -598,7 +603,7 @@ mod tests {
         );
 
         write(1, good ^ 1);
-        let e = dv.bitmap(table).unwrap_err();
+        let e = dv.bitmap(table).unwrap_err().to_string();
         assert!(
             e.contains("checksum") && e.contains(&name.display().to_string()),
             "{e}"
@@ -607,6 +612,7 @@ mod tests {
         assert!(
             dv.bitmap(table)
                 .unwrap_err()
+                .to_string()
                 .contains("format version is 2")
         );
         write(1, good);
@@ -614,7 +620,12 @@ mod tests {
             size: 37,
             ..dv.clone()
         };
-        assert!(long.bitmap(table).unwrap_err().contains("too short"));
+        assert!(
+            long.bitmap(table)
+                .unwrap_err()
+                .to_string()
+                .contains("too short")
+        );
         let short = Descriptor {
             size: 35,
             ..dv.clone()
@@ -623,6 +634,7 @@ mod tests {
             short
                 .bitmap(table)
                 .unwrap_err()
+                .to_string()
                 .contains("where the log says 35")
         );
 
@@ -654,7 +666,7 @@ mod tests {
             let fifo = std::ffi::CString::new(table.join(&name).to_str().unwrap()).unwrap();
             // SAFETY: a valid NUL-terminated path.
             assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-            let e = dv.bitmap(table).unwrap_err();
+            let e = dv.bitmap(table).unwrap_err().to_string();
             assert!(
                 e.contains(&name.display().to_string()) && e.contains("not a regular file"),
                 "{e}"
@@ -747,7 +759,12 @@ mod tests {
         }
         let mut native = whole.clone();
         native[0] = 0xd0;
-        assert!(values(&native).unwrap_err().contains("native format"));
+        assert!(
+            values(&native)
+                .unwrap_err()
+                .to_string()
+                .contains("native format")
+        );
         // Bytes past the bitmap are left alone.
         let mut padded = whole;
         padded.extend([0; 3]);

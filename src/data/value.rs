@@ -27,7 +27,7 @@ use super::num::{Exact, same_number};
 
 /// The type of a column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ColType {
+pub(super) enum ColType {
     /// Every value is null.
     Null,
     /// `true` / `false`.
@@ -46,7 +46,7 @@ pub(crate) enum ColType {
 }
 
 impl ColType {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             ColType::Null => "null",
             ColType::Bool => "bool",
@@ -58,7 +58,7 @@ impl ColType {
         }
     }
 
-    pub(crate) fn parse(s: &str) -> Option<ColType> {
+    pub(super) fn parse(s: &str) -> Option<ColType> {
         [
             ColType::Null,
             ColType::Bool,
@@ -72,7 +72,7 @@ impl ColType {
         .find(|t| t.as_str() == s)
     }
 
-    pub(crate) fn numeric(self) -> bool {
+    pub(super) fn numeric(self) -> bool {
         matches!(self, ColType::Integer | ColType::Decimal | ColType::Float)
     }
 
@@ -80,7 +80,7 @@ impl ColType {
     /// output is the same column, not a retyped one: numbers stay numbers
     /// (a float column whose values happen to be whole reads as integer),
     /// and a column with no value has no type to change.
-    pub(crate) fn compatible(self, now: ColType) -> bool {
+    pub(super) fn compatible(self, now: ColType) -> bool {
         self == now
             || (self.numeric() && now.numeric())
             || self == ColType::Null
@@ -90,7 +90,7 @@ impl ColType {
 
 /// How the cells of a column pair compare, from the types on both sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Rule {
+pub(super) enum Rule {
     Text,
     Integer,
     Decimal,
@@ -101,7 +101,7 @@ pub(crate) enum Rule {
 impl Rule {
     /// The rule for cells of a `was` column (the snapshot) against a `now`
     /// column (the output).
-    pub(crate) fn of(was: ColType, now: ColType) -> Rule {
+    pub(super) fn of(was: ColType, now: ColType) -> Rule {
         use ColType::{Bool, Decimal, Float, Integer, Null};
         match (was, now) {
             (Integer, Integer) | (Integer, Null) | (Null, Integer) => Rule::Integer,
@@ -114,14 +114,14 @@ impl Rule {
     }
 
     /// The rule of one column, for sorting it.
-    pub(crate) fn of_column(ty: ColType) -> Rule {
+    pub(super) fn of_column(ty: ColType) -> Rule {
         Rule::of(ty, ty)
     }
 
     /// Whether two cells are the same value under this rule; a float
     /// within `abs + rel * |was|` of the snapshot's is (without a
     /// tolerance: the same decimal, [`Exact`]).
-    pub(crate) fn same(self, was: Option<&str>, now: Option<&str>, (abs, rel): (f64, f64)) -> bool {
+    pub(super) fn same(self, was: Option<&str>, now: Option<&str>, (abs, rel): (f64, f64)) -> bool {
         let (a, b) = match (was, now) {
             (None, None) => return true,
             (Some(a), Some(b)) => (a, b),
@@ -162,7 +162,7 @@ impl Rule {
     /// How two cells sort under this rule: integers and decimals exactly,
     /// floats as numbers (then as text, so only equal text is equal),
     /// anything else as text; null first.
-    pub(crate) fn cmp(self, a: Option<&str>, b: Option<&str>) -> Ordering {
+    pub(super) fn cmp(self, a: Option<&str>, b: Option<&str>) -> Ordering {
         let (x, y) = match (a, b) {
             (Some(x), Some(y)) if x != y => (x, y),
             _ => return a.cmp(&b),
@@ -188,7 +188,7 @@ impl Rule {
 
 /// An integer's text made canonical: its sign (true: negative) and its
 /// digits without leading zeros; None when `s` is not an integer.
-pub(crate) fn integer(s: &str) -> Option<(bool, &str)> {
+pub(super) fn integer(s: &str) -> Option<(bool, &str)> {
     let (negative, digits) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
@@ -205,7 +205,7 @@ pub(crate) fn integer(s: &str) -> Option<(bool, &str)> {
 }
 
 /// How two canonical integers ([`integer`]) order.
-pub(crate) fn cmp_integer((an, a): (bool, &str), (bn, b): (bool, &str)) -> Ordering {
+pub(super) fn cmp_integer((an, a): (bool, &str), (bn, b): (bool, &str)) -> Ordering {
     let magnitude = a.len().cmp(&b.len()).then_with(|| a.cmp(b));
     match (an, bn) {
         (false, false) => magnitude,
@@ -236,7 +236,7 @@ const NOT_FINITE: &[&str] = &[
 
 /// A float's value: a number with at least one digit, or one of the
 /// words of [`NOT_FINITE`].
-pub(crate) fn float(s: &str) -> Option<f64> {
+pub(super) fn float(s: &str) -> Option<f64> {
     let digit = s.bytes().any(|b| b.is_ascii_digit());
     if !digit && !NOT_FINITE.contains(&s) {
         return None;
@@ -245,7 +245,7 @@ pub(crate) fn float(s: &str) -> Option<f64> {
 }
 
 /// A truth value, in any case.
-pub(crate) fn boolean(s: &str) -> Option<bool> {
+pub(super) fn boolean(s: &str) -> Option<bool> {
     if s.eq_ignore_ascii_case("true") {
         Some(true)
     } else if s.eq_ignore_ascii_case("false") {
@@ -259,7 +259,7 @@ pub(crate) fn boolean(s: &str) -> Option<bool> {
 /// size), a float (`1.5`, `1e3`, `NaN`, `-inf`), a truth value, else text.
 /// A number written with a leading zero (`007`, `02134`) is text: numbers
 /// do not keep their leading zeros, codes and identifiers do.
-pub(crate) fn value_of(v: &str) -> ColType {
+pub(super) fn value_of(v: &str) -> ColType {
     let unsigned = v.strip_prefix('-').unwrap_or(v);
     let leading_zero =
         unsigned.len() > 1 && unsigned.starts_with('0') && unsigned.as_bytes()[1].is_ascii_digit();
@@ -278,7 +278,7 @@ pub(crate) fn value_of(v: &str) -> ColType {
 
 /// The type of a column holding values of type `a` and a value of type
 /// `b`: integers and floats make floats; any other mix is text.
-pub(crate) fn widen(a: ColType, b: ColType) -> ColType {
+pub(super) fn widen(a: ColType, b: ColType) -> ColType {
     match (a, b) {
         (ColType::Null, t) | (t, ColType::Null) => t,
         (a, b) if a == b => a,

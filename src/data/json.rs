@@ -15,6 +15,7 @@ use std::io::BufRead;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::error::{DataError, Within};
 use super::{ColType, Sink, widen};
 
 /// One object of the file: its keys in order, each with its value's text
@@ -53,13 +54,13 @@ type Fields<'a> = [(&'a str, &'a RawValue)];
 fn each_object(
     input: impl BufRead,
     lines: bool,
-    mut each: impl FnMut(&Fields<'_>) -> Result<(), String>,
-) -> Result<(), String> {
+    mut each: impl FnMut(&Fields<'_>) -> Result<(), DataError>,
+) -> Result<(), DataError> {
     if lines {
         return each_line(input, each);
     }
     struct Items<'f, F>(&'f mut F);
-    impl<'de, F: FnMut(&Fields<'_>) -> Result<(), String>> Visitor<'de> for Items<'_, F> {
+    impl<'de, F: FnMut(&Fields<'_>) -> Result<(), DataError>> Visitor<'de> for Items<'_, F> {
         type Value = ();
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a JSON array of objects")
@@ -76,32 +77,32 @@ fn each_object(
     let mut de = serde_json::Deserializer::from_reader(input);
     de.deserialize_seq(Items(&mut each))
         .and_then(|()| de.end())
-        .map_err(|e| format!("not JSON: {e}"))
+        .map_err(DataError::NotJson)
 }
 
 /// [`each_object`] of a JSON Lines file.
 fn each_line(
     mut input: impl BufRead,
-    mut each: impl FnMut(&Fields<'_>) -> Result<(), String>,
-) -> Result<(), String> {
+    mut each: impl FnMut(&Fields<'_>) -> Result<(), DataError>,
+) -> Result<(), DataError> {
     let mut line = Vec::new();
     for n in 1.. {
         line.clear();
         let read = input
             .read_until(b'\n', &mut line)
-            .map_err(|e| format!("cannot read it: {e}"))?;
+            .map_err(DataError::Unreadable)?;
         if read == 0 {
             return Ok(());
         }
-        let text = std::str::from_utf8(&line)
-            .map_err(|_| format!("not JSON Lines: line {n} is not UTF-8"))?;
+        let text =
+            std::str::from_utf8(&line).map_err(|_| DataError::JsonLinesNotUtf8 { line: n })?;
         if text.trim().is_empty() {
             continue;
         }
         let Object(row) = serde_json::from_str::<Object<Cow<'_, str>, &RawValue>>(text)
-            .map_err(|e| format!("line {n}: not a JSON object: {e}"))?;
+            .map_err(|source| DataError::NotJsonObject { line: n, source })?;
         let fields: Vec<(&str, &RawValue)> = row.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
-        each(&fields).map_err(|e| format!("line {n}: {e}"))?;
+        each(&fields).map_err(|e| e.within(Within::Line(n)))?;
     }
     Ok(())
 }
@@ -115,7 +116,7 @@ pub(super) struct Columns {
 }
 
 /// The columns of `input` (JSON Lines when `lines`), read once through.
-pub(super) fn columns(input: impl BufRead, lines: bool) -> Result<Columns, String> {
+pub(super) fn columns(input: impl BufRead, lines: bool) -> Result<Columns, DataError> {
     let mut c = Columns {
         names: Vec::new(),
         types: Vec::new(),
@@ -147,7 +148,7 @@ pub(super) fn rows(
     columns: &Columns,
     keep: &[usize],
     sink: &mut impl Sink,
-) -> Result<(), String> {
+) -> Result<(), DataError> {
     // Where in the row each column's value is.
     let mut at: Vec<Option<usize>> = vec![None; columns.names.len()];
     each_object(input, lines, |row| {
@@ -156,7 +157,9 @@ pub(super) fn rows(
             let i = columns
                 .index
                 .get(*key)
-                .ok_or_else(|| format!("a key `{key}` appeared as it was read again"))?;
+                .ok_or_else(|| DataError::KeyAppeared {
+                    key: key.to_string(),
+                })?;
             at[*i] = Some(k);
         }
         for &i in keep {
@@ -216,19 +219,19 @@ fn join(a: ColType, kind: Kind) -> ColType {
 /// The cell of `value` (absent or `null`: null) in a column of type
 /// `ty`: a string's text, a JSON column's JSON text (compact), a number's
 /// or a truth value's text as written.
-fn text(ty: ColType, value: Option<&RawValue>) -> Result<Option<Cow<'_, str>>, String> {
+fn text(ty: ColType, value: Option<&RawValue>) -> Result<Option<Cow<'_, str>>, DataError> {
     let Some(value) = value.filter(|v| kind(v) != Kind::Null) else {
         return Ok(None);
     };
     let text = value.get();
     Ok(Some(match kind(value) {
         Kind::String if ty == ColType::String => {
-            serde_json::from_str::<Cow<'_, str>>(text).map_err(|e| format!("not JSON: {e}"))?
+            serde_json::from_str::<Cow<'_, str>>(text).map_err(DataError::NotJson)?
         }
         Kind::Nested => {
             // Whitespace inside a nested value is no change.
             let mut out = String::with_capacity(text.len());
-            compact(value, &mut out).map_err(|e| format!("not JSON: {e}"))?;
+            compact(value, &mut out).map_err(DataError::NotJson)?;
             Cow::Owned(out)
         }
         _ => Cow::Borrowed(text),
@@ -304,7 +307,7 @@ mod tests {
     fn table(
         text: &[u8],
         lines: bool,
-    ) -> Result<(Vec<String>, Vec<ColType>, Vec<Vec<Option<String>>>), String> {
+    ) -> Result<(Vec<String>, Vec<ColType>, Vec<Vec<Option<String>>>), DataError> {
         struct Collect(Vec<Vec<Option<String>>>, Vec<Option<String>>);
         impl Sink for Collect {
             fn cell(&mut self, value: Option<&str>) {
@@ -387,11 +390,11 @@ mod tests {
     fn json_lines_name_the_line_that_is_not_an_object() {
         let (_, types, _) = table(b"{\"a\": 1}\n\n{\"a\": 2.5}\n", true).unwrap();
         assert_eq!(types, [ColType::Float]);
-        let e = table(b"{\"a\": 1}\n[1]\n", true).unwrap_err();
+        let e = table(b"{\"a\": 1}\n[1]\n", true).unwrap_err().to_string();
         assert!(e.starts_with("line 2: not a JSON object"), "{e}");
-        let e = table(b"{\"a\": 1}", false).unwrap_err();
+        let e = table(b"{\"a\": 1}", false).unwrap_err().to_string();
         assert!(e.contains("a JSON array of objects"), "{e}");
-        let e = table(b"[{\"a\": 1}] x", false).unwrap_err();
+        let e = table(b"[{\"a\": 1}] x", false).unwrap_err().to_string();
         assert!(e.starts_with("not JSON: trailing characters"), "{e}");
     }
 }

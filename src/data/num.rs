@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// `0`, and `1.000000000000000001` ≠ `1.000000000000000002`, as
 /// `9007199254740993` ≠ `9007199254740992`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Exact<'a> {
+pub(super) struct Exact<'a> {
     negative: bool,
     /// The significant digits: those written before the point, then
     /// those after it.
@@ -28,7 +28,7 @@ impl<'a> Exact<'a> {
     /// The number `s` is (`-12`, `1.50`, `.5`, `1.`, `-1.5e-7`, `1E+3`):
     /// None for any other text (`NaN`, `inf`, `1_000`), and for an
     /// exponent of more than 18 digits.
-    pub(crate) fn parse(s: &'a str) -> Option<Exact<'a>> {
+    pub(super) fn parse(s: &'a str) -> Option<Exact<'a>> {
         let b = s.as_bytes();
         let (negative, b) = match b.split_first() {
             Some((b'-', rest)) => (true, rest),
@@ -106,7 +106,7 @@ impl<'a> Exact<'a> {
     }
 
     /// How two numbers order, as values.
-    pub(crate) fn cmp(&self, other: &Exact<'_>) -> Ordering {
+    pub(super) fn cmp(&self, other: &Exact<'_>) -> Ordering {
         let sign = |x: &Exact<'_>| match (x.is_zero(), x.negative) {
             (true, _) => 0,
             (false, true) => -1,
@@ -197,7 +197,7 @@ impl PartialEq for Exact<'_> {
 }
 
 /// Whether `a` and `b` are texts of one number, exactly.
-pub(crate) fn same_number(a: &str, b: &str) -> bool {
+pub(super) fn same_number(a: &str, b: &str) -> bool {
     matches!((Exact::parse(a), Exact::parse(b)), (Some(x), Some(y)) if x == y)
 }
 
@@ -206,14 +206,14 @@ pub(crate) fn same_number(a: &str, b: &str) -> bool {
 /// number or the sum leaves 128 bits at that scale (the sum of a column
 /// is then the rounded one of [`ExactSum`]).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct DecimalSum {
+pub(super) struct DecimalSum {
     units: i128,
     scale: u32,
     lost: bool,
 }
 
 impl DecimalSum {
-    pub(crate) fn add(&mut self, x: &Exact<'_>) {
+    pub(super) fn add(&mut self, x: &Exact<'_>) {
         if self.lost {
             return;
         }
@@ -242,7 +242,7 @@ impl DecimalSum {
     }
 
     /// Add every number of `other`.
-    pub(crate) fn merge(&mut self, other: &DecimalSum) {
+    pub(super) fn merge(&mut self, other: &DecimalSum) {
         if other.lost {
             self.lost = true;
         } else if !self.lost {
@@ -251,7 +251,7 @@ impl DecimalSum {
     }
 
     /// The sum written out (`12.5`, `-0.001`, `1000`), None once lost.
-    pub(crate) fn value(&self) -> Option<String> {
+    pub(super) fn value(&self) -> Option<String> {
         if self.lost {
             return None;
         }
@@ -280,7 +280,7 @@ impl DecimalSum {
 /// Append `v` as `format!("{v}")` writes it (shortest round-trip digits,
 /// never an exponent: `1e21` is `1000000000000000000000`), through ryu's
 /// shortest digits, several times faster than `Display`.
-pub(crate) fn push_f64(out: &mut String, v: f64) {
+pub(super) fn push_f64(out: &mut String, v: f64) {
     let bits = v.to_bits();
     let (exp, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
     let (m, e) = if exp == 0 {
@@ -347,7 +347,7 @@ fn exact(out: &mut String, negative: bool, m: u64, e: i32) -> bool {
 }
 
 /// [`push_f64`] of an `f32`, as `format!("{v}")` writes it.
-pub(crate) fn push_f32(out: &mut String, v: f32) {
+pub(super) fn push_f32(out: &mut String, v: f32) {
     let bits = v.to_bits();
     let (exp, frac) = (
         ((bits >> 23) & 0xff) as i32,
@@ -474,7 +474,7 @@ const CARRY_EVERY: u32 = 1 << 30;
 /// are moved now and then. Adding is a few integer operations; the sum is
 /// rounded once, when asked for, to the nearest double.
 #[derive(Clone, Debug)]
-pub(crate) struct ExactSum {
+pub(super) struct ExactSum {
     limbs: [i64; LIMBS],
     adds: u32,
 }
@@ -490,7 +490,7 @@ impl Default for ExactSum {
 
 impl ExactSum {
     /// Add a finite `x` (NaN and infinities are counted elsewhere).
-    pub(crate) fn add(&mut self, x: f64) {
+    pub(super) fn add(&mut self, x: f64) {
         let bits = x.to_bits();
         let exp = ((bits >> 52) & 0x7ff) as u32;
         let frac = bits & ((1 << 52) - 1);
@@ -519,7 +519,7 @@ impl ExactSum {
     }
 
     /// Add every term of `other`.
-    pub(crate) fn merge(&mut self, other: &ExactSum) {
+    pub(super) fn merge(&mut self, other: &ExactSum) {
         self.carry();
         let mut other = other.clone();
         other.carry();
@@ -541,7 +541,7 @@ impl ExactSum {
     }
 
     /// The sum, rounded once to the nearest double (ties to even).
-    pub(crate) fn value(&self) -> f64 {
+    pub(super) fn value(&self) -> f64 {
         let mut s = self.clone();
         s.carry();
         let negative = s.limbs[LIMBS - 1] < 0;

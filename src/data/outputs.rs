@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::error::DataError;
 use super::{Masking, Table, delta, read_table};
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
@@ -24,7 +25,7 @@ pub(crate) struct OutputRead {
     /// matched it).
     pub rel: String,
     /// The table and the file's sha256, or why there is none.
-    pub data: Result<(Table, String), String>,
+    pub data: Result<(Table, String), DataError>,
     /// The names of the secrets whose values it held (masked in `data`).
     pub secrets: Vec<String>,
 }
@@ -99,24 +100,20 @@ pub(crate) fn read_outputs(
             out.push(OutputRead {
                 spec: i,
                 rel: spec.path.clone(),
-                data: Err("the case wrote no such file".into()),
+                data: Err(DataError::NoSuchFile),
                 secrets: Vec::new(),
             });
         }
         for rel in files {
             let path = working_dir.join(&rel);
             let data = if before.unchanged(&rel, &path, spec.format) {
-                Err(
-                    "not written by this run: it is unchanged since before the command ran \
-                     (left by an earlier run?)"
-                        .to_string(),
-                )
+                Err(DataError::NotWritten)
             } else if let Err(e) =
                 crate::userfile::confined(&path, working_dir, "the case's working directory")
             {
                 // A link out of the working dir (to `/proc/self/environ`,
                 // say) would have the harness read a file of its own.
-                Err(e.to_string())
+                Err(DataError::Refused(e))
             } else {
                 read_table(&path, spec, mask)
             };

@@ -8,6 +8,7 @@ use ::parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, Serialize
 use ::parquet::record::Field;
 use ::parquet::schema::types::{ColumnDescriptor, Type};
 
+use super::error::DataError;
 use super::{Cells, ColType};
 
 /// An open Parquet file, read a row group at a time: a column at a time
@@ -25,18 +26,18 @@ pub(super) struct ParquetFile<R: ChunkReader> {
 }
 
 /// Takes each batch a row group is read in: its cells and its row count.
-pub(super) type Emit<'a> = dyn FnMut(&[Cells], usize) -> Result<(), String> + 'a;
+pub(super) type Emit<'a> = dyn FnMut(&[Cells], usize) -> Result<(), DataError> + 'a;
 
 /// The Parquet file at `path`, opened through the guarded reader (a FIFO
 /// or a device in its place is refused) and read as it is needed.
-pub(super) fn open(path: &std::path::Path) -> Result<ParquetFile<std::fs::File>, String> {
-    let (file, _) = crate::userfile::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+pub(super) fn open(path: &std::path::Path) -> Result<ParquetFile<std::fs::File>, DataError> {
+    let (file, _) = crate::userfile::open(path).map_err(DataError::Unreadable)?;
     ParquetFile::new(file)
 }
 
 impl<R: ChunkReader + 'static> ParquetFile<R> {
-    pub(super) fn new(chunk: R) -> Result<ParquetFile<R>, String> {
-        let reader = SerializedFileReader::new(chunk).map_err(|e| format!("not Parquet: {e}"))?;
+    pub(super) fn new(chunk: R) -> Result<ParquetFile<R>, DataError> {
+        let reader = SerializedFileReader::new(chunk).map_err(DataError::NotParquet)?;
         let descr = reader.metadata().file_metadata().schema_descr_ptr();
         let fields = descr.root_schema().get_fields().to_vec();
         let nanos: Vec<bool> = fields.iter().map(|f| nano_timestamp(f)).collect();
@@ -88,13 +89,13 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
         part: std::ops::Range<usize>,
         cells: &mut [Cells],
         emit: &mut Emit<'_>,
-    ) -> Result<(), String> {
-        let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
+    ) -> Result<(), DataError> {
+        let bad = DataError::Column;
         let group = self.reader.get_row_group(g).map_err(bad)?;
         let rows = self.rows_in(g);
         let Some(kinds) = &self.flat else {
             if part != (0..rows) {
-                return Err(format!("row group {g} is read whole, not rows {part:?}"));
+                return Err(DataError::GroupReadWhole { group: g, part });
             }
             cells.iter_mut().for_each(Cells::clear);
             read_rows(group.as_ref(), &self.names, &self.nanos, cells)?;
@@ -111,9 +112,11 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
                     required,
                 ))
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        let short = |got: usize| {
-            format!("cannot read a column: row group {g} holds {rows} rows, a column {got}")
+            .collect::<Result<Vec<_>, DataError>>()?;
+        let short = |got: usize| DataError::ColumnShort {
+            group: g,
+            rows,
+            got,
         };
         if part.start > 0 {
             for (reader, _) in &mut readers {
@@ -142,7 +145,7 @@ impl<R: ChunkReader + 'static> ParquetFile<R> {
 
 /// The whole file `bytes` as one table, read as [`ParquetFile`] reads it.
 #[cfg(test)]
-pub(super) fn read(bytes: Vec<u8>) -> Result<super::Typed, String> {
+pub(super) fn read(bytes: Vec<u8>) -> Result<super::Typed, DataError> {
     let file = ParquetFile::new(bytes::Bytes::from(bytes))?;
     let mut table = super::Typed {
         columns: file.names.iter().map(|_| Cells::default()).collect(),
@@ -173,8 +176,8 @@ fn reread_int96(
     group: &dyn RowGroupReader,
     names: &[String],
     cells: &mut [Cells],
-) -> Result<(), String> {
-    let bad = |e: ::parquet::errors::ParquetError| format!("cannot read a column: {e}");
+) -> Result<(), DataError> {
+    let bad = DataError::Column;
     let meta = group.metadata();
     for leaf in 0..meta.num_columns() {
         let column = meta.column(leaf).column_descr();
@@ -196,17 +199,12 @@ fn reread_int96(
 
 /// Every row of the Parquet file `bytes` as a JSON value (the record
 /// API's own rendering): what a Delta checkpoint's actions are read as.
-pub(super) fn json_rows(bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, String> {
-    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
-        .map_err(|e| format!("not Parquet: {e}"))?;
-    let rows = reader
-        .get_row_iter(None)
-        .map_err(|e| format!("cannot read its rows: {e}"))?;
-    rows.map(|row| {
-        row.map(|r| r.to_json_value())
-            .map_err(|e| format!("cannot read a row: {e}"))
-    })
-    .collect()
+pub(super) fn json_rows(bytes: Vec<u8>) -> Result<Vec<serde_json::Value>, DataError> {
+    let reader =
+        SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(DataError::NotParquet)?;
+    let rows = reader.get_row_iter(None).map_err(DataError::Rows)?;
+    rows.map(|row| row.map(|r| r.to_json_value()).map_err(DataError::Row))
+        .collect()
 }
 
 /// A row group's rows, row by row with the `parquet` crate's record API,
@@ -216,13 +214,11 @@ fn read_rows(
     names: &[String],
     nanos: &[bool],
     cells: &mut [Cells],
-) -> Result<(), String> {
-    let iter = group
-        .get_row_iter(None)
-        .map_err(|e| format!("cannot read its rows: {e}"))?;
+) -> Result<(), DataError> {
+    let iter = group.get_row_iter(None).map_err(DataError::Rows)?;
     let mut row_cells: Vec<Option<String>> = vec![None; names.len()];
     for row in iter {
-        let row = row.map_err(|e| format!("cannot read a row: {e}"))?;
+        let row = row.map_err(DataError::Row)?;
         row_cells.fill(None);
         for (i, (name, field)) in row.get_column_iter().enumerate() {
             // The row's columns follow the schema; look up by name if not.

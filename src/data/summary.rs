@@ -24,13 +24,14 @@
 
 use std::cmp::Ordering;
 
+use super::error::DataError;
 use super::num::{DecimalSum, Exact, ExactSum};
 use super::value::{self, Rule};
 use super::{Batch, BatchColumn, Cell, ColType, Sink, value_of, widen};
 use crate::config::OutputSpec;
 
 /// The first line of a summary snapshot, before the row count.
-pub(crate) const PREFIX: &str = "# summary: ";
+pub(super) const PREFIX: &str = "# summary: ";
 /// The header of a summary snapshot's table.
 const HEADER: &str = "column,type,nulls,nan,inf,-inf,min,max,sum,checksum";
 /// The header summaries had before they counted NaN and infinities: read
@@ -39,14 +40,14 @@ const HEADER_BEFORE_NAN: &str = "column,type,nulls,min,max,sum,checksum";
 
 /// The summary of a table.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Summary {
+pub(super) struct Summary {
     pub rows: u64,
     pub columns: Vec<Column>,
 }
 
 /// The summary of one column.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Column {
+pub(super) struct Column {
     pub name: String,
     pub ty: ColType,
     pub nulls: u64,
@@ -59,7 +60,7 @@ pub(crate) struct Column {
 }
 
 /// Summarises cells pushed row by row.
-pub(crate) struct Summarizer {
+pub(super) struct Summarizer {
     /// Types the reader knows (Parquet, Delta); None: inferred.
     types: Option<Vec<ColType>>,
     acc: Vec<Acc>,
@@ -297,7 +298,7 @@ impl Default for Acc {
 
 impl Summarizer {
     /// A summarizer of `width` columns, of `types` when they are known.
-    pub(crate) fn new(width: usize, types: Option<Vec<ColType>>) -> Summarizer {
+    pub(super) fn new(width: usize, types: Option<Vec<ColType>>) -> Summarizer {
         let acc = (0..width).map(|_| Acc::default()).collect();
         Summarizer {
             types,
@@ -308,7 +309,7 @@ impl Summarizer {
     }
 
     /// The summary of the columns called `names`.
-    pub(crate) fn finish(self, names: Vec<String>) -> Summary {
+    pub(super) fn finish(self, names: Vec<String>) -> Summary {
         let columns = names
             .into_iter()
             .zip(self.acc)
@@ -804,7 +805,7 @@ impl Acc {
 }
 
 /// The snapshot text of `summary`.
-pub(crate) fn render(summary: &Summary) -> String {
+pub(super) fn render(summary: &Summary) -> String {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
@@ -835,31 +836,31 @@ pub(crate) fn render(summary: &Summary) -> String {
 }
 
 /// A summary snapshot's text (its first line starts with [`PREFIX`]).
-pub(crate) fn parse(text: &str) -> Result<Summary, String> {
+pub(super) fn parse(text: &str) -> Result<Summary, DataError> {
     let mut lines = text.splitn(3, '\n');
     let rows = lines
         .next()
         .and_then(|l| l.trim_end_matches('\r').strip_prefix(PREFIX))
         .and_then(|l| l.strip_suffix(" rows"))
         .and_then(|n| n.parse().ok())
-        .ok_or("its first line is not `# summary: N rows`: bless it again")?;
+        .ok_or(DataError::NoSummaryLine)?;
     // The three counts of values that are not finite, after the nulls.
     let counts = match lines.next().map(|l| l.trim_end_matches('\r')) {
         Some(HEADER) => 3,
         Some(HEADER_BEFORE_NAN) => 0,
-        _ => return Err(format!("its second line is not `{HEADER}`: bless it again")),
+        _ => return Err(DataError::NoSummaryHeader { header: HEADER }),
     };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(lines.next().unwrap_or("").as_bytes());
     let mut columns = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| format!("bad column line: {e}"))?;
+        let record = record.map_err(DataError::BadSummaryLine)?;
+        let bad = || DataError::BadSummaryColumn {
+            line: record.iter().collect::<Vec<_>>().join(","),
+        };
         if record.len() != 4 + counts + 3 {
-            return Err(format!(
-                "bad column line `{}`",
-                record.iter().collect::<Vec<_>>().join(",")
-            ));
+            return Err(bad());
         }
         // Fields after the counts, by their place in the older layout.
         let at = |i: usize| if i >= 3 { i + counts } else { i };
@@ -874,12 +875,6 @@ pub(crate) fn parse(text: &str) -> Result<Summary, String> {
             } else {
                 Some(0)
             }
-        };
-        let bad = || {
-            format!(
-                "bad column line `{}`",
-                record.iter().collect::<Vec<_>>().join(",")
-            )
         };
         columns.push(Column {
             name: field(0).ok_or_else(bad)?,
@@ -906,7 +901,7 @@ pub(crate) fn parse(text: &str) -> Result<Summary, String> {
 /// and sum (numbers within the tolerance, exactly without one; a sum
 /// within `abs` per row) and checksum (not for floats with a tolerance,
 /// which may move).
-pub(crate) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpec) -> Vec<String> {
+pub(super) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpec) -> Vec<String> {
     let mut out = Vec::new();
     let types = |s: &Summary| -> Vec<(String, ColType)> {
         s.columns.iter().map(|c| (c.name.clone(), c.ty)).collect()
@@ -1236,7 +1231,7 @@ mod tests {
             .chain(edges)
         {
             let mut text = String::new();
-            crate::baseline::data::num::push_f64(&mut text, f);
+            crate::data::num::push_f64(&mut text, f);
             assert_eq!(memo.float_text(f, &mut scratch), fnv1a(&text), "{f}");
             assert_eq!(memo.float(f, &mut scratch), fnv1a(&text), "{f}");
         }
@@ -1244,7 +1239,7 @@ mod tests {
 
     #[test]
     fn merged_parts_summarise_as_the_whole() {
-        use crate::baseline::data::stream::Collect as _;
+        use crate::data::stream::Collect as _;
         let values = ["0.1", "0.2", "0.3", "1e16", "-1e16", "-0", "0", "5", "x"];
         let feed = |s: &mut Summarizer, vs: &[&str]| {
             for v in vs {

@@ -6,6 +6,7 @@
 //! The rows are written and read here rather than by the `csv` crate,
 //! which reads `""` and an empty field alike.
 
+use super::error::DataError;
 use super::{Builder, ColType, RowTable, SCHEMA_PREFIX, Sink};
 
 /// Append `cell` to `out` as a CSV field.
@@ -59,7 +60,7 @@ pub(super) fn render_rows(table: &RowTable) -> String {
 }
 
 /// A rows snapshot's text as a table.
-pub(super) fn parse_rows(text: &str) -> Result<RowTable, String> {
+pub(super) fn parse_rows(text: &str) -> Result<RowTable, DataError> {
     let (columns, mut rows) = read_schema(text)?;
     let mut table = Builder::new(columns.len());
     table.text.reserve(rows.rest.len());
@@ -77,23 +78,25 @@ pub(super) struct Rows<'s> {
 }
 
 /// A rows snapshot's columns, from its schema line, and its rows.
-pub(super) fn read_schema(text: &str) -> Result<(Vec<(String, ColType)>, Rows<'_>), String> {
+pub(super) fn read_schema(text: &str) -> Result<(Vec<(String, ColType)>, Rows<'_>), DataError> {
     let (first, body) = text.split_once('\n').unwrap_or((text, ""));
     let schema = first
         .trim_end_matches('\r')
         .strip_prefix(SCHEMA_PREFIX)
-        .ok_or("its first line is not `# columns: …`: bless it again")?;
+        .ok_or(DataError::NoSchemaLine)?;
     let mut columns = Vec::new();
     let mut header = csv::ReaderBuilder::new()
         .has_headers(false)
         .trim(csv::Trim::All)
         .from_reader(schema.as_bytes());
     if let Some(record) = header.records().next() {
-        for field in record.map_err(|e| format!("bad schema line: {e}"))?.iter() {
+        for field in record.map_err(DataError::BadSchemaLine)?.iter() {
             let (name, ty) = field
                 .rsplit_once(':')
                 .and_then(|(n, t)| Some((n, ColType::parse(t)?)))
-                .ok_or_else(|| format!("bad column `{field}` in the schema line"))?;
+                .ok_or_else(|| DataError::BadSchemaColumn {
+                    field: field.to_string(),
+                })?;
             columns.push((name.to_string(), ty));
         }
     }
@@ -158,7 +161,7 @@ impl<'s> Rows<'s> {
 
     /// Push the next row's cells into `sink` and end it; false when there
     /// are no more rows.
-    pub(super) fn next_row(&mut self, sink: &mut impl Sink) -> Result<bool, String> {
+    pub(super) fn next_row(&mut self, sink: &mut impl Sink) -> Result<bool, DataError> {
         if self.rest.is_empty() {
             return Ok(false);
         }
@@ -166,7 +169,7 @@ impl<'s> Rows<'s> {
         let mut cells = 0;
         loop {
             let (cell, after, lines, end) = next_field(self.rest, &mut self.field)
-                .ok_or_else(|| format!("line {start}: a quoted field is not closed"))?;
+                .ok_or(DataError::UnclosedQuote { line: start })?;
             self.line += lines;
             self.rest = after;
             cells += 1;
@@ -179,9 +182,11 @@ impl<'s> Rows<'s> {
         }
         // A one-column table's null row is an empty line.
         if cells != width && !(width == 0 && cells == 1) {
-            return Err(format!(
-                "line {start} has {cells} field(s) where the schema has {width}: bless it again"
-            ));
+            return Err(DataError::SnapshotWidth {
+                line: start,
+                fields: cells,
+                width,
+            });
         }
         sink.end_row();
         Ok(true)
@@ -283,9 +288,13 @@ mod tests {
 
     #[test]
     fn a_row_of_another_width_or_an_open_quote_is_refused_with_its_line() {
-        let e = parse_rows("# columns: a:integer, b:integer\n1,2\n3,4,5\n").unwrap_err();
+        let e = parse_rows("# columns: a:integer, b:integer\n1,2\n3,4,5\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("line 3 has 3 field(s)"), "{e}");
-        let e = parse_rows("# columns: a:string\n\"open\n").unwrap_err();
+        let e = parse_rows("# columns: a:string\n\"open\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("line 2: a quoted field"), "{e}");
         // Windows line ends read as the same rows.
         let crlf = parse_rows("# columns: a:integer, b:string\r\n1,x\r\n2,\"y\"\r\n").unwrap();

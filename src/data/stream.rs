@@ -12,6 +12,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicUsize;
 
+use super::error::DataError;
 use super::{ColType, Masked, Masking, Sink};
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
@@ -60,10 +61,15 @@ pub(super) fn read<S: Collect>(
     spec: &OutputSpec,
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
-) -> Result<Read<S>, String> {
+) -> Result<Read<S>, DataError> {
     // Why it could not be read may quote the file (a column's name).
-    let (mut names, types, sink, sha) =
-        read_parts(path, spec, mask, make).map_err(|e| mask.mask(&e).into_owned())?;
+    let (mut names, types, sink, sha) = read_parts(path, spec, mask, make).map_err(|e| {
+        let text = e.to_string();
+        match mask.mask(&text) {
+            std::borrow::Cow::Borrowed(_) => e,
+            std::borrow::Cow::Owned(masked) => DataError::Masked(masked),
+        }
+    })?;
     mask.names(&mut names);
     Ok(Read {
         names,
@@ -80,7 +86,7 @@ fn read_parts<S: Collect>(
     spec: &OutputSpec,
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
-) -> Result<(Vec<String>, Option<Vec<ColType>>, S, String), String> {
+) -> Result<(Vec<String>, Option<Vec<ColType>>, S, String), DataError> {
     let hash = || hash_file(path);
     Ok(match spec.format {
         DataFormat::Delta => parts(&delta_parts(path)?, spec, mask, make)?,
@@ -96,17 +102,15 @@ fn read_parts<S: Collect>(
             parts(&one, spec, mask, make)?
         }
         #[cfg(not(feature = "parquet"))]
-        DataFormat::Parquet => return Err(super::parquet_file::MISSING.into()),
+        DataFormat::Parquet => return Err(DataError::ParquetMissing),
         DataFormat::Csv | DataFormat::Json | DataFormat::Jsonl => {
             // The hash and the parse each take a core where there are two.
             std::thread::scope(|s| {
                 let sha = s.spawn(hash);
                 let (names, types, sink) = text(path, spec, mask, make)?;
                 // The hashing thread cannot panic short of running out of memory.
-                let sha = sha
-                    .join()
-                    .unwrap_or_else(|_| Err("cannot hash it".into()))?;
-                Ok::<_, String>((names, types, sink, sha))
+                let sha = sha.join().unwrap_or(Err(DataError::HashFailed))?;
+                Ok::<_, DataError>((names, types, sink, sha))
             })?
         }
     })
@@ -119,11 +123,11 @@ fn text<S: Collect>(
     spec: &OutputSpec,
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
-) -> Result<(Vec<String>, Option<Vec<ColType>>, S), String> {
+) -> Result<(Vec<String>, Option<Vec<ColType>>, S), DataError> {
     let open = || {
         crate::userfile::open(path)
             .map(|(file, _)| std::io::BufReader::with_capacity(1 << 16, file))
-            .map_err(|e| format!("cannot read it: {e}"))
+            .map_err(DataError::Unreadable)
     };
     if spec.format == DataFormat::Csv {
         let (names, masked) = super::parse_csv(open()?, &spec.ignore, |names| Masked {
@@ -179,7 +183,7 @@ fn groups_of<R: ::parquet::file::reader::ChunkReader + 'static>(
 
 /// The plan to read the Delta table at `path`.
 #[cfg(feature = "parquet")]
-fn delta_parts(path: &Path) -> Result<Parts<'static>, String> {
+fn delta_parts(path: &Path) -> Result<Parts<'static>, DataError> {
     let mut groups = Vec::new();
     let plan = super::delta::plan(path, super::parquet_file::open, |file| {
         groups.push(groups_of(file));
@@ -190,8 +194,8 @@ fn delta_parts(path: &Path) -> Result<Parts<'static>, String> {
 }
 
 #[cfg(not(feature = "parquet"))]
-fn delta_parts(_path: &Path) -> Result<Parts<'static>, String> {
-    Err(super::parquet_file::MISSING.into())
+fn delta_parts(_path: &Path) -> Result<Parts<'static>, DataError> {
+    Err(DataError::ParquetMissing)
 }
 
 /// Threads that read a Parquet file's or a Delta table's row groups.
@@ -247,7 +251,7 @@ fn parts<S: Collect>(
     spec: &OutputSpec,
     mask: &mut Masking<'_>,
     make: MakeSink<'_, S>,
-) -> Result<(Vec<String>, Option<Vec<ColType>>, S, String), String> {
+) -> Result<(Vec<String>, Option<Vec<ColType>>, S, String), DataError> {
     let (all, all_types): (Vec<String>, Vec<ColType>) = match parts {
         Parts::Parquet { names, types, .. } => (names.clone(), types.clone()),
         Parts::Delta { plan, .. } => plan.columns.iter().cloned().unzip(),
@@ -272,7 +276,7 @@ fn parts<S: Collect>(
                         read(&mut sink)?;
                         Ok(sink.inner)
                     })?;
-                    Ok::<_, String>((sinks, masking.take_found()))
+                    Ok::<_, DataError>((sinks, masking.take_found()))
                 })
             })
             .collect();
@@ -282,10 +286,7 @@ fn parts<S: Collect>(
         };
         let results: Vec<_> = workers
             .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err("a reading thread failed".into()))
-            })
+            .map(|w| w.join().unwrap_or(Err(DataError::ReaderFailed)))
             .collect();
         (results, sha)
     });
@@ -312,7 +313,7 @@ fn kept(
     names: &[String],
     types: &[ColType],
     spec: &OutputSpec,
-) -> Result<(Vec<usize>, Vec<String>, Vec<ColType>), String> {
+) -> Result<(Vec<usize>, Vec<String>, Vec<ColType>), DataError> {
     let keep: Vec<usize> = (0..names.len())
         .filter(|&i| !spec.ignore.contains(&names[i]))
         .collect();
@@ -323,14 +324,14 @@ fn kept(
 }
 
 /// The sha256 of an output file.
-fn hash_file(path: &Path) -> Result<String, String> {
-    crate::hash::sha256_file(path).map_err(|e| format!("cannot read it: {e}"))
+fn hash_file(path: &Path) -> Result<String, DataError> {
+    crate::hash::sha256_file(path).map_err(DataError::Unreadable)
 }
 
 /// Reads one unit into a sink of its own, or into the one given (of
 /// units read before, when order does not matter): given how to push the
 /// unit's rows into a sink, the sink they went into.
-type ReadUnit<'a, S> = dyn FnMut(Option<S>, &mut dyn FnMut(&mut dyn Sink) -> Result<(), String>) -> Result<S, String>
+type ReadUnit<'a, S> = dyn FnMut(Option<S>, &mut dyn FnMut(&mut dyn Sink) -> Result<(), DataError>) -> Result<S, DataError>
     + 'a;
 
 /// Take units of `parts` off `next` until none are left, reading each
@@ -342,7 +343,7 @@ fn read_units<S: Collect>(
     next: &AtomicUsize,
     names: &[String],
     read: &mut ReadUnit<'_, S>,
-) -> Result<Vec<(usize, S)>, String> {
+) -> Result<Vec<(usize, S)>, DataError> {
     use super::delta::Source;
     use super::parquet_file::{ParquetFile, open};
     use super::{Batch, BatchColumn};
@@ -373,7 +374,7 @@ fn read_units<S: Collect>(
                 }
                 Parts::Delta { plan, .. } => {
                     let planned = &plan.files[f];
-                    let file = open(&planned.path).map_err(|e| format!("{}: {e}", planned.name))?;
+                    let file = open(&planned.path).map_err(DataError::in_file(&planned.name))?;
                     let sources = plan.sources(planned, &file.names, names);
                     (file, sources)
                 }
@@ -389,8 +390,8 @@ fn read_units<S: Collect>(
             Parts::Delta { plan, .. } => plan.files[f].deleted.as_deref(),
             Parts::Parquet { .. } => None,
         };
-        let label = |e: String| match parts {
-            Parts::Delta { plan, .. } => format!("{}: {e}", plan.files[f].name),
+        let label = |e: DataError| match parts {
+            Parts::Delta { plan, .. } => DataError::in_file(&plan.files[f].name)(e),
             Parts::Parquet { .. } => e,
         };
         let (at, before) = match S::ORDER_FREE.then(|| sinks.pop()).flatten() {
@@ -432,8 +433,8 @@ fn read_units<S: Collect>(
     _next: &AtomicUsize,
     _names: &[String],
     _read: &mut ReadUnit<'_, S>,
-) -> Result<Vec<(usize, S)>, String> {
-    Err(super::parquet_file::MISSING.into())
+) -> Result<Vec<(usize, S)>, DataError> {
+    Err(DataError::ParquetMissing)
 }
 
 #[cfg(all(test, feature = "parquet"))]
@@ -606,14 +607,14 @@ mod tests {
             DataOutputMode::Summary => {
                 let mut s = super::super::summary::Summarizer::new(names.len(), Some(types));
                 each_row(&typed, &keep, &mut s);
-                Table::Summary(s.finish(names))
+                Table::from(s.finish(names))
             }
             DataOutputMode::Rows => {
                 let mut b = Builder::new(names.len());
                 each_row(&typed, &keep, &mut b);
                 let mut t = b.finish(names.into_iter().zip(types).collect()).unwrap();
                 sort(&mut t, &spec.key);
-                Table::Rows(t)
+                Table::from(t)
             }
         };
         render(&table, "x.parquet")

@@ -38,17 +38,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::ColType;
+use super::error::{DataError, Within};
 
 mod deletion_vector;
 
 use deletion_vector::Descriptor;
 
 /// The log directory of a Delta table.
-pub(crate) const LOG_DIR: &str = "_delta_log";
+pub(super) const LOG_DIR: &str = "_delta_log";
 
 /// How a Delta table is read: its columns, and its live files, each
 /// read as a Parquet file whose columns are found by their logical names.
-pub(crate) struct Plan {
+pub(super) struct Plan {
     /// The log's schema, then any column only a partition or a file has,
     /// in the order first met; a partition column is text.
     pub columns: Vec<(String, ColType)>,
@@ -59,7 +60,7 @@ pub(crate) struct Plan {
 }
 
 /// One live file of a [`Plan`].
-pub(crate) struct PlannedFile {
+pub(super) struct PlannedFile {
     /// As the log names it (relative to the table).
     pub name: String,
     pub path: PathBuf,
@@ -71,7 +72,7 @@ pub(crate) struct PlannedFile {
 }
 
 /// Where a table's column comes from in one live file.
-pub(crate) enum Source {
+pub(super) enum Source {
     /// The file's column at this index.
     Column(usize),
     /// One value for every row: a partition value, or null for a column
@@ -83,7 +84,7 @@ impl Plan {
     /// Where each of `columns` (names of the table's columns) comes from
     /// in the live file `file` whose own columns are `names`: a partition
     /// value wins over a file's own column.
-    pub(crate) fn sources(
+    pub(super) fn sources(
         &self,
         file: &PlannedFile,
         names: &[String],
@@ -111,11 +112,15 @@ impl Plan {
 
     /// A sha256 of the table's live files, each named, and of the rows
     /// their deletion vectors delete.
-    pub(crate) fn digest(&self) -> Result<String, String> {
+    pub(super) fn digest(&self) -> Result<String, DataError> {
         let mut digest = String::new();
         for file in &self.files {
-            let sha = crate::hash::sha256_file(&file.path)
-                .map_err(|e| format!("cannot read live file {}: {e}", file.name))?;
+            let sha = crate::hash::sha256_file(&file.path).map_err(|source| {
+                DataError::LiveFileUnreadable {
+                    name: file.name.clone(),
+                    source,
+                }
+            })?;
             digest.push_str(&format!("{sha} {}\n", file.name));
             if let Some(line) = &file.dv_digest {
                 digest.push_str(line);
@@ -129,11 +134,11 @@ impl Plan {
 /// file's footer read for its columns (`open` opens a live file as
 /// Parquet: its column names and types, and its row count), each deletion
 /// vector read and checked.
-pub(crate) fn plan<F>(
+pub(super) fn plan<F>(
     dir: &Path,
-    open: impl Fn(&Path) -> Result<F, String>,
+    open: impl Fn(&Path) -> Result<F, DataError>,
     mut schema: impl FnMut(&F) -> (Vec<(String, ColType)>, usize),
-) -> Result<Plan, String> {
+) -> Result<Plan, DataError> {
     let state = replay(&dir.join(LOG_DIR))?;
     let mut plan = Plan {
         columns: state.schema.clone(),
@@ -147,14 +152,13 @@ pub(crate) fn plan<F>(
     } in state.live
     {
         let path = dir.join(&name);
-        let file = open(&path).map_err(|e| format!("{name}: {e}"))?;
+        let in_file = DataError::in_file(&name);
+        let file = open(&path).map_err(&in_file)?;
         let (own, rows) = schema(&file);
         // A table's column is found in a file by its name.
         let names: Vec<&str> = own.iter().map(|(n, _)| plan.logical(n)).collect();
         if let Some(shared) = super::shared_names(names.into_iter().enumerate()) {
-            return Err(format!(
-                "{name}: {shared} of this data file: which holds the table's column is not known"
-            ));
+            return Err(in_file(DataError::SharedInFile { shared }));
         }
         let new = partition
             .iter()
@@ -168,9 +172,8 @@ pub(crate) fn plan<F>(
         }
         let (deleted, dv_digest) = match dv {
             Some(dv) => {
-                let bitmap = dv.bitmap(dir).map_err(|e| format!("{name}: {e}"))?;
-                let deleted =
-                    deleted_rows(&dv, &bitmap, rows).map_err(|e| format!("{name}: {e}"))?;
+                let bitmap = dv.bitmap(dir).map_err(&in_file)?;
+                let deleted = deleted_rows(&dv, &bitmap, rows).map_err(&in_file)?;
                 // The digest covers which rows are deleted, not only the file.
                 let line = format!(
                     "{} {name} deletion vector {}\n",
@@ -195,25 +198,22 @@ pub(crate) fn plan<F>(
 /// The rows of a data file of `rows` rows that its deletion vector `dv`
 /// (serialized as `bitmap`) deletes; it must delete as many rows of the
 /// file as its cardinality says.
-fn deleted_rows(dv: &Descriptor, bitmap: &[u8], rows: usize) -> Result<Vec<bool>, String> {
+fn deleted_rows(dv: &Descriptor, bitmap: &[u8], rows: usize) -> Result<Vec<bool>, DataError> {
     let marks = deletion_vector::mark(bitmap, rows)?;
     if marks.dropped != dv.cardinality {
-        let beyond = match marks.beyond {
-            0 => String::new(),
-            n => format!(" (and {n} row indexes past its end)"),
-        };
-        return Err(format!(
-            "its deletion vector deletes {} of its {rows} rows{beyond}, \
-             where its cardinality says {}: the log and the vector disagree",
-            marks.dropped, dv.cardinality
-        ));
+        return Err(DataError::DvCardinality {
+            dropped: marks.dropped,
+            rows,
+            beyond: marks.beyond,
+            cardinality: dv.cardinality,
+        });
     }
     Ok(marks.deleted)
 }
 
 /// What the log says at its latest version.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct State {
+struct State {
     /// The live data files in the order added.
     pub live: Vec<Live>,
     /// Columns of the latest `metaData` schema.
@@ -224,12 +224,12 @@ pub(crate) struct State {
 }
 
 /// A file's partition columns and values (None: null).
-pub(crate) type Partition = Vec<(String, Option<String>)>;
+type Partition = Vec<(String, Option<String>)>;
 
 /// A live logical file of the table: a data file and the deletion vector
 /// that deletes some of its rows, if it has one.
 #[derive(Debug, PartialEq)]
-pub(crate) struct Live {
+struct Live {
     /// Relative to the table.
     pub path: String,
     pub partition: Partition,
@@ -238,8 +238,8 @@ pub(crate) struct Live {
 
 /// Replay the log directory `log`: its latest checkpoint when it has one,
 /// then the JSON commits after it.
-pub(crate) fn replay(log: &Path) -> Result<State, String> {
-    let entries = std::fs::read_dir(log).map_err(|e| format!("cannot read _delta_log: {e}"))?;
+fn replay(log: &Path) -> Result<State, DataError> {
+    let entries = std::fs::read_dir(log).map_err(DataError::NoLog)?;
     let mut commits: Vec<(u64, std::path::PathBuf)> = Vec::new();
     // Checkpoint parts by version: (part number, parts in all, path).
     let mut checkpoints: BTreeMap<u64, Vec<(u64, u64, std::path::PathBuf)>> = BTreeMap::new();
@@ -267,43 +267,49 @@ pub(crate) fn replay(log: &Path) -> Result<State, String> {
     });
     let checkpoint = match last_checkpoint(log)? {
         Some(v) if checkpoints.contains_key(&v) => Some(v),
-        Some(v) => {
-            return Err(format!(
-                "its _last_checkpoint names version {v}, whose checkpoint is not all there"
-            ));
-        }
+        Some(version) => return Err(DataError::CheckpointIncomplete { version }),
         None => checkpoints.keys().next_back().copied(),
     };
     let first = checkpoint.map_or(0, |v| v + 1);
     let commits: Vec<_> = commits.into_iter().filter(|(v, _)| *v >= first).collect();
     if commits.is_empty() && checkpoint.is_none() {
-        return Err("its _delta_log has no commit".into());
+        return Err(DataError::NoCommit);
     }
     for (expected, (version, _)) in (first..).zip(&commits) {
         if *version != expected {
-            return Err(format!(
-                "its _delta_log lacks commit {expected} (found {version}): \
-                 an older log was cleaned up without a checkpoint before it"
-            ));
+            return Err(DataError::CommitGap {
+                expected,
+                found: *version,
+            });
         }
     }
     let mut state = State::default();
     if let Some(version) = checkpoint {
         for (_, _, path) in &checkpoints[&version] {
-            read_checkpoint(&mut state, path).map_err(|e| format!("checkpoint {version}: {e}"))?;
+            read_checkpoint(&mut state, path).map_err(|e| e.within(Within::Checkpoint(version)))?;
         }
     }
     for (version, path) in &commits {
         let text = super::read_data_file(path)
-            .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
-            .map_err(|e| format!("cannot read {LOG_DIR}/{version:020}.json: {e}"))?;
+            .and_then(|b| {
+                String::from_utf8(b)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })
+            .map_err(|source| DataError::CommitUnreadable {
+                version: *version,
+                source,
+            })?;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let action: serde_json::Value = serde_json::from_str(line)
-                .map_err(|e| format!("commit {version} line {}: not JSON: {e}", n + 1))?;
-            apply(&mut state, &action).map_err(|e| format!("commit {version}: {e}"))?;
+            let action: serde_json::Value =
+                serde_json::from_str(line).map_err(|source| DataError::CommitNotJson {
+                    version: *version,
+                    line: n + 1,
+                    source,
+                })?;
+            apply(&mut state, &action).map_err(|e| e.within(Within::Commit(*version)))?;
         }
     }
     Ok(state)
@@ -320,7 +326,7 @@ enum LogFile {
 
 /// What the log file called `name` is; an error for a checkpoint of a
 /// kind that is not read (V2, named by a UUID).
-fn log_file(name: &str) -> Result<Option<LogFile>, String> {
+fn log_file(name: &str) -> Result<Option<LogFile>, DataError> {
     let number = |s: &str, len: usize| {
         (s.len() == len && s.bytes().all(|b| b.is_ascii_digit()))
             .then(|| s.parse::<u64>().ok())
@@ -352,32 +358,31 @@ fn log_file(name: &str) -> Result<Option<LogFile>, String> {
             }
             _ => Ok(None),
         },
-        _ => Err(format!(
-            "its _delta_log has a V2 checkpoint ({name}), which is not read: \
-             write classic checkpoints (delta.checkpointPolicy = classic)"
-        )),
+        _ => Err(DataError::V2Checkpoint {
+            name: name.to_string(),
+        }),
     }
 }
 
 /// The version `_last_checkpoint` names, if the log has that file.
-fn last_checkpoint(log: &Path) -> Result<Option<u64>, String> {
+fn last_checkpoint(log: &Path) -> Result<Option<u64>, DataError> {
     let text = match crate::userfile::read_to_string(&log.join("_last_checkpoint")) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read _last_checkpoint: {e}")),
+        Err(e) => return Err(DataError::LastCheckpointUnreadable(e)),
     };
     serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("version")?.as_u64())
         .map(Some)
-        .ok_or_else(|| "its _last_checkpoint names no version".into())
+        .ok_or(DataError::LastCheckpointNoVersion)
 }
 
 /// Apply the live files and the schema of a checkpoint (a Parquet file
 /// of one action a row; its `remove` rows are tombstones of files no
 /// longer live).
-fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), String> {
-    let bytes = super::read_data_file(path).map_err(|e| format!("cannot read it: {e}"))?;
+fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), DataError> {
+    let bytes = super::read_data_file(path).map_err(DataError::Unreadable)?;
     for row in super::parquet_file::json_rows(bytes)? {
         let serde_json::Value::Object(mut action) = row else {
             continue;
@@ -394,10 +399,10 @@ fn read_checkpoint(state: &mut State, path: &Path) -> Result<(), String> {
 /// a `remove` retires the file of the same path and vector only, so the
 /// `remove` of a file's old vector and the `add` of its new one in one
 /// commit leave the new one live, in whichever order they come.
-fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
+fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), DataError> {
     if let Some(add) = action.get("add") {
         let path = file_path(add)?;
-        let dv = Descriptor::of(add).map_err(|e| format!("{path}: {e}"))?;
+        let dv = Descriptor::of(add).map_err(DataError::in_file(&path))?;
         let partition = add
             .get("partitionValues")
             .and_then(serde_json::Value::as_object)
@@ -419,7 +424,7 @@ fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
     } else if let Some(remove) = action.get("remove") {
         let path = file_path(remove)?;
         let id = Descriptor::of(remove)
-            .map_err(|e| format!("{path}: {e}"))?
+            .map_err(DataError::in_file(&path))?
             .map(|d| d.unique_id());
         state
             .live
@@ -430,7 +435,7 @@ fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
             .and_then(serde_json::Value::as_str)
             .map(serde_json::from_str)
             .transpose()
-            .map_err(|e| format!("bad schemaString: {e}"))?
+            .map_err(DataError::BadSchemaString)?
             .unwrap_or_default();
         let fields = schema
             .get("fields")
@@ -457,13 +462,15 @@ fn apply(state: &mut State, action: &serde_json::Value) -> Result<(), String> {
 }
 
 /// The path of an `add` or `remove` action, percent-decoded.
-fn file_path(action: &serde_json::Value) -> Result<String, String> {
+fn file_path(action: &serde_json::Value) -> Result<String, DataError> {
     let path = action
         .get("path")
         .and_then(serde_json::Value::as_str)
-        .ok_or("an add or remove action has no path")?;
+        .ok_or(DataError::ActionWithoutPath)?;
     if path.contains("://") {
-        return Err(format!("{path} is an absolute URI, which is not read"));
+        return Err(DataError::AbsoluteUri {
+            path: path.to_string(),
+        });
     }
     Ok(percent_decode(path))
 }
@@ -564,18 +571,38 @@ mod tests {
         // A gap in the versions, a checkpoint named but not there, or a
         // V2 checkpoint is refused.
         std::fs::remove_file(log.join(format!("{:020}.json", 1))).unwrap();
-        assert!(replay(&log).unwrap_err().contains("lacks commit 1"));
+        assert!(
+            replay(&log)
+                .unwrap_err()
+                .to_string()
+                .contains("lacks commit 1")
+        );
         std::fs::write(log.join("_last_checkpoint"), r#"{"version":1}"#).unwrap();
-        assert!(replay(&log).unwrap_err().contains("names version 1"));
+        assert!(
+            replay(&log)
+                .unwrap_err()
+                .to_string()
+                .contains("names version 1")
+        );
         std::fs::write(log.join("_last_checkpoint"), "{}").unwrap();
-        assert!(replay(&log).unwrap_err().contains("names no version"));
+        assert!(
+            replay(&log)
+                .unwrap_err()
+                .to_string()
+                .contains("names no version")
+        );
         std::fs::remove_file(log.join("_last_checkpoint")).unwrap();
         let v2 = format!(
             "{:020}.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json",
             2
         );
         std::fs::write(log.join(v2), "").unwrap();
-        assert!(replay(&log).unwrap_err().contains("V2 checkpoint"));
+        assert!(
+            replay(&log)
+                .unwrap_err()
+                .to_string()
+                .contains("V2 checkpoint")
+        );
     }
 
     /// A table's column is found in a data file by its name: a file that
@@ -601,7 +628,7 @@ mod tests {
         assert_eq!(planned(&["id", "n"]).unwrap().len(), 2);
         match planned(&["id", "n", "n"]) {
             Err(e) => assert!(
-                e.starts_with("part-0.parquet: the column name `n` is used by columns 2 and 3 of this data file"),
+                e.to_string().starts_with("part-0.parquet: the column name `n` is used by columns 2 and 3 of this data file"),
                 "{e}"
             ),
             Ok(columns) => panic!("read as {columns:?}"),
@@ -697,7 +724,7 @@ mod tests {
                 r#"{"add":{"path":"c.parquet","partitionValues":{},"size":1,"modificationTime":0,"dataChange":true,"deletionVector":{"storageType":"x","pathOrInlineDv":"","sizeInBytes":1,"cardinality":1}}}"#,
             ],
         );
-        let e = replay(&log).unwrap_err();
+        let e = replay(&log).unwrap_err().to_string();
         assert!(e.contains("c.parquet") && e.contains("storage type"), "{e}");
     }
 
