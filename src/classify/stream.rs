@@ -13,10 +13,10 @@ use regex::bytes::Regex;
 use super::dfa::Walk;
 use super::records::{self, Level};
 use super::{
-    ABORT, ALLOW, AUTH, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION, FAILURE_CATS,
-    MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED, RUNTIME,
-    RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings, VALIDATION,
-    bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
+    ABORT, ALLOW, AUTH, AUTH_QUICK, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION,
+    FAILURE_CATS, MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED,
+    RUNTIME, RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings,
+    VALIDATION, bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
 };
 use crate::ansi::Stripper;
 use crate::redact::Redactor;
@@ -285,6 +285,8 @@ const F_ALL: Flags = Flags::MAX;
 enum Quick {
     /// The shared one for this set of open categories.
     Shared(u8),
+    /// The auth hint's.
+    Auth,
     /// The schema hint's.
     Schema,
     /// The case's `specific_error`'s.
@@ -304,7 +306,7 @@ impl Quick {
     /// The flag a hit of this pre-check sets.
     fn flag(self) -> Flags {
         match self {
-            Quick::Shared(_) => F_FAIL,
+            Quick::Shared(_) | Quick::Auth => F_FAIL,
             Quick::Schema => F_SCHEMA,
             Quick::Specific => F_SPECIFIC,
             Quick::Signals => F_NOTHING | F_LEVEL,
@@ -567,6 +569,9 @@ impl StreamClassifier {
             Some(_) => self.quick.push(Quick::Shared(self.open)),
             None => every_line = true,
         }
+        if self.open & bit(AUTH) != 0 {
+            self.quick.push(Quick::Auth);
+        }
         if self.open & bit(SCHEMA) != 0 {
             self.quick.push(Quick::Schema);
         }
@@ -608,6 +613,7 @@ impl StreamClassifier {
         let shared = &self.patterns.shared;
         let compiled = match q {
             Quick::Shared(open) => shared.quick(open),
+            Quick::Auth => Some(&*AUTH_QUICK),
             Quick::Schema => Some(&*SCHEMA_QUICK),
             Quick::Specific => (self.patterns.specific.as_ref()).and_then(|s| s.quick.as_ref()),
             Quick::Signals => Some(&shared.signals),
