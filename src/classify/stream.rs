@@ -13,10 +13,10 @@ use regex::bytes::Regex;
 use super::dfa::Walk;
 use super::records::{self, Level};
 use super::{
-    ABORT, ALLOW, AUTH, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION, FAILURE_CATS,
-    MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED, RUNTIME,
-    RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings, VALIDATION,
-    bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
+    ABORT, ALLOW, AUTH, AUTH_QUICK, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION,
+    FAILURE_CATS, MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED,
+    RUNTIME, RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings,
+    VALIDATION, bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
 };
 use crate::ansi::Stripper;
 use crate::redact::Redactor;
@@ -285,6 +285,8 @@ const F_ALL: Flags = Flags::MAX;
 enum Quick {
     /// The shared one for this set of open categories.
     Shared(u8),
+    /// The auth hint's.
+    Auth,
     /// The schema hint's.
     Schema,
     /// The case's `specific_error`'s.
@@ -304,7 +306,7 @@ impl Quick {
     /// The flag a hit of this pre-check sets.
     fn flag(self) -> Flags {
         match self {
-            Quick::Shared(_) => F_FAIL,
+            Quick::Shared(_) | Quick::Auth => F_FAIL,
             Quick::Schema => F_SCHEMA,
             Quick::Specific => F_SPECIFIC,
             Quick::Signals => F_NOTHING | F_LEVEL,
@@ -336,12 +338,32 @@ struct LongLine {
     unmatched: Option<String>,
 }
 
-/// A cached pre-check result: searching from `from` found a match at `at`.
+/// A cached search result: searching from `from` found a match at `at`.
 #[derive(Clone, Copy)]
 struct Found {
     from: usize,
     at: Option<usize>,
 }
+
+impl Found {
+    /// What searching from `pos` finds, if this says.
+    fn lookup(found: Option<Found>, pos: usize) -> Option<Option<usize>> {
+        found
+            .filter(|f| f.from <= pos && f.at.is_none_or(|at| at >= pos))
+            .map(|f| f.at)
+    }
+}
+
+/// A pre-check's cached searches in a block: its regex's, and that of the
+/// literals its matches start with ([`super::BlockCheck`]).
+#[derive(Clone, Copy, Default)]
+struct Cached {
+    hit: Option<Found>,
+    start: Option<Found>,
+}
+
+/// Most pre-checks listed at once: one of each [`Quick`].
+const QUICKS: usize = 8;
 
 /// Records read without a level before a stream is taken for one that
 /// does not log.
@@ -567,6 +589,9 @@ impl StreamClassifier {
             Some(_) => self.quick.push(Quick::Shared(self.open)),
             None => every_line = true,
         }
+        if self.open & bit(AUTH) != 0 {
+            self.quick.push(Quick::Auth);
+        }
         if self.open & bit(SCHEMA) != 0 {
             self.quick.push(Quick::Schema);
         }
@@ -599,6 +624,10 @@ impl StreamClassifier {
             }
         }
         self.every_line = every_line;
+        debug_assert!(
+            self.quick.len() <= QUICKS,
+            "a search is cached per pre-check"
+        );
     }
 
     /// The pre-check `q` names. The regexes are borrowed, not cloned: a
@@ -607,7 +636,8 @@ impl StreamClassifier {
     fn quick_regex(&self, q: Quick) -> &Regex {
         let shared = &self.patterns.shared;
         let compiled = match q {
-            Quick::Shared(open) => shared.quick(open),
+            Quick::Shared(open) => shared.quick(open).map(|c| &c.re),
+            Quick::Auth => Some(&*AUTH_QUICK),
             Quick::Schema => Some(&*SCHEMA_QUICK),
             Quick::Specific => (self.patterns.specific.as_ref()).and_then(|s| s.quick.as_ref()),
             Quick::Signals => Some(&shared.signals),
@@ -616,6 +646,14 @@ impl StreamClassifier {
             Quick::Required => self.patterns.required_quick.as_deref(),
         };
         compiled.expect("a pre-check is listed only once compiled")
+    }
+
+    /// The literals every match of pre-check `q` starts with, if known.
+    fn quick_starts(&self, q: Quick) -> Option<&aho_corasick::AhoCorasick> {
+        match q {
+            Quick::Shared(open) => self.patterns.shared.quick(open)?.starts.as_ref(),
+            _ => None,
+        }
     }
 
     fn close(&mut self, cat: usize) {
@@ -696,13 +734,13 @@ impl StreamClassifier {
     /// nothing else depends on each line (see [`Self::can_skip`]) they are
     /// stepped over up to the record holding the next flagged line.
     fn scan_block(&mut self, block: &[u8]) {
-        let mut found: [Option<Found>; 8] = [None; 8];
+        let mut found = [Cached::default(); QUICKS];
         let mut quick_version = self.quick_version();
         let mut pos = 0;
         while pos < block.len() {
             let v = self.quick_version();
             if v != quick_version {
-                found = [None; 8];
+                found = [Cached::default(); QUICKS];
                 quick_version = v;
             }
             // The record being received ends where a line not indented
@@ -729,14 +767,7 @@ impl StreamClassifier {
             } else {
                 let mut flags = 0;
                 for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
-                    let at = match *cached {
-                        Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
-                        _ => {
-                            let at = self.quick_regex(q).find_at(block, pos).map(|m| m.start());
-                            *cached = Some(Found { from: pos, at });
-                            at
-                        }
-                    };
+                    let at = self.next_hit(q, block, pos, cached);
                     if at.is_some_and(|at| at <= end) {
                         flags |= self.flag_of(q, &block[pos..end]);
                     }
@@ -750,23 +781,37 @@ impl StreamClassifier {
     }
 
     /// Where the next pre-check hit at or after `pos` is, if any.
-    fn next_flag(&self, block: &[u8], pos: usize, found: &mut [Option<Found>; 8]) -> Option<usize> {
+    fn next_flag(&self, block: &[u8], pos: usize, found: &mut [Cached; QUICKS]) -> Option<usize> {
         let mut next: Option<usize> = None;
         for (&q, cached) in self.quick.iter().zip(found.iter_mut()) {
-            let at = match *cached {
-                Some(f) if f.from <= pos && f.at.is_none_or(|at| at >= pos) => f.at,
-                _ => {
-                    let at = self.quick_regex(q).find_at(block, pos).map(|m| m.start());
-                    *cached = Some(Found { from: pos, at });
-                    at
-                }
-            };
+            let at = self.next_hit(q, block, pos, cached);
             next = match (next, at) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
         }
         next
+    }
+
+    /// Where the first match of pre-check `q` at or after `pos` starts, if
+    /// any. Where the literals its matches start with are known, no match
+    /// starts before the first of them: the regex is run from there.
+    fn next_hit(&self, q: Quick, block: &[u8], pos: usize, cached: &mut Cached) -> Option<usize> {
+        if let Some(at) = Found::lookup(cached.hit, pos) {
+            return at;
+        }
+        let from = match self.quick_starts(q) {
+            Some(starts) => Found::lookup(cached.start, pos).unwrap_or_else(|| {
+                let at = starts.find(&block[pos..]).map(|m| pos + m.start());
+                cached.start = Some(Found { from: pos, at });
+                at
+            }),
+            None => Some(pos),
+        };
+        let at = from.and_then(|from| self.quick_regex(q).find_at(block, from));
+        let at = at.map(|m| m.start());
+        cached.hit = Some(Found { from: pos, at });
+        at
     }
 
     /// Whether lines no pre-check flags may be stepped over, whole records
