@@ -6,7 +6,7 @@
 
 use std::io::Write as _;
 
-use crate::exit::RunOutcome;
+use crate::conclusion::RunOutcome;
 use crate::model::{CaseKind, CaseRecord, RunRecord};
 
 /// One thing that happened during a run.
@@ -136,7 +136,7 @@ impl Fanout {
                     self.diagnostics,
                     "warning: the {} reporter failed: {}; its output is incomplete",
                     slot.reporter.name(),
-                    crate::exit::error_chain(&e)
+                    crate::conclusion::error_chain(&e)
                 );
             }
         }

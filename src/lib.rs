@@ -33,6 +33,7 @@
 
 #[doc(hidden)]
 pub mod ansi;
+pub(crate) mod atomic;
 #[doc(hidden)]
 pub mod baseline;
 #[doc(hidden)]
@@ -48,20 +49,24 @@ pub mod cli;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod commands;
+#[doc(hidden)]
+pub mod conclusion;
 pub mod config;
 pub(crate) mod data;
 pub mod events;
-#[doc(hidden)]
-pub mod exit;
-pub(crate) mod fsio;
-pub mod harness;
+/// The `cargo test` / `cargo nextest run` front door: [`harness::main`]
+/// is the body of `tests/golden.rs`.
+pub mod harness {
+    pub use crate::libtest::main;
+}
 #[doc(hidden)]
 pub mod hash;
 #[doc(hidden)]
 pub mod layout;
+pub(crate) mod libtest;
 pub mod model;
 pub(crate) mod outdir;
-pub(crate) mod par;
+pub(crate) mod parallel;
 #[doc(hidden)]
 pub mod redact;
 #[doc(hidden)]
@@ -70,7 +75,7 @@ pub mod runner;
 pub(crate) mod shell;
 /// Instants and days as the run record writes them.
 pub mod time;
-pub(crate) mod userfile;
+pub(crate) mod untrusted;
 #[doc(hidden)]
 pub mod wire;
 pub(crate) mod xml;

@@ -211,7 +211,7 @@ const HOLDER_LOOKS: usize = 10;
 
 /// What the holder wrote into the holder file, on one line, if anything.
 fn holder(path: &Path) -> Option<String> {
-    let text = crate::userfile::read_to_string(path).unwrap_or_default();
+    let text = crate::untrusted::read_to_string(path).unwrap_or_default();
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then_some(line)
 }

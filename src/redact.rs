@@ -164,14 +164,14 @@ pub(crate) fn own_secrets(key_files: &[std::path::PathBuf]) -> Vec<(String, Vec<
         // A path names a file whose text is the key (the path itself is no
         // secret); a value that names no file may be a key itself.
         let file = (!value.is_empty())
-            .then(|| crate::userfile::read(std::path::Path::new(&value)).ok())
+            .then(|| crate::untrusted::read(std::path::Path::new(&value)).ok())
             .flatten();
         out.extend(key(
             file.unwrap_or_else(|| value.as_encoded_bytes().to_vec())
         ));
     }
     for file in key_files {
-        if let Ok(text) = crate::userfile::read(file) {
+        if let Ok(text) = crate::untrusted::read(file) {
             out.extend(key(text));
         }
     }

@@ -102,7 +102,7 @@ const HELP: &str = "golden-baseline.json is written by `cargo golden --bless`; f
 impl BaselineFile {
     /// Read the baseline at `path`; `None` when there is no such file.
     pub(crate) fn load(path: &Path) -> Result<Option<BaselineFile>, BaselineError> {
-        let text = match crate::userfile::read(path) {
+        let text = match crate::untrusted::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -175,7 +175,7 @@ impl BaselineFile {
     pub(crate) fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let mut text = serde_json::to_string_pretty(self).expect("a baseline always serializes");
         text.push('\n');
-        crate::fsio::atomic_write(path, text.as_bytes()).map_err(|source| BaselineError::Write {
+        crate::atomic::atomic_write(path, text.as_bytes()).map_err(|source| BaselineError::Write {
             path: path.to_path_buf(),
             source,
         })

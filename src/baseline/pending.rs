@@ -56,7 +56,7 @@ impl PendingDir<'_> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        crate::fsio::atomic_write(&path, text)?;
+        crate::atomic::atomic_write(&path, text)?;
         Ok(PendingSnapshot {
             path: rel,
             sha256: crate::hash::sha256_hex(text),
@@ -105,7 +105,7 @@ pub(crate) fn read(out_dir: &Path, pending: &PendingSnapshot) -> Result<Vec<u8>,
     if !crate::layout::plain_relative(&pending.path) {
         return Err(PendingError::Outside(pending.path.clone()));
     }
-    let bytes = crate::userfile::read_limited(&out_dir.join(&pending.path), PENDING_LIMIT)
+    let bytes = crate::untrusted::read_limited(&out_dir.join(&pending.path), PENDING_LIMIT)
         .map_err(|e| PendingError::Read(pending.path.clone(), e))?;
     let actual = crate::hash::sha256_hex(&bytes);
     if actual != pending.sha256 {
@@ -144,7 +144,7 @@ pub(crate) fn write_snapshot(root: &Path, file: &str, bytes: &[u8]) -> Result<()
         (Ok(d), Ok(r)) if d.starts_with(r) => {}
         _ => return Err(outside()),
     }
-    crate::fsio::atomic_write(&dir.join(name), bytes)
+    crate::atomic::atomic_write(&dir.join(name), bytes)
         .map_err(|e| PendingError::Write(file.to_string(), e))
 }
 
@@ -247,7 +247,7 @@ pub(crate) fn standing(
         return Standing::Stale(format!("case {case:?} {what}"));
     }
     let now =
-        match crate::userfile::read_limited(&harness.base_dir.join(&check.file), PENDING_LIMIT) {
+        match crate::untrusted::read_limited(&harness.base_dir.join(&check.file), PENDING_LIMIT) {
             Ok(bytes) => Some(crate::hash::sha256_hex(&bytes)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Standing::Stale(format!("{} cannot be read: {e}", check.file)),

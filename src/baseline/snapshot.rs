@@ -294,7 +294,7 @@ impl<'h> Snapshots<'h> {
             }
         };
         let mut snapshot = None;
-        let mut expected = match crate::userfile::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
+        let mut expected = match crate::untrusted::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
             Ok(bytes) => {
                 // Masked as the output is: a cell holding a secret compares
                 // as its mask.
@@ -336,7 +336,7 @@ impl<'h> Snapshots<'h> {
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .and_then(|()| {
                     let text = data::render(&actual, &read.rel);
-                    crate::fsio::atomic_write(&path, text.as_bytes())
+                    crate::atomic::atomic_write(&path, text.as_bytes())
                 });
             if let Err(e) = written {
                 check.outcome = SnapshotOutcome::NotWritten;
@@ -410,7 +410,7 @@ impl<'h> Snapshots<'h> {
         };
         let path = self.root.join(&check.file);
         let mut snapshot = None;
-        let expected = match crate::userfile::read(&path) {
+        let expected = match crate::untrusted::read(&path) {
             Ok(bytes) => {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 snapshot = Some(bytes);
@@ -553,7 +553,7 @@ fn bless(
         .map_or(Ok(()), std::fs::create_dir_all)
         // Escaped: output holding `[..]` or a `...` line is recorded as
         // that text, not as wildcards that would accept anything there.
-        .and_then(|()| crate::fsio::atomic_write(path, wildcard::escape(actual).as_bytes()));
+        .and_then(|()| crate::atomic::atomic_write(path, wildcard::escape(actual).as_bytes()));
     if let Err(e) = written {
         check.outcome = SnapshotOutcome::NotWritten;
         check.detail = Some(format!("cannot write it: {e}"));
@@ -570,7 +570,7 @@ fn read_output(path: &Path) -> Result<String, (SnapshotOutcome, String)> {
             format!("cannot read {}: {e}", path.display()),
         )
     };
-    let (file, len) = crate::userfile::open(path).map_err(unreadable)?;
+    let (file, len) = crate::untrusted::open(path).map_err(unreadable)?;
     if len > SNAPSHOT_LIMIT {
         return Err((
             SnapshotOutcome::TooLarge,

@@ -8,8 +8,8 @@ use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
 use crate::commands::Loaded;
+use crate::conclusion;
 use crate::config::{self, ConfigError, HarnessConfig};
-use crate::exit;
 use crate::layout::display_relative;
 
 /// What the command line says about the harness file and what it adds to
@@ -83,8 +83,8 @@ impl LocateError {
     /// each line already says `file:line:col: error:`.
     pub(crate) fn usage(&self) -> i32 {
         let diagnostics = matches!(self, LocateError::Config(ConfigError::Invalid(_)));
-        exit::print_error(self, diagnostics);
-        exit::USAGE
+        conclusion::print_error(self, diagnostics);
+        conclusion::USAGE
     }
 }
 
@@ -430,6 +430,6 @@ mod tests {
             matches!(e, LocateError::Config(ConfigError::Invalid(_))),
             "{e:?}"
         );
-        assert_eq!(e.usage(), exit::USAGE);
+        assert_eq!(e.usage(), conclusion::USAGE);
     }
 }

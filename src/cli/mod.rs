@@ -10,7 +10,7 @@ use crate::commands::{
     self, bless_from, clean, diff, history, list, merge, review, schema, snapshots, validate,
     verify,
 };
-use crate::exit;
+use crate::conclusion;
 
 mod args;
 mod locate;
@@ -39,9 +39,9 @@ fn main_as(front: Front, args: Vec<OsString>) -> i32 {
         Err(e) => {
             let _ = e.print();
             if e.use_stderr() {
-                exit::USAGE
+                conclusion::USAGE
             } else {
-                exit::SUCCESS
+                conclusion::SUCCESS
             }
         }
     }
@@ -131,10 +131,10 @@ mod tests {
     fn list_and_run_list_read_the_harness_given() {
         let dir = tempfile::tempdir().unwrap();
         let file = harness(dir.path());
-        assert_eq!(code(&["--config", &file, "list"]), exit::SUCCESS);
-        assert_eq!(code(&["--list", "--config", &file]), exit::SUCCESS);
+        assert_eq!(code(&["--config", &file, "list"]), conclusion::SUCCESS);
+        assert_eq!(code(&["--list", "--config", &file]), conclusion::SUCCESS);
         let missing = dir.path().join("missing.toml").display().to_string();
-        assert_eq!(code(&["list", "--config", &missing]), exit::USAGE);
+        assert_eq!(code(&["list", "--config", &missing]), conclusion::USAGE);
     }
 
     #[test]
@@ -148,7 +148,7 @@ mod tests {
         let out_arg = out.display().to_string();
         assert_eq!(
             code(&["clean", "--config", &file, "--out", &out_arg]),
-            exit::SUCCESS
+            conclusion::SUCCESS
         );
         assert!(!summary.exists());
     }
@@ -161,11 +161,11 @@ mod tests {
         std::fs::write(&empty, "").unwrap();
         assert_eq!(
             code(&["validate", &empty.display().to_string()]),
-            exit::SUCCESS
+            conclusion::SUCCESS
         );
-        assert_eq!(code(&["validate", &missing]), exit::USAGE);
-        assert_eq!(code(&["diff", &missing, &missing]), exit::USAGE);
-        assert_eq!(code(&["history", "--out", &missing]), exit::SUCCESS);
+        assert_eq!(code(&["validate", &missing]), conclusion::USAGE);
+        assert_eq!(code(&["diff", &missing, &missing]), conclusion::USAGE);
+        assert_eq!(code(&["history", "--out", &missing]), conclusion::SUCCESS);
     }
 
     #[test]
@@ -174,7 +174,7 @@ mod tests {
         let missing = dir.path().join("missing.toml").display().to_string();
         assert_eq!(
             code(&["verify-evidence", "--config", &missing]),
-            exit::USAGE
+            conclusion::USAGE
         );
     }
 }

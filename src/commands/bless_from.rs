@@ -149,7 +149,7 @@ fn bless_data(harness: &HarnessConfig, case: &mut CaseRecord, data: Vec<DataBles
     for (file, taken) in data {
         let written = match taken {
             Ok(Some(bytes)) => pending::write_snapshot(&harness.base_dir, &file, &bytes)
-                .map_err(|e| crate::exit::error_chain(&e)),
+                .map_err(|e| crate::conclusion::error_chain(&e)),
             Ok(None) => Ok(()),
             Err(why) => Err(why),
         };
@@ -204,9 +204,9 @@ pub(crate) fn command(
         Ok(report) => {
             eprint!("{report}");
             if report.written {
-                crate::exit::SUCCESS
+                crate::conclusion::SUCCESS
             } else {
-                crate::exit::FAILED
+                crate::conclusion::FAILED
             }
         }
         Err(e) => usage_error(&e),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::commands::Loaded;
 use crate::commands::output::{print_error, usage_error};
-use crate::exit;
+use crate::conclusion;
 
 /// Why the out dir could not be cleaned.
 #[derive(Debug, thiserror::Error)]
@@ -32,11 +32,11 @@ pub(crate) fn command(loaded: &Loaded) -> i32 {
                 "Removed",
                 crate::layout::display_relative(out)
             );
-            exit::SUCCESS
+            conclusion::SUCCESS
         }
         Err(e) => {
             print_error(&CleanError(out.clone(), e));
-            exit::FAILED
+            conclusion::FAILED
         }
     }
 }

@@ -274,9 +274,9 @@ pub(crate) fn command(base: &Path, new: &Path, out: Option<&Path>) -> i32 {
                 crate::layout::display_relative(&d.json_path)
             );
             if d.comparison.gate_failures().next().is_some() {
-                crate::exit::FAILED
+                crate::conclusion::FAILED
             } else {
-                crate::exit::SUCCESS
+                crate::conclusion::SUCCESS
             }
         }
         Err(e) => usage_error(&e),

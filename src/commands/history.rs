@@ -302,7 +302,7 @@ pub(crate) fn command(out_dir: &Path, query: &Query) -> i32 {
             }
         }
     }
-    crate::exit::SUCCESS
+    crate::conclusion::SUCCESS
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub fn running() -> Option<Installed> {
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let root = exe.parent()?.parent()?;
     let record = root.join(RECORD);
-    let text = crate::userfile::read_to_string(&record).ok()?;
+    let text = crate::untrusted::read_to_string(&record).ok()?;
     let source = from_record(&text)?;
     Some(Installed { source, record })
 }
@@ -115,7 +115,7 @@ fn file_url_path(url: &str) -> Option<PathBuf> {
 
 /// Whether `dir` is a checkout of this package (its Cargo.toml names it).
 pub fn is_checkout(dir: &Path) -> bool {
-    crate::userfile::read_to_string(&dir.join("Cargo.toml")).is_ok_and(|t| {
+    crate::untrusted::read_to_string(&dir.join("Cargo.toml")).is_ok_and(|t| {
         t.parse::<toml_edit::DocumentMut>()
             .ok()
             .and_then(|d| d.get("package")?.get("name")?.as_str().map(str::to_string))

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use crate::commands::{Loaded, MessageFormat};
-use crate::exit;
+use crate::conclusion;
 use crate::runner::{
     self,
     select::{Filter, Partition},
@@ -62,5 +62,5 @@ pub(crate) fn command(loaded: &Loaded, listing: &Listing) -> i32 {
         }
     }
     let _ = out.flush();
-    exit::SUCCESS
+    conclusion::SUCCESS
 }

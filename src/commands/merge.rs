@@ -950,7 +950,7 @@ fn copy_attempt(
                 io::ErrorKind::InvalidData,
                 "is a symlink; evidence must be plain files",
             )),
-            _ => crate::userfile::copy(&from_path, &to),
+            _ => crate::untrusted::copy(&from_path, &to),
         };
         match copied {
             Ok(_) => {}
@@ -1018,7 +1018,7 @@ struct Refused(#[source] MergeError);
 /// under the out dir's lock, and write the merged run's reports.
 pub(crate) fn command(request: &Request) -> i32 {
     use crate::commands::output::{print_error, usage_error};
-    use crate::exit;
+    use crate::conclusion;
     let out = request.out.as_path();
     let signer = match crate::report::seal::Signer::load(request.sign_key.as_deref()) {
         Ok(s) => s,
@@ -1045,7 +1045,7 @@ pub(crate) fn command(request: &Request) -> i32 {
         Err(e) if e.is_refusal() => return usage_error(&Refused(e)),
         Err(e) => {
             print_error(&e);
-            return exit::FAILED;
+            return conclusion::FAILED;
         }
     };
     let _lock = match lock.map_or_else(take, Ok) {
@@ -1055,7 +1055,7 @@ pub(crate) fn command(request: &Request) -> i32 {
     // The merged run has begun: no earlier verdict may stay beside it.
     if let Err(e) = crate::outdir::clear_reports(out, crate::report::report_files()) {
         print_error(&e);
-        return exit::FAILED;
+        return conclusion::FAILED;
     }
     if let Some(flavour) = request.junit {
         merged.record.junit = flavour;

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::conclusion;
 use crate::config::ConfigError;
-use crate::exit;
 
 /// Print to stdout; a closed pipe (`| head`) is not an error.
 pub(crate) fn print_stdout(text: &str) {
@@ -17,13 +17,13 @@ pub(crate) fn print_stdout(text: &str) {
 /// through here. Config diagnostics are shown as they are: each line
 /// already says `file:line:col: error:`.
 pub(crate) fn print_error(e: &(dyn std::error::Error + 'static)) {
-    exit::print_error(e, ConfigError::is_diagnostics(e));
+    conclusion::print_error(e, ConfigError::is_diagnostics(e));
 }
 
 /// Print `e` and return the exit code of a run that could not start.
 pub(crate) fn usage_error(e: &(dyn std::error::Error + 'static)) -> i32 {
     print_error(e);
-    exit::USAGE
+    conclusion::USAGE
 }
 
 /// Why a subcommand could not read or verify what it was given.

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::baseline::BaselineFile;
 use crate::commands::output::{CommandError, usage_error};
 use crate::commands::{Loaded, MessageFormat};
+use crate::conclusion;
 use crate::config::HarnessConfig;
 use crate::events::Fanout;
-use crate::exit;
 use crate::model::{JunitFlavour, NoCases, RunRecord};
 use crate::report::seal::Signer;
 use crate::report::terminal::{OutputOptions, OutputWhen};
@@ -112,7 +112,10 @@ pub(crate) fn command(loaded: &Loaded, run: &Run) -> i32 {
     let interrupt = match crate::runner::interrupt::Interrupt::install() {
         Ok(i) => Some(i),
         Err(e) => {
-            eprintln!("warning: cannot handle Ctrl-C: {}", exit::error_chain(&e));
+            eprintln!(
+                "warning: cannot handle Ctrl-C: {}",
+                conclusion::error_chain(&e)
+            );
             None
         }
     };
@@ -185,7 +188,7 @@ fn selection(run: &Run, out_dir: &Path) -> Result<(Filter, Vec<String>), i32> {
                     "no case failed in the last run of {}: nothing to run again",
                     crate::layout::display_relative(out_dir)
                 );
-                return Err(exit::for_no_cases(run.no_cases));
+                return Err(conclusion::for_no_cases(run.no_cases));
             }
             let names: Vec<String> = failed
                 .into_iter()
@@ -193,7 +196,7 @@ fn selection(run: &Run, out_dir: &Path) -> Result<(Filter, Vec<String>), i32> {
                 .collect();
             if names.is_empty() {
                 eprintln!("no case that failed in the last run matches the filters");
-                return Err(exit::for_no_cases(run.no_cases));
+                return Err(conclusion::for_no_cases(run.no_cases));
             }
             let only = Filter {
                 patterns: names,

@@ -48,14 +48,14 @@ pub(crate) fn command(print: Print) -> i32 {
     let format = match print {
         Print::Keys => {
             print_stdout(&keys_reference());
-            return crate::exit::SUCCESS;
+            return crate::conclusion::SUCCESS;
         }
         Print::Schema(format) => format,
     };
     match serde_json::to_string_pretty(&schema(format)) {
         Ok(text) => {
             print_stdout(&text);
-            crate::exit::SUCCESS
+            crate::conclusion::SUCCESS
         }
         Err(e) => usage_error(&CommandError::Schema(e)),
     }

@@ -192,13 +192,13 @@ pub(crate) fn prune(harness: &HarnessConfig, orphans: &Orphans) -> Result<(), Or
 /// harness (exit 1 when there are some), or remove them with `prune`.
 pub(crate) fn command(loaded: &crate::commands::Loaded, prune: bool) -> i32 {
     use crate::commands::output::{print_error, print_stdout};
-    use crate::exit;
+    use crate::conclusion;
     let h = &loaded.harness;
     let orphans = match find(h, Some(&loaded.out_dir)) {
         Ok(o) => o,
         Err(e) => {
             print_error(&e);
-            return exit::FAILED;
+            return conclusion::FAILED;
         }
     };
     for line in orphans.lines() {
@@ -206,23 +206,23 @@ pub(crate) fn command(loaded: &crate::commands::Loaded, prune: bool) -> i32 {
     }
     if orphans.is_empty() {
         eprintln!("no orphaned snapshot file or baseline entry");
-        return exit::SUCCESS;
+        return conclusion::SUCCESS;
     }
     if !prune {
         eprintln!(
             "{} orphan(s): no declared case owns them; `cargo golden snapshots --prune` removes them",
             orphans.lines().len()
         );
-        return exit::FAILED;
+        return conclusion::FAILED;
     }
     match self::prune(h, &orphans) {
         Ok(()) => {
             eprintln!("{:>12} {} orphan(s)", "Removed", orphans.lines().len());
-            exit::SUCCESS
+            conclusion::SUCCESS
         }
         Err(e) => {
             print_error(&e);
-            exit::FAILED
+            conclusion::FAILED
         }
     }
 }

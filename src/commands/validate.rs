@@ -174,14 +174,14 @@ pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> 
         message,
     };
     if !format.is_lines() {
-        let text = crate::userfile::read_limited(path, LIMIT)?;
+        let text = crate::untrusted::read_limited(path, LIMIT)?;
         return Ok(validator
             .check_text(&text)
             .into_iter()
             .map(|v| violation(None, v))
             .collect());
     }
-    let text = crate::userfile::read_limited(path, LIMIT)?;
+    let text = crate::untrusted::read_limited(path, LIMIT)?;
     let mut out = Vec::new();
     let mut unparsable = false;
     // The newline that ends the last line starts no line of its own.
@@ -382,14 +382,14 @@ pub(crate) fn command(file: &Path, format: Option<Format>) -> i32 {
     match validate_file(file, format) {
         Ok(violations) if violations.is_empty() => {
             print_stdout(&format!("{}: valid", crate::layout::display_relative(file)));
-            crate::exit::SUCCESS
+            crate::conclusion::SUCCESS
         }
         Ok(violations) => {
             for v in &violations {
                 print_stdout(&v.to_string());
             }
             eprintln!("{} violation(s)", violations.len());
-            crate::exit::FAILED
+            crate::conclusion::FAILED
         }
         Err(e) => usage_error(&CommandError::Read(file.to_path_buf(), e)),
     }

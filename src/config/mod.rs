@@ -512,7 +512,7 @@ impl HarnessConfig {
         profile: Option<&str>,
     ) -> Result<HarnessConfig, ConfigError> {
         let path = crate::layout::absolute(path);
-        let bytes = crate::userfile::read(&path).map_err(|e| ConfigError::Read {
+        let bytes = crate::untrusted::read(&path).map_err(|e| ConfigError::Read {
             path: path.clone(),
             source: e,
         })?;

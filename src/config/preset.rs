@@ -135,7 +135,7 @@ pub(crate) fn is_file(spec: &str) -> bool {
 
 /// The preset file at `path`, read and parsed; Err says why not.
 pub(crate) fn from_file(path: &std::path::Path) -> Result<Preset, String> {
-    let text = crate::userfile::read_to_string(path)
+    let text = crate::untrusted::read_to_string(path)
         .map_err(|e| format!("cannot read preset file {}: {e}", path.display()))?;
     let preset: Preset =
         toml::from_str(&text).map_err(|e| format!("preset file {}: {e}", path.display()))?;

@@ -366,7 +366,7 @@ fn log_file(name: &str) -> Result<Option<LogFile>, DataError> {
 
 /// The version `_last_checkpoint` names, if the log has that file.
 fn last_checkpoint(log: &Path) -> Result<Option<u64>, DataError> {
-    let text = match crate::userfile::read_to_string(&log.join("_last_checkpoint")) {
+    let text = match crate::untrusted::read_to_string(&log.join("_last_checkpoint")) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(DataError::LastCheckpointUnreadable(e)),

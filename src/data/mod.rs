@@ -630,7 +630,7 @@ const DATA_FILE_LIMIT: u64 = 4 << 30;
 /// The bytes of a data file a case wrote, through the guarded reader: a
 /// FIFO or a device (`/dev/zero`) in its place is refused, never read.
 fn read_data_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    crate::userfile::read_limited(path, DATA_FILE_LIMIT)
+    crate::untrusted::read_limited(path, DATA_FILE_LIMIT)
 }
 
 /// A table read a column at a time, whole: how the tests read a file
@@ -820,7 +820,7 @@ fn output_line(text: &str) -> (Option<&str>, &str) {
 /// The output the data snapshot at `path` says it was taken of, read from
 /// its first line alone.
 pub(crate) fn snapshot_output(path: &Path) -> Option<String> {
-    let head = crate::userfile::read_head(path, 64 * 1024).ok()?;
+    let head = crate::untrusted::read_head(path, 64 * 1024).ok()?;
     let text = String::from_utf8_lossy(&head);
     // Only a whole first line names the output.
     let (line, _) = text.strip_prefix(OUTPUT_PREFIX)?.split_once('\n')?;

@@ -14,7 +14,7 @@ use super::error::DataError;
 use super::{Masking, Table, delta, read_table};
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
-use crate::userfile::Stamp;
+use crate::untrusted::Stamp;
 
 /// One data file read after a case, not yet compared.
 #[derive(Debug)]
@@ -69,7 +69,7 @@ impl OutputsBefore {
 /// What the output at `path` is now; None when there is none.
 fn state(path: &Path, format: DataFormat) -> Option<Before> {
     if format != DataFormat::Delta {
-        return crate::userfile::stamp(path).map(Before::File);
+        return crate::untrusted::stamp(path).map(Before::File);
     }
     let log = path.join(delta::LOG_DIR);
     let files = std::fs::read_dir(&log).ok()?;
@@ -77,7 +77,7 @@ fn state(path: &Path, format: DataFormat) -> Option<Before> {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            Some((name, crate::userfile::stamp(&e.path())?))
+            Some((name, crate::untrusted::stamp(&e.path())?))
         })
         .collect();
     Some(Before::Table(stamps))
@@ -109,7 +109,7 @@ pub(crate) fn read_outputs(
             let data = if before.unchanged(&rel, &path, spec.format) {
                 Err(DataError::NotWritten)
             } else if let Err(e) =
-                crate::userfile::confined(&path, working_dir, "the case's working directory")
+                crate::untrusted::confined(&path, working_dir, "the case's working directory")
             {
                 // A link out of the working dir (to `/proc/self/environ`,
                 // say) would have the harness read a file of its own.

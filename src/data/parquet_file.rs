@@ -31,7 +31,7 @@ pub(super) type Emit<'a> = dyn FnMut(&[Cells], usize) -> Result<(), DataError> +
 /// The Parquet file at `path`, opened through the guarded reader (a FIFO
 /// or a device in its place is refused) and read as it is needed.
 pub(super) fn open(path: &std::path::Path) -> Result<ParquetFile<std::fs::File>, DataError> {
-    let (file, _) = crate::userfile::open(path).map_err(DataError::Unreadable)?;
+    let (file, _) = crate::untrusted::open(path).map_err(DataError::Unreadable)?;
     ParquetFile::new(file)
 }
 

@@ -125,7 +125,7 @@ fn text<S: Collect>(
     make: MakeSink<'_, S>,
 ) -> Result<(Vec<String>, Option<Vec<ColType>>, S), DataError> {
     let open = || {
-        crate::userfile::open(path)
+        crate::untrusted::open(path)
             .map(|(file, _)| std::io::BufReader::with_capacity(1 << 16, file))
             .map_err(DataError::Unreadable)
     };

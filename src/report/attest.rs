@@ -21,7 +21,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exit::Results;
+use crate::conclusion::Results;
 use crate::model::{CaseKind, CaseRecord, CaseResult, Class, RunRecord};
 
 /// The statement file in the run dir.
@@ -570,7 +570,7 @@ pub(crate) fn check_predicate(statement: &Statement, record: &RunRecord) -> Vec<
     );
     // Only a bless that could not write the baseline turns a success into
     // 1 without the evidence saying so.
-    let bless_failed = results.exit_code == crate::exit::SUCCESS && ext.exit_code == 1;
+    let bless_failed = results.exit_code == crate::conclusion::SUCCESS && ext.exit_code == 1;
     let exit_code = if bless_failed {
         ext.exit_code
     } else {
@@ -603,7 +603,7 @@ pub(crate) fn check_written(
     let path = dir.join(STATEMENT_FILE);
     let mut problems = Vec::new();
     let read = |name: &str| {
-        crate::userfile::read_limited(&dir.join(name), super::REPORT_LIMIT)
+        crate::untrusted::read_limited(&dir.join(name), super::REPORT_LIMIT)
             .map_err(|e| e.to_string())
     };
     match (read(STATEMENT_FILE), read(crate::layout::SUMS_FILE)) {

@@ -255,7 +255,7 @@ pub(super) fn check_summary(
     path: &Path,
     written: Option<&Comparison>,
     record: &RunRecord,
-    (results, exit_code): (&crate::exit::Results, i32),
+    (results, exit_code): (&crate::conclusion::Results, i32),
     found: &mut Vec<Disagreement>,
 ) {
     let Some(c) = &record.baseline else {
@@ -263,14 +263,14 @@ pub(super) fn check_summary(
     };
     let got = written.map_or_else(|| "(missing)".to_string(), |b| b.counts.text());
     compare(found, path, "baseline.counts", c.counts.text(), got);
-    if c.gate == Gate::Baseline && crate::exit::gate_applies(results.status) {
+    if c.gate == Gate::Baseline && crate::conclusion::gate_applies(results.status) {
         // The gate rule applied to the file's cases, not the record's.
         let gate_failures = written.map_or(0, |b| b.gate_failures().count());
         let passes = c.blessed || gate_failures == 0;
         let want = if passes {
-            crate::exit::SUCCESS
+            crate::conclusion::SUCCESS
         } else {
-            crate::exit::FAILED
+            crate::conclusion::FAILED
         };
         if exit_code != want {
             found.push(Disagreement::ExitCode {

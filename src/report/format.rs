@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::NO_ISSUES_PHRASE;
-use crate::exit::Results;
+use crate::conclusion::Results;
 use crate::model::{CaseResult, RunRecord};
 
 /// Why a format could not render its file.

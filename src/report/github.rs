@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use super::markup::inline;
 use super::{MARKDOWN_FILE, headline, markdown, one_line, output_excerpt, status_label};
+use crate::conclusion::RunOutcome;
 use crate::events::{Event, Reporter};
-use crate::exit::RunOutcome;
 use crate::model::{CaseRecord, CaseResult, RunRecord, Stream};
 use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 

@@ -73,7 +73,7 @@ fn append_to(
         }
         text.push('\n');
     }
-    crate::fsio::atomic_write(&path, text.as_bytes())?;
+    crate::atomic::atomic_write(&path, text.as_bytes())?;
     Ok(dropped)
 }
 

@@ -188,7 +188,7 @@ fn header(
     harness_display: &str,
 ) {
     let record = run.record;
-    let class = if run.results.exit_code == crate::exit::SUCCESS {
+    let class = if run.results.exit_code == crate::conclusion::SUCCESS {
         "ok"
     } else {
         "bad"

@@ -1,6 +1,6 @@
 //! The integrity check (SPEC section 4): the written reports are read back
 //! and must agree with the run record, with each other and with the exit
-//! code, or the run exits with [`crate::exit::INTEGRITY`].
+//! code, or the run exits with [`crate::conclusion::INTEGRITY`].
 //!
 //! Each registered format ([`super::FORMATS`]) parses its file for real
 //! (XML with `crate::xml`, JSON with serde_json, the markdown tables by their
@@ -14,7 +14,7 @@ use std::path::Path;
 use super::FORMATS;
 use super::format::Disagreement;
 use super::format::{ReadBack, RunView};
-use crate::exit::Results;
+use crate::conclusion::Results;
 use crate::model::{CaseRecord, RunRecord};
 
 /// The exit code the record calls for (see [`Results`]).
@@ -47,7 +47,7 @@ impl fmt::Display for IntegrityError {
 /// is collected, not just the first.
 pub fn check_integrity(record: &RunRecord, exit_code: i32) -> Result<(), IntegrityError> {
     let results = &Results::of(record);
-    let per_format = crate::par::map(FORMATS, |format| {
+    let per_format = crate::parallel::map(FORMATS, |format| {
         check_format(*format, record, results, exit_code)
     });
     verdict(record, results, exit_code, per_format)
@@ -125,7 +125,7 @@ pub(super) fn verdict(
 }
 
 fn read(path: &Path, found: &mut Vec<Disagreement>) -> Option<String> {
-    match crate::userfile::read_limited(path, super::REPORT_LIMIT) {
+    match crate::untrusted::read_limited(path, super::REPORT_LIMIT) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(s) => Some(s),
             Err(e) => {

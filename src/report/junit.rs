@@ -42,7 +42,7 @@ const STRICT_TESTSUITES_ATTRIBUTES: [&str; 5] = ["name", "time", "tests", "failu
 /// The JUnit document of `record`, in `record.junit`'s family.
 pub(super) fn render(
     record: &RunRecord,
-    results: &crate::exit::Results,
+    results: &crate::conclusion::Results,
     harness_display: &str,
 ) -> Result<String, SerializeError> {
     let flavour = record.junit;
@@ -673,7 +673,7 @@ mod tests {
         for (case, hash) in record.cases.iter_mut().zip(["aa11", "bb22"]) {
             case.evidence_hash = Some(hash.to_string());
         }
-        let results = crate::exit::Results::of(&record);
+        let results = crate::conclusion::Results::of(&record);
         let xml = render(&record, &results, "harness.toml").unwrap();
         let path = dir.path().join(JUNIT_FILE);
         let hashes = |found: &[Disagreement]| {

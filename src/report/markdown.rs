@@ -81,7 +81,7 @@ pub(super) fn quarantined_note(c: &Counts) -> String {
 /// The whole report.
 pub(super) fn render(
     record: &RunRecord,
-    results: &crate::exit::Results,
+    results: &crate::conclusion::Results,
     harness_display: &str,
     artifacts: Artifacts,
 ) -> String {

@@ -35,14 +35,14 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::exit::{Reports, Results, RunOutcome};
+use crate::conclusion::{Reports, Results, RunOutcome};
 use crate::model::{CaseRecord, RunRecord, Severity, Stage};
 use crate::wire::history::HistoryLine;
 
 use format::{Format, RunView};
 
 pub(crate) use crate::ansi::one_line;
-pub(crate) use crate::fsio::atomic_write;
+pub(crate) use crate::atomic::atomic_write;
 pub use crate::wire::evidence::write_evidence;
 
 pub use format::Disagreement;
@@ -220,7 +220,7 @@ fn write_and_check(
 
 /// Render every report of `run` and write it beside its place in the out
 /// dir, on every core; put them all in place at once (a second interrupt
-/// leaves all of them or none, see [`crate::fsio::put_in_place`]); then
+/// leaves all of them or none, see [`crate::atomic::put_in_place`]); then
 /// `after(format)` of each, on every core. The first report that cannot
 /// be rendered or written, in the formats' order, is the error.
 fn each_report<R: Send>(
@@ -239,19 +239,19 @@ fn each_report<R: Send>(
         let path = path.to_path_buf();
         move |source| ReportError::Write { path, source }
     };
-    let staged = crate::par::map(&formats, |(format, path)| {
+    let staged = crate::parallel::map(&formats, |(format, path)| {
         let text = format
             .render(run, harness_display)
             .map_err(|source| ReportError::Render {
                 path: path.to_path_buf(),
                 source,
             })?;
-        crate::fsio::stage(path, text.as_bytes()).map_err(write_error(path))
+        crate::atomic::stage(path, text.as_bytes()).map_err(write_error(path))
     });
     let staged = staged.into_iter().collect::<Result<Vec<_>, _>>()?;
-    crate::fsio::put_in_place(staged)
+    crate::atomic::put_in_place(staged)
         .map_err(|(path, source)| ReportError::Write { path, source })?;
-    let done = crate::par::map(&formats, |(format, _)| after(**format));
+    let done = crate::parallel::map(&formats, |(format, _)| after(**format));
     Ok((written, done))
 }
 
@@ -474,7 +474,7 @@ impl Finished {
     /// Say on stderr what went wrong with the reports, if anything.
     pub(crate) fn tell(&self) {
         if let Some(problem) = &self.problem {
-            crate::exit::print_error(problem, false);
+            crate::conclusion::print_error(problem, false);
         }
         if let Some(note) = self.removed_note() {
             eprintln!("error: {note}");
@@ -504,7 +504,7 @@ pub(crate) fn conclude(
     match &blessed {
         Ok(Some(report)) => eprint!("{report}"),
         Ok(None) => {}
-        Err(e) => crate::exit::print_error(e, false),
+        Err(e) => crate::conclusion::print_error(e, false),
     }
     let display = harness.report_file();
     let sealing = Sealing {
@@ -540,7 +540,7 @@ pub(crate) fn retain(record: &RunRecord, keep: usize) {
     if let Err(e) = crate::layout::prune_runs(&record.out_dir, keep, &record.run_id) {
         eprintln!(
             "warning: cannot remove old runs (keep_runs = {keep}): {}",
-            crate::exit::error_chain(&e)
+            crate::conclusion::error_chain(&e)
         );
     }
 }

@@ -73,7 +73,7 @@ pub(crate) fn look_at_artifacts(record: &RunRecord) -> ArtifactLook<'_> {
         .flat_map(|c| c.previous_attempts.iter().chain([c]))
         .flat_map(artifact_paths)
         .collect();
-    let seen = crate::par::map(&paths, |rel| {
+    let seen = crate::parallel::map(&paths, |rel| {
         match std::fs::symlink_metadata(record.out_dir.join(rel)) {
             Err(_) => Seen::Missing,
             Ok(m) if m.is_file() => Seen::File {
@@ -118,7 +118,7 @@ pub(crate) fn hash_artifacts(record: &RunRecord, look: &ArtifactLook<'_>) -> Art
     // A file that was empty when looked at hashes as no bytes do, without
     // opening it: quiet cases leave many.
     let empty = crate::hash::sha256_hex(b"");
-    let hashes = crate::par::map(&files, |&(rel, is_empty)| {
+    let hashes = crate::parallel::map(&files, |&(rel, is_empty)| {
         if is_empty {
             Ok(empty.clone())
         } else {
@@ -160,7 +160,7 @@ fn artifact_paths(case: &CaseRecord) -> Vec<&str> {
 /// code its results call for. Returns the run dir.
 pub fn seal(record: &RunRecord, signer: Option<&Signer>) -> Result<PathBuf, SealError> {
     let claim = super::attest::Claim {
-        exit_code: crate::exit::Results::of(record).exit_code,
+        exit_code: crate::conclusion::Results::of(record).exit_code,
         context: &super::attest::Context::default(),
     };
     let look = look_at_artifacts(record);
@@ -186,7 +186,7 @@ pub(crate) fn seal_run(
         link_or_copy(&record.out_dir.join(name), &to).map_err(io_err(&to))?;
     }
     let reports: Vec<&str> = super::report_files().collect();
-    let report_hashes = crate::par::map(&reports, |rel| hash_file(dir.join(rel)));
+    let report_hashes = crate::parallel::map(&reports, |rel| hash_file(dir.join(rel)));
     let reports = (reports.into_iter().map(str::to_string)).zip(report_hashes);
     let mut sums = String::new();
     for (rel, hex) in reports.chain(artifacts.0) {
@@ -226,5 +226,5 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
     if std::fs::hard_link(from, to).is_ok() {
         return Ok(());
     }
-    crate::userfile::copy(from, to).map(|_| ())
+    crate::untrusted::copy(from, to).map(|_| ())
 }

@@ -34,7 +34,7 @@ impl Signer {
         let (origin, text) = match flag {
             Some(path) => {
                 let origin = format!("--sign-key {}", path.display());
-                let text = crate::userfile::read_to_string(path).map_err(|e| KeyError {
+                let text = crate::untrusted::read_to_string(path).map_err(|e| KeyError {
                     origin: origin.clone(),
                     problem: KeyProblem::Read(e),
                 })?;
@@ -47,7 +47,7 @@ impl Signer {
                 }
                 Ok(path) => {
                     let origin = format!("${KEY_ENV} ({path})");
-                    let text = crate::userfile::read_to_string(Path::new(&path)).map_err(|e| {
+                    let text = crate::untrusted::read_to_string(Path::new(&path)).map_err(|e| {
                         KeyError {
                             origin: origin.clone(),
                             problem: KeyProblem::Read(e),
@@ -86,7 +86,7 @@ mod tests {
             origin: "in $CARGO_GOLDEN_SIGNING_KEY".into(),
             problem: Signer::parse("untrusted comment: x\n!!not base64!!\n", None).unwrap_err(),
         };
-        let chain = crate::exit::error_chain(&e);
+        let chain = crate::conclusion::error_chain(&e);
         let head = "cannot use the signing key in $CARGO_GOLDEN_SIGNING_KEY: \
                     not a minisign secret key (no base64 key line): ";
         assert!(chain.starts_with(head), "{chain}");

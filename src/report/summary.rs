@@ -18,7 +18,7 @@ pub const SUMMARY_FILE: &str = "summary.json";
 /// The summary document of `record`, pretty-printed, ending with a newline.
 pub(super) fn render(
     record: &RunRecord,
-    results: &crate::exit::Results,
+    results: &crate::conclusion::Results,
     harness_display: &str,
 ) -> String {
     let summary = Summary::from_record(record, results.status, harness_display);
@@ -47,7 +47,7 @@ pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
 
 /// Parse a `summary.json` into its wire form.
 pub(crate) fn parse_summary(path: &Path) -> Result<Summary, ReportError> {
-    let bytes = crate::userfile::read_limited(path, super::REPORT_LIMIT).map_err(|source| {
+    let bytes = crate::untrusted::read_limited(path, super::REPORT_LIMIT).map_err(|source| {
         ReportError::Read {
             path: path.to_path_buf(),
             source,

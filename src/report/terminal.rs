@@ -18,8 +18,8 @@ use anstyle::{AnsiColor, Effects, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{headline, one_line, seconds, status_label};
+use crate::conclusion::RunOutcome;
 use crate::events::{Event, Reporter};
-use crate::exit::RunOutcome;
 use crate::layout::display_relative;
 use crate::model::{CaseRecord, CaseResult, FinalStatus, RunRecord};
 
@@ -555,7 +555,7 @@ impl<W: Write> TerminalReporter<W> {
         ));
         // The process's real exit code: a report that cannot be written or
         // an integrity violation changes it after the results are in.
-        let style = if exit_code == crate::exit::SUCCESS {
+        let style = if exit_code == crate::conclusion::SUCCESS {
             GREEN
         } else {
             RED
@@ -586,7 +586,7 @@ fn shown(path: &Path) -> String {
 /// else in the part read. Nothing when it cannot be read.
 fn tail(path: &Path, n: usize, numbered: bool) -> (Vec<String>, usize, u64) {
     let read = || -> io::Result<(Vec<u8>, u64)> {
-        let (mut f, len) = crate::userfile::open(path)?;
+        let (mut f, len) = crate::untrusted::open(path)?;
         let from = len.saturating_sub(TAIL_BYTES);
         // The lines before the part read, for the numbers of those in it.
         let mut before = 0;

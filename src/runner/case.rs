@@ -123,7 +123,7 @@ impl<'h> Engine<'h> {
                 files: crate::ansi::name_list(&files),
             }),
             Err(why) => {
-                let _ = self.unchecked.set(crate::exit::error_chain(&why));
+                let _ = self.unchecked.set(crate::conclusion::error_chain(&why));
                 Ok(())
             }
         }
@@ -217,7 +217,7 @@ impl<'h> Engine<'h> {
             rec.warnings.push(format!(
                 "{}: {}",
                 crate::wire::evidence::EVIDENCE_NOT_WRITTEN,
-                crate::exit::error_chain(&e)
+                crate::conclusion::error_chain(&e)
             ));
         }
     }
@@ -267,7 +267,7 @@ impl<'h> Engine<'h> {
                 (Some(x), None)
             }
             Err(e) => {
-                let mut reason = crate::exit::error_chain(&e);
+                let mut reason = crate::conclusion::error_chain(&e);
                 self.redactor.mask_in_place(&mut reason);
                 if rec.evidence_hash.is_none() {
                     let command = dir.join(Artifacts::COMMAND);
@@ -446,14 +446,14 @@ impl<'h> Engine<'h> {
         let before = def
             .result
             .as_ref()
-            .map(|spec| super::result::Before::look(spec, &isolated.working_dir))
+            .map(|spec| super::result_files::Before::look(spec, &isolated.working_dir))
             .unwrap_or_default();
         let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         // Read before the copy is removed: the result may lie in it.
         if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
             let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
-            x.result = Some(super::result::read(
+            x.result = Some(super::result_files::read(
                 spec,
                 (&isolated.working_dir, &before),
                 dir,
@@ -766,7 +766,12 @@ impl<'h> Engine<'h> {
 /// not there); a result that reports failures fails a case expected to
 /// succeed, each failure an issue. A case that expects a specific error
 /// keeps the verdict of its output: a failing result is what it expects.
-fn apply_result(def: &CaseDef, rec: &mut CaseRecord, read: super::result::ResultRead, rel: &str) {
+fn apply_result(
+    def: &CaseDef,
+    rec: &mut CaseRecord,
+    read: super::result_files::ResultRead,
+    rel: &str,
+) {
     let Some(spec) = &def.result else {
         return;
     };
@@ -1138,7 +1143,7 @@ struct Executed {
     /// Description of golden files changed by the run.
     changes: Option<String>,
     /// The structured result, when the case declares one.
-    result: Option<super::result::ResultRead>,
+    result: Option<super::result_files::ResultRead>,
     /// The data outputs (`outputs`), read before a copy is removed.
     outputs: Vec<crate::data::OutputRead>,
     timed_out: bool,

@@ -328,7 +328,7 @@ fn excludes_file(dir: &Path) -> PathBuf {
 /// The sha256 of the file at `path`; None where there is none (or it
 /// cannot be read).
 fn digest(path: &Path) -> Option<String> {
-    crate::userfile::read(path)
+    crate::untrusted::read(path)
         .ok()
         .map(|b| crate::hash::sha256_hex(&b))
 }

@@ -60,7 +60,7 @@ impl Interrupt {
     fn exit_now(&self) -> ! {
         // Before the cases die: the run must not go on to write reports
         // of the cases it is abandoning while the harness exits.
-        let _closed = crate::fsio::close_writes();
+        let _closed = crate::atomic::close_writes();
         if let Some(kill) = self.kill_cases {
             kill();
         }
@@ -69,7 +69,7 @@ impl Interrupt {
             let _ = std::fs::remove_dir_all(d);
         }
         sys::say("cargo-golden: interrupted twice, exiting now\n");
-        std::process::exit(crate::exit::INTERRUPTED);
+        std::process::exit(crate::conclusion::INTERRUPTED);
     }
 
     /// Ask the run to stop (as a first signal does).

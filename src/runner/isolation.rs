@@ -354,7 +354,7 @@ fn in_parallel<T: Sync, R: Send>(
     budget: Budget<'_>,
     job: impl Fn(&T, Budget<'_>) -> Result<R, IsolationError> + Sync,
 ) -> Result<Vec<R>, IsolationError> {
-    let workers = crate::par::cores().min(MAX_WORKERS);
+    let workers = crate::parallel::cores().min(MAX_WORKERS);
     if workers < 2 || items.len() < PARALLEL_FROM {
         return items.iter().map(|item| job(item, budget)).collect();
     }
@@ -432,7 +432,7 @@ fn in_parallel<T: Sync, R: Send>(
             2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
             _ => {}
         }
-        Ok(crate::par::in_order(all))
+        Ok(crate::parallel::in_order(all))
     })
 }
 
@@ -500,7 +500,7 @@ const CHUNK: usize = 1 << 20;
 /// sha256 of a regular file's content; None when what is there now is not
 /// a regular file any more (it is then recorded by kind and mode only).
 fn hash_file(path: &Path, budget: Budget<'_>) -> Result<Option<[u8; 32]>, IsolationError> {
-    let mut f = crate::userfile::open_nonblocking(path).map_err(io_at(path))?;
+    let mut f = crate::untrusted::open_nonblocking(path).map_err(io_at(path))?;
     let meta = f.metadata().map_err(io_at(path))?;
     if !meta.is_file() {
         return Ok(None);
@@ -918,7 +918,7 @@ fn copy_hashing(
     meta: &std::fs::Metadata,
     budget: Budget<'_>,
 ) -> Result<Option<[u8; 32]>, IsolationError> {
-    let mut src = crate::userfile::open_nonblocking(from).map_err(io_at(from))?;
+    let mut src = crate::untrusted::open_nonblocking(from).map_err(io_at(from))?;
     let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
     let mut h = Sha256::new();
     let is_file = src.metadata().map_err(io_at(from))?.is_file();
@@ -947,7 +947,7 @@ fn copy_file(
     meta: &std::fs::Metadata,
     budget: Budget<'_>,
 ) -> Result<(), IsolationError> {
-    let mut src = crate::userfile::open_nonblocking(from).map_err(io_at(from))?;
+    let mut src = crate::untrusted::open_nonblocking(from).map_err(io_at(from))?;
     let mut dst = std::fs::File::create(to).map_err(io_at(to))?;
     if src.metadata().map_err(io_at(from))?.is_file() {
         loop {

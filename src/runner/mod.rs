@@ -19,7 +19,7 @@ pub(crate) mod git;
 pub(crate) mod interrupt;
 pub(crate) mod isolation;
 pub(crate) mod process;
-pub(crate) mod result;
+pub(crate) mod result_files;
 pub(crate) mod run;
 pub(crate) mod select;
 

@@ -615,8 +615,8 @@ mod tests {
         assert!(!record.interrupted);
         assert!(record.cases.iter().all(|c| c.result == CaseResult::Passed));
         assert_eq!(
-            crate::exit::Results::of(&record).exit_code,
-            crate::exit::SUCCESS
+            crate::conclusion::Results::of(&record).exit_code,
+            crate::conclusion::SUCCESS
         );
     }
 
@@ -634,8 +634,8 @@ mod tests {
         assert_eq!(record.cases[0].result, CaseResult::Passed);
         assert_eq!(record.cases[1].reason.as_deref(), Some(INTERRUPTED));
         assert_eq!(
-            crate::exit::Results::of(&record).exit_code,
-            crate::exit::INTERRUPTED
+            crate::conclusion::Results::of(&record).exit_code,
+            crate::conclusion::INTERRUPTED
         );
     }
 }

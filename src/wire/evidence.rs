@@ -170,12 +170,12 @@ pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
     // The case's directory is there once its outputs were kept: it is made
     // only when it is not (a case that never started, or one that removed
     // its own), not looked up for every case.
-    match crate::fsio::atomic_write(&path, text.as_bytes()) {
+    match crate::atomic::atomic_write(&path, text.as_bytes()) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            crate::fsio::atomic_write(&path, text.as_bytes())
+            crate::atomic::atomic_write(&path, text.as_bytes())
         }
         written => written,
     }

@@ -201,7 +201,7 @@ pub(crate) struct HistoryText {
 /// [`read`], keeping the text (see [`HistoryText`]); empty when there is
 /// no file yet.
 pub(crate) fn read_text(path: &std::path::Path) -> std::io::Result<HistoryText> {
-    let bytes = match crate::userfile::read_limited(path, READ_LIMIT) {
+    let bytes = match crate::untrusted::read_limited(path, READ_LIMIT) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HistoryText::default()),
         Err(e) => return Err(e),

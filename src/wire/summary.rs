@@ -187,7 +187,7 @@ fn duration(field: String, secs: f64) -> Result<Duration, FieldError> {
 
 impl Summary {
     /// The summary of `record`, whose final status is `status` (concluded
-    /// once, see [`crate::exit::Results`]); `harness_display` is how the
+    /// once, see [`crate::conclusion::Results`]); `harness_display` is how the
     /// reports name the harness file.
     pub(crate) fn from_record(
         record: &RunRecord,

@@ -456,7 +456,7 @@ fn a_manifest_init_cannot_edit_is_left_as_it_was_and_named_with_why() {
         ),
         "{err:?}"
     );
-    let chain = cargo_golden::exit::error_chain(&err);
+    let chain = cargo_golden::conclusion::error_chain(&err);
     assert_eq!(
         chain,
         format!(

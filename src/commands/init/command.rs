@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::commands::init::{Dependency, InitOptions};
 use crate::commands::output::{print_stdout, usage_error};
-use crate::exit;
+use crate::conclusion;
 use crate::layout::display_relative;
 
 /// What `init` was asked for.
@@ -82,7 +82,7 @@ pub(crate) fn command(setup: &Setup) -> i32 {
             print_stdout(
                 "next: `cargo golden` runs the cases; `cargo test --test golden` runs them under cargo test",
             );
-            exit::SUCCESS
+            conclusion::SUCCESS
         }
         Err(e) => usage_error(&e),
     }
@@ -111,7 +111,7 @@ fn standalone(dir: &Path, force: bool, path_given: bool) -> i32 {
         Ok(report) => {
             print_stdout(report.to_string().trim_end());
             print_stdout("next: `golden` runs the cases; `golden --bless` records their snapshots");
-            exit::SUCCESS
+            conclusion::SUCCESS
         }
         Err(e) => usage_error(&e),
     }

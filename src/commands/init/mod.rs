@@ -393,7 +393,7 @@ fn write_files(
 }
 
 fn read_manifest(path: &Path) -> Result<DocumentMut, InitError> {
-    let text = crate::userfile::read_to_string(path).map_err(|source| InitError::Read {
+    let text = crate::untrusted::read_to_string(path).map_err(|source| InitError::Read {
         path: path.to_path_buf(),
         source,
     })?;

@@ -350,7 +350,7 @@ fn tools_step(dir: &Path, found: &[Found]) -> String {
 
 /// The adapter types (`type: duckdb`) a dbt profiles file names.
 fn adapters(profiles: &Path) -> Vec<String> {
-    let Ok(text) = crate::userfile::read_to_string(profiles) else {
+    let Ok(text) = crate::untrusted::read_to_string(profiles) else {
         return Vec::new();
     };
     let mut found: Vec<String> = text

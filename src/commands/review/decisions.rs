@@ -35,7 +35,7 @@ impl Decisions {
         warnings: &mut Vec<String>,
     ) -> io::Result<Decisions> {
         let path = out_dir.join(crate::layout::review_file(run_id));
-        let bytes = match crate::userfile::read_limited(&path, DECISIONS_LIMIT) {
+        let bytes = match crate::untrusted::read_limited(&path, DECISIONS_LIMIT) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
@@ -117,7 +117,7 @@ impl Decisions {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        crate::fsio::atomic_write(&self.path, &text)
+        crate::atomic::atomic_write(&self.path, &text)
     }
 }
 

@@ -143,11 +143,11 @@ impl ReviewError {
             | ReviewError::ReadDecisions(..)
             | ReviewError::BothFilters(_)
             | ReviewError::Pending(_)
-            | ReviewError::Stale(..) => crate::exit::USAGE,
+            | ReviewError::Stale(..) => crate::conclusion::USAGE,
             ReviewError::Write(_)
             | ReviewError::Baseline(_)
             | ReviewError::SaveDecisions(..)
-            | ReviewError::Terminal(_) => crate::exit::FAILED,
+            | ReviewError::Terminal(_) => crate::conclusion::FAILED,
         }
     }
 }
@@ -257,7 +257,7 @@ pub(crate) fn review(
                 Some(decided) => decided,
                 None => {
                     eprintln!("{:>12} nothing was written", "Interrupted");
-                    return Ok(crate::exit::INTERRUPTED);
+                    return Ok(crate::conclusion::INTERRUPTED);
                 }
             }
         }
@@ -274,9 +274,9 @@ pub(crate) fn review(
         );
     }
     Ok(if opts.check && left > 0 {
-        crate::exit::FAILED
+        crate::conclusion::FAILED
     } else {
-        crate::exit::SUCCESS
+        crate::conclusion::SUCCESS
     })
 }
 
@@ -546,12 +546,12 @@ fn change_diff(review: &Review<'_>, c: &Change) -> screen::Diff {
             return screen::Diff {
                 lines: vec![(
                     anstyle::AnsiColor::Red.on_default(),
-                    crate::exit::error_chain(&e),
+                    crate::conclusion::error_chain(&e),
                 )],
             };
         }
     };
-    let committed = crate::userfile::read(&review.harness.base_dir.join(&check.file))
+    let committed = crate::untrusted::read(&review.harness.base_dir.join(&check.file))
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     screen::diff(

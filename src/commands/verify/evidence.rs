@@ -51,7 +51,7 @@ pub(crate) enum EvidenceError {
 impl EvidenceError {
     /// The message a finding shows: this error and its causes.
     pub(crate) fn message(&self) -> String {
-        crate::exit::error_chain(self)
+        crate::conclusion::error_chain(self)
     }
 }
 
@@ -71,7 +71,7 @@ pub(crate) fn read(path: &Path) -> Result<Evidence, EvidenceError> {
 /// The bytes of `path`, a regular file read without following a symlink.
 pub(crate) fn read_plain(path: &Path) -> Result<Vec<u8>, EvidenceError> {
     plain_file(path)?;
-    crate::userfile::read_limited(path, crate::report::REPORT_LIMIT)
+    crate::untrusted::read_limited(path, crate::report::REPORT_LIMIT)
         .map_err(EvidenceError::Unreadable)
 }
 
@@ -238,7 +238,8 @@ fn hash(ev: &Evidence, recorded: &str, files: &[(&str, PathBuf)], problems: &mut
             ));
             // The hash covers everything; say which part is off where it
             // can be told.
-            if crate::userfile::read(command).ok().as_deref() != Some(ev.run.raw_command.as_bytes())
+            if crate::untrusted::read(command).ok().as_deref()
+                != Some(ev.run.raw_command.as_bytes())
             {
                 problems.push("command.txt differs from raw_command".to_string());
             }
@@ -279,7 +280,7 @@ fn prefix_differs(path: &Path, copy: &[u8]) -> bool {
         None => (copy, false),
     };
     let mut head = Vec::new();
-    let read = crate::userfile::open(path)
+    let read = crate::untrusted::open(path)
         .and_then(|(f, _)| f.take(expected.len() as u64 + 1).read_to_end(&mut head));
     if read.is_err() {
         return true;
@@ -587,7 +588,7 @@ fn logs_match(re: &regex::bytes::Regex, logs: (&Path, &Path)) -> Result<bool, Ev
             path: log.to_path_buf(),
             source,
         };
-        let (mut f, len) = crate::userfile::open(log).map_err(unreadable)?;
+        let (mut f, len) = crate::untrusted::open(log).map_err(unreadable)?;
         let mut buf = crate::hash::read_buffer(len, 256 * 1024);
         loop {
             let n = f.read(&mut buf).map_err(unreadable)?;

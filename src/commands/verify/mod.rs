@@ -167,7 +167,7 @@ pub(crate) enum SignatureError {
 pub(crate) fn read_public_key(arg: &str) -> Result<minisign::PublicKey, SignatureError> {
     let path = Path::new(arg);
     if path.is_file() {
-        let text = crate::userfile::read_to_string(path)
+        let text = crate::untrusted::read_to_string(path)
             .map_err(|e| SignatureError::KeyFile(arg.to_string(), e))?;
         let line = text
             .lines()
@@ -208,7 +208,7 @@ fn locate(dir: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
             ),
         ));
     }
-    let bytes = crate::userfile::read_limited(&summary, crate::report::REPORT_LIMIT)?;
+    let bytes = crate::untrusted::read_limited(&summary, crate::report::REPORT_LIMIT)?;
     let value: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| io::Error::other(format!("{}: {e}", summary.display())))?;
     let run_id = value["run_id"].as_str().unwrap_or("");
@@ -402,7 +402,7 @@ fn run_record(run_dir: &Path, run_id: &str, report: &mut RunReport) -> Option<Ru
             report.findings.push(Finding {
                 case: None,
                 file: SUMMARY_FILE.into(),
-                message: crate::exit::error_chain(&e),
+                message: crate::conclusion::error_chain(&e),
             });
             return None;
         }
@@ -677,7 +677,7 @@ fn check_signature(
     };
     let result = evidence::plain_file(&path)
         .and_then(|()| {
-            crate::userfile::read_to_string(&path).map_err(evidence::EvidenceError::Unreadable)
+            crate::untrusted::read_to_string(&path).map_err(evidence::EvidenceError::Unreadable)
         })
         .map_err(SignatureError::from)
         .and_then(|text| {
@@ -696,7 +696,7 @@ fn check_signature(
                 file: SIGNATURE_FILE.into(),
                 message: format!(
                     "does not verify {SUMS_FILE} with the given public key: {}",
-                    crate::exit::error_chain(&e)
+                    crate::conclusion::error_chain(&e)
                 ),
             });
             SignatureCheck::Invalid
@@ -707,7 +707,7 @@ fn check_signature(
 /// The run's report copies against the record rebuilt from the evidence,
 /// with the integrity check a run applies to itself.
 fn check_reports(record: &RunRecord, findings: &mut Vec<Finding>) {
-    let code = crate::exit::Results::of(record).exit_code;
+    let code = crate::conclusion::Results::of(record).exit_code;
     let Err(e) = crate::report::check_integrity(record, code) else {
         return;
     };
@@ -766,7 +766,7 @@ fn check_out_dir_copies(
         {
             continue;
         }
-        let read = |p: &Path| crate::userfile::read_limited(p, crate::report::REPORT_LIMIT);
+        let read = |p: &Path| crate::untrusted::read_limited(p, crate::report::REPORT_LIMIT);
         let same = match (read(&outside), read(&run_dir.join(name))) {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
@@ -890,9 +890,9 @@ pub(crate) fn command(check: &Check) -> i32 {
         Ok(report) => {
             print_stdout(&report.to_string());
             if report.is_ok() {
-                crate::exit::SUCCESS
+                crate::conclusion::SUCCESS
             } else {
-                crate::exit::FAILED
+                crate::conclusion::FAILED
             }
         }
         Err(e) => usage_error(&CommandError::Verify(check.dir.clone(), e)),
@@ -906,7 +906,7 @@ mod tests {
     #[test]
     fn a_bad_public_key_names_the_argument_and_the_cause_once() {
         let e = read_public_key("not-a-key").unwrap_err();
-        let chain = crate::exit::error_chain(&e);
+        let chain = crate::conclusion::error_chain(&e);
         let prefix = "\"not-a-key\" is neither a public key file nor a minisign public key: ";
         assert!(chain.starts_with(prefix), "{chain}");
         let cause = &chain[prefix.len()..];

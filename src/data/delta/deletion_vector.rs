@@ -247,7 +247,7 @@ pub(super) fn mark(bytes: &[u8], rows: usize) -> Result<Marks, DataError> {
 /// The bytes of the DV of `size` bytes at `offset` of the DV file `path`,
 /// read through the guarded reader, its size and checksum checked.
 fn stored(path: &Path, offset: u64, size: usize) -> Result<Vec<u8>, DataError> {
-    let (mut file, len) = crate::userfile::open(path).map_err(DataError::Refused)?;
+    let (mut file, len) = crate::untrusted::open(path).map_err(DataError::Refused)?;
     let mut version = [0u8; 1];
     file.read_exact(&mut version)
         .map_err(DataError::DvVersionUnreadable)?;

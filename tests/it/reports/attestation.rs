@@ -4,7 +4,7 @@
 //! built from it is FAILED whenever the exit code is 1, 3, 4 or 5, and
 //! every case lands in exactly one of the predicate's lists.
 
-use cargo_golden::exit::Results;
+use cargo_golden::conclusion::Results;
 use cargo_golden::model::{
     CaseComparison, CaseKind, CaseRecord, CaseResult, Class, ClassCounts, Comparison,
     EmptySelection, ExecutionStatus, Gate, NoCases, RunRecord,

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use cargo_golden::conclusion::{Reports, Results, RunOutcome};
 use cargo_golden::events::{Event, Reporter};
-use cargo_golden::exit::{Reports, Results, RunOutcome};
 use cargo_golden::model::{
     CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType, RunRecord,
 };

@@ -27,10 +27,10 @@ use crate::runner::interrupt::Interrupt;
 use crate::runner::{Run, RunOptions};
 
 /// Environment variable naming another harness file.
-pub const CONFIG_ENV: &str = "CARGO_GOLDEN_CONFIG";
+pub(crate) const CONFIG_ENV: &str = "CARGO_GOLDEN_CONFIG";
 /// Environment variable of the run mode: `bless` rewrites the selected
 /// cases' snapshots and baseline entries (like `cargo golden --bless`).
-pub const MODE_ENV: &str = "CARGO_GOLDEN";
+pub(crate) const MODE_ENV: &str = "CARGO_GOLDEN";
 
 /// Why the harness cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +110,7 @@ fn take_out_dir(
 }
 
 fn print_error(e: &(dyn std::error::Error + 'static)) {
-    crate::exit::print_error(e, crate::config::ConfigError::is_diagnostics(e));
+    crate::conclusion::print_error(e, crate::config::ConfigError::is_diagnostics(e));
 }
 
 /// What a harness run needs before its first case: the declarations, the
@@ -127,7 +127,7 @@ struct Setup {
 fn setup() -> Result<Setup, i32> {
     fn fail(e: &(dyn std::error::Error + 'static)) -> i32 {
         print_error(e);
-        crate::exit::LIBTEST_FAILED
+        crate::conclusion::LIBTEST_FAILED
     }
     // The declarations live as long as this test binary: leaking them lets
     // every trial share one run (patterns compiled once) without copies.
@@ -200,7 +200,7 @@ fn start(
         Ok(r) => Arc::new(r),
         Err(e) => {
             print_error(&e);
-            return Err(crate::exit::LIBTEST_FAILED);
+            return Err(crate::conclusion::LIBTEST_FAILED);
         }
     };
     // In GitHub Actions the job log hides the secrets too; not when
@@ -215,7 +215,7 @@ fn start(
 }
 
 /// Run with parsed libtest arguments; returns the exit code.
-pub fn run(mut args: Arguments) -> i32 {
+pub(crate) fn run(mut args: Arguments) -> i32 {
     let setup = match setup() {
         Ok(s) => s,
         Err(code) => return code,
@@ -258,7 +258,7 @@ pub fn run(mut args: Arguments) -> i32 {
             }
             Err(e) => {
                 print_error(&e);
-                return crate::exit::USAGE;
+                return crate::conclusion::USAGE;
             }
         }
     };
@@ -273,7 +273,7 @@ pub fn run(mut args: Arguments) -> i32 {
                 "cargo-golden: under nextest a bless writes snapshots only; `cargo test --test golden` or `cargo golden --bless` also updates golden-baseline.json"
             );
         }
-        return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
+        return crate::conclusion::for_libtest(conclusion.has_failed(), crate::conclusion::SUCCESS);
     }
     let (mut record, mut fanout) = run.finish();
     if selected == 0 {
@@ -293,7 +293,7 @@ pub fn run(mut args: Arguments) -> i32 {
             "cargo-golden: {why}; the reports in {} were left untouched",
             crate::layout::display_relative(&record.out_dir)
         );
-        return crate::exit::for_libtest(conclusion.has_failed(), crate::exit::SUCCESS);
+        return crate::conclusion::for_libtest(conclusion.has_failed(), crate::conclusion::SUCCESS);
     }
     conclude(
         &setup,
@@ -334,8 +334,8 @@ fn conclude(
     );
     // A bless that could not write its baseline left a non-zero code,
     // which libtest's 101 follows.
-    let code = crate::exit::for_libtest_record(record, trials_failed, outcome.exit_code);
-    if trials_failed && code == crate::exit::SUCCESS {
+    let code = crate::conclusion::for_libtest_record(record, trials_failed, outcome.exit_code);
+    if trials_failed && code == crate::conclusion::SUCCESS {
         eprintln!(
             "cargo-golden: gate = \"baseline\": every failing case is a known failure of the baseline"
         );

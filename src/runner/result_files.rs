@@ -62,11 +62,11 @@ pub(crate) struct ResultRead {
 /// project under `check` keeps it) was not written by this one, and must
 /// not speak for it.
 #[derive(Debug, Default)]
-pub(crate) struct Before(BTreeMap<PathBuf, crate::userfile::Stamp>);
+pub(crate) struct Before(BTreeMap<PathBuf, crate::untrusted::Stamp>);
 
-fn stamp(path: &Path) -> Option<crate::userfile::Stamp> {
+fn stamp(path: &Path) -> Option<crate::untrusted::Stamp> {
     path.is_file()
-        .then(|| crate::userfile::stamp(path))
+        .then(|| crate::untrusted::stamp(path))
         .flatten()
 }
 
@@ -111,7 +111,7 @@ pub(crate) fn read(
     mask: &dyn Fn(Vec<u8>) -> Vec<u8>,
 ) -> ResultRead {
     let Some(declared) = &spec.path else {
-        let outcome = crate::userfile::read_limited(stdout_log, MAX_RESULT_BYTES)
+        let outcome = crate::untrusted::read_limited(stdout_log, MAX_RESULT_BYTES)
             .map_err(|e| format!("stdout cannot be read: {e}"))
             .and_then(|b| parse(spec.format, &b));
         return ResultRead {
@@ -154,7 +154,7 @@ pub(crate) fn read(
         }
     };
     let name = kept_name(spec.format);
-    if let Err(e) = crate::fsio::atomic_write(&dir.join(name), &bytes) {
+    if let Err(e) = crate::atomic::atomic_write(&dir.join(name), &bytes) {
         read.outcome = Err(format!("{} cannot be kept as evidence: {e}", read.source));
         return read;
     }
@@ -176,11 +176,11 @@ fn kept_name(format: ResultFormat) -> &'static str {
 /// its directory (to `/proc/self/environ`, say) would have the harness
 /// read, and keep, a file of its own.
 fn read_bounded(path: &Path, working_dir: &Path) -> Result<Vec<u8>, String> {
-    crate::userfile::confined(path, working_dir, "the case's working directory")
-        .and_then(|inside| crate::userfile::read_limited(&inside, MAX_RESULT_BYTES))
+    crate::untrusted::confined(path, working_dir, "the case's working directory")
+        .and_then(|inside| crate::untrusted::read_limited(&inside, MAX_RESULT_BYTES))
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => "is missing: the command did not write it".to_string(),
-            _ if crate::userfile::refused(&e) => e.to_string(),
+            _ if crate::untrusted::refused(&e) => e.to_string(),
             _ => format!("cannot be read: {e}"),
         })
 }
