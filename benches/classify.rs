@@ -11,9 +11,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use cargo_golden::classify::Patterns;
-use cargo_golden::config::PatternConfig;
-use cargo_golden::redact::Redactor;
+use cargo_golden::_support::PatternConfig;
+use cargo_golden::_support::Patterns;
+use cargo_golden::_support::Redactor;
 use sha2::{Digest, Sha256};
 
 const TOTAL: usize = 1 << 30;

@@ -11,14 +11,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cargo_golden::baseline::compare::{self, Comparison, Observed, Settings};
-use cargo_golden::baseline::{BaselineEntry, BaselineFile, SnapshotRedactor};
-use cargo_golden::config::Gate;
-use cargo_golden::layout::Artifacts;
-use cargo_golden::model::{
+use cargo_golden::_support::Artifacts;
+use cargo_golden::_support::Gate;
+use cargo_golden::_support::{BaselineEntry, BaselineFile, SnapshotRedactor};
+use cargo_golden::_support::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType, RunRecord,
     Severity, Stage,
 };
+use cargo_golden::_support::{Comparison, Observed, Settings};
 
 fn case(i: usize) -> CaseRecord {
     let kind = if i.is_multiple_of(3) {
@@ -44,7 +44,7 @@ fn case(i: usize) -> CaseRecord {
         .repeat(20)
         .into_bytes();
     c.stderr = b"warning: slow partition\n".to_vec();
-    c.started_at = Some(cargo_golden::time::Timestamp::now());
+    c.started_at = Some(cargo_golden::_support::Timestamp::now());
     c.finished_at = c.started_at;
     c.duration = Duration::from_millis(12);
     c.status = if failed {
@@ -62,7 +62,7 @@ fn case(i: usize) -> CaseRecord {
     } else {
         CaseResult::Passed
     };
-    c.evidence_hash = Some(cargo_golden::hash::sha256_hex(name.as_bytes()));
+    c.evidence_hash = Some(cargo_golden::_support::sha256_hex(name.as_bytes()));
     c.artifacts = Some(Artifacts {
         command: format!("{rel}/command.txt"),
         stdout: format!("{rel}/stdout.log"),
@@ -127,7 +127,7 @@ fn compare(record: &RunRecord, base: &BaselineFile) -> Comparison {
             name: &c.name,
             kind: c.kind,
             line: c.line,
-            verdict: cargo_golden::baseline::verdict(
+            verdict: cargo_golden::_support::verdict(
                 c,
                 &SnapshotRedactor::new(root, &c.working_dir, &record.run_id, &[]),
             ),
@@ -140,7 +140,7 @@ fn compare(record: &RunRecord, base: &BaselineFile) -> Comparison {
         typical: Default::default(),
     };
     let all = |_: &str| true;
-    compare::compare(Some(base), &observed, Some(&all), &settings)
+    cargo_golden::_support::compare(Some(base), &observed, Some(&all), &settings)
 }
 
 /// Timings per figure; the median is reported.
@@ -163,9 +163,9 @@ fn median(mut f: impl FnMut()) -> Duration {
 }
 
 fn render(record: &RunRecord) {
-    let code = cargo_golden::report::expected_exit_code(record);
-    cargo_golden::report::write_all(record, "harness.toml").expect("reports");
-    cargo_golden::report::check_integrity(record, code).expect("integrity");
+    let code = cargo_golden::_support::expected_exit_code(record);
+    cargo_golden::_support::write_all(record, "harness.toml").expect("reports");
+    cargo_golden::_support::check_integrity(record, code).expect("integrity");
 }
 
 fn main() {
@@ -176,9 +176,9 @@ fn main() {
         harness_path: dir.path().join("harness.toml"),
         harness_sha256: "0".repeat(64),
         out_dir: dir.path().to_path_buf(),
-        started_at: cargo_golden::time::Timestamp::now(),
+        started_at: cargo_golden::_support::Timestamp::now(),
         hostname: "bench-host".into(),
-        junit: cargo_golden::model::JunitFlavour::Rich,
+        junit: cargo_golden::_support::JunitFlavour::Rich,
         jobs: 1,
         duration: Duration::from_secs(120),
         cases: (0..10_000).map(case).collect(),

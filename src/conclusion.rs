@@ -46,17 +46,17 @@ pub(crate) fn for_no_cases(policy: crate::model::NoCases) -> i32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Results {
     /// The final status (SPEC section 4).
-    pub status: FinalStatus,
+    pub(crate) status: FinalStatus,
     /// The exit code the results alone call for: the final status's; under
     /// `gate = "baseline"` (SPEC section 15) the baseline comparison's
     /// instead (1 when it fails the gate, else 0), unless the run was
     /// interrupted or selected no case: those say so whatever the gate.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
 }
 
 impl Results {
     /// The results of `record`.
-    pub fn of(record: &RunRecord) -> Results {
+    pub(crate) fn of(record: &RunRecord) -> Results {
         let status = record.final_status();
         let exit_code = match gated(record) {
             Some(c) if gate_applies(status) && c.passes_gate() => SUCCESS,
@@ -71,18 +71,18 @@ impl Results {
 /// once ([`RunOutcome::new`]) and carried by the run-finished event, so
 /// every reporter shows the same status, exit code and reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     /// What the results call for.
-    pub results: Results,
+    pub(crate) results: Results,
     /// What became of the reports.
-    pub reports: Reports,
+    pub(crate) reports: Reports,
     /// The reports this run wrote and left in place, in the order written:
     /// none when they could not be written whole or were never written.
-    pub written: Vec<std::path::PathBuf>,
+    pub(crate) written: Vec<std::path::PathBuf>,
     /// A bless was asked for and could not write what it blessed.
-    pub bless_failed: bool,
+    pub(crate) bless_failed: bool,
     /// The exit code the process ends with.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
 }
 
 impl RunOutcome {
@@ -92,7 +92,7 @@ impl RunOutcome {
     /// what happened after the results changes the exit code. An integrity
     /// violation exits 4; reports that could not be written, or a bless
     /// that could not write the baseline, turn a success into 1.
-    pub fn new(
+    pub(crate) fn new(
         results: Results,
         reports: Reports,
         written: Vec<std::path::PathBuf>,

@@ -11,7 +11,7 @@ use crate::model::{CaseKind, CaseRecord, RunRecord};
 
 /// One thing that happened during a run.
 #[derive(Debug)]
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     /// The run is about to start.
     RunStarted {
         /// Run id.
@@ -73,7 +73,7 @@ pub enum Event<'a> {
 
 /// Consumes events. Reporters never fail the run for a broken terminal:
 /// errors are returned so the [`Fanout`] can say which reporter failed.
-pub trait Reporter {
+pub(crate) trait Reporter {
     /// Handle one event.
     fn report(&mut self, event: &Event<'_>) -> std::io::Result<()>;
 
@@ -95,7 +95,7 @@ struct Slot {
 /// stream (stderr unless replaced) and still sees every later event, so a
 /// transient failure loses as little as possible; the run goes on either
 /// way.
-pub struct Fanout {
+pub(crate) struct Fanout {
     reporters: Vec<Slot>,
     diagnostics: Box<dyn std::io::Write + Send>,
 }
@@ -108,7 +108,7 @@ impl Default for Fanout {
 
 impl Fanout {
     /// A fanout whose warnings about failed reporters go to `diagnostics`.
-    pub fn with_diagnostics(diagnostics: Box<dyn std::io::Write + Send>) -> Self {
+    pub(crate) fn with_diagnostics(diagnostics: Box<dyn std::io::Write + Send>) -> Self {
         Fanout {
             reporters: Vec::new(),
             diagnostics,
@@ -116,7 +116,7 @@ impl Fanout {
     }
 
     /// Add a reporter.
-    pub fn push(&mut self, r: Box<dyn Reporter + Send>) {
+    pub(crate) fn push(&mut self, r: Box<dyn Reporter + Send>) {
         self.reporters.push(Slot {
             reporter: r,
             failed: false,
@@ -125,7 +125,7 @@ impl Fanout {
 
     /// Send an event to every reporter; the first failure of each is
     /// reported as a warning.
-    pub fn emit(&mut self, event: &Event<'_>) {
+    pub(crate) fn emit(&mut self, event: &Event<'_>) {
         for slot in &mut self.reporters {
             if let Err(e) = slot.reporter.report(event)
                 && !slot.failed
@@ -143,7 +143,8 @@ impl Fanout {
     }
 
     /// Names of the reporters that failed at least once.
-    pub fn failed(&self) -> Vec<&'static str> {
+    #[cfg(test)]
+    pub(crate) fn failed(&self) -> Vec<&'static str> {
         self.reporters
             .iter()
             .filter(|s| s.failed)

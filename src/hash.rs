@@ -30,7 +30,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
 /// from memory. Parts are fed in order, [`EvidenceHasher::next_part`]
 /// between them.
 #[derive(Clone, Debug, Default)]
-pub struct EvidenceHasher {
+pub(crate) struct EvidenceHasher {
     h: Sha256,
     /// Separators written so far: 0 in the command, 1 in stdout, 2 in stderr.
     separators: u8,
@@ -38,12 +38,12 @@ pub struct EvidenceHasher {
 
 impl EvidenceHasher {
     /// A hasher at the start of the command.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         EvidenceHasher::default()
     }
 
     /// A hasher that has taken `command` and is at the start of stdout.
-    pub fn after_command(command: &str) -> Self {
+    pub(crate) fn after_command(command: &str) -> Self {
         let mut h = EvidenceHasher::new();
         h.update(command.as_bytes());
         h.next_part();
@@ -51,24 +51,24 @@ impl EvidenceHasher {
     }
 
     /// More bytes of the current part.
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
         self.h.update(bytes);
     }
 
     /// The rest of the current part from a file, streamed.
-    pub fn update_from_file(&mut self, path: &Path) -> io::Result<()> {
+    pub(crate) fn update_from_file(&mut self, path: &Path) -> io::Result<()> {
         hash_file_into(&mut self.h, path)
     }
 
     /// End the current part (command, then stdout).
-    pub fn next_part(&mut self) {
+    pub(crate) fn next_part(&mut self) {
         assert!(self.separators < 2, "the evidence hash has three parts");
         self.h.update(b"|");
         self.separators += 1;
     }
 
     /// End stderr and add the exit code: the hex digest.
-    pub fn finish(mut self, exit_code: Option<i32>) -> String {
+    pub(crate) fn finish(mut self, exit_code: Option<i32>) -> String {
         self.exit_code(exit_code);
         hex(&self.h.finalize())
     }
@@ -86,7 +86,7 @@ impl EvidenceHasher {
     /// [`EvidenceHasher::finish`], then, for a case that keeps a
     /// structured result (`result = {...}`), `"|"` and the kept file's
     /// bytes: the hash covers the result as kept.
-    pub fn finish_with_result(
+    pub(crate) fn finish_with_result(
         mut self,
         exit_code: Option<i32>,
         result: Option<&Path>,

@@ -45,7 +45,7 @@ pub(crate) fn run_dir(run_id: &str) -> String {
 /// The checksum list of a run dir, in the format `sha256sum -c` reads.
 pub(crate) const SUMS_FILE: &str = "SHA256SUMS";
 /// The out dir's record of every case across runs (`history.jsonl`).
-pub const HISTORY_FILE: &str = "history.jsonl";
+pub(crate) const HISTORY_FILE: &str = "history.jsonl";
 /// The minisign signature of [`SUMS_FILE`].
 pub(crate) const SIGNATURE_FILE: &str = "SHA256SUMS.minisig";
 
@@ -66,7 +66,7 @@ pub struct Artifacts {
 impl Artifacts {
     /// Each file that has a path, with the label reports link it by
     /// (`command`, `stdout`, `stderr`, `evidence`).
-    pub fn labelled(&self) -> impl Iterator<Item = (&'static str, &str)> {
+    pub(crate) fn labelled(&self) -> impl Iterator<Item = (&'static str, &str)> {
         [
             ("command", self.command.as_str()),
             ("stdout", self.stdout.as_str()),
@@ -78,17 +78,17 @@ impl Artifacts {
     }
 
     /// The command file's name inside a case's execution directory.
-    pub const COMMAND: &'static str = "command.txt";
+    pub(crate) const COMMAND: &'static str = "command.txt";
     /// The full stdout log's name.
-    pub const STDOUT: &'static str = "stdout.log";
+    pub(crate) const STDOUT: &'static str = "stdout.log";
     /// The full stderr log's name.
-    pub const STDERR: &'static str = "stderr.log";
+    pub(crate) const STDERR: &'static str = "stderr.log";
     /// The evidence record's name.
-    pub const EVIDENCE: &'static str = "evidence.json";
+    pub(crate) const EVIDENCE: &'static str = "evidence.json";
 
     /// The artifact paths of the execution directory `dir` (relative to the
     /// out dir).
-    pub fn in_dir(dir: &str) -> Artifacts {
+    pub(crate) fn in_dir(dir: &str) -> Artifacts {
         Artifacts {
             command: format!("{dir}/{}", Self::COMMAND),
             stdout: format!("{dir}/{}", Self::STDOUT),
@@ -262,7 +262,7 @@ fn is_reserved(stem: &str) -> bool {
 /// case-insensitive file systems too). Valid on Windows: the `NNN-` prefix
 /// means it is never a reserved device name (`CON`, `NUL`, `COM1`, …) and
 /// it never ends in a dot or a space.
-pub fn case_slug(index: usize, name: &str) -> String {
+pub(crate) fn case_slug(index: usize, name: &str) -> String {
     let mut s = String::new();
     for ch in name.chars() {
         if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {

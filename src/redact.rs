@@ -40,7 +40,7 @@ pub(crate) const MIN_DEFAULT_LEN: usize = 6;
 
 /// A variable name, or a glob over names (`*`, `?`, `[…]`).
 #[derive(Clone, Debug)]
-pub enum NamePattern {
+pub(crate) enum NamePattern {
     /// Exactly this name.
     Exact(String),
     /// Names the glob matches.
@@ -65,20 +65,20 @@ pub(crate) const SIGNING_PASSWORD_ENV: &str = "CARGO_GOLDEN_SIGNING_PASSWORD";
 /// Which variables are secret: the defaults plus `redact_env`, and which
 /// files hold a signing key.
 #[derive(Clone, Debug, Default)]
-pub struct RedactRules {
+pub(crate) struct RedactRules {
     /// Names and globs to mask.
-    pub include: Vec<NamePattern>,
+    pub(crate) include: Vec<NamePattern>,
     /// `!` entries: names and globs the defaults and include globs leave
     /// alone.
-    pub exclude: Vec<NamePattern>,
+    pub(crate) exclude: Vec<NamePattern>,
     /// Signing key files named other than by `CARGO_GOLDEN_SIGNING_KEY`
     /// (`--sign-key FILE`): their text is masked as the key's.
-    pub key_files: Vec<std::path::PathBuf>,
+    pub(crate) key_files: Vec<std::path::PathBuf>,
 }
 
 /// One parsed `redact_env` entry.
 #[derive(Clone, Debug)]
-pub enum RuleEntry {
+pub(crate) enum RuleEntry {
     /// `NAME` or `GLOB`: mask.
     Include(NamePattern),
     /// `!NAME` or `!GLOB`: do not mask.
@@ -87,7 +87,7 @@ pub enum RuleEntry {
 
 impl RedactRules {
     /// Parse one `redact_env` entry; the error says what is wrong with it.
-    pub fn entry(text: &str) -> Result<RuleEntry, String> {
+    pub(crate) fn entry(text: &str) -> Result<RuleEntry, String> {
         let (exclude, name) = match text.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -115,7 +115,7 @@ impl RedactRules {
     }
 
     /// Add a parsed entry.
-    pub fn push(&mut self, entry: RuleEntry) {
+    pub(crate) fn push(&mut self, entry: RuleEntry) {
         match entry {
             RuleEntry::Include(p) => self.include.push(p),
             RuleEntry::Exclude(p) => self.exclude.push(p),
@@ -126,7 +126,7 @@ impl RedactRules {
     /// always masked (whatever its length: it was named on purpose); a
     /// glob or a default word masks values of at least
     /// [`MIN_DEFAULT_LEN`] bytes unless a `!` entry matches the name.
-    pub fn is_secret(&self, name: &str, value: &[u8]) -> bool {
+    pub(crate) fn is_secret(&self, name: &str, value: &[u8]) -> bool {
         if value.is_empty() {
             return false;
         }
@@ -203,20 +203,13 @@ fn key_values(text: Vec<u8>) -> impl Iterator<Item = Vec<u8>> {
 /// How many values were masked in each part of a case's evidence.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Redactions {
+pub(crate) struct Redactions {
     /// In `stdout.log`.
-    pub stdout: u64,
+    pub(crate) stdout: u64,
     /// In `stderr.log`.
-    pub stderr: u64,
+    pub(crate) stderr: u64,
     /// In `command.txt`.
-    pub command: u64,
-}
-
-impl Redactions {
-    /// No value was masked anywhere.
-    pub fn is_empty(&self) -> bool {
-        *self == Redactions::default()
-    }
+    pub(crate) command: u64,
 }
 
 struct Inner {
@@ -333,13 +326,14 @@ impl Redactor {
     }
 
     /// A redactor that masks nothing.
-    pub fn none() -> Redactor {
+    pub(crate) fn none() -> Redactor {
         Redactor::new(Vec::<(String, Vec<u8>)>::new())
     }
 
     /// The secrets of `vars` (e.g. the parent environment and every case's
     /// `env`) under `rules`.
-    pub fn from_vars<'a>(
+    #[cfg(test)]
+    pub(crate) fn from_vars<'a>(
         rules: &RedactRules,
         vars: impl IntoIterator<Item = (Cow<'a, str>, Cow<'a, [u8]>)>,
     ) -> Redactor {
@@ -353,7 +347,7 @@ impl Redactor {
     /// The secrets of a run: `rules` over this process's environment and
     /// the given case environments, and the harness's own secrets (the
     /// signing key and its password, whatever their names).
-    pub fn for_run<'a>(
+    pub(crate) fn for_run<'a>(
         rules: &RedactRules,
         case_envs: impl IntoIterator<Item = &'a std::collections::BTreeMap<String, String>>,
     ) -> Redactor {
@@ -379,22 +373,22 @@ impl Redactor {
     }
 
     /// Whether there is nothing to mask.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.inner.finder.is_none()
     }
 
     /// The length of the longest value, in bytes (0 without any).
-    pub fn longest(&self) -> usize {
+    pub(crate) fn longest(&self) -> usize {
         self.inner.max_len
     }
 
     /// The secret values (for registering them with a log masker).
-    pub fn values(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &[u8]> {
         self.inner.secrets.iter().map(|(_, v)| v.as_slice())
     }
 
     /// `bytes` with every secret value replaced, and how many were.
-    pub fn mask_bytes<'b>(&self, bytes: &'b [u8]) -> (Cow<'b, [u8]>, u64) {
+    pub(crate) fn mask_bytes<'b>(&self, bytes: &'b [u8]) -> (Cow<'b, [u8]>, u64) {
         let Some(finder) = &self.inner.finder else {
             return (Cow::Borrowed(bytes), 0);
         };
@@ -415,7 +409,7 @@ impl Redactor {
     }
 
     /// The names of the secret values in `bytes`, each once, in name order.
-    pub fn names_in(&self, bytes: &[u8]) -> Vec<&str> {
+    pub(crate) fn names_in(&self, bytes: &[u8]) -> Vec<&str> {
         let Some(finder) = &self.inner.finder else {
             return Vec::new();
         };
@@ -431,7 +425,7 @@ impl Redactor {
     }
 
     /// `text` with every secret value replaced, and how many were.
-    pub fn mask_str<'t>(&self, text: &'t str) -> (Cow<'t, str>, u64) {
+    pub(crate) fn mask_str<'t>(&self, text: &'t str) -> (Cow<'t, str>, u64) {
         match self.mask_bytes(text.as_bytes()) {
             (Cow::Borrowed(_), n) => (Cow::Borrowed(text), n),
             // A value that is not whole UTF-8 characters can cut one.
@@ -446,7 +440,7 @@ impl Redactor {
     }
 
     /// `text` masked, in place.
-    pub fn mask_in_place(&self, text: &mut String) {
+    pub(crate) fn mask_in_place(&self, text: &mut String) {
         if let (Cow::Owned(masked), _) = self.mask_str(text) {
             *text = masked;
         }
@@ -491,7 +485,7 @@ impl Masker {
     }
 
     /// The end of the stream: the masked bytes still held back.
-    pub fn finish(&mut self) -> &[u8] {
+    pub(crate) fn finish(&mut self) -> &[u8] {
         self.buf.drain(..self.handed_out);
         self.scan(self.buf.len())
     }

@@ -13,7 +13,7 @@ pub(crate) use programs::{Invocation, programs};
 
 /// How a shell parses a command line, which decides the quoting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
+pub(crate) enum Flavor {
     /// `sh`, `bash`, `dash`, `zsh`, …: single quotes.
     Posix,
     /// `cmd.exe`: double quotes.
@@ -24,19 +24,19 @@ pub enum Flavor {
 
 /// A shell: program, the arguments before the command, and its flavor.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shell {
+pub(crate) struct Shell {
     /// The program (a bare name is looked up on `PATH` at spawn).
-    pub program: PathBuf,
+    pub(crate) program: PathBuf,
     /// Arguments that come before the command (`-c`, `/C`, `-Command`).
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// How the shell parses its command.
-    pub flavor: Flavor,
+    pub(crate) flavor: Flavor,
 }
 
 impl Shell {
     /// The platform's default, looked up once: a bare `sh` made every spawn
     /// try each `PATH` entry in turn (bench/run.py measured the cost).
-    pub fn platform_default() -> Shell {
+    pub(crate) fn platform_default() -> Shell {
         static DEFAULT: std::sync::OnceLock<Shell> = std::sync::OnceLock::new();
         DEFAULT
             .get_or_init(|| match find_sh() {
@@ -48,7 +48,7 @@ impl Shell {
     }
 
     /// `sh -c` with this `sh`.
-    pub fn posix(sh: PathBuf) -> Shell {
+    pub(crate) fn posix(sh: PathBuf) -> Shell {
         Shell {
             program: sh,
             args: vec!["-c".into()],
@@ -58,7 +58,7 @@ impl Shell {
 
     /// `cmd /D /S /C`: no AutoRun commands from the registry, and the
     /// quoted command line taken verbatim.
-    pub fn cmd() -> Shell {
+    pub(crate) fn cmd() -> Shell {
         let program = std::env::var_os("ComSpec")
             .filter(|c| !c.is_empty())
             .map_or_else(|| PathBuf::from("cmd.exe"), PathBuf::from);
@@ -72,7 +72,7 @@ impl Shell {
     /// A configured shell: `argv[0]` and the arguments before the command.
     /// The flavor comes from the program's name; unknown shells are
     /// treated as POSIX shells. `None` for an empty argv.
-    pub fn from_argv(argv: &[String]) -> Option<Shell> {
+    pub(crate) fn from_argv(argv: &[String]) -> Option<Shell> {
         let (program, args) = argv.split_first()?;
         if program.trim().is_empty() {
             return None;
@@ -85,7 +85,7 @@ impl Shell {
     }
 
     /// The command line shown to users: `sh -c`, `cmd /D /S /C`, ….
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         let name = program_name(&self.program);
         std::iter::once(name)
             .chain(self.args.iter().cloned())
@@ -94,7 +94,7 @@ impl Shell {
     }
 
     /// A `Command` that runs `command` in this shell.
-    pub fn command(&self, command: &str) -> Command {
+    pub(crate) fn command(&self, command: &str) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args);
         #[cfg(windows)]
@@ -112,7 +112,7 @@ impl Shell {
 
     /// `s` quoted for this shell when it holds more than plain path
     /// characters.
-    pub fn quote(&self, s: &str) -> String {
+    pub(crate) fn quote(&self, s: &str) -> String {
         match self.flavor {
             Flavor::Posix => posix_quote(s),
             Flavor::Cmd => cmd_quote(s),

@@ -17,7 +17,8 @@ pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
     /// 1970-01-01T00:00:00Z.
-    pub const UNIX_EPOCH: Timestamp = Timestamp(DateTime::UNIX_EPOCH);
+    #[cfg(test)]
+    pub(crate) const UNIX_EPOCH: Timestamp = Timestamp(DateTime::UNIX_EPOCH);
 
     /// The current time.
     pub fn now() -> Timestamp {
@@ -26,19 +27,20 @@ impl Timestamp {
 
     /// The instant `ns` nanoseconds after the Unix epoch (negative:
     /// before); `None` outside the years 1677 to 2262.
-    pub fn from_nanosecond(ns: i128) -> Option<Timestamp> {
+    #[cfg(test)]
+    pub(crate) fn from_nanosecond(ns: i128) -> Option<Timestamp> {
         i64::try_from(ns)
             .ok()
             .map(|ns| Timestamp(DateTime::from_timestamp_nanos(ns)))
     }
 
     /// Whole seconds since the Unix epoch.
-    pub fn as_second(self) -> i64 {
+    pub(crate) fn as_second(self) -> i64 {
         self.0.timestamp()
     }
 
     /// Nanoseconds since the Unix epoch.
-    pub fn as_nanosecond(self) -> i128 {
+    pub(crate) fn as_nanosecond(self) -> i128 {
         // Seconds times 10^9 fit an i128 for every instant chrono holds.
         i128::from(self.0.timestamp()) * 1_000_000_000 + i128::from(self.0.timestamp_subsec_nanos())
     }
@@ -49,12 +51,12 @@ impl Timestamp {
     }
 
     /// The day (UTC) the instant falls on.
-    pub fn date(self) -> Date {
+    pub(crate) fn date(self) -> Date {
         Date(self.0.date_naive())
     }
 
     /// The instant as `format` (chrono's `strftime` syntax) prints it.
-    pub fn strftime(self, format: &str) -> String {
+    pub(crate) fn strftime(self, format: &str) -> String {
         self.0.format(format).to_string()
     }
 }
@@ -137,7 +139,7 @@ impl schemars::JsonSchema for Timestamp {
 
 /// A day of the calendar, `YYYY-MM-DD`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Date(NaiveDate);
+pub(crate) struct Date(NaiveDate);
 
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -28,7 +28,7 @@ pub(crate) const LIMIT: u64 = 16 << 20;
 
 /// Why a named file is not read.
 #[derive(Debug, thiserror::Error)]
-pub enum UserFileError {
+pub(crate) enum UserFileError {
     /// A FIFO, device, socket or directory.
     #[error("is not a regular file (a FIFO, device or directory?): name a plain file")]
     NotRegular,

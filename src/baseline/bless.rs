@@ -23,25 +23,25 @@ use crate::model::{CaseResult, RunRecord};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct BlessReport {
     /// The baseline file as shown to users.
-    pub file: String,
+    pub(crate) file: String,
     /// Whether the baseline file was written.
-    pub written: bool,
+    pub(crate) written: bool,
     /// Why it was not, when it was not.
-    pub not_written: Option<String>,
+    pub(crate) not_written: Option<String>,
     /// Snapshot files written or refused: (file, what happened, why).
-    pub snapshots: Vec<(String, SnapshotOutcome, Option<String>)>,
+    pub(crate) snapshots: Vec<(String, SnapshotOutcome, Option<String>)>,
     /// Entries that changed: (case, was, now).
-    pub changed: Vec<(String, String, String)>,
+    pub(crate) changed: Vec<(String, String, String)>,
     /// Entries recorded for the first time: (case, now).
-    pub added: Vec<(String, String)>,
+    pub(crate) added: Vec<(String, String)>,
     /// Entries dropped: cases no longer declared.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
     /// Cases recorded as ERROR, with their signatures.
-    pub errors: Vec<(String, String)>,
+    pub(crate) errors: Vec<(String, String)>,
     /// Selected cases that did not run and kept their old entry.
-    pub not_run: Vec<String>,
+    pub(crate) not_run: Vec<String>,
     /// Entries recorded as they were (durations aside).
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
 }
 
 /// What a filtered bless is about to rewrite, said before anything runs:

@@ -27,7 +27,9 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use super::file::{BaselineEntry, BaselineFile};
-pub use crate::model::{CaseComparison, Class, ClassCounts, Comparison, Verdict};
+pub use crate::model::Comparison;
+pub(crate) use crate::model::Verdict;
+pub(crate) use crate::model::{CaseComparison, Class, ClassCounts};
 use crate::model::{CaseKind, Gate};
 
 /// A slower case must also be at least this much slower than its baseline:
@@ -36,24 +38,24 @@ pub(crate) const SLOWER_MIN_EXTRA: Duration = Duration::from_secs(1);
 
 /// Passing runs at the same `--jobs` the history must hold of a case
 /// before `slower` is judged against their median instead of the baseline.
-pub const TYPICAL_RUNS: usize = 5;
+pub(crate) const TYPICAL_RUNS: usize = 5;
 
 /// A case's typical duration from history: the median of its last
 /// [`TYPICAL_RUNS`] passing runs at `jobs` cases at once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Typical {
     /// The median, seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Runs it is the median of.
-    pub runs: usize,
+    pub(crate) runs: usize,
     /// The `--jobs` of those runs (and of this one).
-    pub jobs: usize,
+    pub(crate) jobs: usize,
 }
 
 impl Typical {
     /// The typical duration of each case in `lines` (history lines, oldest
     /// first) at `jobs`, for the cases with enough passing runs there.
-    pub fn of_history(
+    pub(crate) fn of_history(
         lines: &[crate::wire::history::HistoryLine],
         jobs: usize,
     ) -> HashMap<String, Typical> {
@@ -113,7 +115,7 @@ pub struct Observed<'a> {
 
 impl<'a> Observed<'a> {
     /// Case `case` of a run's record, which did `verdict`.
-    pub fn of(case: &'a crate::model::CaseRecord, verdict: Option<Verdict>) -> Observed<'a> {
+    pub(crate) fn of(case: &'a crate::model::CaseRecord, verdict: Option<Verdict>) -> Observed<'a> {
         Observed {
             name: &case.name,
             kind: case.kind,

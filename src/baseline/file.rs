@@ -59,7 +59,7 @@ pub struct BaselineEntry {
 
 /// The baseline file could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
+pub(crate) enum BaselineError {
     /// It exists but could not be read.
     #[error("cannot read {}", crate::layout::display_relative(path))]
     Read {

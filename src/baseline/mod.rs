@@ -17,7 +17,7 @@
 //! every report is rendered from. Raw verdicts are never changed by it.
 
 pub(crate) mod bless;
-pub mod compare;
+pub(crate) mod compare;
 pub(crate) mod file;
 pub(crate) mod pending;
 pub(crate) mod redactions;
@@ -29,7 +29,9 @@ use std::collections::HashSet;
 pub(crate) use crate::model::DiffLine;
 pub(crate) use bless::{BlessReport, selection_note};
 pub(crate) use compare::{CaseComparison, Class, Comparison, Verdict};
-pub use file::{BaselineEntry, BaselineError, BaselineFile};
+pub use file::BaselineEntry;
+pub(crate) use file::BaselineError;
+pub use file::BaselineFile;
 pub use redactions::SnapshotRedactor;
 pub(crate) use snapshot::{SnapshotCheck, Snapshots};
 
@@ -124,10 +126,10 @@ pub(crate) fn selected(case: &CaseRecord) -> bool {
 pub(crate) struct Selection<'a> {
     /// Whether the run's filters select a case of this name (asked for
     /// baseline cases that are no longer declared).
-    pub selects: &'a dyn Fn(&str) -> bool,
+    pub(crate) selects: &'a dyn Fn(&str) -> bool,
     /// Whether this run looks for missing cases: a partitioned run does
     /// only in its first shard, so a sharded CI reports them once.
-    pub look_for_missing: bool,
+    pub(crate) look_for_missing: bool,
 }
 
 /// Load the baseline of `harness` (None when there is none yet). Called

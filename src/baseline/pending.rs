@@ -31,9 +31,9 @@ const PENDING_LIMIT: u64 = 1 << 30;
 /// to the out dir, under `out_dir`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PendingDir<'a> {
-    pub out_dir: &'a Path,
+    pub(crate) out_dir: &'a Path,
     /// The case's execution dir, relative to the out dir.
-    pub exec_dir: &'a str,
+    pub(crate) exec_dir: &'a str,
 }
 
 impl PendingDir<'_> {

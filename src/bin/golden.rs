@@ -3,5 +3,5 @@
 //! have no cargo to run it through.
 
 fn main() {
-    std::process::exit(cargo_golden::cli::golden_main());
+    std::process::exit(cargo_golden::_support::golden_main());
 }

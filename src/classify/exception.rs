@@ -13,11 +13,11 @@ use regex::Regex;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Raised<'a> {
     /// The type as written, module path included (`yaml.scanner.ScannerError`).
-    pub type_path: &'a str,
+    pub(crate) type_path: &'a str,
     /// What follows the type's `:`.
-    pub message: &'a str,
+    pub(crate) message: &'a str,
     /// Raised in a file of the project the line names (`… in file …`).
-    pub in_file: bool,
+    pub(crate) in_file: bool,
 }
 
 /// The exception `line` names, when it is an exception line: `Type`,

@@ -17,43 +17,43 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CaseFacts<'a> {
     /// Exit code; 128+N when killed by signal N; None when not run.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// The signal that ended the command, if one did (see
     /// [`crate::model::CaseRecord::signal`]).
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
     /// The case hit its timeout.
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The run was interrupted while the case ran.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Findings of stdout.
-    pub stdout: &'a StreamFindings,
+    pub(crate) stdout: &'a StreamFindings,
     /// Findings of stderr.
-    pub stderr: &'a StreamFindings,
+    pub(crate) stderr: &'a StreamFindings,
     /// Description of the golden project's files that changed, if any.
-    pub golden_modified: Option<&'a str>,
+    pub(crate) golden_modified: Option<&'a str>,
     /// Why the case could not run, if it could not.
-    pub not_run_reason: Option<&'a str>,
+    pub(crate) not_run_reason: Option<&'a str>,
     /// With a `not_run_reason`: the command had started, so the case could
     /// not finish rather than not run.
-    pub started: bool,
+    pub(crate) started: bool,
     /// The golden project's uncommitted changes, found before the run: the
     /// case did not run.
-    pub dirty: Option<&'a str>,
+    pub(crate) dirty: Option<&'a str>,
 }
 
 /// How a case is judged (not the baseline's [`crate::model::Verdict`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Judgement {
     /// SUCCESS / FAILURE / NO_EVIDENCE.
-    pub status: EvidenceStatus,
+    pub(crate) status: EvidenceStatus,
     /// Classification of the output (`SKIPPED` when it could not run).
-    pub execution_status: ExecutionStatus,
+    pub(crate) execution_status: ExecutionStatus,
     /// What the case counts as.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// At least one when the result is FAILED or ERROR, none when PASSED.
-    pub issues: Vec<Issue>,
+    pub(crate) issues: Vec<Issue>,
     /// Pydantic validation errors of stderr then stdout, without repeats.
-    pub validation_errors: Vec<ValidationError>,
+    pub(crate) validation_errors: Vec<ValidationError>,
 }
 
 /// Judge a case from what was observed (SPEC section 4).
@@ -161,11 +161,11 @@ fn nothing_ran(kind: CaseKind, obs: &CaseFacts<'_>) -> Option<String> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ending {
     /// The case hit its timeout.
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The run was interrupted while the case ran.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// The signal that ended the command, if one did.
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
 }
 
 impl Ending {

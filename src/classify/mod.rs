@@ -159,7 +159,7 @@ const BUILTIN_ABORT_QUICK: &[&str] = &["Timeout", "Interrupted", "SIGTERM"];
 /// job is to run): dbt's `Nothing to do`, Odibi's `0 nodes match`,
 /// pytest's `no tests ran`, Snakemake's `Nothing to be done`, and the
 /// like. A verify command may have nothing to do.
-pub const BUILTIN_NOTHING: &[&str] = &[
+pub(crate) const BUILTIN_NOTHING: &[&str] = &[
     r"\bNothing to do\. Try checking",
     r"\b0 nodes match\b",
     r"\bno tests ran\b",
@@ -288,12 +288,12 @@ static BUILTIN_NOTHING_RE: LazyLock<Regex> =
 #[error("invalid {category} pattern `{pattern}`")]
 pub struct PatternError {
     /// `validation`, `runtime`, `abort` or `allow`.
-    pub category: &'static str,
+    pub(crate) category: &'static str,
     /// The pattern as written.
-    pub pattern: String,
+    pub(crate) pattern: String,
     /// What the regex parser said.
     #[source]
-    pub source: regex::Error,
+    pub(crate) source: regex::Error,
 }
 
 /// Patterns compiled into a DFA for long lines, and what they report.
@@ -466,7 +466,7 @@ impl Records {
 /// Levels whose records, when no preset claims them, abort no case by an
 /// abort word (and, in a preset's records, fail it by no failure word),
 /// unless `quiet` says otherwise.
-pub const DEFAULT_QUIET: &[&str] = &["TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING"];
+pub(crate) const DEFAULT_QUIET: &[&str] = &["TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING"];
 
 /// The `key` field of a JSON log line, if `line` is one; a dotted key
 /// (`info.level`) is a path into nested objects.
@@ -1040,16 +1040,16 @@ fn unanchored(pattern: &str) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RaisedException {
     /// The exception line, masked and clipped: what headlines the issue.
-    pub line: String,
+    pub(crate) line: String,
     /// Its type, module path included.
-    pub type_path: String,
+    pub(crate) type_path: String,
     /// The type says the project's configuration is at fault.
-    pub config: bool,
+    pub(crate) config: bool,
     /// It was raised while the tool loaded its project: after log records
     /// of the tool, before any record of a step starting (in this stream),
     /// and not about a file, a connection or a timeout (missing input is a
     /// runtime failure whenever it is found).
-    pub while_loading: bool,
+    pub(crate) while_loading: bool,
     /// A record at a quiet level (a warning) logged it, and it is the last
     /// record of the stream: it counts only as the crash of a run that
     /// failed.
@@ -1060,32 +1060,32 @@ pub struct RaisedException {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StreamFindings {
     /// First line matching a validation pattern.
-    pub validation: Option<String>,
+    pub(crate) validation: Option<String>,
     /// First line matching a runtime pattern.
     pub runtime: Option<String>,
     /// First line matching an abort pattern.
     pub abort: Option<String>,
     /// First line mentioning auth or unauthorized.
-    pub auth: Option<String>,
+    pub(crate) auth: Option<String>,
     /// First line mentioning a schema.
-    pub schema: Option<String>,
+    pub(crate) schema: Option<String>,
     /// Whether the case's `specific_error` regex matched a line.
-    pub specific_error: bool,
+    pub(crate) specific_error: bool,
     /// First line with something other than whitespace.
-    pub first_line: Option<String>,
+    pub(crate) first_line: Option<String>,
     /// Pydantic validation errors, in output order.
-    pub validation_errors: Vec<ValidationError>,
+    pub(crate) validation_errors: Vec<ValidationError>,
     /// The case's `require` patterns no line of the stream matched.
-    pub missing_required: Vec<String>,
+    pub(crate) missing_required: Vec<String>,
     /// A preset's `require` lines a run of its tool did not show, each
     /// described with the run (it fails whatever the other stream shows).
-    pub missing_in_run: Vec<String>,
+    pub(crate) missing_in_run: Vec<String>,
     /// The last line near the end of the stream that looks like an error
     /// (it holds `error`, `failed`, `Exception`, `fatal` or `panicked`).
-    pub last_error: Option<String>,
+    pub(crate) last_error: Option<String>,
     /// Lines a preset's `warn` patterns matched (a few), and failures a
     /// retry recovered from: warnings of the case, not failures.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The first record at ERROR or above (CRITICAL, FATAL) that no later
     /// record recovered from and no `allow` names.
     pub error_logged: Option<String>,
@@ -1093,24 +1093,24 @@ pub struct StreamFindings {
     pub exception: Option<RaisedException>,
     /// The first line saying a tool ran nothing, and whether it is a
     /// built-in one (which counts for golden projects only).
-    pub nothing_ran: Option<(String, bool)>,
+    pub(crate) nothing_ran: Option<(String, bool)>,
     /// A record said a step of the run started.
-    pub step_seen: bool,
+    pub(crate) step_seen: bool,
     /// For a finding whose record carries fields (JSON, a `key=value`
     /// tail), the few that say what failed (`headline::of`), by
     /// category (then the ERROR record's and the exception's); the finding
     /// itself quotes the record.
-    pub headlines: [Option<String>; 7],
+    pub(crate) headlines: [Option<String>; 7],
     /// The physical lines (1-based, first and last) of the record behind
     /// each finding, by category (then the ERROR record's and the
     /// exception's): what an excerpt marks.
-    pub spans: [Option<(u64, u64)>; 7],
+    pub(crate) spans: [Option<(u64, u64)>; 7],
 }
 
 impl StreamFindings {
     /// The line spans of the findings that fail a case, `specific_error`'s
     /// aside: what an excerpt of the stream marks.
-    pub fn marked_lines(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn marked_lines(&self) -> Vec<(u64, u64)> {
         let mut spans: Vec<(u64, u64)> = self.spans.iter().flatten().copied().collect();
         spans.sort_unstable();
         spans.dedup();

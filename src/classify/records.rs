@@ -59,9 +59,9 @@ impl Level {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Shape {
     /// The record's level, when its line shows one.
-    pub level: Option<Level>,
+    pub(crate) level: Option<Level>,
     /// Where its message begins (after the time and the level column).
-    pub message: usize,
+    pub(crate) message: usize,
 }
 
 use std::sync::LazyLock;

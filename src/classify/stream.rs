@@ -479,7 +479,7 @@ impl StreamClassifier {
 
     /// Mask the values of `redactor` in every line a finding quotes. Feed
     /// the stream unmasked: what is judged is what the command wrote.
-    pub fn masking(mut self, redactor: &Redactor) -> StreamClassifier {
+    pub(crate) fn masking(mut self, redactor: &Redactor) -> StreamClassifier {
         self.redactor = (!redactor.is_empty()).then(|| redactor.clone());
         if let Some(r) = &self.redactor {
             self.pydantic.masking(r);

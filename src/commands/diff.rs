@@ -38,13 +38,13 @@ const MAX_FAILURES: usize = 50;
 #[derive(Clone, Debug)]
 pub(crate) struct Diff {
     /// The comparison.
-    pub comparison: Comparison,
+    pub(crate) comparison: Comparison,
     /// `diff.md`'s text.
-    pub markdown: String,
+    pub(crate) markdown: String,
     /// Where `diff.md` was written.
-    pub markdown_path: PathBuf,
+    pub(crate) markdown_path: PathBuf,
     /// Where `diff.json` was written.
-    pub json_path: PathBuf,
+    pub(crate) json_path: PathBuf,
 }
 
 /// Why there is no diff.

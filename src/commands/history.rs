@@ -19,38 +19,38 @@ pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct CaseHistory {
     /// Version of this format: `1.<minor>.<patch>`.
-    pub schema_version: &'static str,
+    pub(crate) schema_version: &'static str,
     /// Always `"case_history"`.
     #[serde(rename = "type")]
-    pub line_type: &'static str,
+    pub(crate) line_type: &'static str,
     /// Case name.
-    pub case: String,
+    pub(crate) case: String,
     /// `golden` or `verify` (as its latest line says).
-    pub kind: CaseKind,
+    pub(crate) kind: CaseKind,
     /// Runs of the history that hold the case.
-    pub runs: usize,
+    pub(crate) runs: usize,
     /// Results of the last runs shown, oldest first.
-    pub last: Vec<CaseResult>,
+    pub(crate) last: Vec<CaseResult>,
     /// `last` as a strip: ✔ passed, ✘ failed, ! error, · skipped.
-    pub strip: String,
+    pub(crate) strip: String,
     /// Passed runs among those of `last` that ran, 0 to 1; null when none
     /// ran.
-    pub pass_rate: Option<f64>,
+    pub(crate) pass_rate: Option<f64>,
     /// Median duration in seconds of the runs of `last` that ran.
-    pub median_seconds: Option<f64>,
+    pub(crate) median_seconds: Option<f64>,
     /// 90th percentile duration in seconds (nearest rank), likewise.
-    pub p90_seconds: Option<f64>,
+    pub(crate) p90_seconds: Option<f64>,
     /// When the latest run that ran it failed: the run that began the
     /// current streak of failures.
-    pub failing_since: Option<FailingSince>,
+    pub(crate) failing_since: Option<FailingSince>,
     /// Commits (clean work trees only) on which the case both passed and
     /// failed: flaky whatever the retries said.
-    pub flipped_commits: Vec<String>,
+    pub(crate) flipped_commits: Vec<String>,
     /// The case is quarantined in its latest run.
-    pub quarantined: bool,
+    pub(crate) quarantined: bool,
     /// Quarantined, and it passed its last [`LEAVE_QUARANTINE_AFTER`]
     /// runs (skips aside): it may leave quarantine.
-    pub may_leave_quarantine: bool,
+    pub(crate) may_leave_quarantine: bool,
 }
 
 /// Passing runs in a row after which a quarantined case may leave
@@ -61,9 +61,9 @@ pub(crate) const LEAVE_QUARANTINE_AFTER: usize = 5;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct FailingSince {
     /// Its run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// Its commit; null outside git.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
 }
 
 /// Each case of `lines` that `selects` keeps, at most `last` results per

@@ -17,7 +17,7 @@ const RECORD: &str = ".crates2.json";
 
 /// Where a package came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A registry (crates.io), at this version.
     Registry(String),
     /// A git repository at a commit.
@@ -34,16 +34,16 @@ pub enum Source {
 /// How the running binary was installed, if cargo recorded it: its
 /// source and the record that said so.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Installed {
+pub(crate) struct Installed {
     /// Where the package came from.
-    pub source: Source,
+    pub(crate) source: Source,
     /// The `.crates2.json` read.
-    pub record: PathBuf,
+    pub(crate) record: PathBuf,
 }
 
 /// The install record of the running binary: `.crates2.json` one level
 /// above the directory of the executable, when it lists `cargo-golden`.
-pub fn running() -> Option<Installed> {
+pub(crate) fn running() -> Option<Installed> {
     let exe = std::env::current_exe().ok()?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let root = exe.parent()?.parent()?;
@@ -114,7 +114,7 @@ fn file_url_path(url: &str) -> Option<PathBuf> {
 }
 
 /// Whether `dir` is a checkout of this package (its Cargo.toml names it).
-pub fn is_checkout(dir: &Path) -> bool {
+pub(crate) fn is_checkout(dir: &Path) -> bool {
     crate::untrusted::read_to_string(&dir.join("Cargo.toml")).is_ok_and(|t| {
         t.parse::<toml_edit::DocumentMut>()
             .ok()

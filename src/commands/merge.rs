@@ -42,33 +42,33 @@ const LIST_LIMIT: usize = 10;
 #[derive(Clone, Debug)]
 pub(crate) struct Shard {
     /// The out dir as given.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The run its `summary.json` records (`out_dir` made absolute).
-    pub record: RunRecord,
+    pub(crate) record: RunRecord,
     /// How that summary named the harness file.
-    pub harness_display: String,
+    pub(crate) harness_display: String,
     /// The partition it ran; `None` for a run of every case.
-    pub partition: Option<Partition>,
+    pub(crate) partition: Option<Partition>,
 }
 
 /// The merged run, its reports not yet written (see [`merge`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Merged {
     /// One record holding every case, in declaration order.
-    pub record: RunRecord,
+    pub(crate) record: RunRecord,
     /// How the reports name the harness file (as the shards named it).
-    pub harness_display: String,
+    pub(crate) harness_display: String,
     /// The partitions merged, in shard order; empty when one run of every
     /// case was copied.
-    pub partitions: Vec<Partition>,
+    pub(crate) partitions: Vec<Partition>,
     /// Shards that carry a signature no key was given to check: the merged
     /// run cannot carry it forward (its `SHA256SUMS` is new).
-    pub unchecked_signatures: Vec<PathBuf>,
+    pub(crate) unchecked_signatures: Vec<PathBuf>,
     /// The shards' `history.jsonl` lines of earlier runs (the runs merged
     /// now are the merged run's own lines), oldest first.
-    pub history: Vec<HistoryLine>,
+    pub(crate) history: Vec<HistoryLine>,
     /// The commit the shards ran, as their own history lines record it.
-    pub revision: Revision,
+    pub(crate) revision: Revision,
 }
 
 /// Why shards cannot be merged. Found before anything is written.
@@ -316,11 +316,11 @@ pub(crate) enum Refusal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ShardHarness {
     /// The shard dir.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The harness file (absolute, on the machine that ran the shard).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// sha256 of the file's bytes; empty for ad-hoc declarations.
-    pub sha256: String,
+    pub(crate) sha256: String,
 }
 
 impl ShardHarness {

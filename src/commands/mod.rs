@@ -12,17 +12,17 @@ pub(crate) mod bless_from;
 pub(crate) mod clean;
 pub(crate) mod diff;
 pub(crate) mod history;
-pub mod init;
-pub mod installed;
+pub(crate) mod init;
+pub(crate) mod installed;
 pub(crate) mod list;
 pub(crate) mod merge;
 pub(crate) mod output;
 pub(crate) mod review;
 pub(crate) mod run;
-pub mod schema;
+pub(crate) mod schema;
 pub(crate) mod snapshots;
-pub mod validate;
-pub mod verify;
+pub(crate) mod validate;
+pub(crate) mod verify;
 
 /// The harness file, read with what the command line adds to it, and the
 /// out dir: what a subcommand that works on a harness takes.

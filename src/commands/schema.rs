@@ -15,7 +15,7 @@ pub fn harness_schema() -> Value {
 
 /// The reference of every `harness.toml` key in Markdown, from the same
 /// types as [`harness_schema`].
-pub fn keys_reference() -> String {
+pub(crate) fn keys_reference() -> String {
     crate::config::schema::keys_reference()
 }
 

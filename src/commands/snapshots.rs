@@ -23,12 +23,12 @@ use crate::layout::{BASELINE_FILE, SNAPSHOT_DIR, snapshot_stem};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Orphans {
     /// Snapshot files, relative to the harness file's directory.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Names of baseline entries.
-    pub entries: Vec<String>,
+    pub(crate) entries: Vec<String>,
     /// Data snapshot files of a glob's outputs that the last run did not
     /// write, each with that output.
-    pub unwritten: Vec<(String, String)>,
+    pub(crate) unwritten: Vec<(String, String)>,
 }
 
 impl Orphans {

@@ -19,7 +19,7 @@ use crate::wire::{self, BASE64_PATTERN, SCHEMA_VERSION_PATTERN, UUID_PATTERN};
 
 /// A wire format `validate` checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `observations.jsonl`: one observation per line.
     Observation,
     /// `--message-format json` output: one message per line.
@@ -75,15 +75,15 @@ impl Format {
 
 /// One way a file breaks its format.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
+pub(crate) struct Violation {
     /// The file as given.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line number, for JSON Lines files.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// JSON path of the field, `$` for the whole line or document.
-    pub path: String,
+    pub(crate) path: String,
     /// What is wrong, with the value found.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for Violation {
@@ -164,7 +164,7 @@ impl Validator {
 pub(crate) const LIMIT: u64 = 256 << 20;
 
 /// Check `path` as `format`. An empty result means the file is valid.
-pub fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> {
+pub(crate) fn validate_file(path: &Path, format: Format) -> io::Result<Vec<Violation>> {
     let validator = Validator::new(format);
     let name = path.display().to_string();
     let violation = |line, (path, message)| Violation {

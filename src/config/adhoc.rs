@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AdhocGolden {
     /// Case name: given, or the path's file stem.
-    pub name: String,
+    pub(crate) name: String,
     /// The path as written.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// Why an ad-hoc entry was rejected.
@@ -16,9 +16,9 @@ pub(crate) struct AdhocGolden {
 #[error("--golden entry `{entry}`: {reason}")]
 pub(crate) struct AdhocError {
     /// The entry as written.
-    pub entry: String,
+    pub(crate) entry: String,
     /// What is wrong with it.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 fn is_drive_path(s: &str) -> bool {

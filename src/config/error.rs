@@ -9,13 +9,13 @@ use super::tree::Pos;
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
     /// The file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Where in it.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// What to do.
-    pub help: Option<String>,
+    pub(crate) help: Option<String>,
 }
 
 impl fmt::Display for Diagnostic {
@@ -70,7 +70,7 @@ fn render(diags: &[Diagnostic]) -> String {
 
 impl ConfigError {
     /// An error with one diagnostic.
-    pub fn single(file: &Path, pos: Pos, message: &str, help: Option<&str>) -> ConfigError {
+    pub(crate) fn single(file: &Path, pos: Pos, message: &str, help: Option<&str>) -> ConfigError {
         ConfigError::Invalid(vec![Diagnostic {
             file: file.to_path_buf(),
             pos,
@@ -89,7 +89,8 @@ impl ConfigError {
     }
 
     /// The diagnostics (empty for read errors).
-    pub fn diagnostics(&self) -> &[Diagnostic] {
+    #[cfg(test)]
+    pub(crate) fn diagnostics(&self) -> &[Diagnostic] {
         match self {
             ConfigError::Invalid(d) => d,
             _ => &[],

@@ -10,10 +10,10 @@ mod check;
 mod elements;
 mod error;
 mod keys;
-pub mod preset;
-pub mod schema;
+pub(crate) mod preset;
+pub(crate) mod schema;
 mod spelling;
-pub mod tree;
+pub(crate) mod tree;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -22,19 +22,18 @@ use std::time::Duration;
 
 pub use check::KNOWN_KEYS;
 pub(crate) use elements::case::substitute;
-pub use elements::snapshots::BUILTIN_REDACTIONS;
-pub use error::{ConfigError, Diagnostic};
+pub(crate) use error::{ConfigError, Diagnostic};
 
-pub use schema::{DataOutputMode, Isolation, ResultFormat};
+pub(crate) use schema::{DataOutputMode, Isolation, ResultFormat};
 
-pub use crate::model::Gate;
+pub(crate) use crate::model::Gate;
 
 use crate::model::{CaseKind, JunitFlavour};
 use crate::shell::Shell;
 
 /// What a case is expected to do.
 #[derive(Clone, Debug)]
-pub enum Expected {
+pub(crate) enum Expected {
     /// Exit 0, no failure pattern.
     Success,
     /// Fail, with output matching the regex.
@@ -60,33 +59,33 @@ pub struct SnapshotStreams {
     /// Compare stdout with `snapshots/<name>.stdout`.
     pub stdout: bool,
     /// Compare stderr with `snapshots/<name>.stderr`.
-    pub stderr: bool,
+    pub(crate) stderr: bool,
 }
 
 impl SnapshotStreams {
     /// No stream is snapshotted.
-    pub fn is_empty(self) -> bool {
+    pub(crate) fn is_empty(self) -> bool {
         !self.stdout && !self.stderr
     }
 }
 
 /// A data output of a case (`outputs = [{ path = "out/sales.csv", ... }]`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct OutputSpec {
+pub(crate) struct OutputSpec {
     /// The file or glob, relative to the case's working dir.
-    pub path: String,
+    pub(crate) path: String,
     /// Columns rows are matched by; empty: rows are matched whole.
-    pub key: Vec<String>,
+    pub(crate) key: Vec<String>,
     /// Columns left out.
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Absolute numeric tolerance.
-    pub abs: f64,
+    pub(crate) abs: f64,
     /// Relative numeric tolerance (of the snapshot's value).
-    pub rel: f64,
+    pub(crate) rel: f64,
     /// The format: `path`'s extension, or a Delta table.
-    pub format: crate::model::DataFormat,
+    pub(crate) format: crate::model::DataFormat,
     /// Every row, or a summary (`mode = "summary"`).
-    pub mode: schema::DataOutputMode,
+    pub(crate) mode: schema::DataOutputMode,
 }
 
 /// A redaction of the `[redactions]` table: text matching `regex` becomes
@@ -94,9 +93,9 @@ pub struct OutputSpec {
 #[derive(Clone, Debug)]
 pub struct Redaction {
     /// The placeholder, brackets included, e.g. `[PORT]`.
-    pub name: String,
+    pub(crate) name: String,
     /// What it replaces.
-    pub regex: regex::Regex,
+    pub(crate) regex: regex::Regex,
 }
 
 /// Failure patterns added to (or replacing) the built-in ones, and the
@@ -135,65 +134,65 @@ pub struct PatternConfig {
 #[derive(Clone, Debug, Default)]
 pub struct ToolPatterns {
     /// The preset's name, as the harness names it.
-    pub name: String,
+    pub(crate) name: String,
     /// Its validation patterns.
-    pub validation: Vec<String>,
+    pub(crate) validation: Vec<String>,
     /// Its runtime patterns.
-    pub runtime: Vec<String>,
+    pub(crate) runtime: Vec<String>,
     /// Its abort patterns.
-    pub abort: Vec<String>,
+    pub(crate) abort: Vec<String>,
     /// Lines that say its tool ran nothing (`Nothing to do`): a
     /// `NOTHING_RAN` finding whatever else the output shows.
-    pub nothing: Vec<String>,
+    pub(crate) nothing: Vec<String>,
     /// The built-in patterns also judge its tool's records (`false`: the
     /// preset's own words replace them there).
-    pub builtin: bool,
+    pub(crate) builtin: bool,
     /// How its tool's records look, when the preset knows.
-    pub records: Option<RecordFormat>,
+    pub(crate) records: Option<RecordFormat>,
     /// Lines each run of its tool must show to pass (per invocation, when
     /// the record format says where one starts).
-    pub require: Vec<String>,
+    pub(crate) require: Vec<String>,
 }
 
 /// How a tool's log records look (a preset's `[record]`, SPEC section 17).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RecordFormat {
+pub(crate) struct RecordFormat {
     /// What every line starts with and is read without (dbt's
     /// `HH:MM:SS  ` time), if the tool writes such a prefix.
     #[serde(default)]
-    pub prefix: Option<String>,
+    pub(crate) prefix: Option<String>,
     /// A line matching this regex (after its `prefix`) starts a record;
     /// its `level` group, if any, is the record's level. Indented lines
     /// continue a record.
-    pub start: String,
+    pub(crate) start: String,
     /// The key of the level in a JSON log line, if the tool writes them;
     /// a dotted path for a nested one (`info.level`).
     #[serde(default)]
-    pub json_level: Option<String>,
+    pub(crate) json_level: Option<String>,
     /// Levels whose records do not fail a case by a failure pattern.
     #[serde(default)]
-    pub quiet: Vec<String>,
+    pub(crate) quiet: Vec<String>,
     /// A record that says the failure before it is being retried (its
     /// `key` group, if any, names what is retried: the failures of
     /// records holding that text wait for the outcome).
     #[serde(default)]
-    pub retry: Option<String>,
+    pub(crate) retry: Option<String>,
     /// A record that says a retried step succeeded (its `key` group, if
     /// any, names which): the failures it retried are warnings.
     #[serde(default)]
-    pub recovered: Option<String>,
+    pub(crate) recovered: Option<String>,
     /// A record that opens a new run of the tool (dbt's `Running with
     /// dbt=`): the preset's `require` is met by each run on its own.
     #[serde(default)]
-    pub invocation: Option<String>,
+    pub(crate) invocation: Option<String>,
 }
 
 impl PatternConfig {
     /// The patterns of a case with its own `patterns` table: the case's
     /// lists are added to these, and its `builtin`, when given, decides for
     /// the case.
-    pub fn with_case(&self, case: &CasePatterns) -> PatternConfig {
+    pub(crate) fn with_case(&self, case: &CasePatterns) -> PatternConfig {
         let join = |a: &[String], b: &[String]| [a, b].concat();
         PatternConfig {
             validation: join(&self.validation, &case.validation),
@@ -210,197 +209,195 @@ impl PatternConfig {
 
 /// A case's own `patterns` table: added to the harness's `[patterns]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CasePatterns {
+pub(crate) struct CasePatterns {
     /// Validation patterns.
-    pub validation: Vec<String>,
+    pub(crate) validation: Vec<String>,
     /// Runtime patterns.
-    pub runtime: Vec<String>,
+    pub(crate) runtime: Vec<String>,
     /// Abort patterns.
-    pub abort: Vec<String>,
+    pub(crate) abort: Vec<String>,
     /// Lines matching one of these never count as failures.
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     /// `builtin`, when the case sets it.
-    pub builtin: Option<bool>,
+    pub(crate) builtin: Option<bool>,
     /// `quiet`, when the case sets it.
-    pub quiet: Option<Vec<String>>,
+    pub(crate) quiet: Option<Vec<String>>,
 }
 
 /// A case's `result`: a machine-readable result its command writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResultSpec {
+pub(crate) struct ResultSpec {
     /// What the result is.
-    pub format: ResultFormat,
+    pub(crate) format: ResultFormat,
     /// Where, relative to the case's working dir (under `copy`, in the
     /// copy); None: stdout (`odibi-validate` only).
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// A result that ran nothing passes (`allow_empty = true`); by
     /// default it is `NOTHING_RAN`.
-    pub allow_empty: bool,
+    pub(crate) allow_empty: bool,
 }
 
 /// One declared case, validated.
 #[derive(Clone, Debug)]
 pub struct CaseDef {
     /// 0-based declaration index across the whole file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Unique name.
     pub name: String,
     /// Golden project or verify command.
     pub kind: CaseKind,
     /// Line of the declaration (1-based).
-    pub line: usize,
+    pub(crate) line: usize,
     /// Optional description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Golden project path (absolute); None for verify commands.
     pub path: Option<PathBuf>,
     /// The golden project's directory (absolute): `path` when it is a
     /// directory, else `root` or the file's directory. Isolation
     /// fingerprints and copies it. None for verify commands.
-    pub root: Option<PathBuf>,
+    pub(crate) root: Option<PathBuf>,
     /// The command the harness's shell runs, placeholders replaced.
     pub command: String,
     /// The command as declared, placeholders intact (re-substituted when
     /// the project runs in a copy).
-    pub command_template: String,
+    pub(crate) command_template: String,
     /// Absolute working directory.
     pub working_dir: PathBuf,
     /// Expected outcome.
-    pub expected: Expected,
+    pub(crate) expected: Expected,
     /// Per-case timeout.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Extra environment variables.
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     /// Golden isolation mode.
-    pub isolation: Isolation,
+    pub(crate) isolation: Isolation,
     /// Globs (relative to the project) excluded from the modification check.
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Run even when the golden project has uncommitted changes in its git
     /// work tree.
-    pub allow_dirty: bool,
+    pub(crate) allow_dirty: bool,
     /// Extra attempts for a failed case.
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// Run alone even with `--jobs N`.
-    pub exclusive: bool,
+    pub(crate) exclusive: bool,
     /// Declaration indices of the cases this one starts after (`after`),
     /// without repeats: under `--jobs N` it waits until each has finished.
-    pub after: Vec<usize>,
+    pub(crate) after: Vec<usize>,
     /// Running longer than this (and each such period again) reports the
     /// case as slow.
-    pub slow: Duration,
+    pub(crate) slow: Duration,
     /// Why the case is ignored: it runs only with `--ignored` or
     /// `--include-ignored`, else it is SKIPPED with this reason.
-    pub ignored: Option<String>,
+    pub(crate) ignored: Option<String>,
     /// The case's own `patterns` table, added to the harness's.
-    pub patterns: Option<CasePatterns>,
+    pub(crate) patterns: Option<CasePatterns>,
     /// Output streams compared with snapshot files.
     pub snapshot: SnapshotStreams,
-    /// The case's own `require` (replacing the presets').
-    pub require: Option<Vec<String>>,
     /// The machine-readable result the command writes, if declared.
-    pub result: Option<ResultSpec>,
+    pub(crate) result: Option<ResultSpec>,
     /// Data files compared with data snapshots (`outputs`).
-    pub outputs: Vec<OutputSpec>,
+    pub(crate) outputs: Vec<OutputSpec>,
     /// The case's quarantine, if declared (never `expired` here: that is
     /// judged when the case runs).
-    pub quarantine: Option<crate::model::Quarantine>,
+    pub(crate) quarantine: Option<crate::model::Quarantine>,
     /// The presets that judge the case (shipped names or preset files, as
     /// written): its own `preset`/`presets`, else the harness's, else the
     /// ones of the tools its command runs.
-    pub presets: Vec<String>,
+    pub(crate) presets: Vec<String>,
     /// When the presets were chosen by the command: for each, the tool it
     /// runs, as the command names it (`dbt`, `python -m pytest`); empty
     /// when the presets were named.
-    pub preset_tools: Vec<String>,
+    pub(crate) preset_tools: Vec<String>,
     /// How the case is judged, its presets applied.
-    pub judging: CaseJudging,
+    pub(crate) judging: CaseJudging,
 }
 
 /// How one case is judged, from its presets, `[patterns]`, `[harness]`
 /// settings and its own keys.
 #[derive(Clone, Debug, Default)]
-pub struct CaseJudging {
+pub(crate) struct CaseJudging {
     /// Its failure, allow and warning patterns and record format.
-    pub patterns: PatternConfig,
+    pub(crate) patterns: PatternConfig,
     /// Lines it must show to pass.
-    pub require: Vec<String>,
+    pub(crate) require: Vec<String>,
     /// Environment its presets give it (under the harness's and its own).
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
 }
 
 /// A validated harness file.
 #[derive(Clone, Debug)]
 pub struct HarnessConfig {
     /// The harness file (absolute); None when only ad-hoc declarations exist.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Directory relative paths are resolved against.
-    pub base_dir: PathBuf,
+    pub(crate) base_dir: PathBuf,
     /// sha256 of the file's bytes (empty without a file).
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// Suite name.
     pub name: String,
     /// Default command of golden projects.
-    pub runner: Option<String>,
+    pub(crate) runner: Option<String>,
     /// Default per-case timeout.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Characters of output kept in reports.
-    pub truncate: usize,
+    pub(crate) truncate: usize,
     /// No golden project is a config error.
-    pub require_golden: bool,
+    pub(crate) require_golden: bool,
     /// Where `require_golden` was set, for its error.
-    pub require_golden_at: Option<tree::Pos>,
+    pub(crate) require_golden_at: Option<tree::Pos>,
     /// Default `allow_dirty` of golden projects.
-    pub allow_dirty: bool,
+    pub(crate) allow_dirty: bool,
     /// Output directory, if configured (relative paths resolved).
-    pub out_dir: Option<PathBuf>,
+    pub(crate) out_dir: Option<PathBuf>,
     /// Parallel jobs.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// Default retries.
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// Time between SIGTERM and SIGKILL on timeout.
-    pub kill_grace: Duration,
+    pub(crate) kill_grace: Duration,
     /// How long to wait for pipes held by leaked descendants.
-    pub leak_wait: Duration,
+    pub(crate) leak_wait: Duration,
     /// The JUnit family of `junit.xml`.
-    pub junit: JunitFlavour,
+    pub(crate) junit: JunitFlavour,
     /// Default period after which a running case is reported slow.
-    pub slow: Duration,
+    pub(crate) slow: Duration,
     /// Default working directory of cases (`[harness] working_dir`).
-    pub working_dir: Option<PathBuf>,
+    pub(crate) working_dir: Option<PathBuf>,
     /// Default isolation of golden projects (`[harness] isolation`).
-    pub isolation: Isolation,
+    pub(crate) isolation: Isolation,
     /// Environment of every case (`[harness] env`), under each case's own.
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     /// Run directories kept under `artifacts/` (0: all).
-    pub keep_runs: usize,
+    pub(crate) keep_runs: usize,
     /// Runs kept in `history.jsonl` (`history.keep`; 0: all).
-    pub history_keep: usize,
+    pub(crate) history_keep: usize,
     /// What a case that passed after a failed attempt does (`flaky`).
-    pub flaky: crate::model::FlakyPolicy,
+    pub(crate) flaky: crate::model::FlakyPolicy,
     /// The `[profile.NAME]` applied over `[harness]`, if any.
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// The shell every command runs in.
-    pub shell: Shell,
+    pub(crate) shell: Shell,
     /// Failure patterns of every case (`[patterns]`).
-    pub patterns: PatternConfig,
+    pub(crate) patterns: PatternConfig,
     /// Which environment values are secret (`redact_env` on top of the
     /// defaults).
-    pub redact_env: crate::redact::RedactRules,
+    pub(crate) redact_env: crate::redact::RedactRules,
     /// `[redactions]`, in file order (applied after the built-in ones).
-    pub redactions: Vec<Redaction>,
+    pub(crate) redactions: Vec<Redaction>,
     /// What the exit code follows.
-    pub gate: Gate,
+    pub(crate) gate: Gate,
     /// A passing case is `slower` above this many times its baseline
     /// duration (and at least a second more).
-    pub slowdown: f64,
+    pub(crate) slowdown: f64,
     /// The presets of `[harness] preset` / `presets`, in order; None when
     /// neither is written (each case then gets the preset of its tool).
-    pub presets: Option<Vec<String>>,
+    pub(crate) presets: Option<Vec<String>>,
     /// `[patterns]` as written, to which each case's presets are added.
-    pub own_patterns: CasePatterns,
+    pub(crate) own_patterns: CasePatterns,
     /// `[harness] require`: lines every case must show (with its presets').
-    pub harness_require: Vec<String>,
+    pub(crate) harness_require: Vec<String>,
     /// `COLUMNS` of every case (0: left as the environment has it).
-    pub columns: u32,
+    pub(crate) columns: u32,
     /// The presets loaded, by name or file as written (a preset file is
     /// read once, whatever cases name it).
     pub(crate) loaded_presets: BTreeMap<String, preset::Preset>,
@@ -410,47 +407,47 @@ pub struct HarnessConfig {
 
 /// The environment variable that picks a `[profile.NAME]` when
 /// `--profile` is not given.
-pub const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";
+pub(crate) const PROFILE_ENV: &str = "CARGO_GOLDEN_PROFILE";
 
 /// Most extra attempts a case may have (`retries`, `--retries`).
-pub const MAX_RETRIES: u32 = 100;
+pub(crate) const MAX_RETRIES: u32 = 100;
 /// Most `require` patterns of one case: the classifier keeps one bit each.
-pub const MAX_REQUIRE: usize = 64;
+pub(crate) const MAX_REQUIRE: usize = 64;
 /// Most cases at once (`jobs`, `--jobs`).
-pub const MAX_JOBS: usize = 1024;
+pub(crate) const MAX_JOBS: usize = 1024;
 /// Most characters of output kept in reports (`truncate`).
-pub const MAX_TRUNCATE: usize = 100_000_000;
+pub(crate) const MAX_TRUNCATE: usize = 100_000_000;
 /// Longest duration (`timeout`, `kill_grace`, `leak_wait`): one year, as
 /// humantime reads `1y`.
-pub const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
+pub(crate) const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
 
 /// Defaults of the `[harness]` table.
-pub mod defaults {
+pub(crate) mod defaults {
     use std::time::Duration;
     /// `timeout`.
-    pub const TIMEOUT: Duration = Duration::from_secs(600);
+    pub(crate) const TIMEOUT: Duration = Duration::from_secs(600);
     /// `truncate`.
-    pub const TRUNCATE: usize = 10_000;
+    pub(crate) const TRUNCATE: usize = 10_000;
     /// `kill_grace`.
-    pub const KILL_GRACE: Duration = Duration::from_secs(2);
+    pub(crate) const KILL_GRACE: Duration = Duration::from_secs(2);
     /// `leak_wait`.
-    pub const LEAK_WAIT: Duration = Duration::from_secs(1);
+    pub(crate) const LEAK_WAIT: Duration = Duration::from_secs(1);
     /// `keep_runs`.
-    pub const KEEP_RUNS: usize = 10;
+    pub(crate) const KEEP_RUNS: usize = 10;
     /// `history.keep`.
-    pub const HISTORY_KEEP: usize = 200;
+    pub(crate) const HISTORY_KEEP: usize = 200;
     /// `slow`.
-    pub const SLOW: Duration = Duration::from_secs(60);
+    pub(crate) const SLOW: Duration = Duration::from_secs(60);
     /// `slowdown`.
-    pub const SLOWDOWN: f64 = 2.0;
+    pub(crate) const SLOWDOWN: f64 = 2.0;
     /// `columns`: wide enough that rich and other loggers that wrap at the
     /// terminal width write each record on one line.
-    pub const COLUMNS: u32 = 1000;
+    pub(crate) const COLUMNS: u32 = 1000;
 }
 
 impl HarnessConfig {
     /// An empty harness rooted at `base_dir` (for ad-hoc declarations).
-    pub fn empty(base_dir: &Path) -> HarnessConfig {
+    pub(crate) fn empty(base_dir: &Path) -> HarnessConfig {
         HarnessConfig {
             file: None,
             base_dir: base_dir.to_path_buf(),
@@ -506,7 +503,7 @@ impl HarnessConfig {
 
     /// [`HarnessConfig::load`] with `[profile.NAME]` applied over `[harness]`
     /// (None: no profile, whatever the environment says).
-    pub fn load_profile(
+    pub(crate) fn load_profile(
         path: &Path,
         suite_default: Option<&str>,
         profile: Option<&str>,
@@ -567,7 +564,7 @@ impl HarnessConfig {
 
     /// With `require_golden = true`, no golden project (in the file or
     /// from `--golden`) is a config error. Call once every declaration is in.
-    pub fn check_required_golden(&self) -> Result<(), ConfigError> {
+    pub(crate) fn check_required_golden(&self) -> Result<(), ConfigError> {
         if !self.require_golden || self.golden_count() > 0 {
             return Ok(());
         }
@@ -583,19 +580,19 @@ impl HarnessConfig {
     /// The secrets of a run of this harness: values from this process's
     /// environment and every case's `env` that [`HarnessConfig::redact_env`]
     /// (with the defaults) makes secret.
-    pub fn redactor(&self) -> crate::redact::Redactor {
+    pub(crate) fn redactor(&self) -> crate::redact::Redactor {
         crate::redact::Redactor::for_run(&self.redact_env, self.cases.iter().map(|c| &c.env))
     }
 
     /// The lines `case` must show to pass: its own `require`, else
     /// `[harness] require` and its presets' for its kind.
-    pub fn require_for<'a>(&'a self, case: &'a CaseDef) -> &'a [String] {
+    pub(crate) fn require_for<'a>(&'a self, case: &'a CaseDef) -> &'a [String] {
         &case.judging.require
     }
 
     /// The environment `case` runs with on top of the harness's: its
     /// presets' variables, then `COLUMNS`, then the case's own `env`.
-    pub fn env_for(&self, case: &CaseDef) -> BTreeMap<String, String> {
+    pub(crate) fn env_for(&self, case: &CaseDef) -> BTreeMap<String, String> {
         let mut env = case.judging.env.clone();
         if self.columns > 0 {
             env.insert("COLUMNS".into(), self.columns.to_string());
@@ -606,12 +603,12 @@ impl HarnessConfig {
 
     /// The patterns `case` is judged by: its presets', `[patterns]` and
     /// its own.
-    pub fn patterns_for(&self, case: &CaseDef) -> PatternConfig {
+    pub(crate) fn patterns_for(&self, case: &CaseDef) -> PatternConfig {
         case.judging.patterns.clone()
     }
 
     /// Number of golden projects declared.
-    pub fn golden_count(&self) -> usize {
+    pub(crate) fn golden_count(&self) -> usize {
         self.cases
             .iter()
             .filter(|c| c.kind == CaseKind::Golden)
@@ -619,17 +616,12 @@ impl HarnessConfig {
     }
 
     /// `golden-baseline.json` beside the harness file (SPEC section 15).
-    pub fn baseline_file(&self) -> PathBuf {
+    pub(crate) fn baseline_file(&self) -> PathBuf {
         self.base_dir.join(crate::layout::BASELINE_FILE)
     }
 
-    /// The `snapshots/` directory beside the harness file.
-    pub fn snapshot_dir(&self) -> PathBuf {
-        self.base_dir.join(crate::layout::SNAPSHOT_DIR)
-    }
-
     /// The harness file shown to users: relative to `cwd` when inside it.
-    pub fn display_file(&self) -> String {
+    pub(crate) fn display_file(&self) -> String {
         match &self.file {
             Some(f) => crate::layout::display_relative(f),
             None => "<--golden>".to_string(),
@@ -639,7 +631,7 @@ impl HarnessConfig {
     /// The harness file as the reports name it (JUnit `testcase@file`,
     /// summary.json, report.md): relative to the repository root, so CI
     /// tools resolve it whichever directory the run started in.
-    pub fn report_file(&self) -> String {
+    pub(crate) fn report_file(&self) -> String {
         match &self.file {
             Some(f) => crate::layout::repo_relative(f),
             None => "<--golden>".to_string(),
@@ -699,7 +691,6 @@ impl HarnessConfig {
                 ignored: None,
                 patterns: None,
                 snapshot: SnapshotStreams::default(),
-                require: None,
                 result: None,
                 outputs: Vec::new(),
                 quarantine: None,

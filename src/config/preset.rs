@@ -26,7 +26,7 @@ const PRESETS: &[(&str, &str)] = &[
 ];
 
 /// The names of the presets shipped.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     PRESETS.iter().map(|(name, _)| *name).collect()
 }
 
@@ -37,17 +37,17 @@ pub(crate) struct Preset {
     /// One line on what the preset is for.
     #[allow(dead_code)]
     #[serde(default)]
-    pub about: String,
+    pub(crate) about: String,
     #[serde(default)]
-    pub patterns: PresetPatterns,
+    pub(crate) patterns: PresetPatterns,
     /// The tool's log record format.
-    pub record: Option<RecordFormat>,
+    pub(crate) record: Option<RecordFormat>,
     /// Lines a passing case must show, by kind of case.
     #[serde(default)]
-    pub require: PresetRequire,
+    pub(crate) require: PresetRequire,
     /// Environment of every case (under the case's and harness's own).
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
 }
 
 /// A preset's failure and allow patterns.
@@ -55,24 +55,24 @@ pub(crate) struct Preset {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PresetPatterns {
     #[serde(default)]
-    pub validation: Vec<String>,
+    pub(crate) validation: Vec<String>,
     #[serde(default)]
-    pub runtime: Vec<String>,
+    pub(crate) runtime: Vec<String>,
     #[serde(default)]
-    pub abort: Vec<String>,
+    pub(crate) abort: Vec<String>,
     #[serde(default)]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     /// Lines that fail nothing but are shown as a warning of a case that
     /// passed (dbt's `WARN=1`).
     #[serde(default)]
-    pub warn: Vec<String>,
+    pub(crate) warn: Vec<String>,
     /// Lines that say the tool ran nothing (dbt's `Nothing to do`): a
     /// case that shows one ran nothing, whatever else its output shows.
     #[serde(default)]
-    pub nothing: Vec<String>,
+    pub(crate) nothing: Vec<String>,
     /// `false`: on its tool's own records, the preset's patterns replace
     /// the built-in ones (every other line is still judged by them).
-    pub builtin: Option<bool>,
+    pub(crate) builtin: Option<bool>,
 }
 
 /// A preset's `require`: for golden projects and for verify commands.
@@ -80,9 +80,9 @@ pub(crate) struct PresetPatterns {
 #[serde(deny_unknown_fields)]
 pub(crate) struct PresetRequire {
     #[serde(default)]
-    pub golden: Vec<String>,
+    pub(crate) golden: Vec<String>,
     #[serde(default)]
-    pub verify: Vec<String>,
+    pub(crate) verify: Vec<String>,
 }
 
 /// The preset called `name`; None when there is none.

@@ -25,34 +25,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use super::elements::case::ExpectedOutcome;
-pub use super::elements::env::{EnvNamePattern, EnvValue};
-pub use super::elements::gate::Slowdown;
-pub use super::elements::golden::Golden;
+pub(crate) use super::elements::golden::Golden;
 use super::elements::golden::legacy_golden;
 #[cfg(feature = "schema")]
 use super::elements::golden::legacy_golden_list;
-pub use super::elements::harness::{HarnessTable, History};
-pub use super::elements::isolation::Isolation;
-pub use super::elements::outputs::{DataOutput, DataOutputFormat, DataOutputMode, Tolerance};
-pub use super::elements::patterns::{CasePatterns, Patterns};
-pub use super::elements::presets::PresetName;
-pub use super::elements::quarantine::QuarantineKey;
-pub use super::elements::result::{ResultFile, ResultFormat};
-pub use super::elements::retries::Retries;
+pub(crate) use super::elements::harness::HarnessTable;
+pub(crate) use super::elements::isolation::Isolation;
+pub(crate) use super::elements::outputs::DataOutputMode;
+pub(crate) use super::elements::patterns::Patterns;
+pub(crate) use super::elements::result::ResultFormat;
 #[cfg(feature = "schema")]
 use super::elements::snapshots::redactions_schema;
-pub use super::elements::values::{
-    AtLeastZero, DURATION_PATTERN, Glob, HumanDuration, Jobs, RustRegex, Truncate,
-};
-pub use super::elements::verify::Verify;
+pub(crate) use super::elements::values::RustRegex;
+pub(crate) use super::elements::verify::Verify;
 
 #[cfg(feature = "schema")]
 /// The JSON Schema of `harness.toml` (and of its YAML form).
 ///
 /// Unknown keys are rejected (`additionalProperties: false`) so that
 /// editors flag typos the way `cargo golden` does.
-pub fn harness_schema() -> Value {
+pub(crate) fn harness_schema() -> Value {
     let mut settings = SchemaSettings::draft07().for_deserialize();
     settings.transforms.insert(
         0,
@@ -104,7 +96,7 @@ fn tables(root: &Value) -> Vec<(&'static str, serde_json::Map<String, Value>)> {
 /// from [`harness_schema`] (`cargo golden schema --keys`): a key declared
 /// in the types below, with its doc comment, is documented here with no
 /// other edit.
-pub fn keys_reference() -> String {
+pub(crate) fn keys_reference() -> String {
     let root = harness_schema();
     let mut out = String::from(
         "# harness.toml keys\n\n\
@@ -238,33 +230,33 @@ fn drop_null(schema: &mut Schema) {
 #[cfg_attr(feature = "schema", schemars(transform = require_command_without_runner))]
 pub struct HarnessFile {
     /// Suite-wide settings.
-    pub harness: Option<HarnessTable>,
+    pub(crate) harness: Option<HarnessTable>,
     /// Failure patterns, regexes matched per line over stdout and stderr.
     /// A match overrides the exit code.
-    pub patterns: Option<Patterns>,
+    pub(crate) patterns: Option<Patterns>,
     /// Snapshot redactions, `"[NAME]" = "<regex>"`: text matching the
     /// regex becomes `[NAME]` before output is compared with a snapshot.
     /// Applied after the built-in `[CWD]`, `[ROOT]`, `[TMP]`, `[RUN_ID]`,
     /// `[TIMESTAMP]` and `[DURATION]`, which cannot be redefined.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(schema_with = "redactions_schema"))]
-    pub redactions: Option<BTreeMap<String, RustRegex>>,
+    pub(crate) redactions: Option<BTreeMap<String, RustRegex>>,
     /// Golden projects: projects (a directory or one file) that must always
     /// keep working. A run never modifies them.
     #[serde(default)]
-    pub golden: Vec<Golden>,
+    pub(crate) golden: Vec<Golden>,
     /// Verify commands: shell commands whose success is a post-condition.
     #[serde(default)]
-    pub verify: Vec<Verify>,
+    pub(crate) verify: Vec<Verify>,
     /// Older list form of golden projects (mostly in YAML files), with
     /// `expected_outcome` for `expected`.
     #[serde(default, deserialize_with = "legacy_golden")]
     #[cfg_attr(feature = "schema", schemars(schema_with = "legacy_golden_list"))]
-    pub golden_projects: Vec<Golden>,
+    pub(crate) golden_projects: Vec<Golden>,
     /// Named sets of `[harness]` settings applied over `[harness]` with
     /// `--profile NAME` or `CARGO_GOLDEN_PROFILE`.
     #[serde(default)]
-    pub profile: BTreeMap<String, HarnessTable>,
+    pub(crate) profile: BTreeMap<String, HarnessTable>,
 }
 
 #[cfg(feature = "schema")]

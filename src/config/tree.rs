@@ -8,11 +8,11 @@ use std::fmt;
 
 /// 1-based line and column in the source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Pos {
+pub(crate) struct Pos {
     /// Line, 1-based.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Column, 1-based (characters).
-    pub col: usize,
+    pub(crate) col: usize,
 }
 
 impl fmt::Display for Pos {
@@ -23,27 +23,27 @@ impl fmt::Display for Pos {
 
 /// A value with where it was written.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value.
-    pub value: Value,
+    pub(crate) value: Value,
     /// Where it starts.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// Byte offset of the start (declaration order).
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// A map key with where it was written.
 #[derive(Clone, Debug)]
-pub struct Key {
+pub(crate) struct Key {
     /// The key text.
-    pub name: String,
+    pub(crate) name: String,
     /// Where it starts.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// The value kinds both formats share.
 #[derive(Clone, Debug)]
-pub enum Value {
+pub(crate) enum Value {
     /// A string.
     Str(String),
     /// An integer.
@@ -62,7 +62,7 @@ pub enum Value {
 
 impl Value {
     /// The kind's name for error messages.
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self {
             Value::Str(_) => "a string",
             Value::Int(_) => "an integer",
@@ -77,28 +77,28 @@ impl Value {
 
 /// A parse error of the file itself (malformed TOML or YAML).
 #[derive(Clone, Debug)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     /// Where, when known.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// What the parser said.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// Maps byte offsets to line and column.
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
     /// Index the line starts of `text`.
-    pub fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { starts }
     }
 
     /// Line and column (in characters) of `offset`.
-    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+    pub(crate) fn pos(&self, text: &str, offset: usize) -> Pos {
         let offset = offset.min(text.len());
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line - 1];
@@ -111,7 +111,7 @@ impl LineIndex {
 }
 
 /// Parse TOML text into a tree.
-pub fn parse_toml(text: &str) -> Result<Node, SyntaxError> {
+pub(crate) fn parse_toml(text: &str) -> Result<Node, SyntaxError> {
     use toml::de::{DeTable, DeValue};
     let index = LineIndex::new(text);
     let root = DeTable::parse(text).map_err(|e| SyntaxError {
@@ -177,4 +177,4 @@ pub fn parse_toml(text: &str) -> Result<Node, SyntaxError> {
 #[cfg(feature = "yaml")]
 mod yaml;
 #[cfg(feature = "yaml")]
-pub use yaml::parse_yaml;
+pub(crate) use yaml::parse_yaml;

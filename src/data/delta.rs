@@ -52,8 +52,8 @@ pub(super) const LOG_DIR: &str = "_delta_log";
 pub(super) struct Plan {
     /// The log's schema, then any column only a partition or a file has,
     /// in the order first met; a partition column is text.
-    pub columns: Vec<(String, ColType)>,
-    pub files: Vec<PlannedFile>,
+    pub(crate) columns: Vec<(String, ColType)>,
+    pub(crate) files: Vec<PlannedFile>,
     /// Under column mapping, each column's logical name by its physical
     /// one.
     logical: BTreeMap<String, String>,
@@ -62,11 +62,11 @@ pub(super) struct Plan {
 /// One live file of a [`Plan`].
 pub(super) struct PlannedFile {
     /// As the log names it (relative to the table).
-    pub name: String,
-    pub path: PathBuf,
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
     partition: Partition,
     /// The rows its deletion vector deletes, by row index.
-    pub deleted: Option<Vec<bool>>,
+    pub(crate) deleted: Option<Vec<bool>>,
     /// The line its deletion vector adds to the table's digest.
     dv_digest: Option<String>,
 }
@@ -215,12 +215,12 @@ fn deleted_rows(dv: &Descriptor, bitmap: &[u8], rows: usize) -> Result<Vec<bool>
 #[derive(Debug, Default, PartialEq)]
 struct State {
     /// The live data files in the order added.
-    pub live: Vec<Live>,
+    pub(crate) live: Vec<Live>,
     /// Columns of the latest `metaData` schema.
-    pub schema: Vec<(String, ColType)>,
+    pub(crate) schema: Vec<(String, ColType)>,
     /// Under column mapping, each column's logical name by its physical
     /// one.
-    pub logical: BTreeMap<String, String>,
+    pub(crate) logical: BTreeMap<String, String>,
 }
 
 /// A file's partition columns and values (None: null).
@@ -231,9 +231,9 @@ type Partition = Vec<(String, Option<String>)>;
 #[derive(Debug, PartialEq)]
 struct Live {
     /// Relative to the table.
-    pub path: String,
-    pub partition: Partition,
-    pub dv: Option<Descriptor>,
+    pub(crate) path: String,
+    pub(crate) partition: Partition,
+    pub(crate) dv: Option<Descriptor>,
 }
 
 /// Replay the log directory `log`: its latest checkpoint when it has one,

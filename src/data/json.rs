@@ -110,8 +110,8 @@ fn each_line(
 /// The columns of a JSON or JSON Lines file: in the order their keys
 /// first appear, typed by their values' kinds.
 pub(super) struct Columns {
-    pub names: Vec<String>,
-    pub types: Vec<ColType>,
+    pub(crate) names: Vec<String>,
+    pub(crate) types: Vec<ColType>,
     index: HashMap<String, usize>,
 }
 

@@ -162,7 +162,7 @@ const NULL_IN_ROW: u32 = 1 << 31;
 /// are shown in `order` (sorted once), never moved.
 #[derive(Clone, Debug)]
 struct RowTable {
-    pub columns: Vec<(String, ColType)>,
+    pub(crate) columns: Vec<(String, ColType)>,
     text: String,
     /// Where each stored row's text starts in `text`.
     starts: Vec<u64>,
@@ -638,10 +638,10 @@ fn read_data_file(path: &Path) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 #[derive(Debug, Default)]
 struct Typed {
-    pub names: Vec<String>,
-    pub types: Option<Vec<ColType>>,
-    pub columns: Vec<Cells>,
-    pub rows: usize,
+    pub(crate) names: Vec<String>,
+    pub(crate) types: Option<Vec<ColType>>,
+    pub(crate) columns: Vec<Cells>,
+    pub(crate) rows: usize,
 }
 
 /// The columns not in `ignore` of the CSV file `input`, in file order,

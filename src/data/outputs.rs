@@ -20,14 +20,14 @@ use crate::untrusted::Stamp;
 #[derive(Debug)]
 pub(crate) struct OutputRead {
     /// Index of its entry in the case's `outputs`.
-    pub spec: usize,
+    pub(crate) spec: usize,
     /// The file relative to the working dir (the pattern when nothing
     /// matched it).
-    pub rel: String,
+    pub(crate) rel: String,
     /// The table and the file's sha256, or why there is none.
-    pub data: Result<(Table, String), DataError>,
+    pub(crate) data: Result<(Table, String), DataError>,
     /// The names of the secrets whose values it held (masked in `data`).
-    pub secrets: Vec<String>,
+    pub(crate) secrets: Vec<String>,
 }
 
 /// What an output is before the command runs: a file's stamp, or a Delta

@@ -17,8 +17,8 @@ use super::{Cells, ColType};
 pub(super) struct ParquetFile<R: ChunkReader> {
     reader: SerializedFileReader<R>,
     /// Its top-level columns, in the file's schema order, and their types.
-    pub names: Vec<String>,
-    pub types: Vec<ColType>,
+    pub(crate) names: Vec<String>,
+    pub(crate) types: Vec<ColType>,
     /// How each column reads with the column reader; None: row by row.
     flat: Option<Vec<Flat>>,
     /// Which columns are nanosecond timestamps.

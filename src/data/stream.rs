@@ -41,14 +41,14 @@ pub(super) trait Collect: Sink + Send {
 /// An output read into a sink.
 pub(super) struct Read<S> {
     /// Its columns (ignored ones left out, secrets masked).
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Their types, from the file (Parquet, Delta, JSON); None: to be
     /// inferred from the values (CSV).
-    pub types: Option<Vec<ColType>>,
-    pub sink: S,
+    pub(crate) types: Option<Vec<ColType>>,
+    pub(crate) sink: S,
     /// The sha256 of the file (of a Delta table: of its live files, each
     /// named).
-    pub sha: String,
+    pub(crate) sha: String,
 }
 
 /// Makes a sink for an output's columns and their types.

@@ -41,22 +41,22 @@ const HEADER_BEFORE_NAN: &str = "column,type,nulls,min,max,sum,checksum";
 /// The summary of a table.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Summary {
-    pub rows: u64,
-    pub columns: Vec<Column>,
+    pub(crate) rows: u64,
+    pub(crate) columns: Vec<Column>,
 }
 
 /// The summary of one column.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Column {
-    pub name: String,
-    pub ty: ColType,
-    pub nulls: u64,
+    pub(crate) name: String,
+    pub(crate) ty: ColType,
+    pub(crate) nulls: u64,
     /// NaN, `inf` and `-inf` values.
-    pub not_finite: [u64; 3],
-    pub min: Option<String>,
-    pub max: Option<String>,
-    pub sum: Option<String>,
-    pub checksum: u64,
+    pub(crate) not_finite: [u64; 3],
+    pub(crate) min: Option<String>,
+    pub(crate) max: Option<String>,
+    pub(crate) sum: Option<String>,
+    pub(crate) checksum: u64,
 }
 
 /// Summarises cells pushed row by row.

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, IssueType};
 
-super::name::serde_names!(Class, Gate, Stream, SnapshotOutcome);
+super::name::serde_names!(pub(crate) Class, pub Gate, pub(crate) Stream, pub(crate) SnapshotOutcome);
 
 /// How a case compares with its baseline entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
-pub enum Class {
+pub(crate) enum Class {
     /// PASSED in the baseline, FAILED or ERROR now.
     Regressed,
     /// Failed in both, with another result or signature.
@@ -37,7 +37,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order reports list them: what needs attention first.
-    pub const ALL: [Class; 9] = [
+    pub(crate) const ALL: [Class; 9] = [
         Class::Regressed,
         Class::ChangedFailure,
         Class::Missing,
@@ -56,47 +56,47 @@ impl Class {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Verdict {
     /// PASSED, FAILED or ERROR.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// Issue types and first finding, redacted; for FAILED and ERROR.
     #[serde(default)]
-    pub signature: Option<String>,
+    pub(crate) signature: Option<String>,
     /// Wall clock, seconds.
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
 }
 
 /// One case of the comparison.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct CaseComparison {
+pub(crate) struct CaseComparison {
     /// Case name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its class.
-    pub class: Class,
+    pub(crate) class: Class,
     /// `golden` or `verify` (from the run, else the baseline).
     #[serde(default)]
-    pub kind: Option<CaseKind>,
+    pub(crate) kind: Option<CaseKind>,
     /// Declaration line; None for a missing case.
     #[serde(default)]
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// The baseline entry; None for a new case.
-    pub baseline: Option<Verdict>,
+    pub(crate) baseline: Option<Verdict>,
     /// This run; None for a missing or not-run case.
-    pub now: Option<Verdict>,
+    pub(crate) now: Option<Verdict>,
     /// One line on what changed (empty for `unchanged`).
     #[serde(default)]
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 impl CaseComparison {
     /// Whether this case fails the baseline gate (see [`fails_gate`]).
-    pub fn fails_gate(&self) -> bool {
+    pub(crate) fn fails_gate(&self) -> bool {
         fails_gate(self.class, self.now.as_ref().map(|v| v.result))
     }
 }
 
 /// The gate rule: whether a case of `class` whose result in this run is
 /// `now` (None when it did not run) fails the baseline gate.
-pub fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
+pub(crate) fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
     match class {
         Class::Regressed | Class::ChangedFailure | Class::Missing | Class::NotRun => true,
         Class::New => now.is_some_and(CaseResult::is_failure),
@@ -107,30 +107,30 @@ pub fn fails_gate(class: Class, now: Option<CaseResult>) -> bool {
 /// Cases per class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ClassCounts {
+pub(crate) struct ClassCounts {
     /// `regressed`.
-    pub regressed: usize,
+    pub(crate) regressed: usize,
     /// `changed_failure`.
-    pub changed_failure: usize,
+    pub(crate) changed_failure: usize,
     /// `missing`.
-    pub missing: usize,
+    pub(crate) missing: usize,
     /// `not_run`.
-    pub not_run: usize,
+    pub(crate) not_run: usize,
     /// `new`.
-    pub new: usize,
+    pub(crate) new: usize,
     /// `fixed`.
-    pub fixed: usize,
+    pub(crate) fixed: usize,
     /// `known_failure`.
-    pub known_failure: usize,
+    pub(crate) known_failure: usize,
     /// `slower`.
-    pub slower: usize,
+    pub(crate) slower: usize,
     /// `unchanged`.
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
 }
 
 impl ClassCounts {
     /// The count of `class`.
-    pub fn get(&self, class: Class) -> usize {
+    pub(crate) fn get(&self, class: Class) -> usize {
         match class {
             Class::Regressed => self.regressed,
             Class::ChangedFailure => self.changed_failure,
@@ -160,7 +160,7 @@ impl ClassCounts {
 
     /// `regressed N · changed_failure N · …`, every class in report order:
     /// the line report.md carries and the integrity check reads back.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         Class::ALL
             .iter()
             .map(|c| format!("{} {}", c.as_str(), self.get(*c)))
@@ -174,45 +174,45 @@ impl ClassCounts {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// The baseline file as shown to users.
-    pub file: String,
+    pub(crate) file: String,
     /// Whether the baseline file existed (without one, every case is new).
-    pub found: bool,
+    pub(crate) found: bool,
     /// What the exit code follows.
-    pub gate: Gate,
+    pub(crate) gate: Gate,
     /// The `slowdown` factor applied.
-    pub slowdown: f64,
+    pub(crate) slowdown: f64,
     /// This run was blessed: the baseline now records it.
     #[serde(default)]
-    pub blessed: bool,
+    pub(crate) blessed: bool,
     /// Missing cases were not looked for (a partition other than the first,
     /// or two runs of which the newer is a partition).
     #[serde(default)]
-    pub missing_not_checked: bool,
+    pub(crate) missing_not_checked: bool,
     /// Cases per class (derived from `cases`, stored for readers).
-    pub counts: ClassCounts,
+    pub(crate) counts: ClassCounts,
     /// Compared cases in declaration order, then missing ones in baseline order.
-    pub cases: Vec<CaseComparison>,
+    pub(crate) cases: Vec<CaseComparison>,
 }
 
 impl Comparison {
     /// Cases that fail the baseline gate.
-    pub fn gate_failures(&self) -> impl Iterator<Item = &CaseComparison> {
+    pub(crate) fn gate_failures(&self) -> impl Iterator<Item = &CaseComparison> {
         self.cases.iter().filter(|c| c.fails_gate())
     }
 
     /// Whether the baseline gate lets the run pass: a blessed run always
     /// does, its baseline now records exactly it.
-    pub fn passes_gate(&self) -> bool {
+    pub(crate) fn passes_gate(&self) -> bool {
         self.blessed || self.gate_failures().next().is_none()
     }
 
     /// Cases of `class`.
-    pub fn of_class(&self, class: Class) -> impl Iterator<Item = &CaseComparison> {
+    pub(crate) fn of_class(&self, class: Class) -> impl Iterator<Item = &CaseComparison> {
         self.cases.iter().filter(move |c| c.class == class)
     }
 
     /// Class of each compared case, by name.
-    pub fn classes(&self) -> HashMap<&str, Class> {
+    pub(crate) fn classes(&self) -> HashMap<&str, Class> {
         self.cases
             .iter()
             .map(|c| (c.name.as_str(), c.class))
@@ -237,7 +237,7 @@ pub enum Gate {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum Stream {
+pub(crate) enum Stream {
     /// Standard output.
     Stdout,
     /// Standard error.
@@ -252,7 +252,7 @@ pub enum Stream {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "schema", schemars(rename = "Outcome"))]
-pub enum SnapshotOutcome {
+pub(crate) enum SnapshotOutcome {
     /// The output is what the snapshot allows.
     Matched,
     /// The output differs (`diff` says how).
@@ -284,39 +284,39 @@ pub enum SnapshotOutcome {
 /// `evidence.json` and `summary.json` record it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SnapshotCheck {
+pub(crate) struct SnapshotCheck {
     /// The stream.
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// The snapshot file, relative to the harness file's directory.
-    pub file: String,
+    pub(crate) file: String,
     /// What happened.
-    pub outcome: SnapshotOutcome,
+    pub(crate) outcome: SnapshotOutcome,
     /// Unified diff, snapshot (`---`) to this run's redacted output
     /// (`+++`), cut to a bounded size; only for `changed`.
     #[serde(default)]
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
     /// Why, for outcomes that need a reason.
     #[serde(default)]
-    pub detail: Option<String>,
+    pub(crate) detail: Option<String>,
     /// For `data`: the data file, relative to the case's working dir.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// For `data`: sha256 of the data file as the case wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
+    pub(crate) sha256: Option<String>,
     /// For a `changed` data output: sha256 of every difference found, one
     /// a line (each ending in `\n`), of which `diff` shows the first 20:
     /// two runs with the same digest changed the data the same way. The
     /// failure signature of the case carries it (absent before evidence
     /// 1.6 and summary 1.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diff_sha256: Option<String>,
+    pub(crate) diff_sha256: Option<String>,
     /// For a `changed` or `missing` snapshot: the new snapshot text this
     /// run kept beside its artifacts, what accepting the change writes
     /// (`cargo golden review`, `bless --from`). Absent before evidence
     /// 1.8 and summary 1.9, and for checks that keep none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pending: Option<PendingSnapshot>,
+    pub(crate) pending: Option<PendingSnapshot>,
 }
 
 /// A pending snapshot: the text a changed or missing snapshot would hold
@@ -328,27 +328,27 @@ pub struct SnapshotCheck {
 /// from CI is as trustworthy as its run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct PendingSnapshot {
+pub(crate) struct PendingSnapshot {
     /// The pending file, relative to the out dir.
-    pub path: String,
+    pub(crate) path: String,
     /// sha256 of the pending file's bytes.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// sha256 of the snapshot file's bytes this run compared with; null
     /// when there was none (`missing`). A snapshot that differs from it
     /// when the change is reviewed was changed since: the pending file is
     /// stale and is never written over it.
-    pub base_sha256: Option<String>,
+    pub(crate) base_sha256: Option<String>,
 }
 
 impl SnapshotCheck {
     /// Whether this check fails its case (it raises an issue).
-    pub fn fails(&self) -> bool {
+    pub(crate) fn fails(&self) -> bool {
         self.issue("").is_some()
     }
 
     /// What was compared, as reports name it: the stream, or the data
     /// file.
-    pub fn subject(&self) -> &str {
+    pub(crate) fn subject(&self) -> &str {
         match (&self.output, self.stream) {
             (Some(output), _) => output,
             (None, stream) => stream.as_str(),
@@ -357,7 +357,7 @@ impl SnapshotCheck {
 
     /// The issue type a difference raises: `DATA_CHANGED` for a data
     /// output, else `OUTPUT_CHANGED`.
-    pub fn changed_type(&self) -> IssueType {
+    pub(crate) fn changed_type(&self) -> IssueType {
         match self.stream {
             Stream::Data => IssueType::DataChanged,
             Stream::Stdout | Stream::Stderr => IssueType::OutputChanged,
@@ -410,7 +410,7 @@ impl SnapshotCheck {
 
 /// The format of a data output: from its extension, or `format = "delta"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataFormat {
+pub(crate) enum DataFormat {
     /// `.csv`: a header row, then rows.
     Csv,
     /// `.json`: an array of objects.
@@ -426,7 +426,7 @@ pub enum DataFormat {
 
 impl DataFormat {
     /// The format of `path` (a file or a glob), by its extension.
-    pub fn of(path: &str) -> Option<DataFormat> {
+    pub(crate) fn of(path: &str) -> Option<DataFormat> {
         let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
         match ext.as_str() {
             "csv" => Some(DataFormat::Csv),
@@ -440,7 +440,7 @@ impl DataFormat {
 
 /// What a line of a unified diff is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DiffLine {
+pub(crate) enum DiffLine {
     /// `@@ -a,b +c,d @@`.
     Hunk,
     /// `+…`, not the `+++` file header.
@@ -453,7 +453,7 @@ pub enum DiffLine {
 
 impl DiffLine {
     /// The kind of `line`, as every view of a diff marks it.
-    pub fn of(line: &str) -> DiffLine {
+    pub(crate) fn of(line: &str) -> DiffLine {
         if line.starts_with("@@") {
             DiffLine::Hunk
         } else if line.starts_with('+') && !line.starts_with("+++") {

@@ -10,20 +10,21 @@ use serde::{Deserialize, Serialize};
 
 mod baseline;
 mod name;
-pub mod verdict;
+pub(crate) mod verdict;
 
-pub use baseline::{
-    CaseComparison, Class, ClassCounts, Comparison, DataFormat, DiffLine, Gate, PendingSnapshot,
-    SnapshotCheck, SnapshotOutcome, Stream, Verdict, fails_gate,
-};
+pub use baseline::Comparison;
+pub use baseline::Gate;
+pub(crate) use baseline::{CaseComparison, Class, ClassCounts};
+pub(crate) use baseline::{DataFormat, DiffLine};
+pub(crate) use baseline::{PendingSnapshot, SnapshotCheck, SnapshotOutcome, Stream, Verdict};
 
 name::serde_names!(
-    CaseKind,
-    JunitFlavour,
-    ExecutionStatus,
-    EvidenceStatus,
-    CaseResult,
-    IssueType
+    pub CaseKind,
+    pub JunitFlavour,
+    pub ExecutionStatus,
+    pub EvidenceStatus,
+    pub CaseResult,
+    pub IssueType
 );
 
 /// Whether a case is a golden project or a verify command.
@@ -42,34 +43,34 @@ pub enum CaseKind {
 /// passed; from then on the quarantine itself fails the case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Quarantine {
+pub(crate) struct Quarantine {
     /// Why the case is quarantined.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The last day (UTC, `YYYY-MM-DD`) the quarantine holds.
     #[cfg_attr(
         feature = "schema",
         schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))
     )]
-    pub until: String,
+    pub(crate) until: String,
     /// Where the failure is tracked (an issue URL).
-    pub issue: Option<String>,
+    pub(crate) issue: Option<String>,
     /// `until` had passed when the case ran: the quarantine no longer
     /// holds, and fails the case with QUARANTINE_EXPIRED.
     #[serde(default)]
-    pub expired: bool,
+    pub(crate) expired: bool,
 }
 
 impl Quarantine {
     /// Whether the quarantine had expired on `day` (UTC): `until` is the
     /// last day it holds. An unreadable `until` counts as expired.
-    pub fn expired_on(&self, day: crate::time::Date) -> bool {
+    pub(crate) fn expired_on(&self, day: crate::time::Date) -> bool {
         self.until
             .parse::<crate::time::Date>()
             .map_or(true, |until| day > until)
     }
 
     /// The quarantine in words: reason, until and issue.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let issue = self
             .issue
             .as_deref()
@@ -83,7 +84,7 @@ impl Quarantine {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum FlakyPolicy {
+pub(crate) enum FlakyPolicy {
     /// It passes, marked flaky in every report.
     Pass,
     /// It passes, marked flaky, with a warning (a `::warning` annotation
@@ -93,24 +94,6 @@ pub enum FlakyPolicy {
     /// It fails, with a `FLAKY` issue: a case that needed a retry fails
     /// the run (nextest's `--flaky-result fail`).
     Fail,
-}
-
-impl FlakyPolicy {
-    /// The policy named `s`, if any.
-    pub fn parse(s: &str) -> Option<FlakyPolicy> {
-        [FlakyPolicy::Pass, FlakyPolicy::Warn, FlakyPolicy::Fail]
-            .into_iter()
-            .find(|p| p.as_str() == s)
-    }
-
-    /// Its name in the harness file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FlakyPolicy::Pass => "pass",
-            FlakyPolicy::Warn => "warn",
-            FlakyPolicy::Fail => "fail",
-        }
-    }
 }
 
 /// Which JUnit family `junit.xml` is written in: both carry the same
@@ -129,14 +112,7 @@ pub enum JunitFlavour {
     Strict,
 }
 
-impl JunitFlavour {
-    /// The flavour named `s`, if any.
-    pub fn parse(s: &str) -> Option<JunitFlavour> {
-        [JunitFlavour::Rich, JunitFlavour::Strict]
-            .into_iter()
-            .find(|f| f.as_str() == s)
-    }
-}
+impl JunitFlavour {}
 
 /// Execution status of a case (SPEC section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -291,7 +267,7 @@ pub struct Issue {
 impl Issue {
     /// An issue of `case` found once its command ran (stage `execution`),
     /// as severe as the case's kind makes it.
-    pub fn after_run(
+    pub(crate) fn after_run(
         case: &CaseRecord,
         issue_type: IssueType,
         message: String,
@@ -317,32 +293,32 @@ impl Issue {
 /// the project (`/`-separated, a directory with a trailing `/`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct GoldenChanges {
+pub(crate) struct GoldenChanges {
     /// Entries that appeared.
-    pub added: Vec<String>,
+    pub(crate) added: Vec<String>,
     /// Entries that changed, each with what changed: `a (content)`.
-    pub changed: Vec<String>,
+    pub(crate) changed: Vec<String>,
     /// Entries that disappeared.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
 }
 
 /// A case's structured result (`result = { format, path }`), as read after
 /// its command ran.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct StructuredResult {
+pub(crate) struct StructuredResult {
     /// `junit`, `odibi-validate` or `odibi-story`.
-    pub format: String,
+    pub(crate) format: String,
     /// Where it was read: the file, relative to the working dir, or
     /// `stdout`.
-    pub source: String,
+    pub(crate) source: String,
     /// The kept copy beside the logs, relative to the out dir (covered by
     /// the evidence hash); null when read from stdout or not found.
-    pub artifact: Option<String>,
+    pub(crate) artifact: Option<String>,
     /// The result reports a failure.
-    pub failed: bool,
+    pub(crate) failed: bool,
     /// Why it could not be read (missing, unparsable); the case then fails.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// Entries of a [`GoldenChanges`] under one path, for its summary.
@@ -361,7 +337,7 @@ const CHANGES_SUMMARY_CHARS: usize = 300;
 
 impl GoldenChanges {
     /// Nothing changed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
 
@@ -370,7 +346,7 @@ impl GoldenChanges {
     }
 
     /// `added: a, b; changed: c (content); removed: d`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (label, list) in [
             ("added", &self.added),
@@ -431,7 +407,7 @@ impl GoldenChanges {
     /// .odibi/ (140), out.csv, report.html`), at most about
     /// 300 characters: a catalog a tool writes into the project is one
     /// name in an issue, not thousands.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let full = self.describe();
         if full.chars().count() <= CHANGES_SUMMARY_CHARS {
             return full;
@@ -476,29 +452,29 @@ impl GoldenChanges {
 /// A validation error extracted from pydantic-style output.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ValidationError {
+pub(crate) struct ValidationError {
     /// Dotted field path, e.g. `pipelines.0.nodes.2.params.1`.
-    pub field: String,
+    pub(crate) field: String,
     /// Message without the `[type=…]` suffix.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// The signal behind exit status `code`: `sh` reports a command it ran
 /// that signal N killed as exit status 128+N (and cases run under
 /// `sh -c`), so 129 to 192 (signals 1 to 64) mean a death by signal.
-pub fn shell_signal(code: i32) -> Option<i32> {
+pub(crate) fn shell_signal(code: i32) -> Option<i32> {
     (129..=192).contains(&code).then(|| code - 128)
 }
 
 /// Lines of a stream's end that reports quote.
-pub const END_LINES: usize = 20;
+pub(crate) const END_LINES: usize = 20;
 /// Characters of a stream's end that reports quote.
-pub const END_CHARS: usize = 4000;
+pub(crate) const END_CHARS: usize = 4000;
 
 /// The end of an output as reports quote it: its last [`END_LINES`] lines,
 /// cut further to their last [`END_CHARS`] characters. Failures usually
 /// explain themselves at the end of the output.
-pub fn output_end(text: &str) -> &str {
+pub(crate) fn output_end(text: &str) -> &str {
     tail_lines(text, END_LINES, END_CHARS)
 }
 
@@ -529,7 +505,7 @@ pub(crate) fn tail_lines(text: &str, lines: usize, max_chars: usize) -> &str {
 #[derive(Clone, Debug)]
 pub struct CaseRecord {
     /// 0-based declaration index in the harness file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Case name.
     pub name: String,
     /// Golden project or verify command.
@@ -537,9 +513,9 @@ pub struct CaseRecord {
     /// Line of the declaration in the harness file (1-based).
     pub line: usize,
     /// Optional description from the declaration.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The exact command string run.
-    pub raw_command: String,
+    pub(crate) raw_command: String,
     /// Absolute working directory.
     pub working_dir: PathBuf,
     /// Exit code; 128+N when killed by signal N; None when not run.
@@ -548,16 +524,16 @@ pub struct CaseRecord {
     /// it, or the one `sh` reports as exit status 128+N for a command it
     /// ran (see [`shell_signal`]). None when it ended by itself or did not
     /// run.
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
     /// Truncated copy of stdout (raw bytes, marker included when truncated).
     pub stdout: Vec<u8>,
     /// Truncated copy of stderr.
     pub stderr: Vec<u8>,
     /// When `stdout` was truncated: the real end of the stream (see
     /// [`output_end`]), which the truncated copy does not hold.
-    pub stdout_end: Option<String>,
+    pub(crate) stdout_end: Option<String>,
     /// When `stderr` was truncated: the real end of the stream.
-    pub stderr_end: Option<String>,
+    pub(crate) stderr_end: Option<String>,
     /// When the command started (None when it did not run).
     pub started_at: Option<crate::time::Timestamp>,
     /// When it finished.
@@ -573,52 +549,52 @@ pub struct CaseRecord {
     /// Hex sha256 evidence hash; None when not run.
     pub evidence_hash: Option<String>,
     /// How many secret values were masked in each artifact.
-    pub redactions: crate::redact::Redactions,
+    pub(crate) redactions: crate::redact::Redactions,
     /// Issues (≥ 1 when FAILED or ERROR): the `run_issues` its run raised
     /// (its output, its structured result), then those its checks, retries
     /// and quarantine raise ([`verdict::decide`]).
     pub issues: Vec<Issue>,
     /// How many of `issues`, from the first, the case's run raised.
-    pub run_issues: usize,
+    pub(crate) run_issues: usize,
     /// Extracted validation errors.
-    pub validation_errors: Vec<ValidationError>,
+    pub(crate) validation_errors: Vec<ValidationError>,
     /// Artifact paths; None when nothing was written (skipped).
     pub artifacts: Option<crate::layout::Artifacts>,
     /// Warnings about the case (leaked processes, …).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Why the case was skipped or could not run.
     pub reason: Option<String>,
     /// Passed on a retry after failing.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
     /// Earlier failed attempts (retries), oldest first.
-    pub previous_attempts: Vec<CaseRecord>,
+    pub(crate) previous_attempts: Vec<CaseRecord>,
     /// The expected outcome as declared: `success` or
     /// `specific_error:<regex>`; what the result is judged against.
-    pub expected: String,
+    pub(crate) expected: String,
     /// The case hit its timeout and was killed.
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The run was interrupted while the case ran, and it was killed.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams.
-    pub snapshots: Vec<SnapshotCheck>,
+    pub(crate) snapshots: Vec<SnapshotCheck>,
     /// Every entry of the golden project the run changed, when it changed
     /// one (issues carry a summary).
-    pub golden_changes: Option<GoldenChanges>,
+    pub(crate) golden_changes: Option<GoldenChanges>,
     /// The structured result the case declared, as read.
-    pub structured_result: Option<StructuredResult>,
+    pub(crate) structured_result: Option<StructuredResult>,
     /// The case's quarantine, if it has one.
-    pub quarantine: Option<Quarantine>,
+    pub(crate) quarantine: Option<Quarantine>,
     /// The physical lines (1-based, first and last) of stdout and of
     /// stderr behind the case's findings, as the classifier read them:
     /// what an excerpt of the output marks. Not kept in any report.
-    pub marked_lines: [Vec<(u64, u64)>; 2],
+    pub(crate) marked_lines: [Vec<(u64, u64)>; 2],
 }
 
 /// Why a case was skipped without running, when the engine decided it: the
 /// record's `reason` carries its text, so the wire formats stay plain text
 /// and every layer tells the reasons apart through this one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// The run was interrupted before the case started.
     Interrupted,
     /// An earlier case failed under fail-fast.
@@ -631,7 +607,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// The text of the record's `reason`.
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             SkipReason::Interrupted => "the run was interrupted",
             SkipReason::FailFast => "fail-fast: an earlier case failed",
@@ -644,7 +620,7 @@ impl SkipReason {
 impl CaseRecord {
     /// Whether the case was skipped because the filters left it out: it
     /// was never selected.
-    pub fn filtered_out(&self) -> bool {
+    pub(crate) fn filtered_out(&self) -> bool {
         self.result == CaseResult::Skipped
             && self.reason.as_deref() == Some(SkipReason::FilteredOut.as_str())
     }
@@ -701,14 +677,14 @@ impl CaseRecord {
     }
 
     /// Whether the command actually ran (there is evidence).
-    pub fn ran(&self) -> bool {
+    pub(crate) fn ran(&self) -> bool {
         self.status != EvidenceStatus::NoEvidence
     }
 
     /// Whether a quarantine that has not expired holds the case: one
     /// whose failure is its own known one, nothing [`Self::not_quarantinable`]
     /// names.
-    pub fn quarantined(&self) -> bool {
+    pub(crate) fn quarantined(&self) -> bool {
         self.quarantine.as_ref().is_some_and(|q| !q.expired) && self.not_quarantinable().is_none()
     }
 
@@ -716,7 +692,7 @@ impl CaseRecord {
     /// the run modified or found dirty, lost evidence, or a finding about
     /// the harness's hold on the case's processes. A quarantine is for a
     /// case's known failure, never for these. None when there is none.
-    pub fn not_quarantinable(&self) -> Option<String> {
+    pub(crate) fn not_quarantinable(&self) -> Option<String> {
         if let Some(i) = (self.issues.iter()).find(|i| i.issue_type == IssueType::GoldenModified) {
             return Some(i.message.clone());
         }
@@ -727,53 +703,53 @@ impl CaseRecord {
 
     /// Whether the case fails the run: FAILED or ERROR, and not held by
     /// its quarantine.
-    pub fn fails_run(&self) -> bool {
+    pub(crate) fn fails_run(&self) -> bool {
         self.result.is_failure() && !self.quarantined()
     }
 }
 
 /// Warnings that are findings about the harness's hold on a case, by how
 /// they start: no quarantine covers them.
-pub mod finding {
+pub(crate) mod finding {
     /// A background process still held the output after the main one exited.
-    pub const LEAKED: &str = "leaked processes";
+    pub(crate) const LEAKED: &str = "leaked processes";
     /// Processes outlived the case (escaped its group) and were killed.
-    pub const LEFT_RUNNING: &str = "processes left running";
+    pub(crate) const LEFT_RUNNING: &str = "processes left running";
     /// The guardian that takes a killed harness's cases with it was killed.
-    pub const GUARDIAN_LOST: &str = "the harness's guardian process was killed";
+    pub(crate) const GUARDIAN_LOST: &str = "the harness's guardian process was killed";
     /// The case's evidence.json could not be written.
-    pub const EVIDENCE_NOT_WRITTEN: &str = "could not write evidence.json";
+    pub(crate) const EVIDENCE_NOT_WRITTEN: &str = "could not write evidence.json";
 
     /// Every one of them.
-    pub const NOT_QUARANTINABLE: &[&str] =
+    pub(crate) const NOT_QUARANTINABLE: &[&str] =
         &[LEAKED, LEFT_RUNNING, GUARDIAN_LOST, EVIDENCE_NOT_WRITTEN];
 }
 
 /// Counts of case results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Counts {
+pub(crate) struct Counts {
     /// All cases in the record.
-    pub total: usize,
+    pub(crate) total: usize,
     /// PASSED (flaky included).
-    pub passed: usize,
+    pub(crate) passed: usize,
     /// FAILED.
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// ERROR.
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// SKIPPED.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// PASSED after a retry.
-    pub flaky: usize,
+    pub(crate) flaky: usize,
     /// Of the FAILED and ERROR cases, those a quarantine holds: counted
     /// there too, yet not failing the run (absent before summary 1.8).
     #[serde(default)]
-    pub quarantined: usize,
+    pub(crate) quarantined: usize,
 }
 
 impl Counts {
     /// Count the results of `cases`.
-    pub fn of(cases: &[CaseRecord]) -> Counts {
+    pub(crate) fn of(cases: &[CaseRecord]) -> Counts {
         let mut c = Counts {
             total: cases.len(),
             ..Counts::default()
@@ -796,7 +772,7 @@ impl Counts {
     }
 
     /// FAILED + ERROR.
-    pub fn failures(&self) -> usize {
+    pub(crate) fn failures(&self) -> usize {
         self.failed + self.errors
     }
 }
@@ -807,7 +783,7 @@ impl Counts {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
-pub enum NoCases {
+pub(crate) enum NoCases {
     /// Succeed quietly.
     Pass,
     /// Succeed with a warning.
@@ -822,9 +798,9 @@ pub enum NoCases {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EmptySelection {
     /// Which filter or partition selected nothing, in words.
-    pub reason: String,
+    pub(crate) reason: String,
     /// What the run makes of it.
-    pub policy: NoCases,
+    pub(crate) policy: NoCases,
 }
 
 /// A whole run: what every report is rendered from.
@@ -872,14 +848,14 @@ pub struct RunRecord {
 
 impl RunRecord {
     /// Result counts.
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         Counts::of(&self.cases)
     }
 
     /// The final status (SPEC section 4): FAILURE when interrupted, else
     /// PARTIAL when a case failed or errored, else FAILURE when no case was
     /// selected and `--no-cases fail` holds, else SUCCESS.
-    pub fn final_status(&self) -> FinalStatus {
+    pub(crate) fn final_status(&self) -> FinalStatus {
         if self.interrupted {
             return FinalStatus::Failure;
         }
@@ -904,14 +880,14 @@ impl RunRecord {
 
     /// Whether no case was selected and the run must fail for it
     /// (`--no-cases fail`).
-    pub fn fails_for_no_case(&self) -> bool {
+    pub(crate) fn fails_for_no_case(&self) -> bool {
         self.empty_selection
             .as_ref()
             .is_some_and(|e| e.policy == NoCases::Fail)
     }
 
     /// All issues of all cases, in declaration order.
-    pub fn issues(&self) -> impl Iterator<Item = &Issue> {
+    pub(crate) fn issues(&self) -> impl Iterator<Item = &Issue> {
         self.cases.iter().flat_map(|c| c.issues.iter())
     }
 }
@@ -921,7 +897,7 @@ impl RunRecord {
 /// `PARTIAL (N golden project(s) failed)`, `PARTIAL (N case(s) failed)`,
 /// `FAILURE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FinalStatus {
+pub(crate) enum FinalStatus {
     /// Every case that ran passed.
     Success,
     /// The run completed, and some cases failed or errored.

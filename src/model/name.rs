@@ -115,12 +115,13 @@ impl ser::Serializer for NameOnly {
     }
 }
 
-/// `as_str` (and `Display`) of status enums, from their serde names.
+/// `as_str` (and `Display`) of status enums, from their serde names;
+/// each type is named with the visibility its `as_str` gets.
 macro_rules! serde_names {
-    ($($ty:ty),* $(,)?) => {
+    ($($vis:vis $ty:ty),* $(,)?) => {
         $(impl $ty {
             /// The name written in reports: the serde name of the variant.
-            pub fn as_str(self) -> &'static str {
+            $vis fn as_str(self) -> &'static str {
                 $crate::model::name::serde_name(&self)
             }
         }

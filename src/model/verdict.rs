@@ -22,7 +22,7 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 /// ERROR when it could not be run or finished, else FAILED with at least
 /// one issue or PASSED with none. A case that was not attempted (SKIPPED)
 /// keeps its verdict.
-pub fn decide(case: &mut CaseRecord, flaky: FlakyPolicy) {
+pub(crate) fn decide(case: &mut CaseRecord, flaky: FlakyPolicy) {
     if case.result == CaseResult::Skipped && case.started_at.is_none() && case.artifacts.is_none() {
         return;
     }
@@ -42,7 +42,7 @@ pub fn decide(case: &mut CaseRecord, flaky: FlakyPolicy) {
 /// How many of `issues` (a case's, as recorded) its run raised: all but
 /// the last ones of the types only [`decide`] raises from the other facts.
 /// The judge of the output and a structured result never raise those.
-pub fn run_issues(issues: &[Issue]) -> usize {
+pub(crate) fn run_issues(issues: &[Issue]) -> usize {
     let derived = issues
         .iter()
         .rev()
@@ -110,7 +110,7 @@ fn exit(case: &CaseRecord) -> String {
 
 /// The issue a snapshot or data check of `case` raises, as every report
 /// shows it: its message, and the first change of its diff as evidence.
-pub fn check_issue(case: &CaseRecord, check: &SnapshotCheck) -> Option<Issue> {
+pub(crate) fn check_issue(case: &CaseRecord, check: &SnapshotCheck) -> Option<Issue> {
     let log = match check.stream {
         Stream::Data => String::new(),
         stream => (case.artifacts.as_ref())
@@ -162,6 +162,10 @@ mod tests {
         fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
             for e in std::fs::read_dir(dir).unwrap() {
                 let p = e.unwrap().path();
+                // A `tests` module's own files are test code.
+                if p.file_name().is_some_and(|n| n == "tests" || n == "tests.rs") {
+                    continue;
+                }
                 if p.is_dir() {
                     walk(&p, out);
                 } else if p.extension().is_some_and(|x| x == "rs") {

@@ -29,9 +29,9 @@ pub const STATEMENT_FILE: &str = "test-result.intoto.json";
 /// The DSSE envelope of the statement, written when the run is signed.
 pub const ENVELOPE_FILE: &str = "test-result.intoto.dsse.json";
 /// `_type` of an in-toto Statement v1.
-pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+pub(crate) const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 /// `predicateType` of the in-toto test-result predicate.
-pub const PREDICATE_TYPE: &str = "https://in-toto.io/attestation/test-result/v0.1";
+pub(crate) const PREDICATE_TYPE: &str = "https://in-toto.io/attestation/test-result/v0.1";
 /// The predicate's extension field holding what only cargo golden says:
 /// in-toto extension fields are named by a TypeURI.
 pub const EXTENSION_KEY: &str = "https://crates.io/crates/cargo-golden/attestation/v1";
@@ -40,12 +40,12 @@ pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
 /// An in-toto resource descriptor: a named artifact and its digests.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResourceDescriptor {
+pub(crate) struct ResourceDescriptor {
     /// The artifact's name (a path relative to the run dir or to the
     /// harness file's directory).
-    pub name: String,
+    pub(crate) name: String,
     /// Algorithm (`sha256`) to lowercase hex digest.
-    pub digest: BTreeMap<String, String>,
+    pub(crate) digest: BTreeMap<String, String>,
 }
 
 impl ResourceDescriptor {
@@ -60,72 +60,72 @@ impl ResourceDescriptor {
 /// An in-toto Statement v1 with a test-result predicate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Statement {
+pub(crate) struct Statement {
     /// [`STATEMENT_TYPE`].
     #[serde(rename = "_type")]
-    pub type_: String,
+    pub(crate) type_: String,
     /// `SHA256SUMS`, then the golden project config files.
-    pub subject: Vec<ResourceDescriptor>,
+    pub(crate) subject: Vec<ResourceDescriptor>,
     /// [`PREDICATE_TYPE`].
-    pub predicate_type: String,
+    pub(crate) predicate_type: String,
     /// The test result.
-    pub predicate: Predicate,
+    pub(crate) predicate: Predicate,
 }
 
 /// The in-toto test-result predicate v0.1, plus our own fields under one
 /// key ([`Predicate::cargo_golden`], named [`EXTENSION_KEY`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Predicate {
+pub(crate) struct Predicate {
     /// `PASSED`, `WARNED` or `FAILED`.
-    pub result: Outcome,
+    pub(crate) result: Outcome,
     /// The harness file, the baseline and the snapshots the run used.
-    pub configuration: Vec<ResourceDescriptor>,
+    pub(crate) configuration: Vec<ResourceDescriptor>,
     /// The CI run, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// Tests that passed cleanly, `golden/<name>` or `verify/<name>`.
-    pub passed_tests: Vec<String>,
+    pub(crate) passed_tests: Vec<String>,
     /// Tests that passed with a warning: flaky, slower than the baseline.
-    pub warned_tests: Vec<String>,
+    pub(crate) warned_tests: Vec<String>,
     /// Tests that failed or could not run.
-    pub failed_tests: Vec<String>,
+    pub(crate) failed_tests: Vec<String>,
     /// What only cargo golden says, under [`EXTENSION_KEY`].
     #[serde(rename = "https://crates.io/crates/cargo-golden/attestation/v1")]
-    pub cargo_golden: Extension,
+    pub(crate) cargo_golden: Extension,
 }
 
 /// The fields of [`Predicate::cargo_golden`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Extension {
+pub(crate) struct Extension {
     /// The run id (the run dir's name).
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The exit code the run ended with.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
     /// `SUCCESS`, `PARTIAL`, `FAILURE`, as `summary.json` says.
-    pub final_status: String,
+    pub(crate) final_status: String,
     /// The tool and its version.
-    pub tool: String,
+    pub(crate) tool: String,
     /// Schema versions of the files the statement vouches for.
-    pub schema_versions: SchemaVersions,
+    pub(crate) schema_versions: SchemaVersions,
     /// Cases selected but not run, `golden/<name>` or `verify/<name>`.
-    pub skipped_tests: Vec<String>,
+    pub(crate) skipped_tests: Vec<String>,
 }
 
 /// Schema versions of `summary.json` and `evidence.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SchemaVersions {
+pub(crate) struct SchemaVersions {
     /// `summary.json`.
-    pub summary: String,
+    pub(crate) summary: String,
     /// `evidence.json`.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// `PASSED`, `WARNED` or `FAILED`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Exit code 0, nothing to warn about.
     Passed,
     /// Exit code 0, but a case was flaky, slower than its baseline, a known
@@ -137,7 +137,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// `PASSED`, `WARNED` or `FAILED`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Passed => "PASSED",
             Outcome::Warned => "WARNED",
@@ -148,21 +148,21 @@ impl Outcome {
 
 /// What the predicate says of the run's tests: its result and its lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TestResult {
+pub(crate) struct TestResult {
     /// `result`.
-    pub result: Outcome,
+    pub(crate) result: Outcome,
     /// `passedTests`.
-    pub passed: Vec<String>,
+    pub(crate) passed: Vec<String>,
     /// `warnedTests`.
-    pub warned: Vec<String>,
+    pub(crate) warned: Vec<String>,
     /// `failedTests`.
-    pub failed: Vec<String>,
+    pub(crate) failed: Vec<String>,
     /// Our `skippedTests`.
-    pub skipped: Vec<String>,
+    pub(crate) skipped: Vec<String>,
 }
 
 /// A case's test name: `golden/<name>` or `verify/<name>`.
-pub fn test_name(case: &CaseRecord) -> String {
+pub(crate) fn test_name(case: &CaseRecord) -> String {
     let kind = match case.kind {
         CaseKind::Golden => "golden",
         CaseKind::Verify => "verify",
@@ -175,7 +175,7 @@ pub fn test_name(case: &CaseRecord) -> String {
 /// case selected, reports that disagree); else `WARNED` when a case passed
 /// only on a retry, ran slower than its baseline, failed in a way the
 /// baseline gate accepts, or no case ran at all; else `PASSED`.
-pub fn test_result(record: &RunRecord, exit_code: i32) -> TestResult {
+pub(crate) fn test_result(record: &RunRecord, exit_code: i32) -> TestResult {
     let slower: Vec<&str> = record
         .baseline
         .iter()
@@ -219,9 +219,9 @@ pub(crate) struct Context {
     /// The golden projects' config files (relative to the harness file's
     /// directory), each with its sha256: the statement's subjects after
     /// `SHA256SUMS`.
-    pub projects: Vec<ResourceDescriptor>,
+    pub(crate) projects: Vec<ResourceDescriptor>,
     /// The CI run's URL.
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
 }
 
 impl Context {
@@ -372,22 +372,22 @@ pub fn pae(payload_type: &str, payload: &[u8]) -> Vec<u8> {
 /// A DSSE envelope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Envelope {
+pub(crate) struct Envelope {
     /// The payload, standard base64.
-    pub payload: String,
+    pub(crate) payload: String,
     /// [`PAYLOAD_TYPE`].
-    pub payload_type: String,
+    pub(crate) payload_type: String,
     /// One signature per key.
-    pub signatures: Vec<EnvelopeSignature>,
+    pub(crate) signatures: Vec<EnvelopeSignature>,
 }
 
 /// One signature of an [`Envelope`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EnvelopeSignature {
+pub(crate) struct EnvelopeSignature {
     /// The signing key's id: the minisign key id, 16 uppercase hex digits.
-    pub keyid: String,
+    pub(crate) keyid: String,
     /// The Ed25519 signature of the PAE, standard base64.
-    pub sig: String,
+    pub(crate) sig: String,
 }
 
 fn b64() -> base64::engine::GeneralPurpose {
@@ -490,9 +490,9 @@ pub(crate) fn write(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Claim<'a> {
     /// The exit code the run ends with, once its reports agree.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
     /// Where the run ran.
-    pub context: &'a Context,
+    pub(crate) context: &'a Context,
 }
 
 fn remove(path: &Path) -> std::io::Result<()> {

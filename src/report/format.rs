@@ -19,12 +19,12 @@ pub(crate) type RenderError = Box<dyn std::error::Error + Send + Sync>;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RunView<'a> {
     /// The whole run.
-    pub record: &'a RunRecord,
+    pub(crate) record: &'a RunRecord,
     /// Its final status and the exit code the results call for.
-    pub results: &'a Results,
+    pub(crate) results: &'a Results,
     /// The out dir's history of earlier runs, oldest first, for the
     /// reports that chart it; empty when checking.
-    pub history: &'a [crate::wire::history::HistoryLine],
+    pub(crate) history: &'a [crate::wire::history::HistoryLine],
 }
 
 /// One file report of the out dir.
@@ -53,18 +53,18 @@ pub(crate) trait Format: Sync {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadBack<'a> {
     /// The run it was rendered from.
-    pub run: RunView<'a>,
+    pub(crate) run: RunView<'a>,
     /// The exit code the run is about to use.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
     /// Where it was read from.
-    pub path: &'a Path,
+    pub(crate) path: &'a Path,
     /// Its text.
-    pub text: &'a str,
+    pub(crate) text: &'a str,
 }
 
 /// One thing the reports, the record or the exit code disagree on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Disagreement {
+pub(crate) enum Disagreement {
     /// A report file could not be read or parsed.
     Unreadable {
         /// The file.

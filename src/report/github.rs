@@ -32,7 +32,7 @@ use crate::redact::{MIN_DEFAULT_LEN, Redactor};
 
 /// GitHub's limit on a step summary, in bytes; what is appended stays
 /// strictly below it.
-pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
+pub(crate) const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 /// Error annotations GitHub shows per step.
 pub(crate) const MAX_ERROR_ANNOTATIONS: usize = 10;
 
@@ -71,17 +71,17 @@ pub(crate) fn write_masks(out: &mut dyn Write, redactor: &Redactor) -> io::Resul
 
 /// What the reporter takes from the Actions environment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GithubEnv {
+pub(crate) struct GithubEnv {
     /// `$GITHUB_WORKSPACE`: annotation paths are relative to it.
-    pub workspace: Option<PathBuf>,
+    pub(crate) workspace: Option<PathBuf>,
     /// `$GITHUB_STEP_SUMMARY`: where the markdown report is appended.
-    pub step_summary: Option<PathBuf>,
+    pub(crate) step_summary: Option<PathBuf>,
     /// `$GITHUB_OUTPUT`: where the step's outputs are appended.
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// The workflow run's page (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/
     /// actions/runs/$GITHUB_RUN_ID`), whose artifacts the step summary
     /// points at for `report.html`.
-    pub run_url: Option<String>,
+    pub(crate) run_url: Option<String>,
 }
 
 impl GithubEnv {
@@ -127,7 +127,7 @@ struct Pending {
 }
 
 /// Emits workflow commands for GitHub Actions.
-pub struct GithubReporter<W: Write> {
+pub(crate) struct GithubReporter<W: Write> {
     out: W,
     env: GithubEnv,
     harness_file: String,
@@ -137,7 +137,7 @@ pub struct GithubReporter<W: Write> {
 }
 
 /// Where workflow commands go: GitHub Actions reads them on either stream.
-pub type CommandStream = Box<dyn Write + Send>;
+pub(crate) type CommandStream = Box<dyn Write + Send>;
 
 impl GithubReporter<CommandStream> {
     /// A reporter when running in GitHub Actions, else `None`; on stdout,
@@ -155,7 +155,7 @@ impl GithubReporter<CommandStream> {
 
 impl<W: Write> GithubReporter<W> {
     /// A reporter on `out` for the harness file at `harness_path`.
-    pub fn new(out: W, env: GithubEnv, harness_path: &Path) -> Self {
+    pub(crate) fn new(out: W, env: GithubEnv, harness_path: &Path) -> Self {
         let harness_file = crate::layout::relative_to(harness_path, env.workspace.as_deref());
         GithubReporter {
             out,
@@ -169,7 +169,8 @@ impl<W: Write> GithubReporter<W> {
     }
 
     /// Use a fixed stop-commands token (deterministic output for tests).
-    pub fn with_stop_token(mut self, token: &str) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_stop_token(mut self, token: &str) -> Self {
         self.stop_token = token.to_string();
         self
     }
@@ -181,12 +182,14 @@ impl<W: Write> GithubReporter<W> {
     }
 
     /// The harness file as annotations name it.
-    pub fn harness_file(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn harness_file(&self) -> &str {
         &self.harness_file
     }
 
     /// The underlying writer.
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 

@@ -26,7 +26,7 @@ use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::wire::history::HistoryLine;
 
 /// File name of the HTML report in the out dir.
-pub const HTML_FILE: &str = "report.html";
+pub(crate) const HTML_FILE: &str = "report.html";
 
 /// Runs of history shown: the strip and the trend lines end with this
 /// run, after at most this many earlier ones.

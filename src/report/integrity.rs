@@ -26,7 +26,7 @@ pub fn expected_exit_code(record: &RunRecord) -> i32 {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct IntegrityError {
     /// Every disagreement found, in the order checked.
-    pub disagreements: Vec<Disagreement>,
+    pub(crate) disagreements: Vec<Disagreement>,
 }
 
 impl fmt::Display for IntegrityError {

@@ -13,7 +13,7 @@ use crate::wire::message::{
 };
 
 /// Writes each event as a JSON line.
-pub struct JsonMessageReporter<W: Write> {
+pub(crate) struct JsonMessageReporter<W: Write> {
     out: W,
 }
 
@@ -26,12 +26,13 @@ impl JsonMessageReporter<io::Stdout> {
 
 impl<W: Write> JsonMessageReporter<W> {
     /// A reporter on `out`.
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         JsonMessageReporter { out }
     }
 
     /// The underlying writer.
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 }

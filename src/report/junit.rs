@@ -32,7 +32,7 @@ use crate::ansi::strip_str;
 use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
 
 /// File name of the JUnit report in the out dir.
-pub const JUNIT_FILE: &str = "junit.xml";
+pub(crate) const JUNIT_FILE: &str = "junit.xml";
 
 /// Attributes the strict schema allows on `<testsuites>`; quick-junit also
 /// writes `skipped` there, which the schema rejects (the `<testsuite>`

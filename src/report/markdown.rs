@@ -17,7 +17,7 @@ use crate::model::{CaseRecord, CaseResult, Counts, EvidenceStatus, RunRecord};
 
 /// Prefix of the line that states the final status.
 /// File name of the markdown report in the out dir.
-pub const MARKDOWN_FILE: &str = "report.md";
+pub(crate) const MARKDOWN_FILE: &str = "report.md";
 
 pub(super) const FINAL_STATUS_PREFIX: &str = "**Final status:** ";
 /// Prefix of the counts line.

@@ -12,24 +12,24 @@
 //! record and the exit code: the last line of defence against a report that
 //! says something different from what happened.
 
-pub mod attest;
+pub(crate) mod attest;
 pub(crate) mod baseline;
 mod format;
-pub mod github;
+pub(crate) mod github;
 pub(crate) mod history;
 mod html;
 mod integrity;
 #[cfg(feature = "cli")]
-pub mod json_messages;
+pub(crate) mod json_messages;
 mod junit;
 mod markdown;
 pub(crate) mod markup;
 mod observations;
-pub mod seal;
+pub(crate) mod seal;
 pub(crate) mod signing;
 mod summary;
 #[cfg(feature = "cli")]
-pub mod terminal;
+pub(crate) mod terminal;
 
 use std::fmt::Write as _;
 use std::io;
@@ -43,15 +43,16 @@ use format::{Format, RunView};
 
 pub(crate) use crate::ansi::one_line;
 pub(crate) use crate::atomic::atomic_write;
-pub use crate::wire::evidence::write_evidence;
+pub(crate) use crate::wire::evidence::write_evidence;
 
-pub use format::Disagreement;
-pub use html::HTML_FILE;
-pub use integrity::{IntegrityError, check_integrity, expected_exit_code};
-pub use junit::JUNIT_FILE;
-pub use markdown::MARKDOWN_FILE;
-pub use observations::OBSERVATIONS_FILE;
-pub use summary::{SUMMARY_FILE, SummaryFile, read_summary, read_summary_file};
+pub(crate) use format::Disagreement;
+pub(crate) use html::HTML_FILE;
+pub(crate) use integrity::IntegrityError;
+pub use integrity::{check_integrity, expected_exit_code};
+pub(crate) use junit::JUNIT_FILE;
+pub(crate) use markdown::MARKDOWN_FILE;
+pub(crate) use observations::OBSERVATIONS_FILE;
+pub(crate) use summary::{SUMMARY_FILE, SummaryFile, read_summary, read_summary_file};
 
 /// Every file report of a run, in the order the files are written,
 /// checked and sealed. A new format is a module of this folder
@@ -71,7 +72,7 @@ pub fn report_files() -> impl Iterator<Item = &'static str> {
 
 /// Whether the report `file_name` is one a run sealed by an earlier
 /// cargo-golden may lack (see `Format::added_later`).
-pub fn added_later(file_name: &str) -> bool {
+pub(crate) fn added_later(file_name: &str) -> bool {
     FORMATS
         .iter()
         .any(|f| f.file_name() == file_name && f.added_later())
@@ -93,14 +94,14 @@ pub struct Written {
 
 impl Written {
     /// The paths of the reports of `out_dir`, whether written yet or not.
-    pub fn in_dir(out_dir: &Path) -> Written {
+    pub(crate) fn in_dir(out_dir: &Path) -> Written {
         Written {
             paths: report_files().map(|f| out_dir.join(f)).collect(),
         }
     }
 
     /// Every path, in the order written.
-    pub fn paths(&self) -> &[PathBuf] {
+    pub(crate) fn paths(&self) -> &[PathBuf] {
         &self.paths
     }
 
@@ -109,7 +110,8 @@ impl Written {
     /// # Panics
     ///
     /// When no report has that name: a caller's mistake, not the run's.
-    pub fn path(&self, file_name: &str) -> &Path {
+    #[cfg(test)]
+    pub(crate) fn path(&self, file_name: &str) -> &Path {
         self.paths
             .iter()
             .find(|p| p.file_name().is_some_and(|n| n == file_name))
@@ -704,26 +706,4 @@ fn remove_reports(out_dir: &Path) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reports_that_disagree_are_left_in_place_listed_and_not_sealed() {
-        let dir = tempfile::tempdir().unwrap();
-        let record = attest::tests::record(dir.path());
-        let mut fanout = crate::events::Fanout::with_diagnostics(Box::new(std::io::sink()));
-        let finished = finish(&record, "harness.toml", &mut fanout, None);
-        assert_eq!(finished.outcome.reports, Reports::Disagree);
-        assert!(
-            matches!(&finished.problem, Some(FinishError::Integrity(e))
-                if e.to_string().contains("has no issue")),
-            "{:?}",
-            finished.problem
-        );
-        let all = Written::in_dir(dir.path());
-        assert_eq!(finished.outcome.written, all.paths());
-        assert!(all.paths().iter().all(|p| p.is_file()));
-        let run_dir = dir.path().join(crate::layout::run_dir(&record.run_id));
-        assert!(!run_dir.join(crate::layout::SUMS_FILE).exists());
-    }
-}
+mod tests;

@@ -10,7 +10,7 @@ use crate::model::{CaseRecord, CaseResult, RunRecord};
 use crate::wire::observation::Observation;
 
 /// File name of the observation records in the out dir.
-pub const OBSERVATIONS_FILE: &str = "observations.jsonl";
+pub(crate) const OBSERVATIONS_FILE: &str = "observations.jsonl";
 
 /// The `observations.jsonl` format.
 pub(super) struct Observations;

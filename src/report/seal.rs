@@ -23,7 +23,7 @@ use crate::model::{CaseRecord, RunRecord};
 // command line and the harness name through here.
 pub(crate) use super::signing::HIDDEN_FROM_CASES;
 use super::signing::SignError;
-pub use super::signing::Signer;
+pub(crate) use super::signing::Signer;
 
 /// Sealing a run failed.
 #[derive(Debug, thiserror::Error)]

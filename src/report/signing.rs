@@ -10,7 +10,8 @@ use std::path::Path;
 /// Environment variable holding a minisign secret key, or the path of one,
 /// and the one holding the password of an encrypted key. Their values
 /// (and the key file's text) are masked in everything a run writes.
-pub(crate) use crate::redact::{SIGNING_KEY_ENV as KEY_ENV, SIGNING_PASSWORD_ENV as PASSWORD_ENV};
+pub(crate) use crate::redact::SIGNING_KEY_ENV as KEY_ENV;
+pub(crate) use crate::redact::SIGNING_PASSWORD_ENV as PASSWORD_ENV;
 /// The variables no case may see: a case that could read the signing key
 /// could sign a forged run. The front doors pass them to the runner.
 pub(crate) const HIDDEN_FROM_CASES: &[&str] = &[KEY_ENV, PASSWORD_ENV];
@@ -22,8 +23,7 @@ mod signer;
 #[path = "signing/unsigned.rs"]
 mod signer;
 pub(crate) use key::{KeyError, KeyProblem};
-pub(crate) use signer::SignError;
-pub use signer::Signer;
+pub(crate) use signer::{SignError, Signer};
 
 impl Signer {
     /// The key of `--sign-key FILE` when given, else of

@@ -13,7 +13,7 @@ use crate::model::{CaseRecord, CaseResult, Comparison, Counts, ExecutionStatus, 
 use crate::wire::summary::Summary;
 
 /// File name of the JSON summary in the out dir.
-pub const SUMMARY_FILE: &str = "summary.json";
+pub(crate) const SUMMARY_FILE: &str = "summary.json";
 
 /// The summary document of `record`, pretty-printed, ending with a newline.
 pub(super) fn render(
@@ -29,19 +29,19 @@ pub(super) fn render(
 
 /// A `summary.json` read back.
 #[derive(Clone, Debug)]
-pub struct SummaryFile {
+pub(crate) struct SummaryFile {
     /// The record it was rendered from (see [`read_summary`]).
-    pub record: RunRecord,
+    pub(crate) record: RunRecord,
     /// How the reports named the harness file (`harness.path`), e.g.
     /// relative to the workspace root: what re-rendered reports should
     /// show again.
-    pub harness_display: String,
+    pub(crate) harness_display: String,
 }
 
 /// Read a `summary.json` back into the record it was rendered from. The
 /// record's `out_dir` is the directory holding the file; output comes back
 /// from its copies.
-pub fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
+pub(crate) fn read_summary(path: &Path) -> Result<RunRecord, ReportError> {
     read_summary_file(path).map(|s| s.record)
 }
 
@@ -60,7 +60,7 @@ pub(crate) fn parse_summary(path: &Path) -> Result<Summary, ReportError> {
 }
 
 /// [`read_summary`], keeping the harness file's display name as well.
-pub fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
+pub(crate) fn read_summary_file(path: &Path) -> Result<SummaryFile, ReportError> {
     let wire = parse_summary(path)?;
     let out_dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

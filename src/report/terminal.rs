@@ -117,13 +117,13 @@ impl OutputWhen {
 #[derive(Clone, Debug)]
 pub(crate) struct OutputOptions {
     /// Output of failed and errored cases.
-    pub failure: OutputWhen,
+    pub(crate) failure: OutputWhen,
     /// Output of passed cases.
-    pub success: OutputWhen,
+    pub(crate) success: OutputWhen,
     /// Last lines shown of each stream.
-    pub tail_lines: usize,
+    pub(crate) tail_lines: usize,
     /// The out dir the artifact paths are relative to.
-    pub out_dir: PathBuf,
+    pub(crate) out_dir: PathBuf,
 }
 
 impl Default for OutputOptions {
@@ -145,7 +145,7 @@ pub(crate) const DEFAULT_TAIL_LINES: usize = 20;
 const TAIL_BYTES: u64 = 64 * 1024;
 
 /// Reports to a terminal (or any writer, for tests).
-pub struct TerminalReporter<W: Write> {
+pub(crate) struct TerminalReporter<W: Write> {
     out: W,
     color: bool,
     progress: Option<ProgressBar>,
@@ -193,7 +193,7 @@ impl TerminalReporter<io::Stderr> {
 impl<W: Write> TerminalReporter<W> {
     /// A reporter on `out`; `progress` shows a bar (on stderr), meant for
     /// when stderr is a terminal.
-    pub fn new(out: W, color: bool, progress: bool) -> Self {
+    pub(crate) fn new(out: W, color: bool, progress: bool) -> Self {
         let running = Running::default();
         let progress = progress.then(|| {
             let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
@@ -308,7 +308,8 @@ impl<W: Write> TerminalReporter<W> {
     }
 
     /// The underlying writer (tests read what was written).
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         if let Some(bar) = &self.progress {
             bar.finish_and_clear();
         }

@@ -162,18 +162,18 @@ impl Store {
 /// What a finished capture yields.
 pub(crate) struct Captured {
     /// Truncated copy.
-    pub excerpt: Vec<u8>,
+    pub(crate) excerpt: Vec<u8>,
     /// When the copy was truncated: the end of the stream as reports quote
     /// it.
-    pub end: Option<String>,
+    pub(crate) end: Option<String>,
     /// Classifier findings.
-    pub findings: StreamFindings,
+    pub(crate) findings: StreamFindings,
     /// Evidence hasher state, when this stream fed it.
-    pub evidence: Option<EvidenceHasher>,
+    pub(crate) evidence: Option<EvidenceHasher>,
     /// The excerpt holds the whole stream (it was not truncated).
-    pub complete: bool,
+    pub(crate) complete: bool,
     /// Secret values masked.
-    pub redactions: u64,
+    pub(crate) redactions: u64,
 }
 
 impl Capture {

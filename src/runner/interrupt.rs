@@ -16,7 +16,7 @@ use super::sys;
 
 /// Shared interrupt state between the signal thread and the engine.
 #[derive(Debug, Default)]
-pub struct Interrupt {
+pub(crate) struct Interrupt {
     count: AtomicUsize,
     temp_dirs: Mutex<HashSet<PathBuf>>,
     /// What a second signal runs before the harness exits: kill every
@@ -27,7 +27,8 @@ pub struct Interrupt {
 
 impl Interrupt {
     /// A fresh state with no signal received.
-    pub fn new() -> Arc<Interrupt> {
+    #[cfg(test)]
+    pub(crate) fn new() -> Arc<Interrupt> {
         Arc::new(Interrupt::default())
     }
 
@@ -73,17 +74,18 @@ impl Interrupt {
     }
 
     /// Ask the run to stop (as a first signal does).
-    pub fn request(&self) {
+    #[cfg(test)]
+    pub(crate) fn request(&self) {
         self.count.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Whether a stop was requested.
-    pub fn requested(&self) -> bool {
+    pub(crate) fn requested(&self) -> bool {
         self.count.load(Ordering::SeqCst) > 0
     }
 
     /// Track a temporary directory to remove even on a second interrupt.
-    pub fn add_temp_dir(&self, dir: &Path) {
+    pub(crate) fn add_temp_dir(&self, dir: &Path) {
         self.temp_dirs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -91,7 +93,7 @@ impl Interrupt {
     }
 
     /// Forget a temporary directory (its owner removes it).
-    pub fn remove_temp_dir(&self, dir: &Path) {
+    pub(crate) fn remove_temp_dir(&self, dir: &Path) {
         self.temp_dirs
             .lock()
             .unwrap_or_else(|e| e.into_inner())

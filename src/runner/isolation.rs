@@ -218,7 +218,7 @@ struct Entry {
 pub(crate) struct Fingerprint {
     entries: BTreeMap<PathBuf, Entry>,
     /// Files whose content could not be read (named in a warning).
-    pub unreadable: Vec<String>,
+    pub(crate) unreadable: Vec<String>,
     /// The change stamp of each file hashed, for a later walk's reuse.
     stamps: HashMap<PathBuf, ChangeStamp>,
     /// When the walk started.
@@ -600,10 +600,10 @@ fn what_changed(old: &Entry, new: &Entry) -> String {
 #[derive(Debug)]
 pub(crate) struct Copied {
     /// The copy of the project.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Special files recreated or left out, links to files outside the
     /// project copied as files: one note each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Copy `src` (file or directory) into the fresh directory `dest_parent`,

@@ -28,67 +28,67 @@ mod sys;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use interrupt::Interrupt;
+pub(crate) use interrupt::Interrupt;
 
 impl Interrupt {
     /// Install the platform's interrupt handling (see the `interrupt` module): a
     /// first signal asks the run to stop, a second kills every case
     /// process and exits. Here, not in `interrupt`, so the signal layer
     /// and the process layer need nothing of each other.
-    pub fn install() -> std::io::Result<Arc<Interrupt>> {
+    pub(crate) fn install() -> std::io::Result<Arc<Interrupt>> {
         Interrupt::install_with(process::kill_all)
     }
 }
 pub(crate) use process::{contain, release};
-pub use run::Run;
+pub(crate) use run::Run;
 #[cfg(feature = "cli")]
 pub(crate) use run::{included, run};
-pub use select::{Filter, Partition};
+pub(crate) use select::{Filter, Partition};
 
 use crate::classify;
 
 /// How a run is shaped.
 #[derive(Clone, Debug, Default)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Absolute output directory.
-    pub out_dir: PathBuf,
+    pub(crate) out_dir: PathBuf,
     /// Use this run id instead of a fresh one (shared nextest runs).
-    pub run_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// Name filters; cases filtered out are SKIPPED.
-    pub filter: Filter,
+    pub(crate) filter: Filter,
     /// Skip the rest after the first FAILED or ERROR case.
-    pub fail_fast: bool,
+    pub(crate) fail_fast: bool,
     /// Cases at once (0 = the harness file's `jobs`).
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// Override every case's retries.
-    pub retries: Option<u32>,
+    pub(crate) retries: Option<u32>,
     /// Run only this shard; other cases are left out of the record.
-    pub partition: Option<Partition>,
+    pub(crate) partition: Option<Partition>,
     /// Interrupt state (signals), if the caller installed it.
-    pub interrupt: Option<Arc<Interrupt>>,
+    pub(crate) interrupt: Option<Arc<Interrupt>>,
     /// JUnit family of the reports (None = the harness file's `junit`).
-    pub junit: Option<crate::model::JunitFlavour>,
+    pub(crate) junit: Option<crate::model::JunitFlavour>,
     /// What a run that selects no case makes of it.
-    pub no_cases: crate::model::NoCases,
+    pub(crate) no_cases: crate::model::NoCases,
     /// Stream each case's output live to stderr (`--no-capture`); the
     /// caller also runs one case at a time so outputs do not interleave.
-    pub no_capture: bool,
+    pub(crate) no_capture: bool,
     /// Which of the `ignored` cases run.
-    pub ignored: Ignored,
+    pub(crate) ignored: Ignored,
     /// Write snapshots from the output instead of comparing (`--bless`).
-    pub bless: bool,
+    pub(crate) bless: bool,
     /// Variables removed from every case's environment (secrets of the
     /// harness itself, such as the signing key).
-    pub hidden_env: &'static [&'static str],
+    pub(crate) hidden_env: &'static [&'static str],
     /// Cases taken before the others (`--failed-first`), `after` still
     /// holding; reports keep declaration order.
-    pub first: Vec<String>,
+    pub(crate) first: Vec<String>,
 }
 
 /// Which cases run with respect to their `ignored` setting (libtest's
 /// `--ignored` and `--include-ignored`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Ignored {
+pub(crate) enum Ignored {
     /// Ignored cases are SKIPPED with their reason.
     #[default]
     Skip,
@@ -100,7 +100,7 @@ pub enum Ignored {
 
 impl Ignored {
     /// Whether a case runs whose `ignored` is set (`marked`) or not.
-    pub fn runs(self, marked: bool) -> bool {
+    pub(crate) fn runs(self, marked: bool) -> bool {
         match self {
             Ignored::Skip => !marked,
             Ignored::Only => marked,
@@ -111,13 +111,13 @@ impl Ignored {
 
 /// The name of the machine the run is on, as JUnit's `hostname` shows it;
 /// empty when the OS does not say.
-pub fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum EngineError {
+pub(crate) enum EngineError {
     /// A pattern did not compile.
     #[error(transparent)]
     Pattern(#[from] classify::PatternError),

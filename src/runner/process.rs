@@ -50,47 +50,47 @@ pub(crate) trait Sink {
 #[derive(Clone)]
 pub(crate) struct Spec<'a> {
     /// Passed to the shell.
-    pub command: &'a str,
+    pub(crate) command: &'a str,
     /// The shell that runs it.
-    pub shell: &'a Shell,
+    pub(crate) shell: &'a Shell,
     /// Working directory (must exist).
-    pub working_dir: &'a Path,
+    pub(crate) working_dir: &'a Path,
     /// Added to the parent's environment.
-    pub env: &'a BTreeMap<String, String>,
+    pub(crate) env: &'a BTreeMap<String, String>,
     /// Removed from the parent's environment (before `env` is added).
-    pub hidden_env: &'a [&'a str],
+    pub(crate) hidden_env: &'a [&'a str],
     /// When the case's time is up (its timeout counts from before the
     /// isolation work, which may already have used part of it).
-    pub deadline: Instant,
+    pub(crate) deadline: Instant,
     /// SIGTERM → SIGKILL delay.
-    pub kill_grace: Duration,
+    pub(crate) kill_grace: Duration,
     /// How long pipes may stay open after the main process exited.
-    pub leak_wait: Duration,
+    pub(crate) leak_wait: Duration,
     /// Called at least every 50 ms while the command runs.
-    pub tick: &'a dyn Fn(),
+    pub(crate) tick: &'a dyn Fn(),
 }
 
 /// How a run ended.
 #[derive(Clone, Debug)]
 pub(crate) struct Outcome {
     /// Exit code, 128+N when killed by signal N.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
     /// The signal that ended the command, if one did.
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
     /// The timeout fired.
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The harness was interrupted while it ran.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Descendants still held a pipe after the main process exited.
-    pub leaked: bool,
+    pub(crate) leaked: bool,
     /// Processes of the case still running when it ended, killed then
     /// (`pid N (command)`): background jobs and processes that escaped
     /// its group. Empty where inherited processes cannot be found.
-    pub left_behind: Vec<String>,
+    pub(crate) left_behind: Vec<String>,
     /// The run's guardian died while the case ran: the case (or something
     /// else of this user's) killed it. Later cases fall back to the
     /// parent-death signal.
-    pub guardian_lost: bool,
+    pub(crate) guardian_lost: bool,
 }
 
 /// The command could not be started.

@@ -23,25 +23,25 @@ const MAX_FAILURE_CHARS: usize = 300;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Failure {
     /// One line: what failed and why.
-    pub message: String,
+    pub(crate) message: String,
     /// The fields of the failure, `Key: value | …`.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// What a result says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Parsed {
     /// The result reports a failure.
-    pub failed: bool,
+    pub(crate) failed: bool,
     /// Each failure it reports.
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
     /// Field errors (`odibi-validate`), for the validation error list.
-    pub validation_errors: Vec<ValidationError>,
+    pub(crate) validation_errors: Vec<ValidationError>,
     /// How many test cases or nodes the result says ran (skipped ones
     /// left out); None for a result that does not tell (`odibi-validate`).
-    pub ran: Option<u64>,
+    pub(crate) ran: Option<u64>,
     /// What ran, in words (`test case(s)`, `node(s)`).
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
 }
 
 /// A result as read after the run.
@@ -49,12 +49,12 @@ pub(crate) struct Parsed {
 pub(crate) struct ResultRead {
     /// Where it was read: the path as found, relative to the working dir,
     /// or `stdout`.
-    pub source: String,
+    pub(crate) source: String,
     /// The name of the kept copy in the case's artifact dir, when a file
     /// was kept.
-    pub kept: Option<&'static str>,
+    pub(crate) kept: Option<&'static str>,
     /// What it says, or why it could not be read.
-    pub outcome: Result<Parsed, String>,
+    pub(crate) outcome: Result<Parsed, String>,
 }
 
 /// The result files that were there before the command ran, each with

@@ -205,7 +205,7 @@ fn after_positions<'c>(
 }
 
 /// One run of the included cases of a harness.
-pub struct Run<'h> {
+pub(crate) struct Run<'h> {
     harness: &'h HarnessConfig,
     engine: Engine<'h>,
     opts: RunOptions,
@@ -237,7 +237,7 @@ pub struct Run<'h> {
 impl<'h> Run<'h> {
     /// Prepare the run (patterns compiled, output directory created) and
     /// emit `RunStarted` and the run-level warnings.
-    pub fn start(
+    pub(crate) fn start(
         harness: &'h HarnessConfig,
         opts: RunOptions,
         fanout: Fanout,
@@ -304,26 +304,21 @@ impl<'h> Run<'h> {
         Ok(run)
     }
 
-    /// This run's id.
-    pub fn run_id(&self) -> &str {
-        self.engine.run_id()
-    }
-
     /// The secrets this run masks.
-    pub fn redactor(&self) -> &crate::redact::Redactor {
+    pub(crate) fn redactor(&self) -> &crate::redact::Redactor {
         self.engine.redactor()
     }
 
     /// The included cases, in declaration order; a case's position here is
     /// what [`Run::run_case`] takes.
-    pub fn cases(&self) -> &[&'h CaseDef] {
+    pub(crate) fn cases(&self) -> &[&'h CaseDef] {
         &self.cases
     }
 
     /// Positions in [`Run::cases`] in the order cases must be taken so that
     /// none waits for one taken after it: declaration order, except that a
     /// case comes after those it is `after`.
-    pub fn order(&self) -> &[usize] {
+    pub(crate) fn order(&self) -> &[usize] {
         &self.order
     }
 
@@ -368,7 +363,7 @@ impl<'h> Run<'h> {
 
     /// Run every case on up to `jobs` worker threads (`--jobs`, else the
     /// harness file's `jobs`), taking them in declaration order.
-    pub fn run_all(&self) {
+    pub(crate) fn run_all(&self) {
         let jobs = self.jobs().clamp(1, self.cases.len().max(1));
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -385,7 +380,7 @@ impl<'h> Run<'h> {
     /// Run the case at `pos` of [`Run::cases`] (or skip it, with its
     /// reason): wait for admission, run it with its retries, emit its events,
     /// keep its record, and hand the record to `inspect`.
-    pub fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
+    pub(crate) fn run_case<R>(&self, pos: usize, inspect: impl FnOnce(&CaseRecord) -> R) -> R {
         let def = self.cases[pos];
         let _watch = PanicWatch(self);
         self.wait_for_after(def);
@@ -457,7 +452,7 @@ impl<'h> Run<'h> {
 
     /// Record the case at `pos` as not run, for `reason` (a front door
     /// that filtered it out itself).
-    pub fn skip(&self, pos: usize, reason: &str) {
+    pub(crate) fn skip(&self, pos: usize, reason: &str) {
         self.record(
             pos,
             self.engine.skipped_record(self.cases[pos], reason),
@@ -480,7 +475,7 @@ impl<'h> Run<'h> {
 
     /// The run record, cases in declaration order, and the reporters back
     /// (for `RunFinished`, once the reports are written and checked).
-    pub fn finish(&self) -> (RunRecord, Fanout) {
+    pub(crate) fn finish(&self) -> (RunRecord, Fanout) {
         let mut warnings = self.warnings.clone();
         if let Some(w) = leftovers_warning() {
             self.emit(&Event::Warning { message: &w });

@@ -6,19 +6,19 @@ use std::str::FromStr;
 
 /// libtest-style name filters.
 #[derive(Clone, Debug, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// Run cases whose name contains (or, with `exact`, equals) one of these;
     /// all cases when empty.
-    pub patterns: Vec<String>,
+    pub(crate) patterns: Vec<String>,
     /// Match whole names.
-    pub exact: bool,
+    pub(crate) exact: bool,
     /// Leave out cases whose name contains (or equals) one of these.
-    pub skip: Vec<String>,
+    pub(crate) skip: Vec<String>,
 }
 
 impl Filter {
     /// Whether `name` runs.
-    pub fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         let hit = |p: &String| {
             if self.exact {
                 name == p
@@ -128,7 +128,7 @@ fn closest<'a>(pattern: &str, names: &[&'a str]) -> Option<&'a str> {
 
 /// A shard of the declared cases: `count:K/N` or `hash:K/N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Partition {
+pub(crate) enum Partition {
     /// Cases whose 0-based declaration index i has `i % N == K-1`.
     Count {
         /// 1-based shard.
@@ -148,7 +148,7 @@ pub enum Partition {
 
 impl Partition {
     /// Whether the case at `index` named `name` belongs to this shard.
-    pub fn includes(&self, index: usize, name: &str) -> bool {
+    pub(crate) fn includes(&self, index: usize, name: &str) -> bool {
         match *self {
             Partition::Count { k, n } => index as u64 % u64::from(n) == u64::from(k - 1),
             Partition::Hash { k, n } => name_hash(name) % u64::from(n) == u64::from(k - 1),
@@ -158,7 +158,7 @@ impl Partition {
     /// Whether a case named `name` that is no longer declared (it has no
     /// index) belongs to this shard: by its name hash, or, for `count`,
     /// to the first shard, so that exactly one shard claims it.
-    pub fn includes_undeclared(&self, name: &str) -> bool {
+    pub(crate) fn includes_undeclared(&self, name: &str) -> bool {
         match *self {
             Partition::Count { k, .. } => k == 1,
             Partition::Hash { .. } => self.includes(0, name),
@@ -166,7 +166,7 @@ impl Partition {
     }
 
     /// (K, N).
-    pub fn shard(&self) -> (u32, u32) {
+    pub(crate) fn shard(&self) -> (u32, u32) {
         match *self {
             Partition::Count { k, n } | Partition::Hash { k, n } => (k, n),
         }
@@ -192,9 +192,9 @@ impl fmt::Display for Partition {
 /// A `--partition` value that is not `count:K/N` or `hash:K/N`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid partition `{value}`: expected `count:K/N` or `hash:K/N` with 1 <= K <= N")]
-pub struct PartitionError {
+pub(crate) struct PartitionError {
     /// The value as given.
-    pub value: String,
+    pub(crate) value: String,
 }
 
 impl FromStr for Partition {

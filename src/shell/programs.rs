@@ -15,9 +15,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Invocation {
     /// The program as written: `dbt`, `.venv/bin/dbt`, `python3`.
-    pub program: String,
+    pub(crate) program: String,
     /// Its arguments, quotes removed.
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }
 
 impl Invocation {

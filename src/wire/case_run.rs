@@ -15,58 +15,58 @@ use crate::redact::Redactions;
 /// The run of one case (or one attempt of it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct CaseRun {
+pub(crate) struct CaseRun {
     /// The exact command string run (also in `command.txt`).
-    pub raw_command: String,
+    pub(crate) raw_command: String,
     /// Absolute working directory.
-    pub working_dir: String,
+    pub(crate) working_dir: String,
     /// Exit code; 128+N when killed by signal N; null when not run.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// stdout, truncated as in the reports (the full output is in
     /// `stdout.log`); Base64 when `encoding` is `"base64"`.
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// stderr, truncated as in the reports (the full output is in
     /// `stderr.log`); Base64 when `encoding` is `"base64"`.
-    pub stderr: String,
+    pub(crate) stderr: String,
     /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
     /// not valid UTF-8 (or a NUL): then both are Base64.
     #[serde(default)]
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     /// When the command started, RFC 3339 UTC.
-    pub started_at: Option<crate::time::Timestamp>,
+    pub(crate) started_at: Option<crate::time::Timestamp>,
     /// When it finished, RFC 3339 UTC.
-    pub finished_at: Option<crate::time::Timestamp>,
+    pub(crate) finished_at: Option<crate::time::Timestamp>,
     /// Wall clock in seconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
     /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`: exit code 0, not 0, or not run.
-    pub status: EvidenceStatus,
+    pub(crate) status: EvidenceStatus,
     /// Classification of the output.
-    pub execution_status: ExecutionStatus,
+    pub(crate) execution_status: ExecutionStatus,
     /// What the case counts as.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// Hex sha256 of `command + "|" + stdout + "|" + stderr + "|" +
     /// exit_code` over the full artifact files, then `"|" + result` when
     /// evidence.json's `structured_result` kept a file; null when not run.
-    pub evidence_hash: Option<String>,
+    pub(crate) evidence_hash: Option<String>,
     /// Issues (at least one when FAILED or ERROR).
-    pub issues: Vec<Issue>,
+    pub(crate) issues: Vec<Issue>,
     /// Validation errors extracted from pydantic-style output.
-    pub validation_errors: Vec<ValidationError>,
+    pub(crate) validation_errors: Vec<ValidationError>,
     /// Paths of the artifact files, relative to the out dir; null when
     /// nothing was written.
-    pub artifacts: Option<Artifacts>,
+    pub(crate) artifacts: Option<Artifacts>,
     /// How many secret values were masked in each artifact file (never
     /// which); all zero in files written before masking.
     #[serde(default)]
-    pub redactions: Redactions,
+    pub(crate) redactions: Redactions,
     /// Warnings about the case (leaked processes, ...).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The case's quarantine (`quarantine = { reason, until, issue }`);
     /// null when it has none (absent before 1.7). While it holds (not
     /// `expired`), the case's failure does not fail the run.
     #[serde(default)]
-    pub quarantine: Option<crate::model::Quarantine>,
+    pub(crate) quarantine: Option<crate::model::Quarantine>,
 }
 
 impl CaseRun {

@@ -156,7 +156,7 @@ pub(crate) const EVIDENCE_NOT_WRITTEN: &str = crate::model::finding::EVIDENCE_NO
 /// directory. A case without artifact paths is an `InvalidInput` error: the
 /// engine decides where evidence lives. The runner calls it as each case
 /// ends, so a run cut short still leaves the evidence of the cases it ran.
-pub fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
+pub(crate) fn write_evidence(case: &CaseRecord, out_dir: &Path) -> io::Result<()> {
     let Some(artifacts) = &case.artifacts else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -195,49 +195,49 @@ pub struct Evidence {
         feature = "schema",
         schemars(schema_with = "super::schema_version_schema")
     )]
-    pub schema_version: String,
+    pub(crate) schema_version: String,
     /// Case name.
-    pub case: String,
+    pub(crate) case: String,
     /// `golden` or `verify`.
-    pub kind: CaseKind,
+    pub(crate) kind: CaseKind,
     /// The command, its outputs as kept in the reports, how it ended and
     /// how it was judged.
     #[serde(flatten)]
-    pub run: super::case_run::CaseRun,
+    pub(crate) run: super::case_run::CaseRun,
     /// Passed on a retry after failing.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
     /// Why the case could not run, when it did not.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Earlier failed attempts of a retried case, oldest first, each with
     /// its own evidence.
-    pub previous_attempts: Vec<PreviousAttempt>,
+    pub(crate) previous_attempts: Vec<PreviousAttempt>,
     /// The expected outcome: `success` or `specific_error:<regex>`. With
     /// the exit code, the ending and the issues, the verdict can be
     /// re-judged from this file alone (`verify-evidence`). Absent before
     /// 1.1.
     #[serde(default)]
-    pub expected: Option<String>,
+    pub(crate) expected: Option<String>,
     /// The case hit its timeout and was killed.
     #[serde(default)]
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The run was interrupted while the case ran, and it was killed.
     #[serde(default)]
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams, with the
     /// diff of a changed one (SPEC section 15); empty when the case has no
     /// snapshot (and in files written before snapshots existed).
     #[serde(default)]
-    pub snapshots: Vec<crate::model::SnapshotCheck>,
+    pub(crate) snapshots: Vec<crate::model::SnapshotCheck>,
     /// Every entry of the golden project the run added, changed or
     /// removed, when it changed one; the `GOLDEN_MODIFIED` issue's message
     /// summarises them. Null when nothing changed (absent before 1.4).
     #[serde(default)]
-    pub golden_changes: Option<crate::model::GoldenChanges>,
+    pub(crate) golden_changes: Option<crate::model::GoldenChanges>,
     /// The case's structured result (`result = { format, path }`), as read:
     /// its kept copy is covered by `evidence_hash` (its bytes after
     /// `"|"` and the exit code). Null without one (absent before 1.4).
     #[serde(default)]
-    pub structured_result: Option<crate::model::StructuredResult>,
+    pub(crate) structured_result: Option<crate::model::StructuredResult>,
 }
 
 fn first_version() -> String {
@@ -247,22 +247,22 @@ fn first_version() -> String {
 /// An earlier attempt of a retried case, as `evidence.json` lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct PreviousAttempt {
+pub(crate) struct PreviousAttempt {
     /// What the attempt counted as.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// Classification of its output.
-    pub execution_status: ExecutionStatus,
+    pub(crate) execution_status: ExecutionStatus,
     /// Its exit code.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// Its evidence hash.
-    pub evidence_hash: Option<String>,
+    pub(crate) evidence_hash: Option<String>,
     /// Its own `evidence.json`, relative to the out dir.
-    pub evidence: Option<String>,
+    pub(crate) evidence: Option<String>,
 }
 
 impl Evidence {
     /// The evidence document of `case`.
-    pub fn from_case(case: &CaseRecord) -> Evidence {
+    pub(crate) fn from_case(case: &CaseRecord) -> Evidence {
         Evidence {
             schema_version: SCHEMA_VERSION.to_string(),
             case: case.name.clone(),

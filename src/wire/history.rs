@@ -28,7 +28,7 @@ pub(crate) const SCHEMA_VERSION: &str = "1.0.0";
 /// The `type` tag of a history line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum HistoryType {
+pub(crate) enum HistoryType {
     /// Always `"history"`.
     #[serde(rename = "history")]
     History,
@@ -37,11 +37,11 @@ pub enum HistoryType {
 /// Where the run's sources stood: the commit checked out in the harness
 /// file's git work tree.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// The full commit hash; `None` outside git.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Whether tracked files differed from that commit.
-    pub dirty: Option<bool>,
+    pub(crate) dirty: Option<bool>,
 }
 
 /// # cargo-golden history line
@@ -49,54 +49,54 @@ pub struct Revision {
 /// One line of `<out_dir>/history.jsonl`: one case of one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct HistoryLine {
+pub(crate) struct HistoryLine {
     /// Version of this format: `1.<minor>.<patch>`.
     #[cfg_attr(
         feature = "schema",
         schemars(schema_with = "super::schema_version_schema")
     )]
-    pub schema_version: String,
+    pub(crate) schema_version: String,
     /// Always `"history"`.
     #[serde(rename = "type")]
-    pub line_type: HistoryType,
+    pub(crate) line_type: HistoryType,
     /// The run (its evidence is under `artifacts/<run_id>` while kept).
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// When the run started, RFC 3339 UTC.
-    pub started_at: crate::time::Timestamp,
+    pub(crate) started_at: crate::time::Timestamp,
     /// The git commit checked out where the harness file lies; null
     /// outside a git work tree.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Whether tracked files differed from `commit`; null outside git.
-    pub dirty: Option<bool>,
+    pub(crate) dirty: Option<bool>,
     /// Case name.
-    pub case: String,
+    pub(crate) case: String,
     /// `golden` or `verify`.
-    pub kind: CaseKind,
+    pub(crate) kind: CaseKind,
     /// `PASSED`, `FAILED`, `ERROR` or `SKIPPED`.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// Classification of the output.
-    pub execution_status: ExecutionStatus,
+    pub(crate) execution_status: ExecutionStatus,
     /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
-    pub status: EvidenceStatus,
+    pub(crate) status: EvidenceStatus,
     /// The types of the case's issues, in order.
-    pub issue_types: Vec<IssueType>,
+    pub(crate) issue_types: Vec<IssueType>,
     /// Wall clock of the last attempt in seconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
     /// Cases the run ran at once (`--jobs`); null when unknown (a merged
     /// run).
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Attempts made (1 without retries).
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
-    pub attempts: usize,
+    pub(crate) attempts: usize,
     /// Passed after a failed attempt.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
     /// Held by a quarantine that had not expired: its failure did not
     /// fail the run.
-    pub quarantined: bool,
+    pub(crate) quarantined: bool,
     /// The evidence hash of the last attempt; null when it did not run.
-    pub evidence_hash: Option<String>,
+    pub(crate) evidence_hash: Option<String>,
 }
 
 impl HistoryLine {

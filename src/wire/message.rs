@@ -32,13 +32,13 @@ pub(crate) const SCHEMA_VERSION: &str = "1.2.0";
 pub(crate) struct MessageLine {
     /// What the line reports, named by `reason`.
     #[serde(flatten)]
-    pub message: Message,
+    pub(crate) message: Message,
     /// Version of this format: `1.<minor>.<patch>`.
     #[cfg_attr(
         feature = "schema",
         schemars(schema_with = "super::schema_version_schema")
     )]
-    pub schema_version: String,
+    pub(crate) schema_version: String,
 }
 
 impl From<Message> for MessageLine {
@@ -115,38 +115,38 @@ pub(crate) enum Message {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct CaseFinished {
     /// 0-based declaration index.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Case name.
-    pub name: String,
+    pub(crate) name: String,
     /// `golden` or `verify`.
-    pub kind: CaseKind,
+    pub(crate) kind: CaseKind,
     /// Line of the declaration (1-based).
-    pub line: usize,
+    pub(crate) line: usize,
     /// What the case counts as.
-    pub result: CaseResult,
+    pub(crate) result: CaseResult,
     /// Classification of its output.
-    pub execution_status: ExecutionStatus,
+    pub(crate) execution_status: ExecutionStatus,
     /// `SUCCESS`, `FAILURE` or `NO_EVIDENCE`.
-    pub status: EvidenceStatus,
+    pub(crate) status: EvidenceStatus,
     /// Exit code; null when not run.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// Wall clock in seconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
     /// Hex sha256 evidence hash; null when not run.
-    pub evidence_hash: Option<String>,
+    pub(crate) evidence_hash: Option<String>,
     /// Passed on a retry after failing.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
     /// Attempts made (1 without retries).
-    pub attempts: usize,
+    pub(crate) attempts: usize,
     /// Issues (at least one when FAILED or ERROR).
-    pub issues: Vec<Issue>,
+    pub(crate) issues: Vec<Issue>,
     /// Warnings about the case.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Why the case was skipped or could not run.
-    pub not_run_reason: Option<String>,
+    pub(crate) not_run_reason: Option<String>,
     /// Its `evidence.json`, relative to the out dir; null when none.
-    pub evidence: Option<String>,
+    pub(crate) evidence: Option<String>,
 }
 
 /// The `run-finished` message.
@@ -154,26 +154,26 @@ pub(crate) struct CaseFinished {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct RunFinished {
     /// Run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// `SUCCESS`, `PARTIAL (...)` or `FAILURE`.
     #[cfg_attr(feature = "schema", schemars(extend("pattern" = super::FINAL_STATUS_PATTERN)))]
-    pub final_status: String,
+    pub(crate) final_status: String,
     /// Result counts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// Wall clock of the run in seconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
     /// The run was interrupted.
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// The exit code the process ends with, report failures and integrity
     /// violations included.
-    pub exit_code: i32,
+    pub(crate) exit_code: i32,
     /// Paths of the reports.
-    pub reports: ReportPaths,
+    pub(crate) reports: ReportPaths,
     /// The comparison with the verdict baseline; null when the run was not
     /// compared.
     #[serde(default)]
-    pub baseline: Option<BaselineOutcome>,
+    pub(crate) baseline: Option<BaselineOutcome>,
 }
 
 /// How a run compared with its baseline (summary.json holds every case).
@@ -181,11 +181,11 @@ pub(crate) struct RunFinished {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct BaselineOutcome {
     /// What the exit code follows.
-    pub gate: crate::config::Gate,
+    pub(crate) gate: crate::config::Gate,
     /// Cases per comparison class.
-    pub counts: crate::model::ClassCounts,
+    pub(crate) counts: crate::model::ClassCounts,
     /// Whether the baseline gate lets the run pass.
-    pub passes_gate: bool,
+    pub(crate) passes_gate: bool,
 }
 
 /// Paths of the file reports of a run.
@@ -193,11 +193,11 @@ pub(crate) struct BaselineOutcome {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct ReportPaths {
     /// `junit.xml`.
-    pub junit: String,
+    pub(crate) junit: String,
     /// `report.md`.
-    pub markdown: String,
+    pub(crate) markdown: String,
     /// `summary.json`.
-    pub summary: String,
+    pub(crate) summary: String,
     /// `observations.jsonl`.
-    pub observations: String,
+    pub(crate) observations: String,
 }

@@ -19,11 +19,11 @@
 //! readers accept any `1.x.y` and ignore fields they do not know; a field
 //! is only ever added within a major version.
 
-pub mod case_run;
-pub mod evidence;
-pub mod history;
+pub(crate) mod case_run;
+pub(crate) mod evidence;
+pub(crate) mod history;
 pub(crate) mod message;
-pub mod observation;
+pub(crate) mod observation;
 pub(crate) mod review;
 pub(crate) mod summary;
 
@@ -75,7 +75,7 @@ pub(crate) fn is_schema_version(v: &str) -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum Encoding {
+pub(crate) enum Encoding {
     /// Plain UTF-8 text.
     #[default]
     Utf8,

@@ -38,7 +38,7 @@ pub(crate) const TIMESTAMP_PATTERN: &str = r"^[0-9]+$";
 /// The `type` tag of an observation record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum ObservationType {
+pub(crate) enum ObservationType {
     /// Always `"observation"`.
     #[serde(rename = "observation")]
     Observation,
@@ -47,7 +47,7 @@ pub enum ObservationType {
 /// A flat metadata value: a string, a number or a boolean.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum MetadataValue {
+pub(crate) enum MetadataValue {
     /// A boolean.
     Bool(bool),
     /// An integer or float.
@@ -102,42 +102,42 @@ pub struct Observation {
         feature = "schema",
         schemars(schema_with = "super::schema_version_schema")
     )]
-    pub schema_version: String,
+    pub(crate) schema_version: String,
     /// Always `"observation"`.
     #[serde(rename = "type")]
-    pub record_type: ObservationType,
+    pub(crate) record_type: ObservationType,
     /// Unique id of this execution: a fresh UUID v4 per record.
     #[cfg_attr(feature = "schema", schemars(extend("pattern" = UUID_PATTERN)))]
-    pub tool_call_id: uuid::Uuid,
+    pub(crate) tool_call_id: uuid::Uuid,
     /// When the case started: nanoseconds since the Unix epoch, as a
     /// decimal string (too large for a JSON number read as a double).
     #[cfg_attr(feature = "schema", schemars(extend("pattern" = TIMESTAMP_PATTERN), example = &"1763765058123456789"))]
-    pub timestamp_ns: String,
+    pub(crate) timestamp_ns: String,
     /// Exit code of the command; 128+N when it was killed by signal N;
     /// null when there is none.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// stdout, truncated as in the reports; Base64 when `encoding` is
     /// `"base64"`.
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// stderr, truncated as in the reports; Base64 when `encoding` is
     /// `"base64"`.
-    pub stderr: String,
+    pub(crate) stderr: String,
     /// `"utf8"`, or `"base64"` when stdout or stderr holds bytes that are
     /// not valid UTF-8 (or a NUL): then both are Base64.
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     /// Wall-clock duration in milliseconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_ms: f64,
+    pub(crate) duration_ms: f64,
     /// Flat key/value facts about the case (`case`, `kind`, `result`,
     /// `execution_status`, `status`, `index`, `line`, `flaky`,
     /// `raw_command`, and `evidence_hash` when there is one): strings,
     /// numbers or booleans, never nested.
-    pub metadata: BTreeMap<String, MetadataValue>,
+    pub(crate) metadata: BTreeMap<String, MetadataValue>,
 }
 
 impl Observation {
     /// The observation of a case that ran.
-    pub fn from_case(case: &CaseRecord) -> Observation {
+    pub(crate) fn from_case(case: &CaseRecord) -> Observation {
         let (stdout, stderr, encoding) = encode_outputs(&case.stdout, &case.stderr);
         let timestamp_ns = case
             .started_at

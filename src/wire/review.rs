@@ -43,17 +43,17 @@ impl Decision {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DecisionLine {
     /// Version of this format: `1.<minor>.<patch>`.
-    pub schema_version: String,
+    pub(crate) schema_version: String,
     /// The case whose snapshot it is.
-    pub case: String,
+    pub(crate) case: String,
     /// The snapshot file, relative to the harness file's directory.
-    pub file: String,
+    pub(crate) file: String,
     /// The pending file, relative to the out dir.
-    pub pending: String,
+    pub(crate) pending: String,
     /// sha256 of the pending file's bytes.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// What was decided.
-    pub decision: Decision,
+    pub(crate) decision: Decision,
     /// When, RFC 3339 UTC.
-    pub at: crate::time::Timestamp,
+    pub(crate) at: crate::time::Timestamp,
 }

@@ -38,52 +38,52 @@ pub(crate) struct Summary {
         feature = "schema",
         schemars(schema_with = "super::schema_version_schema")
     )]
-    pub schema_version: String,
+    pub(crate) schema_version: String,
     /// `SUCCESS`, `PARTIAL (N golden project(s) failed)`,
     /// `PARTIAL (N case(s) failed)` or `FAILURE`.
     #[cfg_attr(feature = "schema", schemars(extend("pattern" = super::FINAL_STATUS_PATTERN)))]
-    pub final_status: String,
+    pub(crate) final_status: String,
     /// Result counts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// The harness file the run used.
-    pub harness: SummaryHarness,
+    pub(crate) harness: SummaryHarness,
     /// Suite name (`[harness] name`).
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Unique, time-sortable run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// When the run started, RFC 3339 UTC.
-    pub started_at: crate::time::Timestamp,
+    pub(crate) started_at: crate::time::Timestamp,
     /// The machine the run ran on (for a merged run, every shard's,
     /// comma-separated); empty when unknown. Absent in summaries written
     /// before it was recorded.
     #[serde(default)]
-    pub hostname: String,
+    pub(crate) hostname: String,
     /// The JUnit family of the run's `junit.xml`; absent means rich, the
     /// only one there was before.
     #[serde(default)]
-    pub junit: JunitFlavour,
+    pub(crate) junit: JunitFlavour,
     /// Wall clock of the whole run in seconds.
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub duration_seconds: f64,
+    pub(crate) duration_seconds: f64,
     /// `count:K/N` or `hash:K/N` when the run was one shard.
-    pub partition: Option<String>,
+    pub(crate) partition: Option<String>,
     /// Cases declared in the harness file (all partitions).
-    pub declared_cases: usize,
+    pub(crate) declared_cases: usize,
     /// The run was interrupted (Ctrl-C, SIGTERM, SIGHUP).
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Run-level warnings.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Set when the filters or the partition selected no case: which one,
     /// and what the run made of it (`--no-cases`).
     #[serde(default)]
-    pub empty_selection: Option<EmptySelection>,
+    pub(crate) empty_selection: Option<EmptySelection>,
     /// The comparison with the verdict baseline `golden-baseline.json`
     /// (SPEC section 15); null when the run was not compared (and absent
     /// in summaries written before 1.2).
     #[serde(default)]
-    pub baseline: Option<crate::model::Comparison>,
+    pub(crate) baseline: Option<crate::model::Comparison>,
     /// Cases of this run in declaration order (other partitions left out).
-    pub cases: Vec<SummaryCase>,
+    pub(crate) cases: Vec<SummaryCase>,
 }
 
 /// The harness file a run used.
@@ -91,12 +91,12 @@ pub(crate) struct Summary {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct SummaryHarness {
     /// As shown in the reports (usually relative to the workspace root).
-    pub path: String,
+    pub(crate) path: String,
     /// The absolute path the run used.
-    pub absolute_path: String,
+    pub(crate) absolute_path: String,
     /// sha256 of the file's bytes (empty for ad-hoc declarations): `merge`
     /// refuses shards of different files.
-    pub sha256: String,
+    pub(crate) sha256: String,
 }
 
 /// One case (or one earlier attempt of it).
@@ -105,56 +105,56 @@ pub(crate) struct SummaryHarness {
 #[cfg_attr(feature = "schema", schemars(transform = super::base64_when_encoded))]
 pub(crate) struct SummaryCase {
     /// 0-based declaration index in the harness file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Case name.
-    pub name: String,
+    pub(crate) name: String,
     /// `golden` or `verify`.
-    pub kind: CaseKind,
+    pub(crate) kind: CaseKind,
     /// Line of the declaration in the harness file (1-based).
-    pub line: usize,
+    pub(crate) line: usize,
     /// The declaration's description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The command, its outputs as kept in the reports, how it ended and
     /// how it was judged.
     #[serde(flatten)]
-    pub run: super::case_run::CaseRun,
+    pub(crate) run: super::case_run::CaseRun,
     /// When `stdout` is truncated: the real end of stdout as the reports
     /// quote it (its last lines, as text, invalid UTF-8 replaced); null
     /// otherwise (absent in summaries written before 1.5).
     #[serde(default)]
-    pub stdout_end: Option<String>,
+    pub(crate) stdout_end: Option<String>,
     /// When `stderr` is truncated: the real end of stderr, like
     /// `stdout_end`.
     #[serde(default)]
-    pub stderr_end: Option<String>,
+    pub(crate) stderr_end: Option<String>,
     /// Why the case was skipped or could not run.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Passed on a retry after failing.
-    pub flaky: bool,
+    pub(crate) flaky: bool,
     /// Earlier failed attempts, oldest first.
-    pub previous_attempts: Vec<SummaryCase>,
+    pub(crate) previous_attempts: Vec<SummaryCase>,
     /// The expected outcome: `success` or `specific_error:<regex>`.
     #[serde(default)]
-    pub expected: String,
+    pub(crate) expected: String,
     /// The case hit its timeout and was killed.
     #[serde(default)]
-    pub timed_out: bool,
+    pub(crate) timed_out: bool,
     /// The run was interrupted while the case ran.
     #[serde(default)]
-    pub interrupted: bool,
+    pub(crate) interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams; empty when
     /// the case has no snapshot.
     #[serde(default)]
-    pub snapshots: Vec<crate::model::SnapshotCheck>,
+    pub(crate) snapshots: Vec<crate::model::SnapshotCheck>,
 }
 
 /// A value of a summary that cannot be turned back into a record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FieldError {
     /// JSON path of the field, e.g. `$.cases[2].stdout`.
-    pub field: String,
+    pub(crate) field: String,
     /// What is wrong with it.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for FieldError {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use base64::Engine as _;
-use cargo_golden::report::attest::{
+use cargo_golden::_support::{
     ENVELOPE_FILE, EXTENSION_KEY as EXT, PAYLOAD_TYPE, STATEMENT_FILE, pae,
 };
 use common::{Project, text};
@@ -197,19 +197,19 @@ fn a_signed_attestation_verifies_with_both_verifiers_and_each_forgery_is_caught_
     assert_eq!(st["subject"][0]["name"], "SHA256SUMS");
     assert_eq!(
         st["subject"][0]["digest"]["sha256"],
-        cargo_golden::hash::sha256_hex(&sums)
+        cargo_golden::_support::sha256_hex(&sums)
     );
     let config = std::fs::read(p.path().join("golden/orders/project.yaml")).unwrap();
     assert_eq!(st["subject"][1]["name"], "golden/orders/project.yaml");
     assert_eq!(
         st["subject"][1]["digest"]["sha256"],
-        cargo_golden::hash::sha256_hex(&config)
+        cargo_golden::_support::sha256_hex(&config)
     );
     let harness = std::fs::read(p.path().join("harness.toml")).unwrap();
     assert_eq!(pred["configuration"][0]["name"], "harness.toml");
     assert_eq!(
         pred["configuration"][0]["digest"]["sha256"],
-        cargo_golden::hash::sha256_hex(&harness)
+        cargo_golden::_support::sha256_hex(&harness)
     );
     let env = read_json(&run.join(ENVELOPE_FILE));
     assert_eq!(env["payloadType"], "application/vnd.in-toto+json");
@@ -260,7 +260,7 @@ fn a_signed_attestation_verifies_with_both_verifiers_and_each_forgery_is_caught_
             "a changed SHA256SUMS",
             |run, _, _| {
                 let log = change_log(run);
-                let hash = cargo_golden::hash::sha256_file(&log).unwrap();
+                let hash = cargo_golden::_support::sha256_file(&log).unwrap();
                 let sums = std::fs::read_to_string(run.join("SHA256SUMS")).unwrap();
                 let sums: String = sums
                     .lines()

@@ -148,7 +148,7 @@ command = "printf 'a\\000b\\377\\376c'; printf '\\033[31mred\\000' >&2"
         b"\x1b[31mred\0"
     );
     let ev = p.evidence("001-bytes");
-    let want = cargo_golden::hash::evidence_hash(
+    let want = cargo_golden::_support::evidence_hash(
         ev["raw_command"].as_str().unwrap(),
         b"a\0b\xff\xfec",
         b"\x1b[31mred\0",

@@ -5,11 +5,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cargo_golden::commands::init::{
+use cargo_golden::_support::CaseKind;
+use cargo_golden::_support::HarnessConfig;
+use cargo_golden::_support::{
     Conflict, Dependency, InitError, InitOptions, InitReport, ShapeProblem, init,
 };
-use cargo_golden::config::HarnessConfig;
-use cargo_golden::model::CaseKind;
 use tempfile::TempDir;
 
 use crate::common;
@@ -167,7 +167,7 @@ fn sets_up_a_new_library_and_keeps_cargo_toml_comments() {
         .unwrap_or_else(|e| panic!("generated harness.toml does not load:\n{e}"));
     assert_eq!(harness.name, "demo");
     let as_json: serde_json::Value = toml::from_str(&read(dir.join("harness.toml"))).unwrap();
-    let schema = cargo_golden::commands::schema::harness_schema();
+    let schema = cargo_golden::_support::harness_schema();
     assert!(
         jsonschema::is_valid(&schema, &as_json),
         "harness.toml fails its own schema"
@@ -456,7 +456,7 @@ fn a_manifest_init_cannot_edit_is_left_as_it_was_and_named_with_why() {
         ),
         "{err:?}"
     );
-    let chain = cargo_golden::conclusion::error_chain(&err);
+    let chain = cargo_golden::_support::error_chain(&err);
     assert_eq!(
         chain,
         format!(
@@ -584,7 +584,7 @@ fn harness_names_the_schema_init_writes() {
     );
     let schema: serde_json::Value =
         serde_json::from_str(&read(dir.join("harness.schema.json"))).unwrap();
-    assert_eq!(schema, cargo_golden::commands::schema::harness_schema());
+    assert_eq!(schema, cargo_golden::_support::harness_schema());
     HarnessConfig::load(&dir.join("harness.toml"), None).unwrap();
 }
 

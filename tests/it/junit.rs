@@ -293,12 +293,12 @@ fn both_flavours_stamp_the_suite_with_when_and_where_it_ran() {
         let doc = parse(&xml);
         let summary = p.summary();
         let s = suite(&doc);
-        let stamp: cargo_golden::time::Timestamp = s
+        let stamp: cargo_golden::_support::Timestamp = s
             .attribute("timestamp")
             .unwrap_or_else(|| panic!("{flavour}: no timestamp"))
             .parse()
             .unwrap_or_else(|e| panic!("{flavour}: timestamp is not RFC 3339: {e}"));
-        let started: cargo_golden::time::Timestamp =
+        let started: cargo_golden::_support::Timestamp =
             summary["started_at"].as_str().unwrap().parse().unwrap();
         assert_eq!(
             stamp.as_millisecond(),

@@ -36,7 +36,6 @@ mod junit;
 mod merge;
 mod messages;
 mod real_tools;
-mod reports;
 mod review;
 mod scale;
 mod schema;

@@ -686,7 +686,7 @@ fn a_merge_with_a_key_takes_only_shards_signed_by_it() {
     )
     .unwrap();
     let predicate = &statement["predicate"];
-    const EXT: &str = cargo_golden::report::attest::EXTENSION_KEY;
+    const EXT: &str = cargo_golden::_support::EXTENSION_KEY;
     assert_eq!(predicate["result"], "FAILED");
     assert_eq!(predicate[EXT]["runId"], run_id);
     let mut attested: Vec<String> = ["passedTests", "warnedTests", "failedTests"]

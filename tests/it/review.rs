@@ -238,7 +238,7 @@ fn review_on_a_terminal(python: &Path, p: &Project, keys: &str) -> (String, i32)
 /// The text of a terminal screen without its escape sequences.
 #[cfg(unix)]
 fn plain(screen: &str) -> String {
-    cargo_golden::ansi::strip_str(screen).into_owned()
+    cargo_golden::_support::strip_str(screen).into_owned()
 }
 
 // A pseudo-terminal is a Unix device (Python's `pty`).

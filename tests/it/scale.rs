@@ -128,7 +128,7 @@ fn parallel_cases_are_reported_in_declaration_order() {
         summary_case(&summary, name)["finished_at"]
             .as_str()
             .unwrap()
-            .parse::<cargo_golden::time::Timestamp>()
+            .parse::<cargo_golden::_support::Timestamp>()
             .unwrap()
     };
     assert!(
@@ -251,7 +251,7 @@ fn a_case_after_another_starts_once_it_has_finished() {
         let v = &summary_case(&summary, name)[key];
         v.as_str()
             .unwrap_or_else(|| panic!("{name}.{key} is {v}"))
-            .parse::<cargo_golden::time::Timestamp>()
+            .parse::<cargo_golden::_support::Timestamp>()
             .unwrap()
     };
     assert!(

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use cargo_golden::commands::schema::{harness_schema, observation_schema};
-use cargo_golden::config::schema::HarnessFile;
-use cargo_golden::config::{HarnessConfig, KNOWN_KEYS};
+use cargo_golden::_support::HarnessFile;
+use cargo_golden::_support::{HarnessConfig, KNOWN_KEYS};
+use cargo_golden::_support::{harness_schema, observation_schema};
 use serde_json::{Value, json};
 
 /// The `harness.toml` of SPEC section 2.
@@ -65,7 +65,7 @@ fn schema_errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Whether `cargo_golden::config` accepts the file, and its message if not.
+/// Whether `cargo_golden::_support::config` accepts the file, and its message if not.
 fn loader_verdict(text: &str) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("harness.toml");
@@ -568,7 +568,7 @@ fn the_keys_reference_is_generated_from_the_schema() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/harness-keys.md");
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     // Every key the loader knows is in the reference.
-    for (table, keys) in cargo_golden::config::schema::table_keys() {
+    for (table, keys) in cargo_golden::_support::table_keys() {
         for key in keys {
             assert!(
                 printed.contains(&format!("| `{key}` |")),

@@ -450,7 +450,7 @@ const PATTERN_LINES: [(&str, &str); 31] = [
 
 #[test]
 fn masking_never_changes_a_verdict() {
-    use cargo_golden::classify::{BUILTIN_ABORT, BUILTIN_RUNTIME, BUILTIN_VALIDATION};
+    use cargo_golden::_support::{BUILTIN_ABORT, BUILTIN_RUNTIME, BUILTIN_VALIDATION};
     // Every built-in pattern has its line, and each case's secret is one
     // character inside the text its pattern matches: masked before
     // classification, no pattern would match.

@@ -288,7 +288,7 @@ fn sha256sum_checks_a_fresh_run_and_catches_any_change() {
 
 #[test]
 fn every_registered_report_is_sealed_and_a_change_to_it_is_caught() {
-    let names: Vec<&str> = cargo_golden::report::report_files().collect();
+    let names: Vec<&str> = cargo_golden::_support::report_files().collect();
     assert!(names.len() >= 4, "{names:?}");
     for name in names {
         let p = project();
@@ -380,7 +380,7 @@ fn a_signed_run_verifies_with_minisign_and_a_tampered_one_does_not() {
     // the key, the signature no longer matches.
     let ev = run.join("execution/002-smoke_fails/evidence.json");
     edit_json(&ev, |v| v["result"] = "PASSED".into());
-    let hash = cargo_golden::hash::sha256_file(&ev).unwrap();
+    let hash = cargo_golden::_support::sha256_file(&ev).unwrap();
     let sums = std::fs::read_to_string(run.join("SHA256SUMS")).unwrap();
     let sums: String = sums
         .lines()

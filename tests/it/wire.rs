@@ -276,7 +276,7 @@ fn list_messages_validate_and_match_the_printed_schema() {
 
 #[test]
 fn the_harness_schema_lists_exactly_the_keys_of_the_harness_types() {
-    let file: cargo_golden::config::schema::HarnessFile = toml::from_str(
+    let file: cargo_golden::_support::HarnessFile = toml::from_str(
         r#"
 [harness]
 runner = "tool {path}"
@@ -451,7 +451,7 @@ fn rewrite_sealed(file: &Path, value: &Value) {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let hash = cargo_golden::hash::sha256_file(file).unwrap();
+    let hash = cargo_golden::_support::sha256_file(file).unwrap();
     let sums_path = run.join("SHA256SUMS");
     let sums: String = std::fs::read_to_string(&sums_path)
         .unwrap()

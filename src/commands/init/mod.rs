@@ -21,7 +21,7 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike,
 
 pub(crate) mod command;
 mod standalone;
-pub use standalone::{Found, StandaloneReport, Tool, find_projects, init_standalone};
+pub(crate) use standalone::init_standalone;
 
 /// The harness file, relative to the package directory.
 pub(crate) const HARNESS_FILE: &str = "harness.toml";

@@ -30,7 +30,7 @@ const SEARCH_DEPTH: usize = 3;
 
 /// A pipeline tool init knows how to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tool {
+pub(crate) enum Tool {
     /// A dbt project: a directory with `dbt_project.yml`, built in place.
     Dbt,
     /// An Odibi pipeline: an `odibi.yaml` (or `.yml`) file.
@@ -39,7 +39,7 @@ pub enum Tool {
 
 impl Tool {
     /// The `runner` of its golden projects (`{path}` is the project).
-    pub fn runner(self) -> &'static str {
+    pub(crate) fn runner(self) -> &'static str {
         match self {
             // dbt reads profiles.yml from the directory it runs in first.
             Tool::Dbt => "dbt build",
@@ -57,28 +57,28 @@ impl Tool {
 
 /// A project of a known tool found under the directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// Which tool runs it.
-    pub tool: Tool,
+    pub(crate) tool: Tool,
     /// The file that said so, relative to the directory (`/`-separated).
-    pub marker: String,
+    pub(crate) marker: String,
     /// The golden project's `path`: the dbt project's directory (`.` for
     /// the directory itself), the Odibi file.
-    pub path: String,
+    pub(crate) path: String,
     /// The case name: the project's directory name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// What a standalone init did, for the command line to print.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StandaloneReport {
+pub(crate) struct StandaloneReport {
     /// The projects made golden projects, in path order; empty when the
     /// shell example was written instead.
-    pub found: Vec<Found>,
+    pub(crate) found: Vec<Found>,
     /// The files written.
-    pub files: InitReport,
+    pub(crate) files: InitReport,
     /// The `snapshots/` directory was created (it was not there).
-    pub created_snapshot_dir: bool,
+    pub(crate) created_snapshot_dir: bool,
 }
 
 impl fmt::Display for StandaloneReport {
@@ -119,7 +119,7 @@ impl fmt::Display for StandaloneReport {
 /// Set up `dir`, which has no `Cargo.toml`, for the `golden` command (see
 /// the module docs). Either everything is written, or, on a conflict,
 /// nothing.
-pub fn init_standalone(dir: &Path, force: bool) -> Result<StandaloneReport, InitError> {
+pub(crate) fn init_standalone(dir: &Path, force: bool) -> Result<StandaloneReport, InitError> {
     let found = find_projects(dir);
     let root = repository_root(dir).unwrap_or_else(|| dir.to_path_buf());
     let member = relative_path(&root, dir).unwrap_or_default();
@@ -182,7 +182,7 @@ fn suite_name(dir: &Path) -> String {
 /// `dir`, in path order. Hidden directories, build output (`target`,
 /// `logs`, `dbt_packages`, `node_modules`) and virtualenvs are not
 /// searched, nor is a dbt project's inside once found.
-pub fn find_projects(dir: &Path) -> Vec<Found> {
+pub(crate) fn find_projects(dir: &Path) -> Vec<Found> {
     let mut found = Vec::new();
     let mut walk = walkdir::WalkDir::new(dir)
         .max_depth(SEARCH_DEPTH + 1)

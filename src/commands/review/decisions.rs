@@ -14,7 +14,7 @@ const DECISIONS_LIMIT: u64 = 64 << 20;
 /// The decisions taken on the pending snapshots of one run.
 pub(super) struct Decisions {
     /// The file, in the out dir.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The file as read: kept whole, lines this version cannot read
     /// included, when the decisions taken now are added to it.
     read: Vec<u8>,

@@ -57,11 +57,11 @@ pub(crate) enum Mode {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Filters {
     /// Accept the changes these match.
-    pub accept: Vec<String>,
+    pub(crate) accept: Vec<String>,
     /// Reject the changes these match.
-    pub reject: Vec<String>,
+    pub(crate) reject: Vec<String>,
     /// A filter matches a whole case name or snapshot file, not a part.
-    pub exact: bool,
+    pub(crate) exact: bool,
 }
 
 impl Filters {
@@ -82,12 +82,12 @@ impl Filters {
 /// What a review is asked to do.
 pub(crate) struct Options<'a> {
     /// Require the run's signature to verify with this key.
-    pub public_key: Option<&'a minisign::PublicKey>,
-    pub mode: Mode,
+    pub(crate) public_key: Option<&'a minisign::PublicKey>,
+    pub(crate) mode: Mode,
     /// Exit 1 while a change is left undecided (CI).
-    pub check: bool,
+    pub(crate) check: bool,
     /// Colour the diffs.
-    pub color: bool,
+    pub(crate) color: bool,
 }
 
 /// Why a review did not happen, or did not finish.

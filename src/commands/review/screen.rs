@@ -58,7 +58,7 @@ impl Paint {
 
 /// The lines of a change's diff, each with its style.
 pub(super) struct Diff {
-    pub lines: Vec<(Style, String)>,
+    pub(crate) lines: Vec<(Style, String)>,
 }
 
 impl Diff {

@@ -31,13 +31,13 @@ use evidence::Evidence;
 
 /// One thing that does not hold up.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The case it concerns, when it concerns one.
-    pub case: Option<String>,
+    pub(crate) case: Option<String>,
     /// The file, relative to the run dir (or as given, outside it).
-    pub file: String,
+    pub(crate) file: String,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for Finding {
@@ -51,7 +51,7 @@ impl fmt::Display for Finding {
 
 /// How the signature of `SHA256SUMS` stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SignatureCheck {
+pub(crate) enum SignatureCheck {
     /// No public key given and no signature present.
     Unsigned,
     /// A signature is present but no public key was given.
@@ -64,33 +64,33 @@ pub enum SignatureCheck {
 
 /// What [`verify_run`] found.
 #[derive(Clone, Debug)]
-pub struct RunReport {
+pub(crate) struct RunReport {
     /// The run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The run dir checked.
-    pub run_dir: PathBuf,
+    pub(crate) run_dir: PathBuf,
     /// Cases whose evidence was checked, with their result.
-    pub verified: Vec<(String, String)>,
+    pub(crate) verified: Vec<(String, String)>,
     /// Cases that never ran (no evidence hash to check).
-    pub without_evidence: Vec<String>,
+    pub(crate) without_evidence: Vec<String>,
     /// Everything that does not hold up.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
     /// The signature.
-    pub signature: SignatureCheck,
+    pub(crate) signature: SignatureCheck,
     /// The test-result attestation's envelope, when `--attestation` asked
     /// for the attestation to be checked.
-    pub attestation: Option<SignatureCheck>,
+    pub(crate) attestation: Option<SignatureCheck>,
     /// The final status the evidence calls for.
-    pub final_status: Option<String>,
+    pub(crate) final_status: Option<String>,
     /// The run record rebuilt from `summary.json` with every verdict taken
     /// from the evidence (what `merge` combines); `None` when the summary
     /// cannot be read.
-    pub record: Option<RunRecord>,
+    pub(crate) record: Option<RunRecord>,
 }
 
 impl RunReport {
     /// Whether the run holds up: no finding.
-    pub fn is_ok(&self) -> bool {
+    pub(crate) fn is_ok(&self) -> bool {
         self.findings.is_empty()
     }
 }
@@ -228,7 +228,10 @@ fn locate(dir: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
 /// `summary.json` names) or a run dir (`artifacts/<run_id>`). With
 /// `public_key`, the signature of `SHA256SUMS` must be present and valid.
 /// Errors only when `dir` is not a run at all.
-pub fn verify_run(dir: &Path, public_key: Option<&minisign::PublicKey>) -> io::Result<RunReport> {
+pub(crate) fn verify_run(
+    dir: &Path,
+    public_key: Option<&minisign::PublicKey>,
+) -> io::Result<RunReport> {
     verify_run_with(dir, public_key, false)
 }
 
@@ -256,7 +259,7 @@ pub(crate) fn verified_record(
 /// digest of `SHA256SUMS`; then every check of [`verify_run`]; then that
 /// the predicate's result and test lists are what the evidence makes of
 /// them.
-pub fn verify_run_with(
+pub(crate) fn verify_run_with(
     dir: &Path,
     public_key: Option<&minisign::PublicKey>,
     attestation: bool,

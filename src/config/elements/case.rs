@@ -30,7 +30,7 @@ const EXPECTED_PATTERN: &str = r"^(success|aborted|timeout|specific_error:.+)$";
 /// `"success"`, `"aborted"` (`"timeout"`) or `"specific_error:<regex>"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ExpectedOutcome(pub String);
+pub(crate) struct ExpectedOutcome(pub String);
 leaf!(
     ExpectedOutcome,
     schemars::json_schema!({
@@ -51,54 +51,54 @@ pub(crate) fn default_expected() -> ExpectedOutcome {
 macro_rules! case_table {
     ($(#[$attr:meta])* pub struct $name:ident { $($own:tt)* }) => {
         $(#[$attr])*
-        pub struct $name {
+        pub(crate) struct $name {
             $($own)*
             /// Extra attempts when the case fails. Default: `[harness] retries`.
-            pub retries: Option<$crate::config::elements::retries::Retries>,
+            pub(crate) retries: Option<$crate::config::elements::retries::Retries>,
             /// `true`: run alone, even with `jobs` > 1.
             #[serde(default)]
-            pub exclusive: bool,
+            pub(crate) exclusive: bool,
             /// Names of cases this one starts after: with `jobs` > 1 it waits until
             /// each has finished (passed or not). A case the filters, `ignored` or
             /// the partition leave out is not waited for.
             #[serde(default)]
-            pub after: Vec<String>,
+            pub(crate) after: Vec<String>,
             /// Period after which this case is reported slow. Default:
             /// `[harness] slow`.
-            pub slow: Option<$crate::config::elements::values::HumanDuration>,
+            pub(crate) slow: Option<$crate::config::elements::values::HumanDuration>,
             /// Why the case is ignored: it runs only with `--ignored` or
             /// `--include-ignored`, else it is SKIPPED with this reason.
-            pub ignored: Option<String>,
+            pub(crate) ignored: Option<String>,
             /// Patterns of this case, added to `[patterns]`.
-            pub patterns: Option<$crate::config::elements::patterns::CasePatterns>,
+            pub(crate) patterns: Option<$crate::config::elements::patterns::CasePatterns>,
             /// Regexes that must each match a line (a record, with a preset's
             /// record format) of stdout or stderr for the case to pass; a missing
             /// one fails it with `NOTHING_RAN`. Replaces the presets' and
             /// `[harness] require`; `[]` drops it.
             #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-            pub require: Option<Vec<String>>,
+            pub(crate) require: Option<Vec<String>>,
             /// The case's own preset, by name or file, in place of `[harness]
             /// preset`/`presets` and of the one its command's tool would get.
-            pub preset: Option<$crate::config::elements::presets::PresetName>,
+            pub(crate) preset: Option<$crate::config::elements::presets::PresetName>,
             /// The case's own presets, applied in order; `[]` judges it by no
             /// preset.
-            pub presets: Option<Vec<$crate::config::elements::presets::PresetName>>,
+            pub(crate) presets: Option<Vec<$crate::config::elements::presets::PresetName>>,
             /// Output streams compared, redacted, with `snapshots/<name>.stdout`
             /// and `.stderr` beside this file; in a snapshot `[..]` matches text
             /// within a line and a `...` line any number of lines.
             /// `cargo golden --bless` writes them.
             #[serde(default)]
             #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::config::elements::snapshots::SnapshotStream>", length(max = 2), extend("uniqueItems" = true)))]
-            pub snapshot: Vec<$crate::model::Stream>,
+            pub(crate) snapshot: Vec<$crate::model::Stream>,
             /// A machine-readable result the command writes, judged and kept as
             /// evidence.
-            pub result: Option<$crate::config::elements::result::ResultFile>,
+            pub(crate) result: Option<$crate::config::elements::result::ResultFile>,
             /// Keep running the case while known to fail: its failure does not
             /// fail the run (it is marked QUARANTINED) until `until` has passed;
             /// from then on the quarantine fails the case, naming itself. It never
             /// holds a modified or dirty golden project, lost evidence or a
             /// containment finding.
-            pub quarantine: Option<$crate::config::elements::quarantine::QuarantineKey>,
+            pub(crate) quarantine: Option<$crate::config::elements::quarantine::QuarantineKey>,
             /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
             /// tables), each compared with
             /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
@@ -108,7 +108,7 @@ macro_rules! case_table {
             /// `cargo golden --bless` writes them.
             #[serde(default)]
             #[cfg_attr(feature = "schema", schemars(length(max = 64)))]
-            pub outputs: Vec<$crate::config::elements::outputs::DataOutput>,
+            pub(crate) outputs: Vec<$crate::config::elements::outputs::DataOutput>,
         }
     };
 }
@@ -330,7 +330,6 @@ impl Cases {
             ignored: keys.ignored,
             patterns: keys.patterns,
             snapshot: keys.snapshot,
-            require: keys.require,
             result: keys.result,
             outputs: keys.outputs,
             quarantine: keys.quarantine,

@@ -13,7 +13,7 @@ use crate::redact::{NamePattern, RedactRules, RuleEntry};
 /// A variable name, a glob over names, or either after `!`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct EnvNamePattern(pub String);
+pub(crate) struct EnvNamePattern(pub String);
 leaf!(
     EnvNamePattern,
     schemars::json_schema!({ "type": "string", "minLength": 1, "pattern": "^!?[^=!][^=]*$" })
@@ -22,7 +22,7 @@ leaf!(
 /// An environment value: the loader turns numbers and booleans into text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum EnvValue {
+pub(crate) enum EnvValue {
     /// Text, used as is.
     String(String),
     /// An integer, written in decimal.

@@ -15,7 +15,7 @@ const MAX_SLOWDOWN: f64 = 1000.0;
 /// `slowdown`: a factor between 1 and 1000.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Slowdown(pub f64);
+pub(crate) struct Slowdown(pub f64);
 leaf!(
     Slowdown,
     schemars::json_schema!({ "type": "number", "minimum": 1, "maximum": 1000 })

@@ -27,50 +27,50 @@ case_table! {
     pub struct Golden {
         /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
         #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
-        pub name: String,
+        pub(crate) name: String,
         /// The project: a directory or one file, absolute or relative to this
         /// file.
         #[cfg_attr(feature = "schema", schemars(example = &"golden/sales_daily_etl"))]
-        pub path: String,
+        pub(crate) path: String,
         /// The project directory when `path` names a file (a config file of a
         /// project), relative to this file; `path` must lie inside it. Default:
         /// the file's directory. `isolation` fingerprints or copies this whole
         /// directory, and under `copy` the command runs the file's copy.
         #[cfg_attr(feature = "schema", schemars(example = &"golden/sales"))]
-        pub root: Option<String>,
+        pub(crate) root: Option<String>,
         /// What the project is and why it must keep working.
-        pub description: Option<String>,
+        pub(crate) description: Option<String>,
         /// Command run in the `shell`. Default: `[harness] runner`. `{path}`,
         /// `{dir}` and `{name}` are replaced, shell-quoted.
         #[cfg_attr(feature = "schema", schemars(example = &"sh run.sh"))]
-        pub command: Option<String>,
+        pub(crate) command: Option<String>,
         /// `"success"`; `"aborted"` (or `"timeout"`): the case must be ended by
         /// its timeout, to prove a watchdog fires; or
         /// `"specific_error:<regex>"`: the case must fail and its stdout or
         /// stderr match the regex.
         #[serde(default = "default_expected")]
-        pub expected: ExpectedOutcome,
+        pub(crate) expected: ExpectedOutcome,
         /// Timeout of this case. Default: `[harness] timeout`.
-        pub timeout: Option<HumanDuration>,
+        pub(crate) timeout: Option<HumanDuration>,
         /// Environment variables added to the inherited environment and to
         /// `[harness] env` (these win, name by name).
         #[serde(default)]
         #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
-        pub env: BTreeMap<String, EnvValue>,
+        pub(crate) env: BTreeMap<String, EnvValue>,
         /// Directory the command runs in, relative to this file. Default: the
         /// project directory: `path` if it is a directory, else `root`, else
         /// the file's directory.
-        pub working_dir: Option<String>,
+        pub(crate) working_dir: Option<String>,
         /// How the project is protected from modification by a run. Default:
         /// `[harness] isolation`.
-        pub isolation: Option<Isolation>,
+        pub(crate) isolation: Option<Isolation>,
         /// Globs, relative to the project, of files the modification check
         /// leaves out.
         #[serde(default)]
-        pub ignore: Vec<Glob>,
+        pub(crate) ignore: Vec<Glob>,
         /// `true`: run even when the project has uncommitted changes in its git
         /// work tree. Default: `[harness] allow_dirty`.
-        pub allow_dirty: Option<bool>,
+        pub(crate) allow_dirty: Option<bool>,
     }
 }
 

@@ -23,74 +23,74 @@ use crate::shell::Shell;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct HarnessTable {
+pub(crate) struct HarnessTable {
     /// Suite name in the reports. Default: the workspace root directory's
     /// name.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Default command of golden projects, run in the `shell`. `{path}`,
     /// `{dir}` and `{name}` are replaced, shell-quoted.
     #[cfg_attr(feature = "schema", schemars(example = &"odibi run {path}"))]
-    pub runner: Option<String>,
+    pub(crate) runner: Option<String>,
     /// Default per-case timeout. On timeout the case's process group gets
     /// SIGTERM, then SIGKILL after `kill_grace` (on Windows its Job Object
     /// is terminated at once), and the case is ABORTED.
     #[serde(default = "default_timeout")]
-    pub timeout: HumanDuration,
+    pub(crate) timeout: HumanDuration,
     /// Characters of stdout and stderr kept in reports; the artifact files
     /// always keep everything.
     #[serde(default = "default_truncate")]
-    pub truncate: Truncate,
+    pub(crate) truncate: Truncate,
     /// `true`: declaring no golden project is a config error.
     #[serde(default)]
-    pub require_golden: bool,
+    pub(crate) require_golden: bool,
     /// `true`: a golden project with uncommitted changes in its git work
     /// tree runs anyway. Default `false`: such a case is an ERROR
     /// (GOLDEN_MODIFIED) naming the files, and does not run.
     #[serde(default)]
-    pub allow_dirty: bool,
+    pub(crate) allow_dirty: bool,
     /// Directory of reports and evidence, relative to this file. Default:
     /// `<cargo target dir>/golden`.
     #[cfg_attr(feature = "schema", schemars(example = &"target/golden"))]
-    pub out_dir: Option<String>,
+    pub(crate) out_dir: Option<String>,
     /// Cases run at once. 1 runs them one after another.
     #[serde(default = "default_jobs")]
-    pub jobs: Jobs,
+    pub(crate) jobs: Jobs,
     /// Default number of extra attempts for a failed case; a later pass
     /// makes it PASSED and flaky.
     #[serde(default = "default_retries")]
-    pub retries: Retries,
+    pub(crate) retries: Retries,
     /// Time between SIGTERM and SIGKILL when a case times out (not used on
     /// Windows, which has no SIGTERM).
     #[serde(default = "default_kill_grace")]
-    pub kill_grace: HumanDuration,
+    pub(crate) kill_grace: HumanDuration,
     /// How long to wait for output pipes still held by processes a case
     /// left behind, before killing its process group.
     #[serde(default = "default_leak_wait")]
-    pub leak_wait: HumanDuration,
+    pub(crate) leak_wait: HumanDuration,
     /// The JUnit family of `junit.xml`. `--junit` overrides it.
     #[serde(default)]
-    pub junit: JunitFlavour,
+    pub(crate) junit: JunitFlavour,
     /// A case running longer than this is reported `SLOW [> 60s] name`,
     /// again each such period, on every output.
     #[serde(default = "default_slow")]
-    pub slow: HumanDuration,
+    pub(crate) slow: HumanDuration,
     /// Default working directory of every case, relative to this file
     /// (`${VAR}` expanded).
-    pub working_dir: Option<String>,
+    pub(crate) working_dir: Option<String>,
     /// Default isolation of golden projects; a project's own `isolation`
     /// overrides it. `copy` by default: a golden project is never
     /// modified, and every real data tool writes where it runs.
     #[serde(default = "default_isolation")]
-    pub isolation: Isolation,
+    pub(crate) isolation: Isolation,
     /// Environment variables of every case, added to the inherited
     /// environment; a case's own `env` entries win, name by name.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
-    pub env: BTreeMap<String, EnvValue>,
+    pub(crate) env: BTreeMap<String, EnvValue>,
     /// Run directories kept under `artifacts/` after a run whose reports
     /// were written; older ones are removed. 0 keeps every run.
     #[serde(default = "default_keep_runs")]
-    pub keep_runs: AtLeastZero,
+    pub(crate) keep_runs: AtLeastZero,
     /// Environment variables (of the parent environment or a case's `env`)
     /// whose values are masked as `[REDACTED:NAME]` in every artifact,
     /// report and terminal line, on top of the defaults: names containing
@@ -100,24 +100,24 @@ pub struct HarnessTable {
     /// variables the defaults or a glob would mask alone.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(example = &["API_TOKEN", "AWS_*", "!MY_TOKEN_COUNT"]))]
-    pub redact_env: Vec<EnvNamePattern>,
+    pub(crate) redact_env: Vec<EnvNamePattern>,
     /// What the exit code follows: the raw results, or the comparison with
     /// `golden-baseline.json`.
     #[serde(default = "default_gate")]
     #[cfg_attr(feature = "schema", schemars(with = "super::gate::GateKey"))]
-    pub gate: Gate,
+    pub(crate) gate: Gate,
     /// A passing case is `slower` than its baseline above this many times
     /// its baseline duration (and at least a second more): a PERFORMANCE
     /// warning.
     #[serde(default = "default_slowdown")]
-    pub slowdown: Slowdown,
+    pub(crate) slowdown: Slowdown,
     /// The shell commands run in: the program and the arguments before the
     /// command, which comes last. Default: `sh -c`; on Windows `sh -c` when
     /// an `sh` is on `PATH`, else `cmd /C`. `{path}`, `{dir}` and `{name}`
     /// are quoted for this shell (cmd and PowerShell are recognised by
     /// name, any other is quoted as a POSIX shell).
     #[cfg_attr(feature = "schema", schemars(length(min = 1), example = &["pwsh", "-Command"]))]
-    pub shell: Option<Vec<String>>,
+    pub(crate) shell: Option<Vec<String>>,
     /// The preset every case is judged by: a real tool's failure and allow
     /// patterns, its log record format (continuation lines joined, a level
     /// column read), the lines a passing case must show (`require`) and
@@ -126,29 +126,29 @@ pub struct HarnessTable {
     /// case's own settings add to it. Without `preset` or `presets`, each
     /// case gets the preset of the tool its command runs (`dbt`, `odibi`,
     /// `pytest`, `spark-submit`, `python -m TOOL`).
-    pub preset: Option<PresetName>,
+    pub(crate) preset: Option<PresetName>,
     /// Several presets, applied in order (with `preset`, after it); `[]`
     /// turns off choosing them by the command.
-    pub presets: Option<Vec<PresetName>>,
+    pub(crate) presets: Option<Vec<PresetName>>,
     /// Regexes that every case must show a line of to pass (with its
     /// presets'); a case's own `require` replaces them.
-    pub require: Option<Vec<String>>,
+    pub(crate) require: Option<Vec<String>>,
     /// `COLUMNS` of every case: wide, so loggers that wrap at the terminal
     /// width (rich, click, Python's `shutil.get_terminal_size`, pytest)
     /// write each record on one line. 0 leaves `COLUMNS` as the
     /// environment has it; a case's `env` may set it.
     #[serde(default = "default_columns")]
     #[cfg_attr(feature = "schema", schemars(range(max = 100_000)))]
-    pub columns: u32,
+    pub(crate) columns: u32,
     /// What a case that passed only after a failed attempt (`retries`)
     /// does: `"pass"` passes it, marked flaky; `"warn"` also warns;
     /// `"fail"` fails it with a FLAKY issue, failing the run.
     #[serde(default)]
-    pub flaky: crate::model::FlakyPolicy,
+    pub(crate) flaky: crate::model::FlakyPolicy,
     /// `history.jsonl` in the out dir: one line per case per run, read by
     /// `cargo golden history`.
     #[serde(default)]
-    pub history: History,
+    pub(crate) history: History,
 }
 
 fn default_columns() -> u32 {
@@ -159,11 +159,11 @@ fn default_columns() -> u32 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct History {
+pub(crate) struct History {
     /// Runs kept in `history.jsonl`; the lines of older runs are removed
     /// when a run is appended. 0 keeps every run.
     #[serde(default = "default_history_keep")]
-    pub keep: AtLeastZero,
+    pub(crate) keep: AtLeastZero,
 }
 
 impl Default for History {

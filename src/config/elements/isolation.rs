@@ -10,7 +10,7 @@ use crate::config::tree::Node;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum Isolation {
+pub(crate) enum Isolation {
     /// Run in place: hash the project's files before and after the run;
     /// any change (but to what git ignores) fails the case with
     /// GOLDEN_MODIFIED. For projects that must not write at all.

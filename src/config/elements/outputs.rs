@@ -13,43 +13,43 @@ use crate::model::DataFormat;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct DataOutput {
+pub(crate) struct DataOutput {
     /// The file, relative to the case's working dir (under `copy`, in the
     /// copy); a glob matches several, each compared on its own. Its
     /// extension says the format: `.csv` (a header row), `.json` (an array
     /// of objects), `.jsonl` (an object per line) or `.parquet`; a Delta
     /// table is a directory, with `format = "delta"`.
     #[cfg_attr(feature = "schema", schemars(example = &"out/sales.csv"))]
-    pub path: String,
+    pub(crate) path: String,
     /// Columns that identify a row: rows are matched by them and numbers
     /// compared within `tolerance`. Without a key, rows are matched whole.
     /// Not with `mode = "summary"`, which keeps no rows.
     #[serde(default)]
-    pub key: Vec<String>,
+    pub(crate) key: Vec<String>,
     /// Columns left out of the snapshot and the comparison (load times,
     /// run ids).
     #[serde(default)]
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// How far a number may move: `|now - snapshot| <= abs + rel * |snapshot|`.
     /// Default: exact.
-    pub tolerance: Option<Tolerance>,
+    pub(crate) tolerance: Option<Tolerance>,
     /// `"delta"`: `path` is a Delta table, a directory with `_delta_log/`,
     /// read at its current version (the `add` and `remove` actions of its
     /// JSON commits replayed, then every live Parquet file read). Default:
     /// the extension of `path` says the format.
-    pub format: Option<DataOutputFormat>,
+    pub(crate) format: Option<DataOutputFormat>,
     /// `"rows"` (default): the snapshot holds every row. `"summary"`, for
     /// outputs too large to snapshot whole: it holds the row count and,
     /// per column, its type, null count, min, max, sum (numbers) and a
     /// checksum of its values.
-    pub mode: Option<DataOutputMode>,
+    pub(crate) mode: Option<DataOutputMode>,
 }
 
 /// What a data snapshot holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum DataOutputMode {
+pub(crate) enum DataOutputMode {
     /// Every row, sorted.
     #[default]
     Rows,
@@ -61,7 +61,7 @@ pub enum DataOutputMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
-pub enum DataOutputFormat {
+pub(crate) enum DataOutputFormat {
     /// A Delta table directory.
     Delta,
 }
@@ -70,15 +70,15 @@ pub enum DataOutputFormat {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct Tolerance {
+pub(crate) struct Tolerance {
     /// Absolute difference allowed. Default: 0.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub abs: f64,
+    pub(crate) abs: f64,
     /// Difference allowed relative to the snapshot's value. Default: 0.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
-    pub rel: f64,
+    pub(crate) rel: f64,
 }
 
 /// Column names, each with where it is written.

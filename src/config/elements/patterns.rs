@@ -12,23 +12,23 @@ use crate::config::tree::Node;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct Patterns {
+pub(crate) struct Patterns {
     /// A match makes the case VALIDATION_FAILED.
     #[serde(default)]
-    pub validation: Vec<RustRegex>,
+    pub(crate) validation: Vec<RustRegex>,
     /// A match makes the case RUNTIME_FAILED.
     #[serde(default)]
-    pub runtime: Vec<RustRegex>,
+    pub(crate) runtime: Vec<RustRegex>,
     /// A match makes the case ABORTED.
     #[serde(default)]
-    pub abort: Vec<RustRegex>,
+    pub(crate) abort: Vec<RustRegex>,
     /// A line matching one of these never counts as a failure, e.g.
     /// `'Timeout=\d+'` for a line that prints a setting.
     #[serde(default)]
-    pub allow: Vec<RustRegex>,
+    pub(crate) allow: Vec<RustRegex>,
     /// `false` drops the built-in patterns.
     #[serde(default = "default_true")]
-    pub builtin: bool,
+    pub(crate) builtin: bool,
     /// Log levels whose lines fail no case by a failure pattern: a line of
     /// a known log format (rich, Python logging, a timestamp then the
     /// level, log4j and Spark, JSON lines with `level`), or a record of a
@@ -36,7 +36,7 @@ pub struct Patterns {
     /// line. Default: a preset's, else TRACE, DEBUG, INFO, NOTICE, WARN and
     /// WARNING. `[]` reads no level.
     #[cfg_attr(feature = "schema", schemars(example = &["DEBUG", "INFO"]))]
-    pub quiet: Option<Vec<String>>,
+    pub(crate) quiet: Option<Vec<String>>,
 }
 
 /// A case's own patterns, added to those of `[patterns]`; the keys are
@@ -44,26 +44,26 @@ pub struct Patterns {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct CasePatterns {
+pub(crate) struct CasePatterns {
     /// A match makes the case VALIDATION_FAILED.
     #[serde(default)]
-    pub validation: Vec<RustRegex>,
+    pub(crate) validation: Vec<RustRegex>,
     /// A match makes the case RUNTIME_FAILED.
     #[serde(default)]
-    pub runtime: Vec<RustRegex>,
+    pub(crate) runtime: Vec<RustRegex>,
     /// A match makes the case ABORTED.
     #[serde(default)]
-    pub abort: Vec<RustRegex>,
+    pub(crate) abort: Vec<RustRegex>,
     /// A line matching one of these never counts as a failure of this
     /// case.
     #[serde(default)]
-    pub allow: Vec<RustRegex>,
+    pub(crate) allow: Vec<RustRegex>,
     /// `false` drops the built-in patterns for this case, `true` keeps
     /// them. Default: `[patterns] builtin`.
-    pub builtin: Option<bool>,
+    pub(crate) builtin: Option<bool>,
     /// Log levels whose lines fail nothing, for this case. Default:
     /// `[patterns] quiet`.
-    pub quiet: Option<Vec<String>>,
+    pub(crate) quiet: Option<Vec<String>>,
 }
 
 pub(crate) fn default_true() -> bool {

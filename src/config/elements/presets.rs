@@ -13,7 +13,7 @@ use crate::model::CaseKind;
 /// preset file (relative to the harness file).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PresetName(pub String);
+pub(crate) struct PresetName(pub String);
 
 #[cfg(feature = "schema")]
 impl schemars::JsonSchema for PresetName {

@@ -9,14 +9,14 @@ use crate::config::tree::Node;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct QuarantineKey {
+pub(crate) struct QuarantineKey {
     /// Why the case is quarantined.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The last day the quarantine holds, `YYYY-MM-DD` (UTC).
     #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), example = &"2027-01-31"))]
-    pub until: String,
+    pub(crate) until: String,
     /// Where the failure is tracked, e.g. an issue URL.
-    pub issue: Option<String>,
+    pub(crate) issue: Option<String>,
 }
 
 impl Ctx<'_> {

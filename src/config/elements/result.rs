@@ -15,27 +15,27 @@ use crate::config::tree::Node;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct ResultFile {
+pub(crate) struct ResultFile {
     /// What the result is.
-    pub format: ResultFormat,
+    pub(crate) format: ResultFormat,
     /// The file, relative to the case's working dir (under `copy`, in the
     /// copy). `junit`: the XML file; `odibi-validate`: the JSON file
     /// (default: stdout); `odibi-story`: a directory, whose newest `*.json`
     /// story is read; `dbt`: its `run_results.json` (default:
     /// `target/run_results.json`).
     #[cfg_attr(feature = "schema", schemars(example = &"target/junit.xml"))]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Let a result that ran nothing (a JUnit report of no test case or
     /// only skipped ones, an Odibi story of no node) pass a case that
     /// expects success; by default it is `NOTHING_RAN`.
-    pub allow_empty: Option<bool>,
+    pub(crate) allow_empty: Option<bool>,
 }
 
 /// The format of a case's `result`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
-pub enum ResultFormat {
+pub(crate) enum ResultFormat {
     /// A JUnit XML report (pytest `--junitxml`, cargo nextest): each failed
     /// or erroring testcase is an issue.
     Junit,
@@ -51,7 +51,7 @@ pub enum ResultFormat {
 
 impl ResultFormat {
     /// The name in the harness file.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         spelling::name_of(&self)
     }
 }

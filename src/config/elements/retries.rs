@@ -13,7 +13,7 @@ use crate::model::FlakyPolicy;
 /// [`MAX_RETRIES`]: crate::config::MAX_RETRIES
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Retries(pub u64);
+pub(crate) struct Retries(pub u64);
 leaf!(
     Retries,
     schemars::json_schema!({ "type": "integer", "minimum": 0, "maximum": crate::config::MAX_RETRIES })

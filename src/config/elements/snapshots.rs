@@ -11,7 +11,7 @@ use crate::config::tree::{Node, Pos, Value};
 use crate::config::{Redaction, SnapshotStreams};
 
 /// Placeholders the engine fills itself; `[redactions]` cannot redefine them.
-pub const BUILTIN_REDACTIONS: [&str; 6] = [
+pub(crate) const BUILTIN_REDACTIONS: [&str; 6] = [
     "[ROOT]",
     "[CWD]",
     "[TMP]",

@@ -11,7 +11,7 @@ use crate::config::tree::Node;
 
 /// Durations as the loader parses them (`humantime`): numbers with units,
 /// optionally fractional, optionally separated by spaces.
-pub const DURATION_PATTERN: &str = r"^\s*(\d+(\.\d+)?\s*(nanos|nsec|ns|usec|us|µs|millis|msec|ms|seconds|second|secs|sec|s|minutes|minute|mins|min|m|hours|hour|hrs|hr|h|days|day|d|weeks|week|wks|wk|w|months|month|M|years|year|yrs|yr|y)\s*)+$";
+pub(crate) const DURATION_PATTERN: &str = r"^\s*(\d+(\.\d+)?\s*(nanos|nsec|ns|usec|us|µs|millis|msec|ms|seconds|second|secs|sec|s|minutes|minute|mins|min|m|hours|hour|hrs|hr|h|days|day|d|weeks|week|wks|wk|w|months|month|M|years|year|yrs|yr|y)\s*)+$";
 
 /// Implements `schemars::JsonSchema` for a leaf type with a fixed, inlined schema.
 macro_rules! leaf {
@@ -35,7 +35,7 @@ pub(crate) use leaf;
 /// A humantime duration such as `"90s"`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct HumanDuration(pub String);
+pub(crate) struct HumanDuration(pub String);
 leaf!(
     HumanDuration,
     schemars::json_schema!({
@@ -56,7 +56,7 @@ impl HumanDuration {
 /// [`MAX_TRUNCATE`]: crate::config::MAX_TRUNCATE
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Truncate(pub u64);
+pub(crate) struct Truncate(pub u64);
 leaf!(
     Truncate,
     schemars::json_schema!({ "type": "integer", "minimum": 1, "maximum": crate::config::MAX_TRUNCATE })
@@ -67,7 +67,7 @@ leaf!(
 /// [`MAX_JOBS`]: crate::config::MAX_JOBS
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Jobs(pub u64);
+pub(crate) struct Jobs(pub u64);
 leaf!(
     Jobs,
     schemars::json_schema!({ "type": "integer", "minimum": 1, "maximum": crate::config::MAX_JOBS })
@@ -76,7 +76,7 @@ leaf!(
 /// An integer of at least 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct AtLeastZero(pub u64);
+pub(crate) struct AtLeastZero(pub u64);
 leaf!(
     AtLeastZero,
     schemars::json_schema!({ "type": "integer", "minimum": 0 })
@@ -86,13 +86,13 @@ leaf!(
 /// dialect of regexes differs from Rust's).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct RustRegex(pub String);
+pub(crate) struct RustRegex(pub String);
 leaf!(RustRegex, schemars::json_schema!({ "type": "string" }));
 
 /// A glob relative to the golden project.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Glob(pub String);
+pub(crate) struct Glob(pub String);
 leaf!(Glob, schemars::json_schema!({ "type": "string" }));
 
 impl Ctx<'_> {

@@ -23,28 +23,28 @@ case_table! {
     pub struct Verify {
         /// Case name, unique across all `[[golden]]` and `[[verify]]` tables.
         #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
-        pub name: String,
+        pub(crate) name: String,
         /// Command run in the `shell` (`sh -c` by default).
         #[cfg_attr(feature = "schema", schemars(example = &"cargo build --locked"))]
-        pub command: String,
+        pub(crate) command: String,
         /// What the command checks.
-        pub description: Option<String>,
+        pub(crate) description: Option<String>,
         /// Directory the command runs in, relative to this file. Default: this
         /// file's directory.
-        pub working_dir: Option<String>,
+        pub(crate) working_dir: Option<String>,
         /// Timeout of this case. Default: `[harness] timeout`.
-        pub timeout: Option<HumanDuration>,
+        pub(crate) timeout: Option<HumanDuration>,
         /// `"success"`; `"aborted"` (or `"timeout"`): the command must be ended
         /// by its timeout, to prove a watchdog fires; or
         /// `"specific_error:<regex>"`: the command must fail and its stdout or
         /// stderr match the regex.
         #[serde(default = "default_expected")]
-        pub expected: ExpectedOutcome,
+        pub(crate) expected: ExpectedOutcome,
         /// Environment variables added to the inherited environment and to
         /// `[harness] env` (these win, name by name).
         #[serde(default)]
         #[cfg_attr(feature = "schema", schemars(extend("propertyNames" = { "pattern": "^[^=\\u0000]+$" })))]
-        pub env: BTreeMap<String, EnvValue>,
+        pub(crate) env: BTreeMap<String, EnvValue>,
     }
 }
 

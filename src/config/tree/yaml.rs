@@ -87,7 +87,7 @@ fn yaml_node(s: serde_saphyr::Spanned<Y>) -> Node {
 }
 
 /// Parse YAML text into a tree.
-pub fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
+pub(crate) fn parse_yaml(text: &str) -> Result<Node, SyntaxError> {
     if text.trim().is_empty() {
         return Ok(Node {
             value: Value::Map(Vec::new()),

@@ -61,13 +61,13 @@ impl Storage {
 /// A `deletionVector` of an `add` or `remove` action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Descriptor {
-    pub storage: Storage,
-    pub path_or_inline: String,
-    pub offset: Option<u64>,
+    pub(crate) storage: Storage,
+    pub(crate) path_or_inline: String,
+    pub(crate) offset: Option<u64>,
     /// The bytes of the serialized bitmap (inline: before Z85).
-    pub size: u64,
+    pub(crate) size: u64,
     /// The rows it deletes.
-    pub cardinality: u64,
+    pub(crate) cardinality: u64,
 }
 
 impl Descriptor {
@@ -214,11 +214,11 @@ impl Descriptor {
 /// Which of a data file's `rows` rows a DV deletes.
 pub(super) struct Marks {
     /// Deleted, by row index.
-    pub deleted: Vec<bool>,
+    pub(crate) deleted: Vec<bool>,
     /// How many rows it deletes.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     /// How many of its values are past the file's last row.
-    pub beyond: u64,
+    pub(crate) beyond: u64,
 }
 
 /// Mark the rows the serialized bitmap `bytes` deletes of a file of

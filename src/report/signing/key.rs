@@ -10,10 +10,10 @@ use crate::redact::SIGNING_PASSWORD_ENV as PASSWORD_ENV;
 #[error("cannot use the signing key {origin}")]
 pub(crate) struct KeyError {
     /// Where the key came from (`--sign-key FILE` or the variable).
-    pub origin: String,
+    pub(crate) origin: String,
     /// What is wrong.
     #[source]
-    pub problem: KeyProblem,
+    pub(crate) problem: KeyProblem,
 }
 
 /// What is wrong with a signing key.

@@ -23,17 +23,17 @@ pub(in crate::runner) use windows::*;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ProcInfo {
     /// Process id.
-    pub pid: u32,
+    pub(crate) pid: u32,
     /// Exited, waiting to be reaped.
-    pub zombie: bool,
+    pub(crate) zombie: bool,
     /// The value of the token variable in its environment, if any.
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// Its command line (or name), for warnings.
-    pub command: String,
+    pub(crate) command: String,
     /// Its command line is gone but it is no zombie yet: caught on its
     /// way out (Python's multiprocessing `resource_tracker` a moment
     /// after the tool that started it), or in the middle of an `exec`.
-    pub exiting: bool,
+    pub(crate) exiting: bool,
 }
 
 /// What the sweep looks at first, to pick a process: whether it has
@@ -41,9 +41,9 @@ pub(crate) struct ProcInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Look {
     /// Exited, waiting to be reaped.
-    pub zombie: bool,
+    pub(crate) zombie: bool,
     /// The value of the token variable in its environment, if any.
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
 }
 
 /// What a guardian has said of its tools.
@@ -101,7 +101,7 @@ impl FileKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ChangeStamp {
     /// Device, inode, size.
-    pub id: (u64, u64, u64),
+    pub(crate) id: (u64, u64, u64),
     /// ctime.
-    pub changed: SystemTime,
+    pub(crate) changed: SystemTime,
 }

@@ -1,9 +1,9 @@
 //! Whatever names, commands, messages and output hold, the reports stay
 //! well-formed, keep their table shapes and pass the integrity check.
 
-use cargo_golden::model::{CaseKind, CaseResult, ExecutionStatus, IssueType};
-use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE};
-use cargo_golden::report::{check_integrity, write_all};
+use crate::model::{CaseKind, CaseResult, ExecutionStatus, IssueType};
+use crate::report::{JUNIT_FILE, MARKDOWN_FILE};
+use crate::report::{check_integrity, write_all};
 use proptest::prelude::*;
 
 use super::support;

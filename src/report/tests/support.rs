@@ -4,25 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cargo_golden::hash::evidence_hash;
-use cargo_golden::layout::Artifacts;
-use cargo_golden::layout::case_slug;
-use cargo_golden::model::{
+use crate::hash::evidence_hash;
+use crate::layout::Artifacts;
+use crate::layout::case_slug;
+use crate::model::{
     CaseKind, CaseRecord, CaseResult, EvidenceStatus, ExecutionStatus, Issue, IssueType,
     JunitFlavour, RunRecord, Severity, Stage,
 };
-use cargo_golden::report::github::STEP_SUMMARY_LIMIT;
+use crate::report::github::STEP_SUMMARY_LIMIT;
 
-pub const RUN_ID: &str = "20251121T230700Z-0001";
-pub const HOSTNAME: &str = "ci-runner-7";
-pub const T0_NS: i128 = 1_763_766_420_000_000_000;
+pub(super) const RUN_ID: &str = "20251121T230700Z-0001";
+pub(super) const HOSTNAME: &str = "ci-runner-7";
+pub(super) const T0_NS: i128 = 1_763_766_420_000_000_000;
 
-pub fn ts(offset_ms: i64) -> cargo_golden::time::Timestamp {
-    cargo_golden::time::Timestamp::from_nanosecond(T0_NS + i128::from(offset_ms) * 1_000_000)
-        .unwrap()
+pub(super) fn ts(offset_ms: i64) -> crate::time::Timestamp {
+    crate::time::Timestamp::from_nanosecond(T0_NS + i128::from(offset_ms) * 1_000_000).unwrap()
 }
 
-pub fn artifacts(index: usize, name: &str) -> Artifacts {
+pub(super) fn artifacts(index: usize, name: &str) -> Artifacts {
     let dir = format!("artifacts/{RUN_ID}/execution/{}", case_slug(index, name));
     Artifacts {
         command: format!("{dir}/command.txt"),
@@ -32,7 +31,13 @@ pub fn artifacts(index: usize, name: &str) -> Artifacts {
     }
 }
 
-pub fn issue(case: &str, kind: CaseKind, t: IssueType, message: &str, evidence: &str) -> Issue {
+pub(super) fn issue(
+    case: &str,
+    kind: CaseKind,
+    t: IssueType,
+    message: &str,
+    evidence: &str,
+) -> Issue {
     Issue {
         issue_type: t,
         case: case.to_string(),
@@ -54,7 +59,7 @@ pub fn issue(case: &str, kind: CaseKind, t: IssueType, message: &str, evidence: 
 
 /// A case that ran, with its evidence hash over the given outputs.
 #[allow(clippy::too_many_arguments)]
-pub fn ran(
+pub(super) fn ran(
     index: usize,
     name: &str,
     kind: CaseKind,
@@ -75,7 +80,7 @@ pub fn ran(
         raw_command: command.to_string(),
         working_dir: PathBuf::from("/project/golden"),
         exit_code: Some(exit),
-        signal: cargo_golden::model::shell_signal(exit),
+        signal: crate::model::shell_signal(exit),
         stdout: stdout.to_vec(),
         stderr: stderr.to_vec(),
         stdout_end: None,
@@ -111,7 +116,7 @@ pub fn ran(
     }
 }
 
-pub fn no_evidence(index: usize, name: &str, kind: CaseKind, reason: &str) -> CaseRecord {
+pub(super) fn no_evidence(index: usize, name: &str, kind: CaseKind, reason: &str) -> CaseRecord {
     let mut c = CaseRecord::skipped(
         index,
         name,
@@ -133,7 +138,7 @@ pub fn no_evidence(index: usize, name: &str, kind: CaseKind, reason: &str) -> Ca
     c
 }
 
-pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
+pub(super) fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
     let declared = cases.len();
     RunRecord {
         run_id: RUN_ID.to_string(),
@@ -158,7 +163,7 @@ pub fn record(out_dir: &Path, cases: Vec<CaseRecord>) -> RunRecord {
 
 /// Five cases covering every result: passed, failed, error, skipped and a
 /// flaky pass.
-pub fn fixed(out_dir: &Path) -> RunRecord {
+pub(super) fn fixed(out_dir: &Path) -> RunRecord {
     let passed = ran(
         0,
         "sales_daily_etl",
@@ -251,17 +256,18 @@ pub fn fixed(out_dir: &Path) -> RunRecord {
 /// The huge line, built once per call: big enough to find quadratic
 /// escaping, and twice the largest limit a report applies (the GitHub step
 /// summary's). Not bigger: the tests' debug build walks it in every report.
-pub fn huge_line() -> Vec<u8> {
+pub(super) fn huge_line() -> Vec<u8> {
     let mut v = b"x".repeat(2 * STEP_SUMMARY_LIMIT);
     v.push(b'\n');
     v
 }
 
-pub const HOSTILE_NAME: &str = "a | b `code` <script>alert(1)</script>\nline2 & ]]> \u{FFFE}";
+pub(super) const HOSTILE_NAME: &str =
+    "a | b `code` <script>alert(1)</script>\nline2 & ]]> \u{FFFE}";
 
 /// Cases whose names, commands and outputs hold everything that has broken
 /// report writers before.
-pub fn hostile(out_dir: &Path) -> RunRecord {
+pub(super) fn hostile(out_dir: &Path) -> RunRecord {
     let mut stdout =
         b"\x1b[31mred\x1b[0m\0nul ]]> <tag> & \xef\xbf\xbe \xff\xfe invalid\ttab\r\n".to_vec();
     stdout.extend_from_slice(&huge_line());

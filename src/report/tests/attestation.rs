@@ -4,12 +4,13 @@
 //! built from it is FAILED whenever the exit code is 1, 3, 4 or 5, and
 //! every case lands in exactly one of the predicate's lists.
 
-use cargo_golden::conclusion::Results;
-use cargo_golden::model::{
-    CaseComparison, CaseKind, CaseRecord, CaseResult, Class, ClassCounts, Comparison,
-    EmptySelection, ExecutionStatus, Gate, NoCases, RunRecord,
+use crate::baseline::compare::Comparison;
+use crate::conclusion::Results;
+use crate::model::{
+    CaseComparison, CaseKind, CaseRecord, CaseResult, Class, ClassCounts, EmptySelection,
+    ExecutionStatus, Gate, NoCases, RunRecord,
 };
-use cargo_golden::report::attest::{Outcome, test_name, test_result};
+use crate::report::attest::{Outcome, test_name, test_result};
 use proptest::prelude::*;
 
 use super::support;

@@ -1,9 +1,9 @@
 //! `cargo golden validate`: one test per kind of violation, each checking
 //! the line number and the field path in the message.
 
-use cargo_golden::commands::validate::{Format, Violation};
-use cargo_golden::model::{CaseKind, CaseResult, ExecutionStatus};
-use cargo_golden::wire::observation::Observation;
+use crate::commands::validate::{Format, Violation};
+use crate::model::{CaseKind, CaseResult, ExecutionStatus};
+use crate::wire::observation::Observation;
 use serde_json::{Value, json};
 
 use super::support;
@@ -33,7 +33,7 @@ fn violations_of(bad: &str) -> Vec<Violation> {
 }
 
 fn validate_file(path: &std::path::Path) -> Vec<Violation> {
-    cargo_golden::commands::validate::validate_file(path, Format::Observation).unwrap()
+    crate::commands::validate::validate_file(path, Format::Observation).unwrap()
 }
 
 fn with(field: &str, value: Value) -> String {

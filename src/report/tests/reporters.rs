@@ -3,14 +3,12 @@
 
 use std::path::Path;
 
-use cargo_golden::conclusion::{Reports, Results, RunOutcome};
-use cargo_golden::events::{Event, Reporter};
-use cargo_golden::model::{
-    CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType, RunRecord,
-};
-use cargo_golden::report::github::{GithubEnv, GithubReporter, STEP_SUMMARY_LIMIT};
-use cargo_golden::report::json_messages::JsonMessageReporter;
-use cargo_golden::report::terminal::TerminalReporter;
+use crate::conclusion::{Reports, Results, RunOutcome};
+use crate::events::{Event, Reporter};
+use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType, RunRecord};
+use crate::report::github::{GithubEnv, GithubReporter, STEP_SUMMARY_LIMIT};
+use crate::report::json_messages::JsonMessageReporter;
+use crate::report::terminal::TerminalReporter;
 
 use super::support;
 
@@ -38,7 +36,7 @@ fn feed(reporter: &mut dyn Reporter, record: &RunRecord) {
         }
         reporter.report(&Event::CaseFinished { case }).unwrap();
     }
-    let written = cargo_golden::report::Written::in_dir(&record.out_dir);
+    let written = crate::report::Written::in_dir(&record.out_dir);
     let outcome = RunOutcome::new(
         Results::of(record),
         Reports::Consistent,
@@ -341,7 +339,7 @@ fn reporters_fit_the_fanout() {
     fn boxed<R: Reporter + Send + 'static>(_: Option<R>) {}
     boxed::<TerminalReporter<std::io::Stderr>>(None);
     boxed::<JsonMessageReporter<std::io::Stdout>>(None);
-    boxed::<GithubReporter<cargo_golden::report::github::CommandStream>>(None);
+    boxed::<GithubReporter<crate::report::github::CommandStream>>(None);
 }
 
 #[test]

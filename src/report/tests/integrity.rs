@@ -1,9 +1,9 @@
 //! check_integrity: consistent reports pass; any report, record or exit
 //! code that disagrees is named.
 
-use cargo_golden::model::JunitFlavour;
-use cargo_golden::report::{Disagreement, check_integrity, expected_exit_code, write_all};
-use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
+use crate::model::JunitFlavour;
+use crate::report::{Disagreement, check_integrity, expected_exit_code, write_all};
+use crate::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 
 use super::support;
 
@@ -60,7 +60,7 @@ fn all_passed_run_passes_with_exit_zero() {
     let mut record = support::fixed(dir.path());
     record
         .cases
-        .retain(|c| c.result == cargo_golden::model::CaseResult::Passed);
+        .retain(|c| c.result == crate::model::CaseResult::Passed);
     write_all(&record, "harness.toml").unwrap();
     check_integrity(&record, 0).unwrap();
     let err = check_integrity(&record, 1).unwrap_err();
@@ -144,7 +144,7 @@ fn failed_case_without_issue_is_named() {
         err.disagreements,
         [Disagreement::MissingIssue {
             case: "workspace builds".to_string(),
-            result: cargo_golden::model::CaseResult::Failed,
+            result: crate::model::CaseResult::Failed,
         }]
     );
     assert!(

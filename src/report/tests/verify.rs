@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use cargo_golden::commands::verify::verify_run;
-use cargo_golden::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType};
-use cargo_golden::report::{seal, write_all, write_evidence};
+use crate::commands::verify::verify_run;
+use crate::model::{CaseKind, CaseRecord, CaseResult, ExecutionStatus, IssueType};
+use crate::report::seal::seal;
+use crate::report::{write_all, write_evidence};
 
 use super::support;
 
@@ -64,7 +65,7 @@ fn run(out: &Path) -> std::path::PathBuf {
     write_evidence(&missing, out).unwrap();
     let record = support::record(out, vec![etl, boom, missing]);
     write_all(&record, "harness.toml").unwrap();
-    seal::seal(&record, None).unwrap()
+    seal(&record, None).unwrap()
 }
 
 #[test]

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
+use crate::commands::validate::{Format, validate_file};
+use crate::model::{CaseResult, JunitFlavour, RunRecord};
+use crate::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
+use crate::report::{Written, read_summary, write_all, write_evidence};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use cargo_golden::commands::validate::{Format, validate_file};
-use cargo_golden::model::{CaseResult, JunitFlavour, RunRecord};
-use cargo_golden::report::{self, read_summary, write_all, write_evidence};
-use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::support::{self, HOSTILE_NAME};
@@ -17,7 +17,7 @@ use super::support::{self, HOSTILE_NAME};
 /// controls other than white space gone, line breaks and tabs folded to
 /// spaces, noncharacters replaced.
 fn as_attribute(s: &str) -> String {
-    let stripped = cargo_golden::ansi::strip_str(s);
+    let stripped = crate::ansi::strip_str(s);
     stripped
         .chars()
         .filter_map(|c| match c {
@@ -29,7 +29,7 @@ fn as_attribute(s: &str) -> String {
         .collect()
 }
 
-fn write_hostile() -> (tempfile::TempDir, RunRecord, report::Written) {
+fn write_hostile() -> (tempfile::TempDir, RunRecord, Written) {
     let dir = tempfile::tempdir().unwrap();
     let record = support::hostile(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
@@ -162,10 +162,7 @@ fn strict_junit_keeps_to_the_schema_and_the_same_results_for_hostile_output() {
     let strict_xml = std::fs::read_to_string(strict.path(JUNIT_FILE)).unwrap();
     let rich = roxmltree::Document::parse(&rich_xml).expect("rich junit.xml is well-formed");
     let strict = roxmltree::Document::parse(&strict_xml).expect("strict junit.xml is well-formed");
-    assert_eq!(
-        crate::common::xunit::violations(&strict),
-        Vec::<String>::new()
-    );
+    assert_eq!(super::xunit::violations(&strict), Vec::<String>::new());
 
     // Same cases, same result elements, same output text.
     let shape = |doc: &roxmltree::Document| -> Vec<(String, Vec<(String, String)>)> {
@@ -299,10 +296,10 @@ fn markdown_says_no_issues_only_when_all_passed() {
     assert!(md.contains("No issues observed."));
     assert!(md.contains("**Final status:** SUCCESS"));
 
-    record.cases[0] = cargo_golden::model::CaseRecord::skipped(
+    record.cases[0] = crate::model::CaseRecord::skipped(
         0,
         "x",
-        cargo_golden::model::CaseKind::Verify,
+        crate::model::CaseKind::Verify,
         1,
         "true",
         "/".into(),

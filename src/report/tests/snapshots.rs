@@ -2,14 +2,14 @@
 //! depends on the machine: timestamps, durations and hashes are fixed by
 //! the fixture and the one random field (tool_call_id) is redacted.
 
-use cargo_golden::model::JunitFlavour;
-use cargo_golden::report::write_all;
-use cargo_golden::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
-use cargo_golden::wire::evidence::Evidence;
+use crate::model::JunitFlavour;
+use crate::report::write_all;
+use crate::report::{JUNIT_FILE, MARKDOWN_FILE, OBSERVATIONS_FILE, SUMMARY_FILE};
+use crate::wire::evidence::Evidence;
 
 use super::support;
 
-fn written() -> (tempfile::TempDir, cargo_golden::report::Written) {
+fn written() -> (tempfile::TempDir, crate::report::Written) {
     let dir = tempfile::tempdir().unwrap();
     let record = support::fixed(dir.path());
     let written = write_all(&record, "harness.toml").unwrap();
@@ -18,7 +18,7 @@ fn written() -> (tempfile::TempDir, cargo_golden::report::Written) {
 
 /// `junit.xml` with the out dir (a temp dir, outside any repository, so
 /// the attachments name it in full) written `[OUT]`.
-fn junit_text(dir: &std::path::Path, w: &cargo_golden::report::Written) -> String {
+fn junit_text(dir: &std::path::Path, w: &crate::report::Written) -> String {
     std::fs::read_to_string(w.path(JUNIT_FILE))
         .unwrap()
         .replace(&dir.display().to_string(), "[OUT]")
