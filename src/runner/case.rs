@@ -689,33 +689,7 @@ impl<'h> Engine<'h> {
         // The original is fingerprinted under `copy` too: a command that
         // reaches it by an absolute path is seen (SPEC section 12).
         iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
-        // Under `copy` the first attempt fingerprints the original as it
-        // copies it, reading each file once.
-        let mut copied = None;
-        let fp = match first {
-            Some(fp) => Rc::clone(fp),
-            None if def.isolation == Isolation::Copy => {
-                let copy = CopyDir::new(self.interrupt.clone())
-                    .map_err(|source| CaseError::TempCopy { source })?;
-                let (done, fp) =
-                    isolation::copy_and_fingerprint(path, copy.path(), &iso.exclude, budget)
-                        .map_err(|e| match &e {
-                            // The original could not be read, as a walk of
-                            // it would say.
-                            IsolationError::Io { path: at, .. } if !at.starts_with(copy.path()) => {
-                                CaseError::read_golden(path, e)
-                            }
-                            _ => CaseError::copy_golden(path, e),
-                        })?;
-                copied = Some((copy, done));
-                Rc::clone(first.insert(Rc::new(fp)))
-            }
-            None => {
-                let fp = isolation::fingerprint(path, &iso.exclude, budget, None)
-                    .map_err(|e| CaseError::read_golden(path, e))?;
-                Rc::clone(first.insert(Rc::new(fp)))
-            }
-        };
+        let (fp, copied) = self.fingerprint(def, path, &iso.exclude, budget, first)?;
         if !fp.unreadable.is_empty() {
             rec.warnings.push(format!(
                 "isolation check: cannot read {} (permission denied): only kind and mode are compared",
@@ -754,7 +728,53 @@ impl<'h> Engine<'h> {
         }
         Ok(iso)
     }
+
+    /// The fingerprint of the project at `path` that attempts are checked
+    /// against: taken by the first attempt (and kept in `first`), under
+    /// `copy` as it copies the project, reading each file once: then the
+    /// copy too.
+    fn fingerprint(
+        &self,
+        def: &CaseDef,
+        path: &Path,
+        exclude: &Exclude,
+        budget: isolation::Budget<'_>,
+        first: &mut Option<Rc<isolation::Fingerprint>>,
+    ) -> Result<(Rc<isolation::Fingerprint>, Option<CopyMade>), CaseError> {
+        // Under `copy` the first attempt fingerprints the original as it
+        // copies it, reading each file once.
+        let mut copied = None;
+        let fp = match first {
+            Some(fp) => Rc::clone(fp),
+            None if def.isolation == Isolation::Copy => {
+                let copy = CopyDir::new(self.interrupt.clone())
+                    .map_err(|source| CaseError::TempCopy { source })?;
+                let (done, fp) =
+                    isolation::copy_and_fingerprint(path, copy.path(), exclude, budget).map_err(
+                        |e| match &e {
+                            // The original could not be read, as a walk of
+                            // it would say.
+                            IsolationError::Io { path: at, .. } if !at.starts_with(copy.path()) => {
+                                CaseError::read_golden(path, e)
+                            }
+                            _ => CaseError::copy_golden(path, e),
+                        },
+                    )?;
+                copied = Some((copy, done));
+                Rc::clone(first.insert(Rc::new(fp)))
+            }
+            None => {
+                let fp = isolation::fingerprint(path, exclude, budget, None)
+                    .map_err(|e| CaseError::read_golden(path, e))?;
+                Rc::clone(first.insert(Rc::new(fp)))
+            }
+        };
+        Ok((fp, copied))
+    }
 }
+
+/// A copy of the project, and what making it found.
+type CopyMade = (CopyDir, isolation::Copied);
 
 /// An attempt's execution, settled: what ran (None when it could not),
 /// why not, whether it had started, and the dirty files that kept it
