@@ -404,17 +404,7 @@ impl<'h> Engine<'h> {
         rec.started_at = Some(crate::time::Timestamp::now());
         let clock = Instant::now();
         let deadline = clock.checked_add(def.timeout).unwrap_or(clock);
-        let interrupt = self.interrupt.clone();
-        let budget = move || {
-            tick();
-            if Instant::now() >= deadline {
-                Some(Stop::TimedOut)
-            } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
-                Some(Stop::Interrupted)
-            } else {
-                None
-            }
-        };
+        let budget = case_budget(tick, deadline, self.interrupt.clone());
         let finish = |rec: &mut CaseRecord| {
             rec.duration = clock.elapsed();
             rec.finished_at = Some(crate::time::Timestamp::now());
@@ -445,24 +435,13 @@ impl<'h> Engine<'h> {
             .unwrap_or_default();
         let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
-        // Read before the copy is removed: the result may lie in it.
-        if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
-            let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
-            x.result = Some(super::result_files::read(
-                spec,
-                (&isolated.working_dir, &before),
-                dir,
-                stdout_log,
-                &mask,
-            ));
-        }
         if let Ok(x) = &mut ran {
-            let mut mask = crate::data::Masking::new(&self.redactor);
-            x.outputs = crate::data::read_outputs(
-                &def.outputs,
-                &isolated.working_dir,
-                &outputs_before,
-                &mut mask,
+            self.read_products(
+                def,
+                &isolated,
+                (&before, &outputs_before),
+                (dir, stdout_log),
+                x,
             );
         }
         // Checked whatever became of the run: a change the command made is
@@ -481,6 +460,36 @@ impl<'h> Engine<'h> {
         executed.timed_out |= after.stop == Some(Stop::TimedOut);
         executed.interrupted |= after.stop == Some(Stop::Interrupted);
         Ok(executed)
+    }
+
+    /// Reads what the command of `def` made into `x`: its structured result
+    /// and its data outputs (given what was there before), masked; before
+    /// the copy is removed, as the result may lie in it.
+    fn read_products(
+        &self,
+        def: &CaseDef,
+        isolated: &Isolated,
+        (before, outputs_before): (&super::result_files::Before, &crate::data::OutputsBefore),
+        (dir, stdout_log): (&Path, &Path),
+        x: &mut Executed,
+    ) {
+        if let Some(spec) = &def.result {
+            let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
+            x.result = Some(super::result_files::read(
+                spec,
+                (&isolated.working_dir, before),
+                dir,
+                stdout_log,
+                &mask,
+            ));
+        }
+        let mut mask = crate::data::Masking::new(&self.redactor);
+        x.outputs = crate::data::read_outputs(
+            &def.outputs,
+            &isolated.working_dir,
+            outputs_before,
+            &mut mask,
+        );
     }
 
     /// Compare the project (under `copy`, the original) with its
@@ -770,6 +779,26 @@ impl<'h> Engine<'h> {
             }
         };
         Ok((fp, copied))
+    }
+}
+
+/// What a case's walks and its command ask between chunks of work:
+/// `tick` first, then whether `deadline` has passed or an interrupt was
+/// asked for.
+fn case_budget(
+    tick: &dyn Fn(),
+    deadline: Instant,
+    interrupt: Option<Arc<Interrupt>>,
+) -> impl Fn() -> Option<Stop> + '_ {
+    move || {
+        tick();
+        if Instant::now() >= deadline {
+            Some(Stop::TimedOut)
+        } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
+            Some(Stop::Interrupted)
+        } else {
+            None
+        }
     }
 }
 
