@@ -401,8 +401,9 @@ struct Lexer<'a> {
     i: usize,
     tokens: Vec<Token>,
     word: String,
-    /// Whether a word is being read, and whether it has been quoted so far.
+    /// Whether a word is being read.
     in_word: bool,
+    /// Whether the word being read has had no quoting so far.
     plain: bool,
     /// Where the commands of substitutions go, and how deep they are.
     out: &'a mut Vec<Invocation>,
