@@ -251,15 +251,9 @@ pub(crate) fn run(mut args: Arguments) -> i32 {
     let _lock = if args.list || selected == 0 {
         None
     } else {
-        match take_out_dir(&out_dir, nextest_run.is_some()) {
-            Ok(l) => {
-                crate::runner::contain();
-                Some(l)
-            }
-            Err(e) => {
-                print_error(&e);
-                return crate::conclusion::USAGE;
-            }
+        match lock(&out_dir, nextest_run.is_some()) {
+            Ok(l) => Some(l),
+            Err(code) => return code,
         }
     };
     let conclusion = libtest_mimic::run(&args, trials);
@@ -277,22 +271,7 @@ pub(crate) fn run(mut args: Arguments) -> i32 {
     }
     let (mut record, mut fanout) = run.finish();
     if selected == 0 {
-        // libtest semantics: a filter that matches nothing is not a failure
-        // (`cargo test some_unit_test` passes its filter to every test
-        // binary, this one included), nor is a run whose selected cases
-        // are all ignored. Nothing ran, so the reports of the last run that
-        // did are left as they are.
-        let why = if ignored > 0 {
-            format!(
-                "the {ignored} selected case(s) are all ignored (run them with `-- --ignored`, or `-- --include-ignored` beside the others)"
-            )
-        } else {
-            "no case selected by the filters".to_string()
-        };
-        eprintln!(
-            "cargo-golden: {why}; the reports in {} were left untouched",
-            crate::layout::display_relative(&record.out_dir)
-        );
+        nothing_ran(ignored, &record.out_dir);
         return crate::conclusion::for_libtest(conclusion.has_failed(), crate::conclusion::SUCCESS);
     }
     conclude(
@@ -302,6 +281,41 @@ pub(crate) fn run(mut args: Arguments) -> i32 {
         &mut fanout,
         conclusion.has_failed(),
     )
+}
+
+/// Takes the out dir for this run, and contains the cases' processes
+/// from then on; the exit code when the out dir cannot be had.
+fn lock(out_dir: &Path, nextest: bool) -> Result<crate::outdir::RunLock, i32> {
+    match take_out_dir(out_dir, nextest) {
+        Ok(l) => {
+            crate::runner::contain();
+            Ok(l)
+        }
+        Err(e) => {
+            print_error(&e);
+            Err(crate::conclusion::USAGE)
+        }
+    }
+}
+
+/// Says why a run that selected no case ran none.
+fn nothing_ran(ignored: usize, out_dir: &Path) {
+    // libtest semantics: a filter that matches nothing is not a failure
+    // (`cargo test some_unit_test` passes its filter to every test
+    // binary, this one included), nor is a run whose selected cases
+    // are all ignored. Nothing ran, so the reports of the last run that
+    // did are left as they are.
+    let why = if ignored > 0 {
+        format!(
+            "the {ignored} selected case(s) are all ignored (run them with `-- --ignored`, or `-- --include-ignored` beside the others)"
+        )
+    } else {
+        "no case selected by the filters".to_string()
+    };
+    eprintln!(
+        "cargo-golden: {why}; the reports in {} were left untouched",
+        crate::layout::display_relative(out_dir)
+    );
 }
 
 /// After libtest ran the trials: compare with the baseline (and bless),

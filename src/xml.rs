@@ -7,7 +7,7 @@
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 
 /// A parsed document.
 #[derive(Debug)]
@@ -46,31 +46,11 @@ impl Document {
         reader.config_mut().trim_text(false);
         let mut elements: Vec<Element> = Vec::new();
         let mut open: Vec<usize> = Vec::new();
-        let at = |reader: &quick_xml::Reader<&[u8]>| {
-            let pos = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
-            let line = 1 + text.as_bytes()[..pos.min(text.len())]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            format!("line {line}")
-        };
+        let at = |reader: &quick_xml::Reader<&[u8]>| line_at(text, reader);
         loop {
             let event = reader
                 .read_event()
                 .map_err(|e| format!("{e} ({})", at(&reader)))?;
-            let leading =
-                |elements: &mut Vec<Element>, open: &[usize], piece: &str| match open.last() {
-                    Some(&i) if !elements[i].had_child => {
-                        elements[i]
-                            .text
-                            .get_or_insert_with(String::new)
-                            .push_str(piece);
-                        Ok(())
-                    }
-                    Some(_) => Ok(()),
-                    None if piece.trim().is_empty() => Ok(()),
-                    None => Err("text outside the root element".to_string()),
-                };
             match event {
                 Event::Start(tag) | Event::Empty(tag)
                     if open.is_empty() && !elements.is_empty() =>
@@ -100,17 +80,7 @@ impl Document {
                     leading(&mut elements, &open, &piece)?;
                 }
                 Event::GeneralRef(r) => {
-                    let piece = match r.resolve_char_ref().map_err(|e| e.to_string())? {
-                        Some(c) => c.to_string(),
-                        None => {
-                            let name = r.decode().map_err(|e| e.to_string())?;
-                            resolve_predefined_entity(&name)
-                                .ok_or_else(|| {
-                                    format!("unknown entity &{name}; ({})", at(&reader))
-                                })?
-                                .to_string()
-                        }
-                    };
+                    let piece = resolved(&r, || at(&reader))?;
                     leading(&mut elements, &open, &piece)?;
                 }
                 Event::Eof => break,
@@ -138,6 +108,49 @@ impl Document {
     pub(crate) fn descendants(&self) -> impl Iterator<Item = Node<'_>> {
         self.root_element().descendants()
     }
+}
+
+/// Where `reader` is in `text`: `line N`.
+fn line_at(text: &str, reader: &quick_xml::Reader<&[u8]>) -> String {
+    let pos = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
+    let line = 1 + text.as_bytes()[..pos.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    format!("line {line}")
+}
+
+/// Adds `piece` to the leading text of the element open last, if no child
+/// of it has begun; outside the root, only blank text is allowed.
+#[inline]
+fn leading(elements: &mut [Element], open: &[usize], piece: &str) -> Result<(), String> {
+    match open.last() {
+        Some(&i) if !elements[i].had_child => {
+            elements[i]
+                .text
+                .get_or_insert_with(String::new)
+                .push_str(piece);
+            Ok(())
+        }
+        Some(_) => Ok(()),
+        None if piece.trim().is_empty() => Ok(()),
+        None => Err("text outside the root element".to_string()),
+    }
+}
+
+/// The text reference `r` stands for: a character, or one of XML's five
+/// entities (`at` says where, for the error of any other).
+#[inline]
+fn resolved(r: &BytesRef<'_>, at: impl FnOnce() -> String) -> Result<String, String> {
+    Ok(match r.resolve_char_ref().map_err(|e| e.to_string())? {
+        Some(c) => c.to_string(),
+        None => {
+            let name = r.decode().map_err(|e| e.to_string())?;
+            resolve_predefined_entity(&name)
+                .ok_or_else(|| format!("unknown entity &{name}; ({})", at()))?
+                .to_string()
+        }
+    })
 }
 
 /// Adds the element `tag` under `parent`; its `end` is set when it closes

@@ -293,55 +293,22 @@ impl<'h> Snapshots<'h> {
                 return check;
             }
         };
-        let mut snapshot = None;
-        let mut expected = match crate::untrusted::read_limited(&path, DATA_SNAPSHOT_LIMIT) {
-            Ok(bytes) => {
-                // Masked as the output is: a cell holding a secret compares
-                // as its mask.
-                let text = String::from_utf8_lossy(&bytes);
-                let secrets = self.secrets.names_in(text.as_bytes());
-                if !secrets.is_empty() && !self.bless {
-                    warnings.push(format!(
-                        "{} contains the value of {}: re-bless it (`cargo golden --bless`) so it holds the masked data",
-                        check.file,
-                        secrets.join(", ")
-                    ));
-                }
-                let compared = data::compare(&self.secrets.mask_str(&text).0, &actual, spec)
-                    .map_err(|e| e.to_string());
-                snapshot = Some(bytes);
-                Some(compared)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => Some(Err(format!("cannot read it: {e}"))),
-        };
+        let (snapshot, mut expected) =
+            self.read_data_snapshot(&path, &check.file, &actual, spec, warnings);
         // The snapshot, read and compared: the differences.
         let lines = match &mut expected {
             Some(Ok(lines)) => std::mem::take(lines),
             Some(Err(_)) | None => Vec::new(),
         };
         if self.bless {
-            if matches!(expected, Some(Ok(_))) && lines.is_empty() {
-                // Within the tolerance: the snapshot stays as it is.
-                check.outcome = SnapshotOutcome::Unchanged;
-                return check;
-            }
-            check.outcome = if expected.is_some() {
-                SnapshotOutcome::Updated
-            } else {
-                SnapshotOutcome::Created
-            };
-            let written = path
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| {
-                    let text = data::render(&actual, &read.rel);
-                    crate::atomic::atomic_write(&path, text.as_bytes())
-                });
-            if let Err(e) = written {
-                check.outcome = SnapshotOutcome::NotWritten;
-                check.detail = Some(format!("cannot write it: {e}"));
-            }
+            bless_data(
+                &mut check,
+                &path,
+                &expected,
+                lines.is_empty(),
+                &actual,
+                &read.rel,
+            );
             return check;
         }
         match expected {
@@ -375,6 +342,39 @@ impl<'h> Snapshots<'h> {
         check
     }
 
+    /// The data snapshot at `path` (named `file`), if there is one, and
+    /// its differences from `actual` (or why it could not be compared);
+    /// `warnings` gets one when it holds the value of a secret.
+    fn read_data_snapshot(
+        &self,
+        path: &Path,
+        file: &str,
+        actual: &data::Table,
+        spec: &OutputSpec,
+        warnings: &mut Vec<String>,
+    ) -> (Option<Vec<u8>>, Option<Compared>) {
+        match crate::untrusted::read_limited(path, DATA_SNAPSHOT_LIMIT) {
+            Ok(bytes) => {
+                // Masked as the output is: a cell holding a secret compares
+                // as its mask.
+                let text = String::from_utf8_lossy(&bytes);
+                let secrets = self.secrets.names_in(text.as_bytes());
+                if !secrets.is_empty() && !self.bless {
+                    warnings.push(format!(
+                        "{} contains the value of {}: re-bless it (`cargo golden --bless`) so it holds the masked data",
+                        file,
+                        secrets.join(", ")
+                    ));
+                }
+                let compared = data::compare(&self.secrets.mask_str(&text).0, actual, spec)
+                    .map_err(|e| e.to_string());
+                (Some(bytes), Some(compared))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+            Err(e) => (None, Some(Err(format!("cannot read it: {e}")))),
+        }
+    }
+
     /// The check of one stream, and the names of the secret values its
     /// snapshot file holds.
     fn check(
@@ -385,17 +385,7 @@ impl<'h> Snapshots<'h> {
         redactor: &SnapshotRedactor<'_>,
         (keep, warnings): (Option<PendingDir<'_>>, &mut Vec<String>),
     ) -> (SnapshotCheck, Vec<&str>) {
-        let mut check = SnapshotCheck {
-            stream,
-            file,
-            outcome: SnapshotOutcome::Matched,
-            diff: None,
-            detail: None,
-            output: None,
-            sha256: None,
-            diff_sha256: None,
-            pending: None,
-        };
+        let mut check = stream_check(stream, file);
         let actual = match output {
             Ok(text) => redactor.redact(&text).replace("\r\n", "\n"),
             Err((outcome, detail)) => {
@@ -442,16 +432,7 @@ impl<'h> Snapshots<'h> {
             std::borrow::Cow::Owned(masked) => masked,
             std::borrow::Cow::Borrowed(_) => e,
         });
-        match expected {
-            None => check.outcome = SnapshotOutcome::Missing,
-            Some(expected) if wildcard::matches(&expected, &actual) => {}
-            Some(expected) => {
-                let (diff, added, removed) = unified_diff(&check.file, stream, &expected, &actual);
-                check.outcome = SnapshotOutcome::Changed;
-                check.diff = Some(diff);
-                check.detail = Some(format!("{added} line(s) added, {removed} removed"));
-            }
-        }
+        compare_stream(&mut check, expected, &actual);
         if check.outcome != SnapshotOutcome::Matched {
             // Escaped as `--bless` writes it (see [`bless`]).
             let text = wildcard::escape(&actual);
@@ -464,6 +445,74 @@ impl<'h> Snapshots<'h> {
             );
         }
         (check, secrets)
+    }
+}
+
+/// A data snapshot compared with its output: the differences, or why
+/// it could not be.
+type Compared = Result<Vec<String>, String>;
+
+/// A check of stream `stream` against snapshot `file`, matched until
+/// found otherwise.
+fn stream_check(stream: Stream, file: String) -> SnapshotCheck {
+    SnapshotCheck {
+        stream,
+        file,
+        outcome: SnapshotOutcome::Matched,
+        diff: None,
+        detail: None,
+        output: None,
+        sha256: None,
+        diff_sha256: None,
+        pending: None,
+    }
+}
+
+/// The stream's snapshot `expected` (masked; none when missing) compared
+/// with its output `actual`, into `check`.
+fn compare_stream(check: &mut SnapshotCheck, expected: Option<String>, actual: &str) {
+    match expected {
+        None => check.outcome = SnapshotOutcome::Missing,
+        Some(expected) if wildcard::matches(&expected, actual) => {}
+        Some(expected) => {
+            let (diff, added, removed) = unified_diff(&check.file, check.stream, &expected, actual);
+            check.outcome = SnapshotOutcome::Changed;
+            check.diff = Some(diff);
+            check.detail = Some(format!("{added} line(s) added, {removed} removed"));
+        }
+    }
+}
+
+/// Blesses a data output: writes `actual` (output `rel`) to its snapshot
+/// at `path` unless the snapshot `expected` compared with no difference.
+fn bless_data(
+    check: &mut SnapshotCheck,
+    path: &Path,
+    expected: &Option<Compared>,
+    no_difference: bool,
+    actual: &data::Table,
+    rel: &str,
+) {
+    if matches!(expected, Some(Ok(_))) && no_difference {
+        // Within the tolerance: the snapshot stays as it is.
+        check.outcome = SnapshotOutcome::Unchanged;
+        return;
+    }
+    check.outcome = if expected.is_some() {
+        SnapshotOutcome::Updated
+    } else {
+        SnapshotOutcome::Created
+    };
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            let text = data::render(actual, rel);
+            crate::atomic::atomic_write(path, text.as_bytes())
+        });
+    if let Err(e) = written {
+        check.outcome = SnapshotOutcome::NotWritten;
+        check.detail = Some(format!("cannot write it: {e}"));
     }
 }
 

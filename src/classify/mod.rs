@@ -647,107 +647,123 @@ fn compile_set(
     Ok(set)
 }
 
-impl Patterns {
-    /// Compile the team's patterns, the presets' and the built-ins
-    /// (unless `config.builtin` is false), and the allow list.
-    pub fn new(config: &PatternConfig) -> Result<Patterns, PatternError> {
-        let mut blocks: [Vec<String>; 3] = Default::default();
-        let mut every_line = 0;
-        let loud = compile_set(
-            [&config.validation, &config.runtime, &config.abort],
-            false,
-            &mut blocks,
-            &mut every_line,
-        )?;
-        let mut generic: [Vec<String>; 3] = Default::default();
-        let mut tools = Vec::new();
-        let mut extras: Vec<String> = Vec::new();
-        let mut extras_every_line = false;
-        let mut extra = |p: &str| match wrapped_source("extra", p) {
-            Ok(w) if block_safe(p) => extras.push(w),
-            _ => extras_every_line = true,
-        };
-        for t in &config.tools {
-            for cat in [VALIDATION, RUNTIME, ABORT] {
-                let list = [&t.validation, &t.runtime, &t.abort][cat];
-                generic[cat].extend(list.iter().cloned());
-            }
-            let records = (t.records.as_ref())
-                .map(|r| Records::new(r, config.quiet.as_deref()))
-                .transpose()?;
-            let soft = compile_set(
-                [&t.validation, &t.runtime, &t.abort],
-                t.builtin && config.builtin,
-                &mut blocks,
-                &mut every_line,
-            )?;
-            if let Some(r) = &t.records {
-                for p in [&r.retry, &r.recovered, &r.invocation]
-                    .into_iter()
-                    .flatten()
-                {
-                    extra(p);
-                }
-            }
-            t.nothing.iter().chain(&t.require).for_each(|p| extra(p));
-            tools.push(Tool {
-                name: t.name.clone(),
-                records,
-                soft,
-                require: Required::new(&t.require)?,
-            });
+/// Each tool's compiled patterns, in order, and all the tools' patterns
+/// by category (the generic set); `extras` gets their records' and
+/// `nothing`/`require` patterns.
+fn compile_tools(
+    config: &PatternConfig,
+    blocks: &mut [Vec<String>; 3],
+    every_line: &mut u8,
+    extras: &mut Extras,
+) -> Result<(Vec<Tool>, [Vec<String>; 3]), PatternError> {
+    let mut generic: [Vec<String>; 3] = Default::default();
+    let mut tools = Vec::new();
+    for t in &config.tools {
+        for cat in [VALIDATION, RUNTIME, ABORT] {
+            let list = [&t.validation, &t.runtime, &t.abort][cat];
+            generic[cat].extend(list.iter().cloned());
         }
+        let records = (t.records.as_ref())
+            .map(|r| Records::new(r, config.quiet.as_deref()))
+            .transpose()?;
         let soft = compile_set(
-            [&generic[0], &generic[1], &generic[2]],
-            config.builtin,
-            &mut blocks,
-            &mut every_line,
+            [&t.validation, &t.runtime, &t.abort],
+            t.builtin && config.builtin,
+            blocks,
+            every_line,
         )?;
-        config.warn.iter().for_each(|p| extra(p));
-        // What a line of a record no preset claims must match for any of
-        // its failure patterns to: one search where most flagged lines
-        // (a harmless word at INFO) end.
-        let gate = |abort: bool| -> Option<Regex> {
-            let mut parts: Vec<&str> = vec![AUTH_RE.as_str()];
-            parts.extend(loud.iter().flatten().map(Regex::as_str));
-            let soft_cats = (soft.iter().enumerate()).filter(|&(cat, _)| abort || cat != ABORT);
-            parts.extend(
-                soft_cats
-                    .filter_map(|(_, re)| re.as_ref())
-                    .map(Regex::as_str),
-            );
-            let joined: Vec<String> = parts.iter().map(|p| format!("(?:{p})")).collect();
-            Regex::new(&joined.join("|")).ok()
-        };
-        let gates = [gate(false), gate(true)];
-        let allow = config
-            .allow
+        if let Some(r) = &t.records {
+            for p in [&r.retry, &r.recovered, &r.invocation]
+                .into_iter()
+                .flatten()
+            {
+                extras.add(p);
+            }
+        }
+        t.nothing
             .iter()
-            .map(|p| wrapped_source("allow", p))
-            .collect::<Result<Vec<_>, _>>()?;
-        let warn = config
-            .warn
-            .iter()
-            .map(|p| wrapped_source("warn", p))
-            .collect::<Result<Vec<_>, _>>()?;
-        let nothing = (config.tools.iter())
-            .flat_map(|t| &t.nothing)
-            .map(|p| wrapped_source("nothing", p))
-            .collect::<Result<Vec<_>, _>>()?;
-        let quiet = match &config.quiet {
-            Some(levels) => QuietLevels::new(levels.iter().map(String::as_str)),
-            None => QuietLevels::new(DEFAULT_QUIET.iter().copied()),
-        };
-        // The presets' and the team's extras apart from the built-ins': a
-        // pattern of theirs without a literal slows theirs only.
-        let custom_extras = if extras_every_line {
+            .chain(&t.require)
+            .for_each(|p| extras.add(p));
+        tools.push(Tool {
+            name: t.name.clone(),
+            records,
+            soft,
+            require: Required::new(&t.require)?,
+        });
+    }
+    Ok((tools, generic))
+}
+
+/// The presets' and the team's extra patterns (records, `nothing`,
+/// `require`, `warn`), wrapped, for the block pre-check.
+#[derive(Default)]
+struct Extras {
+    wrapped: Vec<String>,
+    /// Whether one of them has no literal (or does not compile), so
+    /// that every line must be searched.
+    every_line: bool,
+}
+
+impl Extras {
+    fn add(&mut self, pattern: &str) {
+        match wrapped_source("extra", pattern) {
+            Ok(w) if block_safe(pattern) => self.wrapped.push(w),
+            _ => self.every_line = true,
+        }
+    }
+
+    /// The presets' and the team's extras apart from the built-ins': a
+    /// pattern of theirs without a literal slows theirs only.
+    fn custom(self) -> Result<Option<Regex>, ()> {
+        if self.every_line {
             Err(())
-        } else if extras.is_empty() {
+        } else if self.wrapped.is_empty() {
             Ok(None)
         } else {
-            block_regex(&extras.join("|")).map(Some).map_err(|_| ())
-        };
-        // Apart, each few enough literals for the fast prefilter.
+            block_regex(&self.wrapped.join("|"))
+                .map(Some)
+                .map_err(|_| ())
+        }
+    }
+}
+
+/// What a line of a record no preset claims must match for any of its
+/// failure patterns to: one search where most flagged lines (a harmless
+/// word at INFO) end. The abort patterns of `soft` only when `abort`.
+fn gate(loud: &Set, soft: &Set, abort: bool) -> Option<Regex> {
+    let mut parts: Vec<&str> = vec![AUTH_RE.as_str()];
+    parts.extend(loud.iter().flatten().map(Regex::as_str));
+    let soft_cats = (soft.iter().enumerate()).filter(|&(cat, _)| abort || cat != ABORT);
+    parts.extend(
+        soft_cats
+            .filter_map(|(_, re)| re.as_ref())
+            .map(Regex::as_str),
+    );
+    let joined: Vec<String> = parts.iter().map(|p| format!("(?:{p})")).collect();
+    Regex::new(&joined.join("|")).ok()
+}
+
+/// `patterns` each wrapped (checked as patterns of `category`).
+fn wrapped_all<'a>(
+    category: &'static str,
+    patterns: impl IntoIterator<Item = &'a String>,
+) -> Result<Vec<String>, PatternError> {
+    (patterns.into_iter())
+        .map(|p| wrapped_source(category, p))
+        .collect()
+}
+
+/// The block pre-checks of the built-in words, apart, each few enough
+/// literals for the fast prefilter.
+struct BuiltinBlocks {
+    extras: Regex,
+    levels: Regex,
+    steps: Regex,
+    signals: Regex,
+}
+
+impl BuiltinBlocks {
+    fn new() -> BuiltinBlocks {
         let builtin_extras = BUILTIN_NOTHING.join("|");
         let extras = block_regex(&builtin_extras).expect("the built-in extras compile");
         let levels =
@@ -763,6 +779,51 @@ impl Patterns {
             .join("|"),
         )
         .expect("the built-in signals compile");
+        BuiltinBlocks {
+            extras,
+            levels,
+            steps,
+            signals,
+        }
+    }
+}
+
+impl Patterns {
+    /// Compile the team's patterns, the presets' and the built-ins
+    /// (unless `config.builtin` is false), and the allow list.
+    pub fn new(config: &PatternConfig) -> Result<Patterns, PatternError> {
+        let mut blocks: [Vec<String>; 3] = Default::default();
+        let mut every_line = 0;
+        let loud = compile_set(
+            [&config.validation, &config.runtime, &config.abort],
+            false,
+            &mut blocks,
+            &mut every_line,
+        )?;
+        let mut extras = Extras::default();
+        let (tools, generic) = compile_tools(config, &mut blocks, &mut every_line, &mut extras)?;
+        let soft = compile_set(
+            [&generic[0], &generic[1], &generic[2]],
+            config.builtin,
+            &mut blocks,
+            &mut every_line,
+        )?;
+        config.warn.iter().for_each(|p| extras.add(p));
+        let gates = [gate(&loud, &soft, false), gate(&loud, &soft, true)];
+        let allow = wrapped_all("allow", &config.allow)?;
+        let warn = wrapped_all("warn", &config.warn)?;
+        let nothing = wrapped_all("nothing", config.tools.iter().flat_map(|t| &t.nothing))?;
+        let quiet = match &config.quiet {
+            Some(levels) => QuietLevels::new(levels.iter().map(String::as_str)),
+            None => QuietLevels::new(DEFAULT_QUIET.iter().copied()),
+        };
+        let custom_extras = extras.custom();
+        let BuiltinBlocks {
+            extras,
+            levels,
+            steps,
+            signals,
+        } = BuiltinBlocks::new();
         Ok(Patterns {
             shared: Arc::new(Shared {
                 gates,

@@ -15,8 +15,9 @@ use super::records::{self, Level};
 use super::{
     ABORT, ALLOW, AUTH, AUTH_QUICK, AUTH_RE, BUILTIN_NOTHING_RE, ERROR_LOGGED, EXCEPTION,
     FAILURE_CATS, MAX_FINDING_CHARS, Patterns, QUICK_MASK, RECOVERED, RETRY, RUN_SUCCEEDED,
-    RUNTIME, RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, StreamFindings,
-    VALIDATION, bit, exception, json_level, pydantic, snippet, strip_cr, tail_snippet,
+    RUNTIME, RaisedException, SCHEMA, SCHEMA_QUICK, SCHEMA_RE, SPECIFIC, STEP, Shared,
+    StreamFindings, VALIDATION, bit, exception, json_level, pydantic, snippet, strip_cr,
+    tail_snippet,
 };
 use crate::ansi::Stripper;
 use crate::redact::Redactor;
@@ -393,6 +394,45 @@ fn last_head(block: &[u8], pos: usize, stop: usize) -> usize {
         end = start;
     }
     pos
+}
+
+/// A failure found in a record: its category, the quote, the lines it
+/// spans, and whether it was matched on the record whole.
+type Hit = (usize, String, (u64, u64), bool);
+
+/// Whether category `cat` is still `open` and not yet among `hits`.
+#[inline]
+fn wanted(open: u8, cat: usize, hits: &[Hit]) -> bool {
+    open & bit(cat) != 0 && !hits.iter().any(|h| h.0 == cat)
+}
+
+/// Where the built-ins' and presets' patterns of category `cat` match
+/// `line` (not for the abort words when `abort_quiet`).
+#[inline]
+fn generic_hit<'l>(
+    shared: &Shared,
+    cat: usize,
+    line: &'l [u8],
+    abort_quiet: bool,
+) -> Option<regex::bytes::Match<'l>> {
+    if cat == ABORT && abort_quiet {
+        return None;
+    }
+    let re = shared.soft[cat].as_ref()?;
+    if cat != ABORT {
+        return re.find(line);
+    }
+    // A word that is a whole JSON string is a value (a list of outcomes),
+    // not something that happened.
+    re.find_iter(line)
+        .find(|m| !(line.get(m.start()) == Some(&b'"') && line.get(m.end() - 1) == Some(&b'"')))
+}
+
+/// Whether `record` names `key` (any record does when there is none).
+#[inline]
+fn names(record: &[u8], key: &Option<Vec<u8>>) -> bool {
+    key.as_ref()
+        .is_none_or(|k| memchr::memmem::find(record, k).is_some())
 }
 
 /// At most [`KEPT_RECORD`] bytes of a record, kept with its finding.
@@ -894,43 +934,8 @@ impl StreamClassifier {
         let this = self.lines_done + 1;
         let blank = line.trim_ascii().is_empty();
         let indented = matches!(line.first(), Some(b' ' | b'\t'));
-        // A traceback being read.
-        match self.record.tb {
-            Tb::Frames if !blank => {
-                let kind = if indented
-                    || records::in_traceback_box(line)
-                    || records::opens_traceback(line)
-                {
-                    Kind::Frame
-                } else {
-                    self.record.tb = Tb::Raised;
-                    Kind::Raised
-                };
-                self.push_line(line, 0, kind, flagged);
-                return;
-            }
-            Tb::Raised if !blank && indented => {
-                self.push_line(line, 0, Kind::Text, flagged);
-                return;
-            }
-            Tb::Raised | Tb::Blank if blank => {
-                self.record.tb = Tb::Blank;
-                return;
-            }
-            Tb::Raised | Tb::Blank if records::chains_tracebacks(line) => {
-                self.record.tb = Tb::Chain;
-                self.push_line(line, 0, Kind::Text, flagged);
-                return;
-            }
-            Tb::Chain if blank => return,
-            Tb::Chain if records::opens_traceback(line) => {
-                self.record.tb = Tb::Frames;
-                self.push_line(line, 0, Kind::Frame, flagged);
-                return;
-            }
-            // The traceback's record ended with the line before.
-            Tb::Raised | Tb::Blank | Tb::Chain => self.flush_record(),
-            Tb::None | Tb::Frames => {}
+        if self.take_traceback_line(line, blank, indented, flagged) {
+            return;
         }
         if blank {
             self.flush_record();
@@ -978,28 +983,7 @@ impl StreamClassifier {
             return;
         }
         if let Some(claim) = self.claim(line) {
-            // A tool's record is matched whole, wrapped lines joined, so a
-            // pre-check of its lines one by one says nothing of it.
-            if claim.continues {
-                self.push_line(line, claim.text_start, Kind::Text, F_ALL);
-                return;
-            }
-            self.flush_record();
-            let tool = &self.patterns.shared.tools[claim.tool];
-            let records = tool
-                .records
-                .as_ref()
-                .expect("a claim is by a record format");
-            let r = &mut self.record;
-            r.first = this;
-            r.owner = Some(claim.tool);
-            r.tool_quiet = claim.level.as_deref().is_some_and(|l| records.quiet.has(l));
-            r.level = claim.level.as_deref().and_then(Level::of_word);
-            r.shaped = true;
-            self.leveled |= r.level.is_some();
-            r.message = claim.text_start;
-            r.push(line, claim.text_start, Kind::Text, F_ALL);
-            self.note_step(&line[claim.text_start..], F_ALL);
+            self.take_claimed(line, claim, this);
             return;
         }
         // An indented line continues the record, unless it is one of
@@ -1020,6 +1004,85 @@ impl StreamClassifier {
             self.unleveled += u32::from(!self.leveled);
         }
         self.note_step(line, flagged);
+    }
+
+    /// Reads `line` into the traceback being read, if there is one and the
+    /// line belongs to it (true then); ends the traceback's record when
+    /// the traceback ended with the line before.
+    #[inline]
+    fn take_traceback_line(
+        &mut self,
+        line: &[u8],
+        blank: bool,
+        indented: bool,
+        flagged: Flags,
+    ) -> bool {
+        match self.record.tb {
+            Tb::Frames if !blank => {
+                let kind = if indented
+                    || records::in_traceback_box(line)
+                    || records::opens_traceback(line)
+                {
+                    Kind::Frame
+                } else {
+                    self.record.tb = Tb::Raised;
+                    Kind::Raised
+                };
+                self.push_line(line, 0, kind, flagged);
+                return true;
+            }
+            Tb::Raised if !blank && indented => {
+                self.push_line(line, 0, Kind::Text, flagged);
+                return true;
+            }
+            Tb::Raised | Tb::Blank if blank => {
+                self.record.tb = Tb::Blank;
+                return true;
+            }
+            Tb::Raised | Tb::Blank if records::chains_tracebacks(line) => {
+                self.record.tb = Tb::Chain;
+                self.push_line(line, 0, Kind::Text, flagged);
+                return true;
+            }
+            Tb::Chain if blank => return true,
+            Tb::Chain if records::opens_traceback(line) => {
+                self.record.tb = Tb::Frames;
+                self.push_line(line, 0, Kind::Frame, flagged);
+                return true;
+            }
+            // The traceback's record ended with the line before.
+            Tb::Raised | Tb::Blank | Tb::Chain => self.flush_record(),
+            Tb::None | Tb::Frames => {}
+        }
+        false
+    }
+
+    /// Reads `line` (line `this`), which a tool's record format claims:
+    /// it continues the record before, or starts one of the tool's.
+    #[inline]
+    fn take_claimed(&mut self, line: &[u8], claim: Claim, this: u64) {
+        // A tool's record is matched whole, wrapped lines joined, so a
+        // pre-check of its lines one by one says nothing of it.
+        if claim.continues {
+            self.push_line(line, claim.text_start, Kind::Text, F_ALL);
+            return;
+        }
+        self.flush_record();
+        let tool = &self.patterns.shared.tools[claim.tool];
+        let records = tool
+            .records
+            .as_ref()
+            .expect("a claim is by a record format");
+        let r = &mut self.record;
+        r.first = this;
+        r.owner = Some(claim.tool);
+        r.tool_quiet = claim.level.as_deref().is_some_and(|l| records.quiet.has(l));
+        r.level = claim.level.as_deref().and_then(Level::of_word);
+        r.shaped = true;
+        self.leveled |= r.level.is_some();
+        r.message = claim.text_start;
+        r.push(line, claim.text_start, Kind::Text, F_ALL);
+        self.note_step(&line[claim.text_start..], F_ALL);
     }
 
     /// Until a record says a step of the run started, each record's first
@@ -1253,11 +1316,8 @@ impl StreamClassifier {
         let shared = std::sync::Arc::clone(&self.patterns.shared);
         let generic_quiet = r.level.is_some_and(|l| shared.quiet.has_level(l));
         let traceback = r.raised().is_some();
-        let mut hits: Vec<(usize, String, (u64, u64), bool)> = Vec::new();
+        let mut hits: Vec<Hit> = Vec::new();
         let open = self.open;
-        let wanted = |cat: usize, hits: &[(usize, String, (u64, u64), bool)]| {
-            open & bit(cat) != 0 && !hits.iter().any(|h| h.0 == cat)
-        };
         for (k, &line) in lines.iter().enumerate() {
             // A line no pre-check flagged matches no failure pattern.
             let (_, _, kind, flagged) = r.lines[k];
@@ -1275,7 +1335,7 @@ impl StreamClassifier {
             }
             let n = r.first + k as u64;
             for cat in [VALIDATION, RUNTIME, ABORT] {
-                if !wanted(cat, &hits) {
+                if !wanted(open, cat, &hits) {
                     continue;
                 }
                 let loud = shared.loud[cat].as_ref().and_then(|re| re.find(line));
@@ -1285,28 +1345,16 @@ impl StreamClassifier {
                     }
                     // An abort word counts in a record at ERROR or above, a
                     // line of no known shape, and a traceback's exception.
-                    if cat == ABORT
-                        && (generic_quiet || traceback && r.level.is_none() && kind != Kind::Raised)
-                    {
-                        return None;
-                    }
-                    let re = shared.soft[cat].as_ref()?;
-                    if cat != ABORT {
-                        return re.find(line);
-                    }
-                    // A word that is a whole JSON string is a value (a
-                    // list of outcomes), not something that happened.
-                    re.find_iter(line).find(|m| {
-                        !(line.get(m.start()) == Some(&b'"')
-                            && line.get(m.end() - 1) == Some(&b'"'))
-                    })
+                    let abort_quiet =
+                        generic_quiet || traceback && r.level.is_none() && kind != Kind::Raised;
+                    generic_hit(&shared, cat, line, abort_quiet)
                 };
                 if let Some(m) = loud.or_else(soft) {
                     hits.push((cat, self.quote(line, m.start()), (n, n), false));
                 }
             }
             for (cat, re) in [(AUTH, &*AUTH_RE), (SCHEMA, &*SCHEMA_RE)] {
-                if wanted(cat, &hits)
+                if wanted(open, cat, &hits)
                     && let Some(m) = re.find(line)
                 {
                     hits.push((cat, self.quote(line, m.start()), (n, n), false));
@@ -1314,25 +1362,39 @@ impl StreamClassifier {
             }
         }
         if let Some(i) = owner {
-            let span = (r.first, r.first + lines.len() as u64 - 1);
-            for cat in [VALIDATION, RUNTIME, ABORT] {
-                if !wanted(cat, &hits) {
-                    continue;
-                }
-                let loud = shared.loud[cat].as_ref().and_then(|re| re.find(joined));
-                let soft = || {
-                    (!r.tool_quiet)
-                        .then(|| shared.tools[i].soft[cat].as_ref()?.find(joined))
-                        .flatten()
-                };
-                if let Some(m) = loud.or_else(soft) {
-                    hits.push((cat, self.quote(joined, m.start()), span, true));
-                }
-            }
+            self.tool_hits(r, i, lines.len(), joined, &mut hits);
         }
         if hits.is_empty() {
             return;
         }
+        self.note_hits(hits, joined);
+    }
+
+    /// The failure patterns a record of tool `tool` matches as a whole
+    /// (its `len` lines joined): the team's, and the tool's unless its
+    /// level quiets them.
+    fn tool_hits(&self, r: &Record, tool: usize, len: usize, joined: &[u8], hits: &mut Vec<Hit>) {
+        let shared = &self.patterns.shared;
+        let span = (r.first, r.first + len as u64 - 1);
+        for cat in [VALIDATION, RUNTIME, ABORT] {
+            if !wanted(self.open, cat, hits) {
+                continue;
+            }
+            let loud = shared.loud[cat].as_ref().and_then(|re| re.find(joined));
+            let soft = || {
+                (!r.tool_quiet)
+                    .then(|| shared.tools[tool].soft[cat].as_ref()?.find(joined))
+                    .flatten()
+            };
+            if let Some(m) = loud.or_else(soft) {
+                hits.push((cat, self.quote(joined, m.start()), span, true));
+            }
+        }
+    }
+
+    /// Records the findings `hits` of the record `joined`, and closes
+    /// their categories.
+    fn note_hits(&mut self, hits: Vec<Hit>, joined: &[u8]) {
         for (cat, quote, span, whole) in hits {
             let headline = whole
                 .then(|| super::headline::of(&String::from_utf8_lossy(joined)))
@@ -1520,55 +1582,10 @@ impl StreamClassifier {
                 .map(|m| m.as_bytes().to_vec())
                 .or_else(|| generic.then(|| retry_key(line)).flatten())
         };
-        let names = |record: &[u8], key: &Option<Vec<u8>>| {
-            key.as_ref()
-                .is_none_or(|k| memchr::memmem::find(record, k).is_some())
-        };
         if let Some(caps) = retry.and_then(|re| re.captures(line)) {
             // The words tools use, naming nothing retried, set every
             // failure aside: only the whole run succeeding recovers them.
-            let key = key_of(&caps);
-            for slot in [
-                VALIDATION,
-                RUNTIME,
-                ABORT,
-                AUTH,
-                SCHEMA,
-                ERROR_LOGGED,
-                EXCEPTION,
-            ] {
-                let taken = match &self.finding_records[slot] {
-                    Some(record) => names(record, &key),
-                    None => false,
-                };
-                if !taken {
-                    continue;
-                }
-                let record = self.finding_records[slot].take().unwrap_or_default();
-                let headline = self.findings.headlines[slot].take();
-                let span = self.findings.spans[slot].take();
-                let (quote, exception) = if slot == EXCEPTION {
-                    let e = self.findings.exception.take();
-                    (e.as_ref().map(|e| e.line.clone()), e)
-                } else {
-                    (self.findings.slot(slot).take(), None)
-                };
-                if let Some(quote) = quote {
-                    self.provisional.push(Provisional {
-                        slot,
-                        quote,
-                        headline,
-                        span,
-                        record,
-                        key: key.clone(),
-                        exception,
-                    });
-                }
-                if slot < 5 {
-                    self.open |= bit(slot);
-                }
-            }
-            self.refresh_quick();
+            self.set_aside(key_of(&caps));
             return;
         }
         if self.provisional.is_empty() {
@@ -1576,28 +1593,81 @@ impl StreamClassifier {
         }
         if let Some(caps) = recovered.and_then(|re| re.captures(line)) {
             let key = caps.name("key").map(|m| m.as_bytes().to_vec());
-            // The words tools use: the record names what it recovered.
-            let run_succeeded = generic && RUN_SUCCEEDED.is_match(line);
-            let recovers = |p: &Provisional| match (&key, generic) {
-                (None, true) => match &p.key {
-                    Some(k) => memchr::memmem::find(line, k).is_some(),
-                    None => run_succeeded,
-                },
-                (None, false) => true,
-                (Some(_), _) => p.key == key || names(&p.record, &key),
+            self.recover(line, &key, generic);
+        }
+    }
+
+    /// Sets aside the findings whose records name `key` (all with none):
+    /// provisional, their slots open again.
+    fn set_aside(&mut self, key: Option<Vec<u8>>) {
+        for slot in [
+            VALIDATION,
+            RUNTIME,
+            ABORT,
+            AUTH,
+            SCHEMA,
+            ERROR_LOGGED,
+            EXCEPTION,
+        ] {
+            let taken = match &self.finding_records[slot] {
+                Some(record) => names(record, &key),
+                None => false,
             };
-            let (recovered, waiting): (Vec<Provisional>, Vec<Provisional>) =
-                std::mem::take(&mut self.provisional)
-                    .into_iter()
-                    .partition(recovers);
-            self.provisional = waiting;
-            if let Some(first) = recovered.first() {
-                let then = self.quote(line, 0);
-                self.findings.warnings.push(format!(
-                    "recovered on a retry: {} (then: {then})",
-                    first.quote
-                ));
+            if !taken {
+                continue;
             }
+            let record = self.finding_records[slot].take().unwrap_or_default();
+            let headline = self.findings.headlines[slot].take();
+            let span = self.findings.spans[slot].take();
+            let (quote, exception) = if slot == EXCEPTION {
+                let e = self.findings.exception.take();
+                (e.as_ref().map(|e| e.line.clone()), e)
+            } else {
+                (self.findings.slot(slot).take(), None)
+            };
+            if let Some(quote) = quote {
+                self.provisional.push(Provisional {
+                    slot,
+                    quote,
+                    headline,
+                    span,
+                    record,
+                    key: key.clone(),
+                    exception,
+                });
+            }
+            if slot < 5 {
+                self.open |= bit(slot);
+            }
+        }
+        self.refresh_quick();
+    }
+
+    /// The record `line` says a retried step succeeded (the one `key`
+    /// names, or for the words tools use, `generic`, the one it quotes):
+    /// the findings set aside for it become a warning.
+    fn recover(&mut self, line: &[u8], key: &Option<Vec<u8>>, generic: bool) {
+        // The words tools use: the record names what it recovered.
+        let run_succeeded = generic && RUN_SUCCEEDED.is_match(line);
+        let recovers = |p: &Provisional| match (key, generic) {
+            (None, true) => match &p.key {
+                Some(k) => memchr::memmem::find(line, k).is_some(),
+                None => run_succeeded,
+            },
+            (None, false) => true,
+            (Some(_), _) => p.key == *key || names(&p.record, key),
+        };
+        let (recovered, waiting): (Vec<Provisional>, Vec<Provisional>) =
+            std::mem::take(&mut self.provisional)
+                .into_iter()
+                .partition(recovers);
+        self.provisional = waiting;
+        if let Some(first) = recovered.first() {
+            let then = self.quote(line, 0);
+            self.findings.warnings.push(format!(
+                "recovered on a retry: {} (then: {then})",
+                first.quote
+            ));
         }
     }
 

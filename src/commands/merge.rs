@@ -904,68 +904,23 @@ fn copy_attempt(
     // one; the slug carries the declaration index, so no two cases clash.
     let rel = crate::layout::execution_dir(run_id, case.index, &case.name, attempt);
     let dir = out.join(&rel);
-    std::fs::create_dir_all(&dir).map_err(|source| MergeError::CreateDir {
-        path: dir.clone(),
-        source,
-    })?;
-    // A kept structured result is under the evidence hash: it moves too.
-    let kept = case
-        .structured_result
-        .as_mut()
-        .and_then(|r| r.artifact.as_mut());
-    let mut result = None;
-    if let Some(artifact) = kept {
-        let name = artifact
-            .rsplit_once('/')
-            .map_or(artifact.as_str(), |(_, n)| n)
-            .to_string();
-        result = Some((std::mem::take(artifact), name.clone()));
-        *artifact = format!("{rel}/{name}");
-    }
+    create_dir(&dir)?;
+    let result = move_result(case, &rel);
     let files = [
         (src.command.clone(), Artifacts::COMMAND.to_string()),
         (src.stdout.clone(), Artifacts::STDOUT.to_string()),
         (src.stderr.clone(), Artifacts::STDERR.to_string()),
     ];
-    // So are the pending snapshots: they move into the merged run's dir.
-    let mut pending = Vec::new();
-    for p in case.snapshots.iter_mut().filter_map(|s| s.pending.as_mut()) {
-        let name = p.path.rsplit_once('/').map_or(p.path.as_str(), |(_, n)| n);
-        let to = format!("{}/{name}", crate::layout::PENDING_DIR);
-        pending.push((std::mem::replace(&mut p.path, format!("{rel}/{to}")), to));
-    }
+    let pending = move_pending(case, &rel);
     if !pending.is_empty() {
-        let dir = dir.join(crate::layout::PENDING_DIR);
-        std::fs::create_dir_all(&dir).map_err(|source| MergeError::CreateDir {
-            path: dir.clone(),
-            source,
-        })?;
+        create_dir(&dir.join(crate::layout::PENDING_DIR))?;
     }
     for (from_rel, name) in files.iter().chain(&result).chain(&pending) {
-        let from_path = from.join(from_rel);
-        let to = dir.join(name);
-        // Never through a symlink: it could point anywhere on the machine.
-        let copied = match std::fs::symlink_metadata(&from_path) {
-            Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "is a symlink; evidence must be plain files",
-            )),
-            _ => crate::untrusted::copy(&from_path, &to),
-        };
-        match copied {
-            Ok(_) => {}
-            // A case that never ran may have no files (its directory could
-            // not be created); there is nothing to keep then. Cases that
-            // ran were checked to have theirs.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && case.evidence_hash.is_none() => {}
-            Err(source) => {
-                return Err(MergeError::Copy {
-                    from: from_path,
-                    to,
-                    source,
-                });
-            }
-        }
+        // A case that never ran may have no files (its directory could
+        // not be created); there is nothing to keep then. Cases that
+        // ran were checked to have theirs.
+        let may_be_missing = case.evidence_hash.is_none();
+        copy_file(&from.join(from_rel), &dir.join(name), may_be_missing)?;
     }
     case.artifacts = Some(Artifacts::in_dir(&rel));
     // Written at this version, the evidence hash covers the data checks;
@@ -973,26 +928,86 @@ fn copy_attempt(
     // copies of the verified files, with the verified checks, it is what
     // `verify-evidence` recomputes either way.
     if case.evidence_hash.is_some() {
-        let kept = result.as_ref().map(|(_, name)| dir.join(name));
-        let hash = crate::wire::evidence::case_hash(
-            [
-                &dir.join(Artifacts::COMMAND),
-                &dir.join(Artifacts::STDOUT),
-                &dir.join(Artifacts::STDERR),
-            ],
-            case.exit_code,
-            kept.as_deref(),
-            &case.snapshots,
-            crate::wire::evidence::SCHEMA_VERSION,
-        );
-        if let Ok(h) = hash {
-            case.evidence_hash = Some(h);
-        }
+        rehash(case, &dir, result.as_ref().map(|(_, name)| name.as_str()));
     }
     report::write_evidence(case, out).map_err(|source| MergeError::Evidence {
         case: case.name.clone(),
         source,
     })
+}
+
+fn create_dir(dir: &Path) -> Result<(), MergeError> {
+    std::fs::create_dir_all(dir).map_err(|source| MergeError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// A kept structured result is under the evidence hash: it moves too,
+/// into `rel`. Where it is, and its file name there.
+fn move_result(case: &mut CaseRecord, rel: &str) -> Option<(String, String)> {
+    let artifact = (case.structured_result.as_mut()).and_then(|r| r.artifact.as_mut())?;
+    let name = artifact
+        .rsplit_once('/')
+        .map_or(artifact.as_str(), |(_, n)| n)
+        .to_string();
+    let result = Some((std::mem::take(artifact), name.clone()));
+    *artifact = format!("{rel}/{name}");
+    result
+}
+
+/// So are the pending snapshots: they move into the merged run's dir
+/// `rel`. Where each is, and its path in `rel`.
+fn move_pending(case: &mut CaseRecord, rel: &str) -> Vec<(String, String)> {
+    let mut pending = Vec::new();
+    for p in case.snapshots.iter_mut().filter_map(|s| s.pending.as_mut()) {
+        let name = p.path.rsplit_once('/').map_or(p.path.as_str(), |(_, n)| n);
+        let to = format!("{}/{name}", crate::layout::PENDING_DIR);
+        pending.push((std::mem::replace(&mut p.path, format!("{rel}/{to}")), to));
+    }
+    pending
+}
+
+/// Copies one evidence file, never through a symlink (it could point
+/// anywhere on the machine); a missing one is no error when
+/// `may_be_missing`.
+fn copy_file(from_path: &Path, to: &Path, may_be_missing: bool) -> Result<(), MergeError> {
+    let copied = match std::fs::symlink_metadata(from_path) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "is a symlink; evidence must be plain files",
+        )),
+        _ => crate::untrusted::copy(from_path, to),
+    };
+    match copied {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound && may_be_missing => Ok(()),
+        Err(source) => Err(MergeError::Copy {
+            from: from_path.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The case's evidence hash, from its files copied to `dir` (and its
+/// kept result, `result` there); left as it was when they cannot be read.
+fn rehash(case: &mut CaseRecord, dir: &Path, result: Option<&str>) {
+    let kept = result.map(|name| dir.join(name));
+    let hash = crate::wire::evidence::case_hash(
+        [
+            &dir.join(Artifacts::COMMAND),
+            &dir.join(Artifacts::STDOUT),
+            &dir.join(Artifacts::STDERR),
+        ],
+        case.exit_code,
+        kept.as_deref(),
+        &case.snapshots,
+        crate::wire::evidence::SCHEMA_VERSION,
+    );
+    if let Ok(h) = hash {
+        case.evidence_hash = Some(h);
+    }
 }
 
 /// What `cargo golden merge` was asked for.

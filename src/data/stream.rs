@@ -345,7 +345,7 @@ fn read_units<S: Collect>(
     read: &mut ReadUnit<'_, S>,
 ) -> Result<Vec<(usize, S)>, DataError> {
     use super::delta::Source;
-    use super::parquet_file::{ParquetFile, open};
+    use super::parquet_file::ParquetFile;
     use super::{Batch, BatchColumn};
     use std::sync::atomic::Ordering;
     // The file open now: its index, the file, and where each column
@@ -360,25 +360,7 @@ fn read_units<S: Collect>(
         };
         let f = unit.file;
         if current.as_ref().is_none_or(|(open_f, _, _)| *open_f != f) {
-            let (file, sources) = match parts {
-                Parts::Parquet { path, .. } => {
-                    let file = open(path)?;
-                    let sources = names
-                        .iter()
-                        .map(|n| match file.names.iter().position(|m| m == n) {
-                            Some(k) => Source::Column(k),
-                            None => Source::Value(None),
-                        })
-                        .collect();
-                    (file, sources)
-                }
-                Parts::Delta { plan, .. } => {
-                    let planned = &plan.files[f];
-                    let file = open(&planned.path).map_err(DataError::in_file(&planned.name))?;
-                    let sources = plan.sources(planned, &file.names, names);
-                    (file, sources)
-                }
-            };
+            let (file, sources) = open_part(parts, f, names)?;
             batch.clear();
             batch.resize_with(file.names.len(), super::Cells::default);
             current = Some((f, file, sources));
@@ -424,6 +406,40 @@ fn read_units<S: Collect>(
         .map_err(label)?;
         sinks.push((at, sink));
     }
+}
+
+/// A file of the parts open: the file, and where each column comes from.
+#[cfg(feature = "parquet")]
+type OpenPart = (
+    super::parquet_file::ParquetFile<std::fs::File>,
+    Vec<super::delta::Source>,
+);
+
+/// Opens file `f` of `parts`, and finds where each column of `names`
+/// comes from (a column of the file, or a value).
+#[cfg(feature = "parquet")]
+fn open_part(parts: &Parts<'_>, f: usize, names: &[String]) -> Result<OpenPart, DataError> {
+    use super::delta::Source;
+    use super::parquet_file::open;
+    Ok(match parts {
+        Parts::Parquet { path, .. } => {
+            let file = open(path)?;
+            let sources = names
+                .iter()
+                .map(|n| match file.names.iter().position(|m| m == n) {
+                    Some(k) => Source::Column(k),
+                    None => Source::Value(None),
+                })
+                .collect();
+            (file, sources)
+        }
+        Parts::Delta { plan, .. } => {
+            let planned = &plan.files[f];
+            let file = open(&planned.path).map_err(DataError::in_file(&planned.name))?;
+            let sources = plan.sources(planned, &file.names, names);
+            (file, sources)
+        }
+    })
 }
 
 #[cfg(not(feature = "parquet"))]

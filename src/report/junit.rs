@@ -29,7 +29,7 @@ use super::format::{Format, ReadBack, RenderError, RunView};
 use super::integrity::compare;
 use super::{headline, lossy, output_excerpt, severity_str, stage_str};
 use crate::ansi::strip_str;
-use crate::model::{CaseRecord, CaseResult, Counts, JunitFlavour, RunRecord};
+use crate::model::{CaseRecord, CaseResult, Class, Counts, JunitFlavour, RunRecord};
 
 /// File name of the JUnit report in the out dir.
 pub(crate) const JUNIT_FILE: &str = "junit.xml";
@@ -46,56 +46,15 @@ pub(super) fn render(
     harness_display: &str,
 ) -> Result<String, SerializeError> {
     let flavour = record.junit;
-    let mut suite = TestSuite::new(attr(&record.suite_name));
-    suite.set_time(record.duration);
-    if let Some(t) = chrono::DateTime::from_timestamp_millis(record.started_at.as_millisecond()) {
-        suite.set_timestamp(t.fixed_offset());
-    }
-    suite.add_property(Property::new("run_id", attr(&record.run_id)));
-    suite.add_property(Property::new("final_status", results.status.to_string()));
-    suite.add_property(Property::new(
-        "harness_sha256",
-        attr(&record.harness_sha256),
-    ));
-    if let Some(p) = &record.partition {
-        suite.add_property(Property::new("partition", attr(p)));
-    }
-    let classes = record.baseline.as_ref().map(|c| {
-        suite.add_properties(
-            super::baseline::suite_properties(c)
-                .into_iter()
-                .map(|(k, v)| Property::new(k, attr(&v))),
-        );
-        c.classes()
-    });
+    let (mut suite, classes) = new_suite(record, results, harness_display);
     let class_of = |name: &str| classes.as_ref().and_then(|m| m.get(name).copied());
-    suite
-        .extra
-        .insert("file".into(), XmlString::new(attr(harness_display)));
-    if !record.hostname.is_empty() {
-        suite
-            .extra
-            .insert("hostname".into(), XmlString::new(attr(&record.hostname)));
-    }
     for case in &record.cases {
         let place = Place {
             file: harness_display,
             line: case.line,
         };
         let mut tc = test_case(case, place, flavour);
-        let attachments = attachments(case, &record.out_dir);
-        if !attachments.is_empty() {
-            let mut out = tc
-                .system_out
-                .as_ref()
-                .map(|o| o.as_str().to_string())
-                .unwrap_or_default();
-            if !out.is_empty() && !out.ends_with('\n') {
-                out.push('\n');
-            }
-            out += &attachments;
-            tc.set_system_out(out);
-        }
+        add_attachments(&mut tc, &attachments(case, &record.out_dir));
         match flavour {
             JunitFlavour::Rich => {
                 tc.extra
@@ -130,6 +89,63 @@ pub(super) fn render(
         JunitFlavour::Rich => Ok(xml),
         JunitFlavour::Strict => strict_root(&xml),
     }
+}
+
+/// The `<testsuite>` of `record`, with its properties and attributes but
+/// no case yet, and the baseline class of each case compared.
+fn new_suite<'r>(
+    record: &'r RunRecord,
+    results: &crate::conclusion::Results,
+    harness_display: &str,
+) -> (TestSuite, Option<HashMap<&'r str, Class>>) {
+    let mut suite = TestSuite::new(attr(&record.suite_name));
+    suite.set_time(record.duration);
+    if let Some(t) = chrono::DateTime::from_timestamp_millis(record.started_at.as_millisecond()) {
+        suite.set_timestamp(t.fixed_offset());
+    }
+    suite.add_property(Property::new("run_id", attr(&record.run_id)));
+    suite.add_property(Property::new("final_status", results.status.to_string()));
+    suite.add_property(Property::new(
+        "harness_sha256",
+        attr(&record.harness_sha256),
+    ));
+    if let Some(p) = &record.partition {
+        suite.add_property(Property::new("partition", attr(p)));
+    }
+    let classes = record.baseline.as_ref().map(|c| {
+        suite.add_properties(
+            super::baseline::suite_properties(c)
+                .into_iter()
+                .map(|(k, v)| Property::new(k, attr(&v))),
+        );
+        c.classes()
+    });
+    suite
+        .extra
+        .insert("file".into(), XmlString::new(attr(harness_display)));
+    if !record.hostname.is_empty() {
+        suite
+            .extra
+            .insert("hostname".into(), XmlString::new(attr(&record.hostname)));
+    }
+    (suite, classes)
+}
+
+/// Appends a case's `attachments` lines (if any) to its system-out.
+fn add_attachments(tc: &mut TestCase, attachments: &str) {
+    if attachments.is_empty() {
+        return;
+    }
+    let mut out = tc
+        .system_out
+        .as_ref()
+        .map(|o| o.as_str().to_string())
+        .unwrap_or_default();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out += attachments;
+    tc.set_system_out(out);
 }
 
 /// The `[[ATTACHMENT|path]]` lines of a failed or errored case (GitLab,
@@ -507,10 +523,25 @@ fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreeme
             format!("{names:?}"),
         );
     }
-    // The strict flavour keeps each case's facts in suite properties:
-    // looked up by name, each found once (the first, as in document
-    // order), not by a walk of the whole document per case.
-    let suite_properties: HashMap<&str, &str> = match record.junit {
+    let suite_properties = suite_properties(&doc, record.junit);
+    for (tc, case) in testcases.iter().zip(&record.cases) {
+        junit_case(path, (tc, &suite_properties), record.junit, case, found);
+    }
+    for (what, want, tag) in [
+        ("testcases with <failure>", counts.failed, "failure"),
+        ("testcases with <error>", counts.errors, "error"),
+        ("testcases with <skipped>", counts.skipped, "skipped"),
+    ] {
+        compare(found, path, what, want, with_child(tag));
+    }
+    junit_totals(path, &doc, record.junit, counts, found);
+}
+
+/// The strict flavour keeps each case's facts in suite properties:
+/// looked up by name, each found once (the first, as in document order),
+/// not by a walk of the whole document per case. None in the rich one.
+fn suite_properties(doc: &crate::xml::Document, flavour: JunitFlavour) -> HashMap<&str, &str> {
+    match flavour {
         JunitFlavour::Rich => HashMap::new(),
         JunitFlavour::Strict => {
             let mut by_name = HashMap::new();
@@ -523,32 +554,7 @@ fn check(path: &Path, text: &str, record: &RunRecord, found: &mut Vec<Disagreeme
             }
             by_name
         }
-    };
-    for (tc, case) in testcases.iter().zip(&record.cases) {
-        junit_case(path, (tc, &suite_properties), record.junit, case, found);
     }
-    compare(
-        found,
-        path,
-        "testcases with <failure>",
-        counts.failed,
-        with_child("failure"),
-    );
-    compare(
-        found,
-        path,
-        "testcases with <error>",
-        counts.errors,
-        with_child("error"),
-    );
-    compare(
-        found,
-        path,
-        "testcases with <skipped>",
-        counts.skipped,
-        with_child("skipped"),
-    );
-    junit_totals(path, &doc, record.junit, counts, found);
 }
 
 /// The totals on `<testsuites>` and the first `<testsuite>`.

@@ -252,14 +252,57 @@ impl<'h> Engine<'h> {
         if let Some(c) = &mut changed {
             self.redactor.mask_in_place(c);
         }
-        // Output is masked as it streams; what else reaches the verdict is
-        // masked here, before the judge quotes it.
+        let settled = self.settle(outcome, &mut rec, &dir, (&stdout_log, &stderr_log));
+        let empty = classify::StreamFindings::default();
+        let verdict = classify::judge(
+            &def.name,
+            def.kind,
+            &def.expected,
+            &settled.facts(&rec, changed.as_deref(), &empty),
+        );
+        let Settled {
+            mut ran, not_run, ..
+        } = settled;
+        rec.execution_status = verdict.execution_status;
+        rec.issues = verdict.issues;
+        if let Some(x) = &ran {
+            rec.marked_lines = [x.stdout.marked_lines(), x.stderr.marked_lines()];
+            output_warnings(&mut rec, x);
+        }
+        rec.validation_errors = verdict.validation_errors;
+        rec.reason = not_run;
+        rec.status = verdict.status;
+        if let Some(read) = ran.as_mut().and_then(|r| r.result.take()) {
+            apply_result(def, &mut rec, read, &rel);
+            self.hash_with_result(&mut rec, &dir);
+        }
+        rec.run_issues = rec.issues.len();
+        self.check_snapshots(def, &mut rec, ran.as_mut());
+        mask_record(&self.redactor, &mut rec);
+        // The verdict, from every fact of the attempt (its checks masked).
+        crate::model::verdict::decide(&mut rec, self.harness.flaky);
+        chain_snapshots(&mut rec);
+        self.write_evidence(&mut rec);
+        rec
+    }
+
+    /// The outcome of an attempt's execution, its reason masked (as output
+    /// is as it streams: what else reaches the verdict is masked here,
+    /// before the judge quotes it). A case that could not run gets what
+    /// evidence its files give.
+    fn settle(
+        &self,
+        outcome: Result<Executed, CaseError>,
+        rec: &mut CaseRecord,
+        dir: &Path,
+        (stdout_log, stderr_log): (&Path, &Path),
+    ) -> Settled {
         let started = outcome.as_ref().err().is_some_and(CaseError::after_start);
         let dirty = match &outcome {
             Err(CaseError::Dirty { files, .. }) => Some(files.clone()),
             _ => None,
         };
-        let (mut ran, not_run) = match outcome {
+        let (ran, not_run) = match outcome {
             Ok(mut x) => {
                 if let Some(c) = &mut x.changes {
                     self.redactor.mask_in_place(c);
@@ -272,79 +315,31 @@ impl<'h> Engine<'h> {
                 if rec.evidence_hash.is_none() {
                     let command = dir.join(Artifacts::COMMAND);
                     rec.evidence_hash =
-                        partial_evidence(&command, &stdout_log, &stderr_log, rec.exit_code);
+                        partial_evidence(&command, stdout_log, stderr_log, rec.exit_code);
                 }
                 (None, Some(reason))
             }
         };
-        let empty = classify::StreamFindings::default();
-        let verdict = classify::judge(
-            &def.name,
-            def.kind,
-            &def.expected,
-            &CaseFacts {
-                exit_code: rec.exit_code,
-                signal: rec.signal,
-                timed_out: ran.as_ref().is_some_and(|r| r.timed_out),
-                interrupted: ran.as_ref().is_some_and(|r| r.interrupted),
-                stdout: ran.as_ref().map_or(&empty, |r| &r.stdout),
-                stderr: ran.as_ref().map_or(&empty, |r| &r.stderr),
-                golden_modified: ran
-                    .as_ref()
-                    .and_then(|r| r.changes.as_deref())
-                    .or(changed.as_deref()),
-                not_run_reason: not_run.as_deref(),
-                started,
-                dirty: dirty.as_deref(),
-            },
-        );
-        rec.execution_status = verdict.execution_status;
-        rec.issues = verdict.issues;
-        if let Some(x) = &ran {
-            rec.marked_lines = [x.stdout.marked_lines(), x.stderr.marked_lines()];
+        Settled {
+            ran,
+            not_run,
+            started,
+            dirty,
         }
-        // What the presets call warnings (dbt's `WARN=1`, a failure a
-        // retry recovered from), stderr's first.
-        if let Some(x) = &ran {
-            for w in x.stderr.warnings.iter().chain(&x.stdout.warnings) {
-                let w = format!("the output says: {w}");
-                if !rec.warnings.contains(&w) {
-                    rec.warnings.push(w);
-                }
-            }
-        }
-        rec.validation_errors = verdict.validation_errors;
-        rec.reason = not_run;
-        rec.status = verdict.status;
-        if let Some(read) = ran.as_mut().and_then(|r| r.result.take()) {
-            apply_result(def, &mut rec, read, &rel);
-            self.hash_with_result(&mut rec, &dir);
-        }
-        rec.run_issues = rec.issues.len();
+    }
+
+    /// The snapshot checks of an attempt, its data outputs' too; none for
+    /// one stopped before its command ran.
+    fn check_snapshots(&self, def: &CaseDef, rec: &mut CaseRecord, ran: Option<&mut Executed>) {
         if ran.as_ref().is_some_and(|r| !r.ran) {
             // Stopped while fingerprinting or copying: the command never ran.
             rec.status = crate::model::EvidenceStatus::NoEvidence;
         } else {
-            self.snapshots.apply(def, &mut rec, &self.out_dir);
-            let outputs = ran.as_mut().map(|r| std::mem::take(&mut r.outputs));
+            self.snapshots.apply(def, rec, &self.out_dir);
+            let outputs = ran.map(|r| std::mem::take(&mut r.outputs));
             self.snapshots
-                .apply_data(def, &mut rec, outputs.unwrap_or_default(), &self.out_dir);
+                .apply_data(def, rec, outputs.unwrap_or_default(), &self.out_dir);
         }
-        mask_record(&self.redactor, &mut rec);
-        // The verdict, from every fact of the attempt (its checks masked).
-        crate::model::verdict::decide(&mut rec, self.harness.flaky);
-        // The data outputs' digests and comparisons, as written, are under
-        // the hash too.
-        // So are the pending snapshots' digests.
-        if let Some(h) = &rec.evidence_hash {
-            rec.evidence_hash = Some(crate::wire::evidence::chain(
-                h,
-                &rec.snapshots,
-                crate::wire::evidence::SCHEMA_VERSION,
-            ));
-        }
-        self.write_evidence(&mut rec);
-        rec
     }
 
     /// With a kept structured result, the evidence hash covers it too:
@@ -409,17 +404,7 @@ impl<'h> Engine<'h> {
         rec.started_at = Some(crate::time::Timestamp::now());
         let clock = Instant::now();
         let deadline = clock.checked_add(def.timeout).unwrap_or(clock);
-        let interrupt = self.interrupt.clone();
-        let budget = move || {
-            tick();
-            if Instant::now() >= deadline {
-                Some(Stop::TimedOut)
-            } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
-                Some(Stop::Interrupted)
-            } else {
-                None
-            }
-        };
+        let budget = case_budget(tick, deadline, self.interrupt.clone());
         let finish = |rec: &mut CaseRecord| {
             rec.duration = clock.elapsed();
             rec.finished_at = Some(crate::time::Timestamp::now());
@@ -450,24 +435,13 @@ impl<'h> Engine<'h> {
             .unwrap_or_default();
         let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
-        // Read before the copy is removed: the result may lie in it.
-        if let (Ok(x), Some(spec)) = (&mut ran, &def.result) {
-            let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
-            x.result = Some(super::result_files::read(
-                spec,
-                (&isolated.working_dir, &before),
-                dir,
-                stdout_log,
-                &mask,
-            ));
-        }
         if let Ok(x) = &mut ran {
-            let mut mask = crate::data::Masking::new(&self.redactor);
-            x.outputs = crate::data::read_outputs(
-                &def.outputs,
-                &isolated.working_dir,
-                &outputs_before,
-                &mut mask,
+            self.read_products(
+                def,
+                &isolated,
+                (&before, &outputs_before),
+                (dir, stdout_log),
+                x,
             );
         }
         // Checked whatever became of the run: a change the command made is
@@ -486,6 +460,36 @@ impl<'h> Engine<'h> {
         executed.timed_out |= after.stop == Some(Stop::TimedOut);
         executed.interrupted |= after.stop == Some(Stop::Interrupted);
         Ok(executed)
+    }
+
+    /// Reads what the command of `def` made into `x`: its structured result
+    /// and its data outputs (given what was there before), masked; before
+    /// the copy is removed, as the result may lie in it.
+    fn read_products(
+        &self,
+        def: &CaseDef,
+        isolated: &Isolated,
+        (before, outputs_before): (&super::result_files::Before, &crate::data::OutputsBefore),
+        (dir, stdout_log): (&Path, &Path),
+        x: &mut Executed,
+    ) {
+        if let Some(spec) = &def.result {
+            let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
+            x.result = Some(super::result_files::read(
+                spec,
+                (&isolated.working_dir, before),
+                dir,
+                stdout_log,
+                &mask,
+            ));
+        }
+        let mut mask = crate::data::Masking::new(&self.redactor);
+        x.outputs = crate::data::read_outputs(
+            &def.outputs,
+            &isolated.working_dir,
+            outputs_before,
+            &mut mask,
+        );
     }
 
     /// Compare the project (under `copy`, the original) with its
@@ -694,33 +698,7 @@ impl<'h> Engine<'h> {
         // The original is fingerprinted under `copy` too: a command that
         // reaches it by an absolute path is seen (SPEC section 12).
         iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
-        // Under `copy` the first attempt fingerprints the original as it
-        // copies it, reading each file once.
-        let mut copied = None;
-        let fp = match first {
-            Some(fp) => Rc::clone(fp),
-            None if def.isolation == Isolation::Copy => {
-                let copy = CopyDir::new(self.interrupt.clone())
-                    .map_err(|source| CaseError::TempCopy { source })?;
-                let (done, fp) =
-                    isolation::copy_and_fingerprint(path, copy.path(), &iso.exclude, budget)
-                        .map_err(|e| match &e {
-                            // The original could not be read, as a walk of
-                            // it would say.
-                            IsolationError::Io { path: at, .. } if !at.starts_with(copy.path()) => {
-                                CaseError::read_golden(path, e)
-                            }
-                            _ => CaseError::copy_golden(path, e),
-                        })?;
-                copied = Some((copy, done));
-                Rc::clone(first.insert(Rc::new(fp)))
-            }
-            None => {
-                let fp = isolation::fingerprint(path, &iso.exclude, budget, None)
-                    .map_err(|e| CaseError::read_golden(path, e))?;
-                Rc::clone(first.insert(Rc::new(fp)))
-            }
-        };
+        let (fp, copied) = self.fingerprint(def, path, &iso.exclude, budget, first)?;
         if !fp.unreadable.is_empty() {
             rec.warnings.push(format!(
                 "isolation check: cannot read {} (permission denied): only kind and mode are compared",
@@ -758,6 +736,130 @@ impl<'h> Engine<'h> {
             }
         }
         Ok(iso)
+    }
+
+    /// The fingerprint of the project at `path` that attempts are checked
+    /// against: taken by the first attempt (and kept in `first`), under
+    /// `copy` as it copies the project, reading each file once: then the
+    /// copy too.
+    fn fingerprint(
+        &self,
+        def: &CaseDef,
+        path: &Path,
+        exclude: &Exclude,
+        budget: isolation::Budget<'_>,
+        first: &mut Option<Rc<isolation::Fingerprint>>,
+    ) -> Result<(Rc<isolation::Fingerprint>, Option<CopyMade>), CaseError> {
+        // Under `copy` the first attempt fingerprints the original as it
+        // copies it, reading each file once.
+        let mut copied = None;
+        let fp = match first {
+            Some(fp) => Rc::clone(fp),
+            None if def.isolation == Isolation::Copy => {
+                let copy = CopyDir::new(self.interrupt.clone())
+                    .map_err(|source| CaseError::TempCopy { source })?;
+                let (done, fp) =
+                    isolation::copy_and_fingerprint(path, copy.path(), exclude, budget).map_err(
+                        |e| match &e {
+                            // The original could not be read, as a walk of
+                            // it would say.
+                            IsolationError::Io { path: at, .. } if !at.starts_with(copy.path()) => {
+                                CaseError::read_golden(path, e)
+                            }
+                            _ => CaseError::copy_golden(path, e),
+                        },
+                    )?;
+                copied = Some((copy, done));
+                Rc::clone(first.insert(Rc::new(fp)))
+            }
+            None => {
+                let fp = isolation::fingerprint(path, exclude, budget, None)
+                    .map_err(|e| CaseError::read_golden(path, e))?;
+                Rc::clone(first.insert(Rc::new(fp)))
+            }
+        };
+        Ok((fp, copied))
+    }
+}
+
+/// What a case's walks and its command ask between chunks of work:
+/// `tick` first, then whether `deadline` has passed or an interrupt was
+/// asked for.
+fn case_budget(
+    tick: &dyn Fn(),
+    deadline: Instant,
+    interrupt: Option<Arc<Interrupt>>,
+) -> impl Fn() -> Option<Stop> + '_ {
+    move || {
+        tick();
+        if Instant::now() >= deadline {
+            Some(Stop::TimedOut)
+        } else if interrupt.as_ref().is_some_and(|i| i.requested()) {
+            Some(Stop::Interrupted)
+        } else {
+            None
+        }
+    }
+}
+
+/// A copy of the project, and what making it found.
+type CopyMade = (CopyDir, isolation::Copied);
+
+/// An attempt's execution, settled: what ran (None when it could not),
+/// why not, whether it had started, and the dirty files that kept it
+/// from running.
+struct Settled {
+    ran: Option<Executed>,
+    not_run: Option<String>,
+    started: bool,
+    dirty: Option<String>,
+}
+
+impl Settled {
+    /// What the judge is given of the attempt of record `rec`; `changed`
+    /// says how the project changed when the case could not be finished.
+    fn facts<'a>(
+        &'a self,
+        rec: &CaseRecord,
+        changed: Option<&'a str>,
+        empty: &'a classify::StreamFindings,
+    ) -> CaseFacts<'a> {
+        let ran = self.ran.as_ref();
+        CaseFacts {
+            exit_code: rec.exit_code,
+            signal: rec.signal,
+            timed_out: ran.is_some_and(|r| r.timed_out),
+            interrupted: ran.is_some_and(|r| r.interrupted),
+            stdout: ran.map_or(empty, |r| &r.stdout),
+            stderr: ran.map_or(empty, |r| &r.stderr),
+            golden_modified: ran.and_then(|r| r.changes.as_deref()).or(changed),
+            not_run_reason: self.not_run.as_deref(),
+            started: self.started,
+            dirty: self.dirty.as_deref(),
+        }
+    }
+}
+
+/// What the presets call warnings (dbt's `WARN=1`, a failure a retry
+/// recovered from), stderr's first, each once.
+fn output_warnings(rec: &mut CaseRecord, x: &Executed) {
+    for w in x.stderr.warnings.iter().chain(&x.stdout.warnings) {
+        let w = format!("the output says: {w}");
+        if !rec.warnings.contains(&w) {
+            rec.warnings.push(w);
+        }
+    }
+}
+
+/// The data outputs' digests and comparisons, as written, are under the
+/// evidence hash too; so are the pending snapshots' digests.
+fn chain_snapshots(rec: &mut CaseRecord) {
+    if let Some(h) = &rec.evidence_hash {
+        rec.evidence_hash = Some(crate::wire::evidence::chain(
+            h,
+            &rec.snapshots,
+            crate::wire::evidence::SCHEMA_VERSION,
+        ));
     }
 }
 

@@ -68,33 +68,12 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
         let name = project.file_name().map_or_else(PathBuf::new, PathBuf::from);
         (parent.to_path_buf(), name)
     };
-    let top = git(&dir, "rev-parse", &["rev-parse", "--show-toplevel"]).map_err(|e| match e {
-        Unchecked::Failed { message, .. } if message.contains("not a git repository") => {
-            Unchecked::NotInWorkTree {
-                path: project.to_path_buf(),
-            }
-        }
-        other => other,
-    })?;
-    let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches(['\n', '\r']));
+    let top = work_tree_top(&dir, project)?;
     // Ignored files are listed too (`!!`, a wholly ignored directory as
     // one entry): only those a committed rule ignores are left out. So are
     // the `.gitignore` files above the project, whose rules reach into it.
     let above = gitignores_above(project, &top);
-    let mut args: Vec<&OsStr> = [
-        "status",
-        "--porcelain",
-        "-z",
-        "--untracked-files=all",
-        "--ignored=matching",
-        "--",
-    ]
-    .iter()
-    .map(OsStr::new)
-    .collect();
-    args.push(pathspec.as_os_str());
-    args.extend(above.iter().map(|p| p.as_os_str()));
-    let listing = git(&dir, "status", &args)?;
+    let listing = status(&dir, &pathspec, &above)?;
     let mut entries = entries(&listing);
     // The listing covers every rule file that can ignore a path of the
     // project: one it does not name as untracked (or inside an untracked
@@ -122,6 +101,53 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
             });
         }
     }
+    Ok(shown_entries(project, &top, entries, &rules, exclude))
+}
+
+/// The top of the work tree holding `dir`, where git runs for `project`.
+fn work_tree_top(dir: &Path, project: &Path) -> Result<PathBuf, Unchecked> {
+    let top = git(dir, "rev-parse", &["rev-parse", "--show-toplevel"]).map_err(|e| match e {
+        Unchecked::Failed { message, .. } if message.contains("not a git repository") => {
+            Unchecked::NotInWorkTree {
+                path: project.to_path_buf(),
+            }
+        }
+        other => other,
+    })?;
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&top).trim_end_matches(['\n', '\r']),
+    ))
+}
+
+/// `git status` of `pathspec` and the rule files `above`, ignored files
+/// and every untracked one listed.
+fn status(dir: &Path, pathspec: &Path, above: &[PathBuf]) -> Result<Vec<u8>, Unchecked> {
+    let mut args: Vec<&OsStr> = [
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+        "--ignored=matching",
+        "--",
+    ]
+    .iter()
+    .map(OsStr::new)
+    .collect();
+    args.push(pathspec.as_os_str());
+    args.extend(above.iter().map(|p| p.as_os_str()));
+    git(dir, "status", &args)
+}
+
+/// The `entries` of `git status` (relative to the top of the work tree
+/// `top`) as isolation shows names, relative to `project`, less what
+/// `exclude` leaves out; an ignored one names the rule file that hides it.
+fn shown_entries(
+    project: &Path,
+    top: &Path,
+    entries: Vec<(PathBuf, State)>,
+    rules: &Ignoring<'_>,
+    exclude: &Exclude,
+) -> Vec<String> {
     let root = project
         .canonicalize()
         .unwrap_or_else(|_| project.to_path_buf());
@@ -132,7 +158,7 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
         // What hides an ignored entry is named: `git clean` leaves it.
         let hidden_by = |name: String| match rules.source(&whole) {
             Some(source) if state == State::Ignored => {
-                let source = shown_from(&root, &top, &top.join(source));
+                let source = shown_from(&root, top, &top.join(source));
                 format!("{name} (ignored by {source}, not a committed rule)")
             }
             _ => name,
@@ -142,12 +168,12 @@ pub(crate) fn uncommitted(project: &Path, exclude: &Exclude) -> Result<Vec<Strin
             files.push(shown(Path::new(project.file_name().unwrap_or_default())));
         } else if !whole.starts_with(&root) {
             // A `.gitignore` above the project.
-            files.push(hidden_by(shown_from(&root, &top, &whole)));
+            files.push(hidden_by(shown_from(&root, top, &whole)));
         } else if !exclude.leaves_out(rel) {
             files.push(hidden_by(shown(rel)));
         }
     }
-    Ok(files)
+    files
 }
 
 /// The `.gitignore` files of the directories from the top of the work tree
@@ -441,6 +467,27 @@ fn ignore_rules<'p>(
     if paths.is_empty() {
         return out;
     }
+    let Some(listed) = check_ignore(dir, paths) else {
+        return out;
+    };
+    let found = ignoring(&listed);
+    let tracked = tracked_gitignores(dir, top, &found, tracked);
+    let asked: std::collections::HashMap<&[u8], &'p Path> = (paths.iter())
+        .map(|p| (p.as_os_str().as_encoded_bytes(), *p))
+        .collect();
+    for (path, source) in found {
+        if let Some(path) = asked.get(path) {
+            let committed = tracked.contains(&source);
+            out.by
+                .insert(path.as_os_str().as_encoded_bytes(), (source, committed));
+        }
+    }
+    out
+}
+
+/// What `git check-ignore` in `dir` says of `paths`: records of four
+/// fields; None when none is ignored, or no answer.
+fn check_ignore(dir: &Path, paths: &[&Path]) -> Option<Vec<u8>> {
     let mut input = Vec::new();
     for p in paths {
         input.extend_from_slice(p.as_os_str().as_encoded_bytes());
@@ -467,12 +514,16 @@ fn ignore_rules<'p>(
             out
         });
     // Exit 1: none is ignored; anything but 0 or 1 is no answer.
-    let Some(listed) = listed.ok().filter(|o| o.status.code() == Some(0)) else {
-        return out;
-    };
+    let listed = listed.ok().filter(|o| o.status.code() == Some(0))?;
+    Some(listed.stdout)
+}
+
+/// The paths `git check-ignore -v -z` lists as ignored, each with the
+/// rule file that ignores it.
+fn ignoring(listed: &[u8]) -> Vec<(&[u8], String)> {
     // Records of four fields: the rule's file, its line, the pattern, the
     // path as asked. A `!` pattern that matches un-ignores the path.
-    let fields: Vec<&[u8]> = listed.stdout.split(|b| *b == 0).collect();
+    let fields: Vec<&[u8]> = listed.split(|b| *b == 0).collect();
     let mut found: Vec<(&[u8], String)> = Vec::new();
     for record in fields.chunks_exact(4) {
         let [source, _, pattern, path] = record else {
@@ -483,15 +534,24 @@ fn ignore_rules<'p>(
         }
         found.push((path, String::from_utf8_lossy(source).into_owned()));
     }
-    // Which of the `.gitignore` files named are tracked (git names them
-    // from the top of the work tree).
+    found
+}
+
+/// Which of the `.gitignore` files named in `found` are tracked (git
+/// names them from the top of the work tree `top`), as `tracked` tells.
+fn tracked_gitignores(
+    dir: &Path,
+    top: &Path,
+    found: &[(&[u8], String)],
+    tracked: Tracked<'_>,
+) -> HashSet<String> {
     let candidates: HashSet<&str> = (found.iter().map(|(_, s)| s.as_str()))
         .filter(|s| {
             Path::new(s).file_name() == Some(OsStr::new(".gitignore"))
                 && !Path::new(s).is_absolute()
         })
         .collect();
-    let tracked: HashSet<String> = match tracked {
+    match tracked {
         Tracked::AllBut(untracked) => (candidates.into_iter())
             .filter(|s| !top.join(s).ancestors().any(|a| untracked.contains(a)))
             .map(str::to_string)
@@ -516,18 +576,7 @@ fn ignore_rules<'p>(
                 .map(|n| String::from_utf8_lossy(n).into_owned())
                 .collect()
         }
-    };
-    let asked: std::collections::HashMap<&[u8], &'p Path> = (paths.iter())
-        .map(|p| (p.as_os_str().as_encoded_bytes(), *p))
-        .collect();
-    for (path, source) in found {
-        if let Some(path) = asked.get(path) {
-            let committed = tracked.contains(&source);
-            out.by
-                .insert(path.as_os_str().as_encoded_bytes(), (source, committed));
-        }
     }
-    out
 }
 
 /// The commit checked out in the git work tree holding `dir`, and whether

@@ -412,28 +412,44 @@ fn in_parallel<T: Sync, R: Send>(
                 );
             }
         }
-        let mut all = Vec::with_capacity(items.len());
-        let mut error = None;
-        for h in helpers {
-            let (done, e) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            all.extend(done);
-            if let Some(e) = e
-                && error.is_none()
-                && !matches!(e, IsolationError::Stopped(_))
-            {
-                error = Some(e);
-            }
-        }
-        if let Some(e) = error {
-            return Err(e);
-        }
-        match state.load(Ordering::Relaxed) {
-            1 => return Err(IsolationError::Stopped(Stop::TimedOut)),
-            2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
-            _ => {}
-        }
-        Ok(crate::parallel::in_order(all))
+        joined(helpers, state, items.len())
     })
+}
+
+/// What a worker of [`in_parallel`] ends with: its results, by item, and
+/// the error that ended it.
+type WorkerEnd<R> = (Vec<(usize, R)>, Option<IsolationError>);
+
+/// The results of the workers of [`in_parallel`] (of `n` items), once
+/// they have all ended: the first error that is not a stop, else the stop
+/// `state` holds, else every result in item order. A worker's panic is
+/// passed on.
+fn joined<R>(
+    helpers: Vec<std::thread::ScopedJoinHandle<'_, WorkerEnd<R>>>,
+    state: &AtomicU8,
+    n: usize,
+) -> Result<Vec<R>, IsolationError> {
+    let mut all = Vec::with_capacity(n);
+    let mut error = None;
+    for h in helpers {
+        let (done, e) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        all.extend(done);
+        if let Some(e) = e
+            && error.is_none()
+            && !matches!(e, IsolationError::Stopped(_))
+        {
+            error = Some(e);
+        }
+    }
+    if let Some(e) = error {
+        return Err(e);
+    }
+    match state.load(Ordering::Relaxed) {
+        1 => return Err(IsolationError::Stopped(Stop::TimedOut)),
+        2 => return Err(IsolationError::Stopped(Stop::Interrupted)),
+        _ => {}
+    }
+    Ok(crate::parallel::in_order(all))
 }
 
 /// A worker of [`in_parallel`] ending: the last one wakes the asking

@@ -290,64 +290,82 @@ fn program_of(words: &[String], out: &mut Vec<Invocation>, depth: usize) {
         }
     }
     if let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == base) {
-        let mut rest = &words[1..];
-        if let Some(verb) = wrapper.verb {
-            if rest.first().map(String::as_str) != Some(verb) {
-                out.push(invocation(words));
-                return;
-            }
-            rest = &rest[1..];
-        }
-        // `env -S 'dbt build'` splits its string into the command.
-        if base == "env"
-            && let Some(at) = rest.iter().position(|a| a == "-S" || a == "--split-string")
-            && let Some(s) = rest.get(at + 1)
-        {
-            read_commands(s, out, depth + 1);
-            return;
-        }
-        let mut positional = wrapper.positional;
-        let mut i = 0;
-        while let Some(a) = rest.get(i) {
-            if a == "--" {
-                i += 1;
-                break;
-            }
-            if a.starts_with('-') && a.len() > 1 {
-                let takes = wrapper.with_value.contains(&a.as_str());
-                i += if takes { 2 } else { 1 };
-                continue;
-            }
-            // `env A=1 dbt`: assignments before the program.
-            if base == "env" && is_assignment(a) {
-                i += 1;
-                continue;
-            }
-            if positional > 0 {
-                positional -= 1;
-                i += 1;
-                continue;
-            }
-            break;
-        }
-        let rest = rest.get(i..).unwrap_or(&[]);
-        // `hatch run ENV:COMMAND`
-        if base == "hatch"
-            && let Some((_, cmd)) = rest.first().and_then(|w| w.split_once(':'))
-        {
-            let mut words = vec![cmd.to_string()];
-            words.extend(rest[1..].iter().cloned());
-            program_of(&words, out, depth + 1);
-            return;
-        }
-        if !rest.is_empty() {
-            program_of(rest, out, depth + 1);
-        } else if base != "command" && base != "builtin" {
-            out.push(invocation(words));
-        }
+        through_wrapper(wrapper, base, words, out, depth);
         return;
     }
     out.push(invocation(words));
+}
+
+/// The program `words` run through `wrapper` (whose name is `base`).
+fn through_wrapper(
+    wrapper: &Wrapper,
+    base: &str,
+    words: &[String],
+    out: &mut Vec<Invocation>,
+    depth: usize,
+) {
+    let mut rest = &words[1..];
+    if let Some(verb) = wrapper.verb {
+        if rest.first().map(String::as_str) != Some(verb) {
+            out.push(invocation(words));
+            return;
+        }
+        rest = &rest[1..];
+    }
+    // `env -S 'dbt build'` splits its string into the command.
+    if base == "env"
+        && let Some(at) = rest.iter().position(|a| a == "-S" || a == "--split-string")
+        && let Some(s) = rest.get(at + 1)
+    {
+        read_commands(s, out, depth + 1);
+        return;
+    }
+    let rest = rest.get(wrapped_at(wrapper, base, rest)..).unwrap_or(&[]);
+    // `hatch run ENV:COMMAND`
+    if base == "hatch"
+        && let Some((_, cmd)) = rest.first().and_then(|w| w.split_once(':'))
+    {
+        let mut words = vec![cmd.to_string()];
+        words.extend(rest[1..].iter().cloned());
+        program_of(&words, out, depth + 1);
+        return;
+    }
+    if !rest.is_empty() {
+        program_of(rest, out, depth + 1);
+    } else if base != "command" && base != "builtin" {
+        out.push(invocation(words));
+    }
+}
+
+/// Where, in the wrapper's arguments `rest`, the wrapped command starts:
+/// past its options, their values, its positionals, and (for `env`) the
+/// assignments.
+fn wrapped_at(wrapper: &Wrapper, base: &str, rest: &[String]) -> usize {
+    let mut positional = wrapper.positional;
+    let mut i = 0;
+    while let Some(a) = rest.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            let takes = wrapper.with_value.contains(&a.as_str());
+            i += if takes { 2 } else { 1 };
+            continue;
+        }
+        // `env A=1 dbt`: assignments before the program.
+        if base == "env" && is_assignment(a) {
+            i += 1;
+            continue;
+        }
+        if positional > 0 {
+            positional -= 1;
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    i
 }
 
 fn invocation(words: &[String]) -> Invocation {
@@ -360,159 +378,205 @@ fn invocation(words: &[String]) -> Invocation {
 /// The tokens of `command`. The commands inside `$(…)` and backquotes are
 /// read on the way (into `out`): they run too.
 fn tokenize(command: &str, out: &mut Vec<Invocation>, depth: usize) -> Vec<Token> {
-    let chars: Vec<char> = command.chars().collect();
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    // Whether a word is being read, and whether it has been quoted so far.
-    let mut in_word = false;
-    let mut plain = true;
-    let mut i = 0;
-    let end_word =
-        |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool, plain: &mut bool| {
-            if *in_word {
-                tokens.push(Token::Word {
-                    text: std::mem::take(word),
-                    plain: *plain,
-                });
-            }
-            *in_word = false;
-            *plain = true;
-        };
-    while i < chars.len() {
-        let c = chars[i];
+    let mut lexer = Lexer {
+        chars: command.chars().collect(),
+        i: 0,
+        tokens: Vec::new(),
+        word: String::new(),
+        in_word: false,
+        plain: true,
+        out,
+        depth,
+    };
+    while lexer.i < lexer.chars.len() {
+        lexer.step();
+    }
+    lexer.end_word();
+    lexer.tokens
+}
+
+/// Reading a command line into tokens: where it is, and the word being read.
+struct Lexer<'a> {
+    chars: Vec<char>,
+    i: usize,
+    tokens: Vec<Token>,
+    word: String,
+    /// Whether a word is being read.
+    in_word: bool,
+    /// Whether the word being read has had no quoting so far.
+    plain: bool,
+    /// Where the commands of substitutions go, and how deep they are.
+    out: &'a mut Vec<Invocation>,
+    depth: usize,
+}
+
+impl Lexer<'_> {
+    /// Reads what starts at the current character.
+    fn step(&mut self) {
+        let c = self.chars[self.i];
         match c {
             ' ' | '\t' | '\r' => {
-                end_word(&mut tokens, &mut word, &mut in_word, &mut plain);
-                i += 1;
+                self.end_word();
+                self.i += 1;
             }
-            '\n' | ';' | '(' | ')' => {
-                end_word(&mut tokens, &mut word, &mut in_word, &mut plain);
-                if c == ';' && chars.get(i + 1) == Some(&';') {
-                    tokens.push(Token::CaseEnd);
-                    i += 2;
-                    continue;
-                }
-                tokens.push(if c == ')' {
-                    Token::Close
-                } else {
-                    Token::Separator
-                });
-                i += 1;
-            }
-            '&' | '|' => {
-                end_word(&mut tokens, &mut word, &mut in_word, &mut plain);
-                // `&>` and `|&`-free `&>>` are redirections.
-                if c == '&' && chars.get(i + 1) == Some(&'>') {
-                    tokens.push(Token::Redirect);
-                    i += 2;
-                    if chars.get(i) == Some(&'>') {
-                        i += 1;
-                    }
-                    continue;
-                }
-                tokens.push(Token::Separator);
-                i += 1;
-                if chars.get(i) == Some(&c) || (c == '|' && chars.get(i) == Some(&'&')) {
-                    i += 1;
+            '\n' | ';' | '(' | ')' => self.separator(c),
+            '&' | '|' => self.and_or(c),
+            '<' | '>' => self.redirect(),
+            '#' if !self.in_word => {
+                while self.i < self.chars.len() && self.chars[self.i] != '\n' {
+                    self.i += 1;
                 }
             }
-            '<' | '>' => {
-                // A file descriptor number written just before belongs to
-                // the redirection (`2>err.log`).
-                if in_word && plain && word.chars().all(|d| d.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
-                }
-                end_word(&mut tokens, &mut word, &mut in_word, &mut plain);
-                i += 1;
-                // `>>`, `<<`, `<<-`, `>&`, `<&`, `>|`, `<>`, `<<<`
-                while matches!(chars.get(i), Some('<' | '>' | '&' | '|' | '-')) {
-                    i += 1;
-                }
-                // `>&2` names a descriptor, not a file.
-                if chars[i - 1] == '&' {
-                    while chars
-                        .get(i)
-                        .is_some_and(|d| d.is_ascii_digit() || *d == '-')
-                    {
-                        i += 1;
-                    }
-                    continue;
-                }
-                tokens.push(Token::Redirect);
-            }
-            '#' if !in_word => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                plain = false;
-                i += 1;
-                while i < chars.len() && chars[i] != '\'' {
-                    word.push(chars[i]);
-                    i += 1;
-                }
-                i += 1;
-            }
-            '"' => {
-                in_word = true;
-                plain = false;
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    match chars[i] {
-                        '\\' if matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`' | '\n')) => {
-                            if chars[i + 1] != '\n' {
-                                word.push(chars[i + 1]);
-                            }
-                            i += 2;
-                        }
-                        '$' if chars.get(i + 1) == Some(&'(') => {
-                            i = substitution(&chars, i, out, depth, &mut word);
-                        }
-                        '`' => i = backquoted(&chars, i, out, depth, &mut word),
-                        ch => {
-                            word.push(ch);
-                            i += 1;
-                        }
-                    }
-                }
-                i += 1;
-            }
+            '\'' => self.single_quoted(),
+            '"' => self.double_quoted(),
             '\\' => {
-                in_word = true;
-                plain = false;
-                match chars.get(i + 1) {
+                self.in_word = true;
+                self.plain = false;
+                match self.chars.get(self.i + 1) {
                     Some('\n') => {}
-                    Some(&ch) => word.push(ch),
+                    Some(&ch) => self.word.push(ch),
                     None => {}
                 }
-                i += 2;
+                self.i += 2;
             }
-            '$' if chars.get(i + 1) == Some(&'(') => {
-                in_word = true;
-                i = substitution(&chars, i, out, depth, &mut word);
+            '$' if self.chars.get(self.i + 1) == Some(&'(') => {
+                self.in_word = true;
+                self.i = substitution(&self.chars, self.i, self.out, self.depth, &mut self.word);
             }
-            '$' if chars.get(i + 1) == Some(&'{') => {
-                in_word = true;
-                let close = matching(&chars, i + 1, '{', '}');
-                word.extend(&chars[i..close.min(chars.len())]);
-                i = close + 1;
+            '$' if self.chars.get(self.i + 1) == Some(&'{') => {
+                self.in_word = true;
+                let close = matching(&self.chars, self.i + 1, '{', '}');
+                self.word
+                    .extend(&self.chars[self.i..close.min(self.chars.len())]);
+                self.i = close + 1;
             }
             '`' => {
-                in_word = true;
-                i = backquoted(&chars, i, out, depth, &mut word);
+                self.in_word = true;
+                self.i = backquoted(&self.chars, self.i, self.out, self.depth, &mut self.word);
             }
             ch => {
-                in_word = true;
-                word.push(ch);
-                i += 1;
+                self.in_word = true;
+                self.word.push(ch);
+                self.i += 1;
             }
         }
     }
-    end_word(&mut tokens, &mut word, &mut in_word, &mut plain);
-    tokens
+
+    /// Ends the word being read, if any.
+    fn end_word(&mut self) {
+        if self.in_word {
+            self.tokens.push(Token::Word {
+                text: std::mem::take(&mut self.word),
+                plain: self.plain,
+            });
+        }
+        self.in_word = false;
+        self.plain = true;
+    }
+
+    /// A line end, `;`, `;;`, `(` or `)`.
+    fn separator(&mut self, c: char) {
+        self.end_word();
+        if c == ';' && self.chars.get(self.i + 1) == Some(&';') {
+            self.tokens.push(Token::CaseEnd);
+            self.i += 2;
+            return;
+        }
+        self.tokens.push(if c == ')' {
+            Token::Close
+        } else {
+            Token::Separator
+        });
+        self.i += 1;
+    }
+
+    /// `&`, `&&`, `|`, `||`, `|&`, or the redirections `&>` and `&>>`.
+    fn and_or(&mut self, c: char) {
+        self.end_word();
+        // `&>` and `|&`-free `&>>` are redirections.
+        if c == '&' && self.chars.get(self.i + 1) == Some(&'>') {
+            self.tokens.push(Token::Redirect);
+            self.i += 2;
+            if self.chars.get(self.i) == Some(&'>') {
+                self.i += 1;
+            }
+            return;
+        }
+        self.tokens.push(Token::Separator);
+        self.i += 1;
+        if self.chars.get(self.i) == Some(&c) || (c == '|' && self.chars.get(self.i) == Some(&'&'))
+        {
+            self.i += 1;
+        }
+    }
+
+    /// A redirection operator starting with `<` or `>`.
+    fn redirect(&mut self) {
+        // A file descriptor number written just before belongs to
+        // the redirection (`2>err.log`).
+        if self.in_word && self.plain && self.word.chars().all(|d| d.is_ascii_digit()) {
+            self.word.clear();
+            self.in_word = false;
+        }
+        self.end_word();
+        self.i += 1;
+        // `>>`, `<<`, `<<-`, `>&`, `<&`, `>|`, `<>`, `<<<`
+        while matches!(self.chars.get(self.i), Some('<' | '>' | '&' | '|' | '-')) {
+            self.i += 1;
+        }
+        // `>&2` names a descriptor, not a file.
+        if self.chars[self.i - 1] == '&' {
+            while self
+                .chars
+                .get(self.i)
+                .is_some_and(|d| d.is_ascii_digit() || *d == '-')
+            {
+                self.i += 1;
+            }
+            return;
+        }
+        self.tokens.push(Token::Redirect);
+    }
+
+    /// `'…'`: every character as written.
+    fn single_quoted(&mut self) {
+        self.in_word = true;
+        self.plain = false;
+        self.i += 1;
+        while self.i < self.chars.len() && self.chars[self.i] != '\'' {
+            self.word.push(self.chars[self.i]);
+            self.i += 1;
+        }
+        self.i += 1;
+    }
+
+    /// `"…"`: backslash escapes and command substitutions inside.
+    fn double_quoted(&mut self) {
+        self.in_word = true;
+        self.plain = false;
+        self.i += 1;
+        let chars = &self.chars;
+        let mut i = self.i;
+        while i < chars.len() && chars[i] != '"' {
+            match chars[i] {
+                '\\' if matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`' | '\n')) => {
+                    if chars[i + 1] != '\n' {
+                        self.word.push(chars[i + 1]);
+                    }
+                    i += 2;
+                }
+                '$' if chars.get(i + 1) == Some(&'(') => {
+                    i = substitution(chars, i, self.out, self.depth, &mut self.word);
+                }
+                '`' => i = backquoted(chars, i, self.out, self.depth, &mut self.word),
+                ch => {
+                    self.word.push(ch);
+                    i += 1;
+                }
+            }
+        }
+        self.i = i + 1;
+    }
 }
 
 /// `$(…)` (a command substitution, read as commands) or `$((…))`
