@@ -1,6 +1,6 @@
-//! Exit codes (SPEC section 8), in one place: every exit code number of
-//! the crate is defined here, and every exit code a run ends with is
-//! computed here.
+//! Exit codes (docs/command-line.md, Command line), in one place: every exit
+//! code number of the crate is defined here, and every exit code a run ends
+//! with is computed here.
 
 use crate::model::{FinalStatus, RunRecord};
 
@@ -45,12 +45,13 @@ pub(crate) fn for_no_cases(policy: crate::model::NoCases) -> i32 {
 /// holds them to it, and [`RunOutcome`] starts from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Results {
-    /// The final status (SPEC section 4).
+    /// The final status (docs/reports.md, What a run leaves).
     pub(crate) status: FinalStatus,
     /// The exit code the results alone call for: the final status's; under
-    /// `gate = "baseline"` (SPEC section 15) the baseline comparison's
-    /// instead (1 when it fails the gate, else 0), unless the run was
-    /// interrupted or selected no case: those say so whatever the gate.
+    /// `gate = "baseline"` (docs/baselines.md, The verdict baseline) the
+    /// baseline comparison's instead (1 when it fails the gate, else 0),
+    /// unless the run was interrupted or selected no case: those say so
+    /// whatever the gate.
     pub(crate) exit_code: i32,
 }
 

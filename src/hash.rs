@@ -1,4 +1,5 @@
-//! sha256 helpers, and the evidence hash of SPEC section 5, defined once.
+//! sha256 helpers, and the evidence hash (docs/reports.md, What a run
+//! leaves), defined once.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -21,7 +22,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
-/// The evidence hash of SPEC section 5,
+/// The evidence hash (docs/reports.md, What a run leaves),
 /// `sha256(command + "|" + stdout + "|" + stderr + "|" + exit_code)` over
 /// the full raw bytes, exit code in decimal (empty when there is none).
 ///
@@ -183,7 +184,8 @@ mod tests {
                 super::evidence_hash("sh x", b"out|put", b"", exit)
             );
         }
-        // SPEC section 5 spelled out: the parts joined by `|`.
+        // The evidence hash (docs/reports.md, What a run leaves) spelled out:
+        // the parts joined by `|`.
         assert_eq!(
             super::evidence_hash("sh x", b"out", b"err", Some(1)),
             super::sha256_hex(b"sh x|out|err|1")

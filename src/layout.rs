@@ -37,7 +37,7 @@ pub(crate) fn execution_dir(run_id: &str, index: usize, name: &str, attempt: u32
 
 /// A run's directory, relative to the out dir: `artifacts/<run_id>`. It
 /// holds every case's execution dir, a copy of the run's reports, and
-/// [`SUMS_FILE`] (SPEC section 13).
+/// [`SUMS_FILE`] (docs/evidence.md, Evidence anyone can verify).
 pub(crate) fn run_dir(run_id: &str) -> String {
     format!("artifacts/{run_id}")
 }
@@ -205,7 +205,8 @@ pub(crate) fn review_file(run_id: &str) -> String {
     format!("{REVIEW_DIR}/{run_id}.jsonl")
 }
 
-/// The verdict baseline, beside the harness file (SPEC section 15).
+/// The verdict baseline, beside the harness file (docs/baselines.md, The
+/// verdict baseline).
 pub(crate) const BASELINE_FILE: &str = "golden-baseline.json";
 /// The directory of output snapshots, beside the harness file.
 pub(crate) const SNAPSHOT_DIR: &str = "snapshots";

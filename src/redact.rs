@@ -1,6 +1,6 @@
-//! Secret masking (SPEC section 14): which environment values are secret,
-//! and replacing each of them with `[REDACTED:NAME]` in text and in output
-//! streams.
+//! Secret masking (docs/secrets.md, Secrets are masked): which environment
+//! values are secret, and replacing each of them with `[REDACTED:NAME]` in
+//! text and in output streams.
 //!
 //! A value is secret when its variable (from the parent environment or a
 //! case's `env`) is named in `[harness] redact_env`, or its name contains

@@ -1,5 +1,5 @@
-//! The comparison of a run with the verdict baseline (SPEC section 15):
-//! one class per case, the counts, and the gate rule.
+//! The comparison of a run with the verdict baseline (docs/baselines.md, The
+//! verdict baseline): one class per case, the counts, and the gate rule.
 //!
 //! | class | when |
 //! |---|---|

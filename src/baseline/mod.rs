@@ -1,5 +1,5 @@
-//! Baselines and snapshots (SPEC section 15): not only "it still runs" but
-//! "it still does the same thing".
+//! Baselines and snapshots (docs/baselines.md, Baselines): not only "it still
+//! runs" but "it still does the same thing".
 //!
 //! - snapshots (`Snapshots`, [`SnapshotCheck`]): a case's output,
 //!   redacted ([`SnapshotRedactor`]), compared with

@@ -1,7 +1,7 @@
-//! Pending snapshots (SPEC section 20): a run that finds a changed or
-//! missing snapshot keeps the text accepting the change would write, so
-//! the change can be accepted later without running the case again
-//! (`cargo golden review`, `bless --from`).
+//! Pending snapshots (docs/baselines.md, Review what changed): a run that
+//! finds a changed or missing snapshot keeps the text accepting the change
+//! would write, so the change can be accepted later without running the case
+//! again (`cargo golden review`, `bless --from`).
 //!
 //! The pending file lives in the case's execution dir,
 //! `artifacts/<run_id>/execution/<case>/pending/<snapshot file name>`,

@@ -1,7 +1,7 @@
-//! Snapshot redactions (SPEC section 15): the parts of a case's output that
-//! change from run to run, replaced by placeholders before the output is
-//! compared with, or written to, a snapshot file, and before a failure
-//! signature is recorded in the baseline.
+//! Snapshot redactions (docs/baselines.md, Output snapshots): the parts of a
+//! case's output that change from run to run, replaced by placeholders before
+//! the output is compared with, or written to, a snapshot file, and before a
+//! failure signature is recorded in the baseline.
 //!
 //! Applied in this order, each to the result of the one before:
 //!
@@ -52,9 +52,9 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Replaces what changes between runs in one case's output with the
-/// placeholders of `[redactions]` (SPEC section 15), before it is compared
-/// with a snapshot or the baseline; secrets are masked by
-/// [`crate::redact::Redactor`]. Cheap to make: the file system is asked for
+/// placeholders of `[redactions]` (docs/baselines.md, Output snapshots),
+/// before it is compared with a snapshot or the baseline; secrets are masked
+/// by [`crate::redact::Redactor`]. Cheap to make: the file system is asked for
 /// canonical paths only when text is redacted.
 #[derive(Clone, Debug)]
 pub struct SnapshotRedactor<'a> {

@@ -1,13 +1,12 @@
-//! Output snapshots (SPEC section 15): a case with `snapshot = ["stdout"]`
-//! has its stored output, redacted, compared with
-//! `snapshots/<stem>.stdout` beside the harness file (the stem comes from
-//! the case name, see [`crate::layout::snapshot_stem`]). A mismatch is an
+//! Output snapshots (docs/baselines.md, Output snapshots): a case with
+//! `snapshot = ["stdout"]` has its stored output, redacted, compared with
+//! `snapshots/<stem>.stdout` beside the harness file (the stem comes from the
+//! case name, see [`crate::layout::snapshot_stem`]). A mismatch is an
 //! `OUTPUT_CHANGED` issue carrying a unified diff, a missing file a
 //! `SNAPSHOT_MISSING` issue; either fails the case. Under `--bless` the
-//! redacted output is written instead, escaped so that it matches only
-//! itself ([`wildcard::escape`]); a snapshot whose wildcards already
-//! accept the output is left as it is, so hand-written `[..]` and `...`
-//! survive.
+//! redacted output is written instead, escaped so that it matches only itself
+//! ([`wildcard::escape`]); a snapshot whose wildcards already accept the
+//! output is left as it is, so hand-written `[..]` and `...` survive.
 //!
 //! The output is read back from `stdout.log` / `stderr.log` after the case,
 //! up to [`SNAPSHOT_LIMIT`] bytes per stream: a larger output is not

@@ -1,9 +1,10 @@
-//! Exceptions read by their type (SPEC section 21): the line a Python
-//! traceback ends with (`pkg.mod.SomeError: message`, also after rich's
-//! traceback box) and a JVM `Caused by: …Exception: …` name what was
-//! raised, and the type says whether the project's configuration is at
-//! fault (a file that does not parse, a value that does not validate, a
-//! usage error, a definition or a selection the tool refuses) or its run.
+//! Exceptions read by their type (docs/judging.md, An exception is judged by
+//! its type): the line a Python traceback ends with
+//! (`pkg.mod.SomeError: message`, also after rich's traceback box) and a JVM
+//! `Caused by: …Exception: …` name what was raised, and the type says whether
+//! the project's configuration is at fault (a file that does not parse, a
+//! value that does not validate, a usage error, a definition or a selection
+//! the tool refuses) or its run.
 
 use std::sync::LazyLock;
 

@@ -1,6 +1,6 @@
-//! Judging a case (SPEC section 4): execution status, result and issues
-//! from the exit code, how the command ended and the findings of both
-//! streams.
+//! Judging a case (docs/judging.md, How a case is judged): execution status,
+//! result and issues from the exit code, how the command ended and the
+//! findings of both streams.
 
 use super::{RaisedException, StreamFindings, clip};
 use crate::ansi::no_controls;
@@ -56,7 +56,8 @@ pub(crate) struct Judgement {
     pub(crate) validation_errors: Vec<ValidationError>,
 }
 
-/// Judge a case from what was observed (SPEC section 4).
+/// Judge a case from what was observed (docs/judging.md, How a case is
+/// judged).
 pub(crate) fn judge(
     name: &str,
     kind: CaseKind,
@@ -226,13 +227,13 @@ pub(crate) enum Unmet {
     NotAborted(ExecutionStatus),
 }
 
-/// The result rule of a case that ran (SPEC section 4): why it is not
-/// PASSED, the first reason in this order, or None when it is. `success`
-/// wants execution status SUCCESS; `specific_error` wants an error that
-/// ended by itself (a timeout, an interrupt or a signal cut it short,
-/// whatever it printed) and whose output matches; a modified golden
-/// project or a failed snapshot fails either. `matched` says whether the
-/// output matches the expected error, asked only when all else holds.
+/// The result rule of a case that ran (docs/judging.md, How a case is judged):
+/// why it is not PASSED, the first reason in this order, or None when it is.
+/// `success` wants execution status SUCCESS; `specific_error` wants an error
+/// that ended by itself (a timeout, an interrupt or a signal cut it short,
+/// whatever it printed) and whose output matches; a modified golden project or
+/// a failed snapshot fails either. `matched` says whether the output matches
+/// the expected error, asked only when all else holds.
 pub(crate) fn unmet<E>(
     expected: &Expected,
     status: ExecutionStatus,

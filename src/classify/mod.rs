@@ -1,8 +1,8 @@
-//! Classification of a case's output (SPEC sections 4, 17 and 21): the
-//! output read as log records, each judged by failure patterns, its level
-//! and the exception it raised, pydantic validation errors extracted on
-//! the way, and `judge()`, the pure function that turns what was observed
-//! into an execution status, a result and issues.
+//! Classification of a case's output (docs/judging.md, How a case is judged,
+//! and its Presets): the output read as log records, each judged by failure
+//! patterns, its level and the exception it raised, pydantic validation errors
+//! extracted on the way, and `judge()`, the pure function that turns what was
+//! observed into an execution status, a result and issues.
 //!
 //! Every line is judged without its terminal escape sequences ([`crate::ansi`]),
 //! so coloured output is judged like plain output, and whole, whatever its
@@ -51,9 +51,9 @@ pub(crate) use judge::{CaseFacts, judge};
 pub(crate) use judge::{Ending, ran_status, unfinished_status, unmet};
 pub(crate) use stream::StreamClassifier;
 
-/// Built-in validation patterns. SPEC lists `validation error for \w+`;
-/// pydantic writes `3 validation errors for X` for several errors, so the
-/// plural is accepted too.
+/// Built-in validation patterns (docs/judging.md, The built-ins).
+/// `validation error for \w+` is pydantic's line for one error; it writes
+/// `3 validation errors for X` for several, so the plural is accepted too.
 ///
 /// `ValidationError` counts as the exception of a config-validation library
 /// (pydantic, jsonschema, marshmallow), not as a bare name: tools name
@@ -388,7 +388,7 @@ struct Tool {
     require: Option<Required>,
 }
 
-/// A tool's log records (SPEC section 17), compiled from a
+/// A tool's log records (docs/judging.md, Presets), compiled from a
 /// [`RecordFormat`]: a line matching `start` (or its `prefix`) is the
 /// tool's and begins a record, an indented line continues the one before.
 #[derive(Debug)]
@@ -479,7 +479,7 @@ fn json_level(line: &[u8], key: &str) -> Option<Vec<u8>> {
     Some(field.as_str()?.as_bytes().to_vec())
 }
 
-/// Lines that must appear for a PASS (`require`, SPEC section 17).
+/// Lines that must appear for a PASS (`require`, docs/judging.md, Presets).
 #[derive(Debug)]
 struct Required {
     res: Vec<Regex>,

@@ -1,6 +1,7 @@
-//! The record reader (SPEC section 21): which lines of an output are log
-//! records, read by their shape rather than from a list of formats. A
-//! record's first line has a time-like prefix (any date order, `T` or a
+//! The record reader (docs/judging.md, Records, read by their shape): which
+//! lines of an output are log records, read by their shape rather than from
+//! a list of formats.
+//! A record's first line has a time-like prefix (any date order, `T` or a
 //! space between date and time, `,mmm`/`.mmm`, `Z`/`+0000`/`+00:00`,
 //! bracketed or not, a day or month name, a relative time; or rich's
 //! blanked repeat of the time, spaces), a level column (`INFO`, `[INFO]`,

@@ -1,6 +1,7 @@
 //! `cargo golden diff BASE_OUT NEW_OUT`: compare two runs (e.g. main's
-//! last CI artifact and a pull request's run) with the baseline rules of
-//! SPEC section 15, the earlier run standing in for the baseline.
+//! last CI artifact and a pull request's run) with the baseline rules
+//! (docs/baselines.md, Between two runs), the earlier run standing in for
+//! the baseline.
 //!
 //! Reads each out dir's `summary.json` and writes, into `--out` (default:
 //! `NEW_OUT`), `diff.md` (short enough for a pull-request comment or a

@@ -1,6 +1,6 @@
 //! `cargo golden merge`: combine the out dirs of sharded runs
 //! (`--partition count:K/N` or `hash:K/N`) into one set of reports, as if
-//! one run had run every case (SPEC section 9).
+//! one run had run every case (docs/ci.md, CI: one job, or shards merged).
 //!
 //! Each shard is verified first, as `verify-evidence` does, and a shard
 //! whose evidence does not hold up is refused; the verdicts of the merged

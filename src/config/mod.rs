@@ -99,8 +99,9 @@ pub struct Redaction {
 }
 
 /// Failure patterns added to (or replacing) the built-in ones, and the
-/// lines that never count as failures (`[patterns]`, SPEC section 4),
-/// with what the case's presets know of their tools (SPEC section 21).
+/// lines that never count as failures (`[patterns]`, docs/judging.md, The
+/// built-ins), with what the case's presets know of their tools
+/// (docs/judging.md, Presets).
 #[derive(Clone, Debug, Default)]
 pub struct PatternConfig {
     /// The team's own validation patterns (`[patterns]` and the case's):
@@ -154,7 +155,8 @@ pub struct ToolPatterns {
     pub(crate) require: Vec<String>,
 }
 
-/// How a tool's log records look (a preset's `[record]`, SPEC section 17).
+/// How a tool's log records look (a preset's `[record]`, docs/judging.md,
+/// Presets).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RecordFormat {
@@ -615,7 +617,8 @@ impl HarnessConfig {
             .count()
     }
 
-    /// `golden-baseline.json` beside the harness file (SPEC section 15).
+    /// `golden-baseline.json` beside the harness file (docs/baselines.md,
+    /// The verdict baseline).
     pub(crate) fn baseline_file(&self) -> PathBuf {
         self.base_dir.join(crate::layout::BASELINE_FILE)
     }

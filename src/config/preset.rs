@@ -1,9 +1,9 @@
-//! Presets (SPEC section 17): what `cargo golden` knows of a real tool's
-//! output, shipped as data files in the crate (`presets/*.toml`): failure
-//! and allow patterns, the tool's log record format, the lines a passing
-//! case must show, and environment. `[harness] preset = "odibi"` (or
-//! `presets = [...]`, or a case's own) applies them under the harness
-//! file's own settings; a team's own preset is a file of the same form
+//! Presets (docs/judging.md, Presets): what `cargo golden` knows of a real
+//! tool's output, shipped as data files in the crate (`presets/*.toml`):
+//! failure and allow patterns, the tool's log record format, the lines a
+//! passing case must show, and environment. `[harness] preset = "odibi"` (or
+//! `presets = [...]`, or a case's own) applies them under the harness file's
+//! own settings; a team's own preset is a file of the same form
 //! (`presets = ["./ci/ourtool.toml"]`).
 //!
 //! Without either, a case gets the preset of the tool its command runs

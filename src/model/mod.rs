@@ -114,7 +114,7 @@ pub enum JunitFlavour {
 
 impl JunitFlavour {}
 
-/// Execution status of a case (SPEC section 4).
+/// Execution status of a case (docs/judging.md, How a case is judged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -144,7 +144,7 @@ pub enum EvidenceStatus {
     NoEvidence,
 }
 
-/// The result a case counts as (SPEC section 4).
+/// The result a case counts as (docs/judging.md, How a case is judged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -166,7 +166,7 @@ impl CaseResult {
     }
 }
 
-/// Issue types of SPEC section 4.
+/// Issue types, as docs/judging.md (How a case is judged) lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -195,19 +195,21 @@ pub enum IssueType {
     UnexpectedSuccess,
     /// A specific error was expected, another error was seen.
     UnexpectedError,
-    /// The output differs from its snapshot (SPEC section 15).
+    /// The output differs from its snapshot (docs/baselines.md, Output
+    /// snapshots).
     OutputChanged,
     /// A snapshotted output has no snapshot file.
     SnapshotMissing,
     /// A data output (`outputs`) differs from its data snapshot: schema,
-    /// rows or values (SPEC section 15).
+    /// rows or values (docs/baselines.md, Data snapshots).
     DataChanged,
     /// A passing case did not show a line it `require`s: it did nothing
-    /// (SPEC section 17).
+    /// (docs/judging.md, Presets).
     NothingRan,
     /// A log record at ERROR or above (CRITICAL, FATAL) in a run that
     /// exited 0: on fixed, known-good inputs, an error record means the
-    /// run's result is wrong (SPEC section 21).
+    /// run's result is wrong (docs/judging.md, An ERROR record fails a run
+    /// that exits 0).
     ErrorLogged,
     /// The case's structured result (`result`) reports a failure, or is
     /// missing or unreadable.
@@ -777,8 +779,9 @@ impl Counts {
     }
 }
 
-/// What a run makes of selecting no case at all (`--no-cases`, SPEC
-/// section 8): a typo in a filter must never look green.
+/// What a run makes of selecting no case at all (`--no-cases`; exit code 5
+/// in docs/command-line.md, Command line): a typo in a filter must never
+/// look green.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -841,8 +844,8 @@ pub struct RunRecord {
     pub warnings: Vec<String>,
     /// Set when the filters or the partition selected no case.
     pub empty_selection: Option<EmptySelection>,
-    /// The comparison with the verdict baseline (SPEC section 15); None
-    /// when the run was not compared (a merged run).
+    /// The comparison with the verdict baseline (docs/baselines.md, The
+    /// verdict baseline); None when the run was not compared (a merged run).
     pub baseline: Option<Comparison>,
 }
 
@@ -852,9 +855,9 @@ impl RunRecord {
         Counts::of(&self.cases)
     }
 
-    /// The final status (SPEC section 4): FAILURE when interrupted, else
-    /// PARTIAL when a case failed or errored, else FAILURE when no case was
-    /// selected and `--no-cases fail` holds, else SUCCESS.
+    /// The final status (docs/reports.md, What a run leaves): FAILURE when
+    /// interrupted, else PARTIAL when a case failed or errored, else FAILURE
+    /// when no case was selected and `--no-cases fail` holds, else SUCCESS.
     pub(crate) fn final_status(&self) -> FinalStatus {
         if self.interrupted {
             return FinalStatus::Failure;
@@ -892,10 +895,10 @@ impl RunRecord {
     }
 }
 
-/// How a run ended, as every report states it (SPEC section 4). Rendered
-/// with [`std::fmt::Display`] as the contract's exact strings: `SUCCESS`,
-/// `PARTIAL (N golden project(s) failed)`, `PARTIAL (N case(s) failed)`,
-/// `FAILURE`.
+/// How a run ended, as every report states it (docs/reports.md, What a run
+/// leaves). Rendered with [`std::fmt::Display`] as the contract's exact
+/// strings: `SUCCESS`, `PARTIAL (N golden project(s) failed)`,
+/// `PARTIAL (N case(s) failed)`, `FAILURE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum FinalStatus {
     /// Every case that ran passed.

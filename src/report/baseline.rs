@@ -1,7 +1,8 @@
-//! The baseline comparison and snapshot diffs (SPEC section 15) in the
-//! reports: the "Compared with baseline" section that leads report.md (and
-//! makes up `diff.md`), the "Output changes" section, JUnit properties,
-//! the terminal summary lines, and their part of the integrity check.
+//! The baseline comparison and snapshot diffs (docs/baselines.md, The verdict
+//! baseline and Output snapshots) in the reports: the "Compared with baseline"
+//! section that leads report.md (and makes up `diff.md`), the "Output changes"
+//! section, JUnit properties, the terminal summary lines, and their part of
+//! the integrity check.
 //!
 //! The counts line and the table of the section have a fixed shape that
 //! the integrity check reads back.

@@ -1,6 +1,7 @@
-//! The integrity check (SPEC section 4): the written reports are read back
-//! and must agree with the run record, with each other and with the exit
-//! code, or the run exits with [`crate::conclusion::INTEGRITY`].
+//! The integrity check (exit code 4 in docs/command-line.md, Command line):
+//! the written reports are read back and must agree with the run record, with
+//! each other and with the exit code, or the run exits with
+//! [`crate::conclusion::INTEGRITY`].
 //!
 //! Each registered format ([`super::FORMATS`]) parses its file for real
 //! (XML with `crate::xml`, JSON with serde_json, the markdown tables by their

@@ -549,9 +549,9 @@ pub(crate) fn retain(record: &RunRecord, keep: usize) {
 
 /// Write every report, check their integrity, seal the run dir
 /// (`SHA256SUMS`, signed when there is a `signer`), conclude the run's
-/// [`RunOutcome`] (SPEC section 8), then emit `RunFinished` with it: every
-/// reporter sees the code the process really ends with and the reports
-/// that are really there.
+/// [`RunOutcome`] (docs/command-line.md, Command line: the exit codes), then
+/// emit `RunFinished` with it: every reporter sees the code the process really
+/// ends with and the reports that are really there.
 ///
 /// The results are concluded once, before the reports are written (they
 /// show them, and the integrity check holds them to them); what became of

@@ -1,6 +1,6 @@
-//! The seal of a run (SPEC section 13): a copy of the run's reports in its
-//! run dir, `SHA256SUMS` over every artifact file and report of the run,
-//! and, with a signing key, `SHA256SUMS.minisig`.
+//! The seal of a run (docs/evidence.md, Evidence anyone can verify): a copy of
+//! the run's reports in its run dir, `SHA256SUMS` over every artifact file and
+//! report of the run, and, with a signing key, `SHA256SUMS.minisig`.
 //!
 //! `SHA256SUMS` lists paths relative to the run dir, so `sha256sum -c
 //! SHA256SUMS` works there. The reports live in the out dir, where the next

@@ -1,11 +1,11 @@
 //! Output capture: each stream goes, chunk by chunk, to the classifier as
 //! the command wrote it (in memory only: masking must never change a
 //! verdict, and the classifier masks the lines its findings quote), then,
-//! masked (secret values replaced, SPEC section 14), to its log file (never
-//! truncated), a bounded excerpt (its first characters), a bounded tail
-//! (its last bytes, where failures explain themselves) and, for stdout,
-//! the running evidence hash. Nothing unmasked is written, hashed or shown. Memory
-//! stays bounded whatever the output size.
+//! masked (secret values replaced, docs/secrets.md, Secrets are masked), to
+//! its log file (never truncated), a bounded excerpt (its first characters), a
+//! bounded tail (its last bytes, where failures explain themselves) and, for
+//! stdout, the running evidence hash. Nothing unmasked is written, hashed or
+//! shown. Memory stays bounded whatever the output size.
 
 use std::fs::File;
 use std::io::{self, Write};

@@ -1,6 +1,6 @@
-//! One case, start to end: resolve and isolate, spawn, capture, judge,
-//! keep the evidence, and retry a failed case. Every text a record carries
-//! is masked here (SPEC section 14), so no report has to.
+//! One case, start to end: resolve and isolate, spawn, capture, judge, keep
+//! the evidence, and retry a failed case. Every text a record carries is
+//! masked here (docs/secrets.md, Secrets are masked), so no report has to.
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
@@ -696,7 +696,8 @@ impl<'h> Engine<'h> {
             return Err(CaseError::GoldenMissing { path: file.clone() });
         }
         // The original is fingerprinted under `copy` too: a command that
-        // reaches it by an absolute path is seen (SPEC section 12).
+        // reaches it by an absolute path is seen (docs/guarantees.md,
+        // Isolation is exact and bounded).
         iso.exclude = Exclude::new(path, &def.ignore, Some(&self.out_dir));
         let (fp, copied) = self.fingerprint(def, path, &iso.exclude, budget, first)?;
         if !fp.unreadable.is_empty() {

@@ -1,6 +1,7 @@
-//! `evidence.json` (SPEC section 5): the record of one case (or one attempt
-//! of it) beside its artifact files, `command.txt`, `stdout.log` and
-//! `stderr.log`. `verify-evidence` reads it back to recompute the hash.
+//! `evidence.json` (docs/reports.md, What a run leaves): the record of one
+//! case (or one attempt of it) beside its artifact files, `command.txt`,
+//! `stdout.log` and `stderr.log`. `verify-evidence` reads it back to recompute
+//! the hash.
 
 use std::io;
 use std::path::Path;
@@ -24,8 +25,8 @@ pub(crate) const SCHEMA_VERSION: &str = "1.8.0";
 const DATA_HASH_MINOR: u64 = 6;
 
 /// Whether the evidence hash of a file of `schema_version` covers its data
-/// checks: from 1.6 on. Older files hash as SPEC section 5 says, data
-/// checks or not.
+/// checks: from 1.6 on. Older files hash as docs/reports.md (What a run
+/// leaves) gives the plain evidence hash, data checks or not.
 pub(crate) fn hash_covers_data(schema_version: &str) -> bool {
     schema_version
         .split('.')
@@ -47,14 +48,14 @@ struct HashedDataCheck<'a> {
     diff_sha256: Option<&'a str>,
 }
 
-/// The evidence hash of a case that compared data outputs: `hash` (SPEC
-/// section 5, the kept result included) when `checks` holds no data check,
-/// else the hex sha256 of `hash + "|" + D`, where D is the data checks
-/// (`stream` `data`) in their order as compact JSON, one object each with
-/// `output`, `file`, `sha256`, `outcome`, `detail`, `diff`, `diff_sha256`
-/// in that order (null when absent). The data files are not in the out
-/// dir: their digests and comparisons, as recorded, are what the hash
-/// holds to.
+/// The evidence hash of a case that compared data outputs: `hash` (the plain
+/// evidence hash of docs/reports.md, What a run leaves, the kept result
+/// included) when `checks` holds no data check, else the hex sha256 of
+/// `hash + "|" + D`, where D is the data checks (`stream` `data`) in their
+/// order as compact JSON, one object each with `output`, `file`, `sha256`,
+/// `outcome`, `detail`, `diff`, `diff_sha256` in that order (null when
+/// absent). The data files are not in the out dir: their digests and
+/// comparisons, as recorded, are what the hash holds to.
 fn hash_with_data(hash: &str, checks: &[crate::model::SnapshotCheck]) -> String {
     let data: Vec<HashedDataCheck<'_>> = checks
         .iter()
@@ -116,10 +117,10 @@ fn hash_with_pending(hash: &str, checks: &[crate::model::SnapshotCheck]) -> Stri
 
 /// The evidence hash of a case of evidence `schema_version` whose
 /// artifact files (its kept structured result included) hash to `base`
-/// (SPEC section 5): then its data checks (from 1.6 on) and its pending
-/// snapshots (from 1.8, which keeps them). The one place the parts of the
-/// hash are combined: the engine, `merge` and `verify-evidence` all come
-/// here.
+/// (docs/reports.md, What a run leaves): then its data checks (from 1.6 on)
+/// and its pending snapshots (from 1.8, which keeps them). The one place the
+/// parts of the hash are combined: the engine, `merge` and `verify-evidence`
+/// all come here.
 pub(crate) fn chain(
     base: &str,
     checks: &[crate::model::SnapshotCheck],
@@ -224,8 +225,9 @@ pub struct Evidence {
     #[serde(default)]
     pub(crate) interrupted: bool,
     /// Snapshot comparisons (or blesses) of its output streams, with the
-    /// diff of a changed one (SPEC section 15); empty when the case has no
-    /// snapshot (and in files written before snapshots existed).
+    /// diff of a changed one (docs/baselines.md, Output snapshots); empty when
+    /// the case has no snapshot (and in files written before snapshots
+    /// existed).
     #[serde(default)]
     pub(crate) snapshots: Vec<crate::model::SnapshotCheck>,
     /// Every entry of the golden project the run added, changed or

@@ -1,5 +1,5 @@
-//! Observation records (SPEC section 7): one line of `observations.jsonl`
-//! per case that ran.
+//! Observation records (docs/reports.md, What a run leaves): one line of
+//! `observations.jsonl` per case that ran.
 //!
 //! ```json
 //! {"schema_version": "1.0.0", "type": "observation",

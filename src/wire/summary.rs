@@ -78,8 +78,8 @@ pub(crate) struct Summary {
     #[serde(default)]
     pub(crate) empty_selection: Option<EmptySelection>,
     /// The comparison with the verdict baseline `golden-baseline.json`
-    /// (SPEC section 15); null when the run was not compared (and absent
-    /// in summaries written before 1.2).
+    /// (docs/baselines.md, The verdict baseline); null when the run was not
+    /// compared (and absent in summaries written before 1.2).
     #[serde(default)]
     pub(crate) baseline: Option<crate::model::Comparison>,
     /// Cases of this run in declaration order (other partitions left out).

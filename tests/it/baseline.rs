@@ -1,7 +1,7 @@
-//! Baselines and snapshots (SPEC section 15) through the real binary:
-//! snapshot diffs in every report, redactions and wildcards, `--bless`,
-//! the verdict baseline's classes and gate, `slower`, GitHub annotations
-//! and `cargo golden diff`.
+//! Baselines and snapshots (docs/baselines.md, Baselines) through the real
+//! binary: snapshot diffs in every report, redactions and wildcards,
+//! `--bless`, the verdict baseline's classes and gate, `slower`, GitHub
+//! annotations and `cargo golden diff`.
 
 use crate::common;
 
@@ -883,7 +883,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// SPEC section 5's evidence hash of the case in `dir`, from its files.
+/// The plain evidence hash (docs/reports.md, What a run leaves) of the case
+/// in `dir`, from its files.
 fn spec_hash(dir: &Path, exit_code: &Value) -> String {
     let mut bytes = Vec::new();
     for (i, f) in ["command.txt", "stdout.log", "stderr.log"]
@@ -909,7 +910,8 @@ fn the_evidence_hash_covers_each_data_output_digest_and_comparison() {
     ));
     run_silver_changed(&p);
 
-    // A case without outputs hashes exactly as SPEC section 5 says.
+    // A case without outputs hashes exactly as docs/reports.md says (What a
+    // run leaves: the evidence hash).
     let plain = p.evidence("002-plain");
     assert_eq!(plain["schema_version"], "1.8.0");
     assert_eq!(

@@ -1,6 +1,6 @@
-//! Classification and judging (SPEC section 4) through the real binary:
-//! each case runs a real command, and the verdict is read back from the
-//! exit code, `evidence.json` and `summary.json`.
+//! Classification and judging (docs/judging.md, How a case is judged) through
+//! the real binary: each case runs a real command, and the verdict is read
+//! back from the exit code, `evidence.json` and `summary.json`.
 
 use crate::common;
 
@@ -469,8 +469,8 @@ command = "true"
     p.write("golden/p/config.yaml", "x: 1\n");
     let o = p.run(&[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    // SPEC 4: the golden form only when every failed case is a golden
-    // project; otherwise N counts every failed case.
+    // docs/reports.md, What a run leaves: the golden form only when every
+    // failed case is a golden project; otherwise N counts every failed case.
     assert_eq!(p.summary()["final_status"], "PARTIAL (2 case(s) failed)");
     let md = report_md(&p);
     assert!(md.contains("PARTIAL (2 case(s) failed)"), "{md}");

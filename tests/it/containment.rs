@@ -1,7 +1,7 @@
-//! Containment and durability (SPEC section 12) through the real binary:
-//! nothing of a case outlives it, a dying harness does not free its cases,
-//! isolation is exact and bounded, one run per out dir, no stale verdict,
-//! every number bounded.
+//! Containment and durability (docs/guarantees.md, Guarantees) through the
+//! real binary: nothing of a case outlives it, a dying harness does not free
+//! its cases, isolation is exact and bounded, one run per out dir, no stale
+//! verdict, every number bounded.
 //!
 //! Each test finds its own processes by a marker it sets in the case's
 //! environment (`CG_TEST_MARK`), through /proc.

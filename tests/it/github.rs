@@ -1,6 +1,6 @@
-//! GitHub Actions output (SPEC section 6) through the real binary, run with
-//! the environment a workflow step has: error annotations at the
-//! declaration lines, capped at GitHub's 10 per step; workflow-command
+//! GitHub Actions output (docs/ci.md, The GitHub Action) through the real
+//! binary, run with the environment a workflow step has: error annotations at
+//! the declaration lines, capped at GitHub's 10 per step; workflow-command
 //! escaping; output in groups; the report in the step summary.
 
 use crate::common;

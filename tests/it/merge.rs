@@ -821,9 +821,9 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Make the shard in `out` what cargo-golden wrote before evidence 1.6:
-/// each evidence.json at 1.5.0, its hash the one of SPEC section 5 (not
-/// covering the data checks), that hash in every report that quotes it,
-/// and the run dir sealed again.
+/// each evidence.json at 1.5.0, its hash the plain one of docs/reports.md
+/// (What a run leaves: not covering the data checks), that hash in every
+/// report that quotes it, and the run dir sealed again.
 fn as_written_before_1_6(out: &Path) {
     let mut renamed: Vec<(String, String)> = Vec::new();
     for path in files_under(out) {

@@ -612,10 +612,11 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// Forge the out dir of `p` as a hostile user with no signing key can:
 /// every `from` in every file becomes `to`, then each case's evidence hash
-/// is recomputed from its artifacts and records (SPEC section 5, then the
-/// data checks, then the pending snapshots) and replaced wherever it
-/// stands, and `SHA256SUMS` is written anew. The run still verifies: an
-/// unsigned run detects accidents, not a forger.
+/// is recomputed from its artifacts and records (the evidence hash of
+/// docs/reports.md, What a run leaves, then the data checks, then the pending
+/// snapshots) and replaced wherever it stands, and `SHA256SUMS` is written
+/// anew. The run still verifies: an unsigned run detects accidents, not a
+/// forger.
 fn forge(p: &Project, from: &str, to: &str) {
     let out = p.out();
     for f in files_under(&out) {

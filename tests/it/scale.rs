@@ -1,7 +1,8 @@
-//! Scale features (SPEC section 9) through the real binary: parallel jobs
-//! keep declaration order in every report, `exclusive` cases run alone,
-//! partitions split the cases, retries keep every attempt, fail-fast
-//! skips the rest.
+//! Scale features (docs/ci.md, CI: one job, or shards merged; docs/harness.md,
+//! harness.toml reference, for `jobs` and `exclusive`) through the real
+//! binary: parallel jobs keep declaration order in every report, `exclusive`
+//! cases run alone, partitions split the cases, retries keep every attempt,
+//! fail-fast skips the rest.
 
 use crate::common;
 

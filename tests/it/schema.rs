@@ -1,5 +1,6 @@
 //! The published schemas against real files: `harness.toml` as the loader
-//! sees it, and observation lines as SPEC section 7 writes them.
+//! sees it, and observation lines as docs/reports.md (What a run leaves)
+//! describes them.
 
 use std::collections::BTreeSet;
 
@@ -8,7 +9,8 @@ use cargo_golden::_support::{HarnessConfig, KNOWN_KEYS};
 use cargo_golden::_support::{harness_schema, observation_schema};
 use serde_json::{Value, json};
 
-/// The `harness.toml` of SPEC section 2.
+/// A `harness.toml` with the tables and keys of docs/harness.md
+/// (harness.toml reference), each commented.
 const SPEC_HARNESS: &str = r#"
 [harness]
 name = "my-project"          # suite name in reports; default: the workspace root dir name
@@ -44,7 +46,8 @@ expected = "success"
 env = {}
 "#;
 
-/// The observation line of SPEC section 7.
+/// An observation line of `observations.jsonl` (docs/reports.md, What a run
+/// leaves).
 const SPEC_OBSERVATION: &str = r#"{"schema_version": "1.0.0", "type": "observation",
  "tool_call_id": "4f9c5d2e-8a1b-4c3d-9e7f-0a1b2c3d4e5f", "timestamp_ns": "1763765058123456789",
  "exit_code": 0, "stdout": "…", "stderr": "…", "encoding": "utf8",

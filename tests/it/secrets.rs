@@ -1,9 +1,9 @@
-//! Secrets never reach evidence, reports or logs (SPEC section 14), through
-//! the real binary: cases print secret values from their `env`, from the
-//! parent environment and from their command, whole and split across
-//! writes and read boundaries, on stdout and stderr, and inside a pydantic
-//! validation message; then every file of the out dir, the terminal output
-//! and the GitHub Actions output are searched for each value, raw and
+//! Secrets never reach evidence, reports or logs (docs/secrets.md, Secrets are
+//! masked), through the real binary: cases print secret values from their
+//! `env`, from the parent environment and from their command, whole and split
+//! across writes and read boundaries, on stdout and stderr, and inside a
+//! pydantic validation message; then every file of the out dir, the terminal
+//! output and the GitHub Actions output are searched for each value, raw and
 //! escaped the ways the reports escape text.
 
 use crate::common;

@@ -243,7 +243,7 @@ fn json_run_finished_carries_the_real_exit_code() {
     assert_eq!(last["final_status"], "FAILURE");
 }
 
-// ---- SPEC 13: SHA256SUMS and the signature -------------------------------
+// ---- docs/evidence.md: SHA256SUMS and the signature ----------------------
 
 fn sha256sum_check(dir: &Path) -> Output {
     Command::new("sha256sum")

@@ -307,10 +307,10 @@ fn incomplete(ev: &Evidence) -> bool {
 }
 
 /// The verdict the evidence records must follow from what it records
-/// (SPEC section 4): the evidence status from the exit code, the execution
-/// status from the exit code and the ending, the result from the
-/// execution status and the expected outcome (a `specific_error` regex is
-/// matched against the logs again), and issues exactly for failures.
+/// (docs/judging.md, How a case is judged): the evidence status from the exit
+/// code, the execution status from the exit code and the ending, the result
+/// from the execution status and the expected outcome (a `specific_error`
+/// regex is matched against the logs again), and issues exactly for failures.
 /// Output patterns are not re-applied: they live in the harness file.
 pub(crate) fn rejudge(ev: &Evidence, logs: (&Path, &Path)) -> Vec<String> {
     if incomplete(ev) {
@@ -425,9 +425,9 @@ fn flaky_rule(ev: &Evidence) -> Option<String> {
         .then(|| "records a FLAKY issue, but the case is not marked flaky".into())
 }
 
-/// A case that ran and could not be finished (SPEC section 4): ERROR,
-/// RUNTIME_FAILED, its status from its exit code (NO_EVIDENCE only
-/// without one), and an evidence hash whenever it has an exit code.
+/// A case that ran and could not be finished (docs/judging.md, How a case is
+/// judged): ERROR, RUNTIME_FAILED, its status from its exit code (NO_EVIDENCE
+/// only without one), and an evidence hash whenever it has an exit code.
 fn rejudge_incomplete(ev: &Evidence) -> Vec<String> {
     let mut p = Vec::new();
     let status = unfinished_status(ev.run.exit_code);
@@ -612,7 +612,7 @@ fn is_snapshot_issue(i: &crate::model::Issue) -> bool {
 }
 
 /// Snapshot issues exactly when a recorded snapshot comparison failed
-/// (SPEC section 15).
+/// (docs/baselines.md, Output snapshots and Data snapshots).
 fn snapshot_rule(ev: &Evidence) -> Option<String> {
     let issues = ev
         .run

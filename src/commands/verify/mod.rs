@@ -1,5 +1,5 @@
-//! `cargo golden verify-evidence`: check a run's whole story (SPEC
-//! section 13), not just its hashes.
+//! `cargo golden verify-evidence`: check a run's whole story
+//! (docs/evidence.md, Evidence anyone can verify), not just its hashes.
 //!
 //! - `SHA256SUMS` of the run dir lists every file there, and every file
 //!   still has its checksum; no symlink anywhere; with a public key, the
