@@ -163,7 +163,9 @@ mod tests {
             for e in std::fs::read_dir(dir).unwrap() {
                 let p = e.unwrap().path();
                 // A `tests` module's own files are test code.
-                if p.file_name().is_some_and(|n| n == "tests" || n == "tests.rs") {
+                if p.file_name()
+                    .is_some_and(|n| n == "tests" || n == "tests.rs")
+                {
                     continue;
                 }
                 if p.is_dir() {

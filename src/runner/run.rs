@@ -561,7 +561,7 @@ fn empty_selection(
 }
 
 /// Run every included case with `opts` and return the run record and the
-/// reporters (reports are written by `crate::report::finish`).
+/// reporters (the reports are written by `crate::report::conclude`).
 pub(crate) fn run(
     harness: &HarnessConfig,
     opts: RunOptions,
