@@ -134,15 +134,8 @@ impl<'h> Snapshots<'h> {
                 // A case that could not run is an ERROR with its own issue;
                 // under bless its snapshot stays as it was.
                 _ if self.bless => SnapshotCheck {
-                    stream,
-                    file,
                     outcome: SnapshotOutcome::NotWritten,
-                    diff: None,
-                    detail: None,
-                    output: None,
-                    sha256: None,
-                    diff_sha256: None,
-                    pending: None,
+                    ..stream_check(stream, file)
                 },
                 _ => continue,
             };
