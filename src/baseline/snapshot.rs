@@ -288,16 +288,16 @@ impl<'h> Snapshots<'h> {
         let (snapshot, mut expected) =
             self.read_data_snapshot(&path, &check.file, &actual, spec, warnings);
         // The snapshot, read and compared: the differences.
-        let lines = match &mut expected {
-            Some(Ok(lines)) => std::mem::take(lines),
-            Some(Err(_)) | None => Vec::new(),
+        let diff = match &mut expected {
+            Some(Ok(diff)) => std::mem::take(diff),
+            Some(Err(_)) | None => data::DataDiff::default(),
         };
         if self.bless {
             bless_data(
                 &mut check,
                 &path,
                 &expected,
-                lines.is_empty(),
+                diff.is_empty(),
                 &actual,
                 &read.rel,
             );
@@ -309,12 +309,12 @@ impl<'h> Snapshots<'h> {
                 check.outcome = SnapshotOutcome::Unreadable;
                 check.detail = Some(why);
             }
-            Some(Ok(_)) if lines.is_empty() => {}
+            Some(Ok(_)) if diff.is_empty() => {}
             Some(Ok(_)) => {
                 check.outcome = SnapshotOutcome::Changed;
-                check.detail = Some(format!("{} difference(s)", lines.len()));
-                check.diff = Some(data::diff_text(&lines));
-                check.diff_sha256 = Some(differences_digest(&lines));
+                check.detail = Some(format!("{} difference(s)", diff.lines.len()));
+                check.diff = Some(data::diff_text(&diff));
+                check.diff_sha256 = Some(differences_digest(&diff.lines));
             }
         }
         if matches!(
@@ -442,7 +442,7 @@ impl<'h> Snapshots<'h> {
 
 /// A data snapshot compared with its output: the differences, or why
 /// it could not be.
-type Compared = Result<Vec<String>, String>;
+type Compared = Result<data::DataDiff, String>;
 
 /// A check of stream `stream` against snapshot `file`, matched until
 /// found otherwise.

@@ -9,8 +9,9 @@
 //! column is a change), the row count, and the rows matched by key, numbers
 //! within the tolerance `|now - snapshot| <= abs + rel * |snapshot|`
 //! (without one, exactly: every digit written, not a double's). A
-//! difference is a `DATA_CHANGED` issue whose diff lists the first
-//! [`MAX_DIFF_ITEMS`] differences, one a line. Columns are matched by
+//! difference is a `DATA_CHANGED` issue whose diff ([`DataDiff`]) counts
+//! the rows each column differs in, then lists the first differences, one
+//! a line. Columns are matched by
 //! name: an output naming a column twice is refused ([`unique_names`]).
 //!
 //! The files are read as the case ends (under `copy`, from the copy before
@@ -21,7 +22,8 @@
 //! the list): reading a case's outputs ([`read_outputs`], [`OutputsBefore`],
 //! [`OutputRead`], [`Masking`]) into a [`Table`]; the snapshot text
 //! ([`render`], [`parse_snapshot`], [`snapshot_output`]); the differences
-//! ([`compare`], [`differences`], [`diff_text`], [`DataDiffLine`]); where
+//! ([`compare`], [`differences`], [`DataDiff`], [`diff_text`],
+//! [`DataDiffLine`]); where
 //! an output's snapshot lives ([`snapshot_file`], [`is_glob`], [`glob`]);
 //! and why a file could not be read ([`DataError`]). Everything else
 //! (the readers, the columnar table, summaries, the Delta log and its
@@ -34,6 +36,7 @@ use std::path::Path;
 use crate::config::{DataOutputMode, OutputSpec};
 
 mod delta;
+mod diff;
 mod error;
 mod json;
 mod num;
@@ -45,6 +48,8 @@ mod summary;
 mod text;
 mod value;
 
+use diff::Found;
+pub(crate) use diff::{DataDiff, DataDiffLine, diff_text};
 pub(crate) use error::DataError;
 pub(crate) use outputs::{OutputRead, OutputsBefore, glob, is_glob, read_outputs};
 use value::ColType;
@@ -62,7 +67,6 @@ mod parquet_file {
 }
 
 /// Differences listed in a diff; the rest are counted.
-const MAX_DIFF_ITEMS: usize = 20;
 /// The first line of a data snapshot, before the schema.
 const SCHEMA_PREFIX: &str = "# columns: ";
 
@@ -834,7 +838,7 @@ pub(crate) fn compare(
     text: &str,
     actual: &Table,
     spec: &OutputSpec,
-) -> Result<Vec<String>, DataError> {
+) -> Result<DataDiff, DataError> {
     if let Held::Rows(now) = &actual.0 {
         let (_, body) = output_line(text);
         if !body.starts_with(summary::PREFIX)
@@ -857,9 +861,9 @@ pub(crate) fn parse_snapshot(text: &str) -> Result<Table, DataError> {
 
 /// The differences from `expected` (the snapshot) to `actual`, one a
 /// line, all of them.
-pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -> Vec<String> {
-    match (&expected.0, &actual.0) {
-        (Held::Rows(was), Held::Rows(now)) => row_differences(was, now, spec),
+pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -> DataDiff {
+    let lines = match (&expected.0, &actual.0) {
+        (Held::Rows(was), Held::Rows(now)) => return row_differences(was, now, spec),
         (Held::Summary(was), Held::Summary(now)) => summary::differences(was, now, spec),
         (Held::Rows(_), Held::Summary(_)) => {
             vec![
@@ -870,6 +874,11 @@ pub(crate) fn differences(expected: &Table, actual: &Table, spec: &OutputSpec) -
         (Held::Summary(_), Held::Rows(_)) => {
             vec!["the snapshot holds a summary and the output wants rows: bless it again".into()]
         }
+    };
+    // A summary holds no rows to count.
+    DataDiff {
+        lines,
+        counts: Vec::new(),
     }
 }
 
@@ -918,12 +927,13 @@ fn column_changes<'a>(
 }
 
 /// [`differences`] of two row tables.
-fn row_differences(expected: &RowTable, actual: &RowTable, spec: &OutputSpec) -> Vec<String> {
-    let mut out = Vec::new();
-    let common = column_changes(&expected.columns, &actual.columns, &mut out);
+fn row_differences(expected: &RowTable, actual: &RowTable, spec: &OutputSpec) -> DataDiff {
+    let mut lines = Vec::new();
+    let common = column_changes(&expected.columns, &actual.columns, &mut lines);
     if expected.len() != actual.len() {
-        out.push(format!("row count: {} -> {}", expected.len(), actual.len()));
+        lines.push(format!("row count: {} -> {}", expected.len(), actual.len()));
     }
+    let mut out = Found::new(lines, common.len());
     match key_columns(&common, spec) {
         Some(key) => {
             let by = ByKey::new(&expected.columns, &actual.columns, &key, &common, spec);
@@ -932,13 +942,13 @@ fn row_differences(expected: &RowTable, actual: &RowTable, spec: &OutputSpec) ->
         None => {
             for k in &spec.key {
                 if !common.iter().any(|(n, _, _)| n == k) {
-                    out.push(format!("key column missing: {k} (rows matched whole)"));
+                    (out.lines).push(format!("key column missing: {k} (rows matched whole)"));
                 }
             }
             whole(expected, actual, &common, &mut out);
         }
     }
-    out
+    out.into_diff(common.iter().map(|c| c.0), expected.len(), actual.len())
 }
 
 type Cols<'a> = [(&'a str, usize, usize)];
@@ -1039,19 +1049,23 @@ impl<'c> ByKey<'c> {
 
     /// The lines for a snapshot row and the row now with its key (None:
     /// it was removed).
-    fn pair(&self, row: Row<'_>, other: Option<Row<'_>>, out: &mut Vec<String>) {
+    fn pair(&self, row: Row<'_>, other: Option<Row<'_>>, out: &mut Found) {
         let Some(other) = other else {
-            out.push(format!("row removed: {}", self.label(row, false)));
+            out.removed += 1;
+            (out.lines).push(format!("row removed: {}", self.label(row, false)));
             return;
         };
+        out.compared += 1;
         // Equal text is the same value under every rule: most rows are
         // passed in one comparison.
         if self.same_shape && row.raw() == other.raw() {
             return;
         }
-        for (&(name, i, j), rule) in self.common.iter().zip(&self.rules) {
+        let columns = self.common.iter().zip(&self.rules).zip(&mut out.changed);
+        for ((&(name, i, j), rule), changed) in columns {
             if !rule.same(row.get(i), other.get(j), self.tolerance) {
-                out.push(format!(
+                *changed += 1;
+                out.lines.push(format!(
                     "changed: {} {name} {} -> {}",
                     self.label(row, false),
                     show(row.get(i)),
@@ -1062,16 +1076,17 @@ impl<'c> ByKey<'c> {
     }
 
     /// The lines for the rows now that no snapshot row took.
-    fn added(&self, actual: &RowTable, matched: &[bool], out: &mut Vec<String>) {
+    fn added(&self, actual: &RowTable, matched: &[bool], out: &mut Found) {
         for (r, row) in actual.rows().enumerate() {
             if !matched[r] {
-                out.push(format!("row added: {}", self.label(row, true)));
+                out.added += 1;
+                (out.lines).push(format!("row added: {}", self.label(row, true)));
             }
         }
     }
 }
 
-fn keyed(expected: &RowTable, actual: &RowTable, by: &ByKey<'_>, out: &mut Vec<String>) {
+fn keyed(expected: &RowTable, actual: &RowTable, by: &ByKey<'_>, out: &mut Found) {
     let pairs =
         merge_join(expected, actual, by).unwrap_or_else(|| hash_join(expected, actual, by.key));
     let mut matched = vec![false; actual.len()];
@@ -1138,13 +1153,13 @@ fn walked_differences(
     text: &str,
     actual: &RowTable,
     spec: &OutputSpec,
-) -> Option<Result<Vec<String>, DataError>> {
+) -> Option<Result<DataDiff, DataError>> {
     let (columns, rows) = match text::read_schema(text) {
         Ok(read) => read,
         Err(e) => return Some(Err(e)),
     };
-    let mut out = Vec::new();
-    let common = column_changes(&columns, &actual.columns, &mut out);
+    let mut lines = Vec::new();
+    let common = column_changes(&columns, &actual.columns, &mut lines);
     let key = key_columns(&common, spec)?;
     let by = ByKey::new(&columns, &actual.columns, &key, &common, spec);
     if by.key_rules.is_none() || !by.sorted(actual, true) {
@@ -1159,26 +1174,28 @@ fn walked_differences(
             .collect();
         walks.into_iter().map(|w| w.join().ok().flatten()).collect()
     });
-    let head = out.len();
+    let head = lines.len();
+    let mut out = Found::new(lines, common.len());
     let mut matched = vec![false; actual.len()];
     let mut count = 0;
     // A part out of key order sends the whole snapshot to be read whole;
     // else the first part's error is the one said.
     let walked: Vec<Result<Walked, DataError>> = walked.into_iter().collect::<Option<_>>()?;
     for part in walked {
-        let (lines, taken, n) = match part {
+        let (found, taken, n) = match part {
             Ok(part) => part,
             Err(e) => return Some(Err(e)),
         };
-        out.extend(lines);
+        out.absorb(found);
         taken.into_iter().for_each(|r| matched[r] = true);
         count += n;
     }
     if count != actual.len() {
-        out.insert(head, format!("row count: {count} -> {}", actual.len()));
+        (out.lines).insert(head, format!("row count: {count} -> {}", actual.len()));
     }
     by.added(actual, &matched, &mut out);
-    Some(Ok(out))
+    let names = common.iter().map(|c| c.0);
+    Some(Ok(out.into_diff(names, count, actual.len())))
 }
 
 /// Snapshot text under this is walked on one core.
@@ -1230,9 +1247,9 @@ fn split_rows<'s>(
     vec![(before, 0), (after, from)]
 }
 
-/// What walking part of a snapshot found: its lines, the rows now it
-/// took, and its row count.
-type Walked = (Vec<String>, Vec<usize>, usize);
+/// What walking part of a snapshot found, the rows now it took, and its
+/// row count.
+type Walked = (Found, Vec<usize>, usize);
 
 /// Walk the snapshot rows `rows` against the rows now from position
 /// `from` on; None when they are out of key order.
@@ -1242,7 +1259,7 @@ fn walk(
     actual: &RowTable,
     by: &ByKey<'_>,
 ) -> Option<Result<Walked, DataError>> {
-    let mut out = Vec::new();
+    let mut out = Found::new(Vec::new(), by.common.len());
     let mut taken = Vec::new();
     let mut walk = Walk { r: from };
     let (mut row, mut before) = (Builder::new(rows.width()), Builder::new(rows.width()));
@@ -1302,7 +1319,7 @@ fn hash_join(expected: &RowTable, actual: &RowTable, key: &Cols<'_>) -> Vec<Opti
         .collect()
 }
 
-fn whole(expected: &RowTable, actual: &RowTable, common: &Cols<'_>, out: &mut Vec<String>) {
+fn whole(expected: &RowTable, actual: &RowTable, common: &Cols<'_>, out: &mut Found) {
     // As the snapshot writes it: a null and an empty string stay apart.
     let text = |row: Row<'_>, now: bool| {
         let mut line = String::new();
@@ -1317,10 +1334,12 @@ fn whole(expected: &RowTable, actual: &RowTable, common: &Cols<'_>, out: &mut Ve
     let was: Vec<String> = expected.rows().map(|r| text(r, false)).collect();
     let now: Vec<String> = actual.rows().map(|r| text(r, true)).collect();
     for t in unmatched(&was, &now) {
-        out.push(format!("row removed: {t}"));
+        out.removed += 1;
+        (out.lines).push(format!("row removed: {t}"));
     }
     for t in unmatched(&now, &was) {
-        out.push(format!("row added: {t}"));
+        out.added += 1;
+        (out.lines).push(format!("row added: {t}"));
     }
 }
 
@@ -1340,63 +1359,6 @@ fn unmatched<'r>(rows: &'r [String], other: &[String]) -> Vec<&'r str> {
         })
         .map(String::as_str)
         .collect()
-}
-
-/// What a line of a data diff is about, as a view of the diff colours it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DataDiffLine {
-    /// The schema: a column renamed, removed, added or retyped, a key
-    /// column missing.
-    Schema,
-    /// The row count.
-    RowCount,
-    /// A row the snapshot has and the output does not.
-    RowRemoved,
-    /// A row the output has and the snapshot does not.
-    RowAdded,
-    /// A cell, or a summary's figure, that changed; anything else.
-    Changed,
-}
-
-impl DataDiffLine {
-    /// The kind of a line of [`differences`].
-    pub(crate) fn of(line: &str) -> DataDiffLine {
-        const SCHEMA: [&str; 5] = [
-            "column renamed: ",
-            "column removed: ",
-            "column added: ",
-            "column retyped: ",
-            "key column missing: ",
-        ];
-        if SCHEMA.iter().any(|p| line.starts_with(p)) {
-            DataDiffLine::Schema
-        } else if line.starts_with("row count: ") {
-            DataDiffLine::RowCount
-        } else if line.starts_with("row removed: ") {
-            DataDiffLine::RowRemoved
-        } else if line.starts_with("row added: ") {
-            DataDiffLine::RowAdded
-        } else {
-            DataDiffLine::Changed
-        }
-    }
-}
-
-/// The diff shown for `lines`: the first [`MAX_DIFF_ITEMS`], and how many
-/// more there are.
-pub(crate) fn diff_text(lines: &[String]) -> String {
-    let mut out: String = lines
-        .iter()
-        .take(MAX_DIFF_ITEMS)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    if lines.len() > MAX_DIFF_ITEMS {
-        out.push_str(&format!(
-            "… and {} more difference(s)\n",
-            lines.len() - MAX_DIFF_ITEMS
-        ));
-    }
-    out
 }
 
 /// The snapshot file of output `rel` of the case whose stem is `stem`:
@@ -1462,7 +1424,7 @@ mod tests {
         let now = table("region,total_usd\nEast,1.001\nSilver,90.12\nNorth,3\n", &s);
         let d = row_differences(&was, &now, &s);
         assert_eq!(
-            d,
+            d.lines,
             [
                 "column renamed: total -> total_usd",
                 "changed: region=Silver total 84.97 -> 90.12",
@@ -1470,7 +1432,68 @@ mod tests {
                 "row added: region=North",
             ]
         );
-        assert!(row_differences(&was, &was, &s).is_empty());
+        // East and Silver compared by key, East's total within the
+        // tolerance.
+        assert_eq!(
+            d.counts,
+            [
+                "total: 1 of 2 rows differ",
+                "rows removed: 1 of 3",
+                "rows added: 1 of 3"
+            ]
+        );
+        assert_eq!(row_differences(&was, &was, &s), DataDiff::default());
+    }
+
+    /// The counts say how much of each column changed, apart from how
+    /// many rows were removed or added, before the first differences.
+    #[test]
+    fn a_diff_counts_the_rows_each_column_differs_in() {
+        let s = spec(&["id"]);
+        let mut was = String::from("id,total,region,note\n");
+        let mut now = String::from("id,total,region,note\n");
+        for id in 0..1500 {
+            was.push_str(&format!("{id},{id},West,n\n"));
+            // Every total drifted, three regions changed, one row removed
+            // and two added.
+            if id != 7 {
+                let region = if id % 500 == 1 { "East" } else { "West" };
+                now.push_str(&format!("{id},{},{region},n\n", id + 1));
+            }
+        }
+        now.push_str("2000,1,West,n\n2001,1,West,n\n");
+        let d = row_differences(&table(&was, &s), &table(&now, &s), &s);
+        assert_eq!(
+            d.counts,
+            [
+                "total: 1,499 of 1,499 rows differ",
+                "region: 3 of 1,499 rows differ",
+                "rows removed: 1 of 1,500",
+                "rows added: 2 of 1,501",
+            ]
+        );
+        assert_eq!(
+            d.lines.len(),
+            1499 + 3 + 1 + 1 + 2,
+            "row count, then each change"
+        );
+        let text = diff_text(&d);
+        let shown: Vec<&str> = text.lines().collect();
+        assert_eq!(shown[..4], d.counts[..]);
+        assert_eq!(shown[4], "row count: 1500 -> 1501");
+        assert_eq!(shown[5], "changed: id=0 total 0 -> 1");
+        assert_eq!(shown.len(), 4 + diff::MAX_DIFF_ITEMS + 1);
+        assert_eq!(shown[24], "… and 1486 more difference(s)");
+        for line in &d.counts {
+            assert_eq!(DataDiffLine::of(line), DataDiffLine::Count, "{line}");
+        }
+        for line in &d.lines {
+            assert_ne!(DataDiffLine::of(line), DataDiffLine::Count, "{line}");
+        }
+        // Rows matched whole are counted as removed and added alone.
+        let s = spec(&[]);
+        let d = row_differences(&table("a\n1\n2\n", &s), &table("a\n2\n3\n4\n", &s), &s);
+        assert_eq!(d.counts, ["rows removed: 1 of 2", "rows added: 2 of 3"]);
     }
 
     /// Walking both tables in key order pairs the rows a hash of the key
@@ -1491,8 +1514,8 @@ mod tests {
         by_hand.order.swap(0, 3);
         by_hand.sorted_by.clear();
         assert_eq!(merge_join(&by_hand, &now, &by), None);
-        let sorted = |mut d: Vec<String>| {
-            d.sort();
+        let sorted = |mut d: DataDiff| {
+            d.lines.sort();
             d
         };
         assert_eq!(
@@ -1556,7 +1579,8 @@ mod tests {
         let text = render(&Table::from(was), "x.csv");
         assert!(text.len() > 2 * SPLIT_WALK_AT);
         let whole = differences(&parse_snapshot(&text).unwrap(), &now, &s);
-        assert!(whole.len() > 100, "{}", whole.len());
+        assert!(whole.lines.len() > 100, "{}", whole.lines.len());
+        assert_eq!(whole.counts.len(), 4, "{:?}", whole.counts);
         assert_eq!(compare(&text, &now, &s).unwrap(), whole);
         let Held::Rows(actual) = &now.0 else {
             unreachable!()
@@ -1574,7 +1598,7 @@ mod tests {
         let text = "# columns: k:integer, v:string\n2,b\n1,c\n";
         assert!(walked_differences(text, &now, &s).is_none());
         assert_eq!(
-            compare(text, &Table::from(now), &s).unwrap(),
+            compare(text, &Table::from(now), &s).unwrap().lines,
             ["changed: k=1 v c -> a"]
         );
         let e = compare(
@@ -1631,7 +1655,7 @@ mod tests {
         let was = table("a,b\n1,x\n2,y\n2,y\n", &s);
         let now = table("a,b\n2,y\n3,z\n2,y\n", &s);
         assert_eq!(
-            row_differences(&was, &now, &s),
+            row_differences(&was, &now, &s).lines,
             ["row removed: 1,x", "row added: 3,z"]
         );
     }

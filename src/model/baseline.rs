@@ -280,6 +280,33 @@ pub(crate) enum SnapshotOutcome {
     OutputMissing,
 }
 
+/// Whether `line` has the shape of a line of a data diff's counts (the
+/// lines before its differences, docs/baselines.md, Data outputs):
+/// `NAME: N of M rows differ`, `rows removed: N of M`, `rows added: N of M`
+/// (N and M digits and commas). A cell's change has ` -> ` in it, a row
+/// that was removed or added starts so: neither is a count.
+pub(crate) fn is_data_count(line: &str) -> bool {
+    fn number(s: &str) -> bool {
+        s.starts_with(|c: char| c.is_ascii_digit())
+            && s.bytes().all(|b| b.is_ascii_digit() || b == b',')
+    }
+    let n_of_m = |s: &str| {
+        s.split_once(" of ")
+            .is_some_and(|(n, m)| number(n) && number(m))
+    };
+    if let Some(rest) = (line.strip_prefix("rows removed: ")).or(line.strip_prefix("rows added: "))
+    {
+        return n_of_m(rest);
+    }
+    let row = ["row removed: ", "row added: "]
+        .iter()
+        .any(|p| line.starts_with(p));
+    !row && !line.contains(" -> ")
+        && (line.strip_suffix(" rows differ"))
+            .and_then(|l| l.rsplit_once(": "))
+            .is_some_and(|(name, counts)| !name.is_empty() && n_of_m(counts))
+}
+
 /// The snapshot comparison (or bless) of one stream of one case, as
 /// `evidence.json` and `summary.json` record it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

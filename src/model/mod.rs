@@ -15,7 +15,7 @@ pub(crate) mod verdict;
 pub use baseline::Comparison;
 pub use baseline::Gate;
 pub(crate) use baseline::{CaseComparison, Class, ClassCounts};
-pub(crate) use baseline::{DataFormat, DiffLine};
+pub(crate) use baseline::{DataFormat, DiffLine, is_data_count};
 pub(crate) use baseline::{PendingSnapshot, SnapshotCheck, SnapshotOutcome, Stream, Verdict};
 
 name::serde_names!(

@@ -109,7 +109,8 @@ fn exit(case: &CaseRecord) -> String {
 }
 
 /// The issue a snapshot or data check of `case` raises, as every report
-/// shows it: its message, and the first change of its diff as evidence.
+/// shows it: its message, and the first change of its diff as evidence
+/// (for data, the first difference, not a count).
 pub(crate) fn check_issue(case: &CaseRecord, check: &SnapshotCheck) -> Option<Issue> {
     let log = match check.stream {
         Stream::Data => String::new(),
@@ -123,7 +124,8 @@ pub(crate) fn check_issue(case: &CaseRecord, check: &SnapshotCheck) -> Option<Is
     let (issue_type, message) = check.issue(&log)?;
     let diff = check.diff.as_deref();
     let first = match check.stream {
-        Stream::Data => diff.and_then(|d| d.lines().next()),
+        // The first difference, after the counts that sum them up.
+        Stream::Data => diff.and_then(|d| d.lines().find(|l| !super::is_data_count(l))),
         Stream::Stdout | Stream::Stderr => first_change(diff),
     };
     let evidence = format!(

@@ -733,7 +733,7 @@ fn a_number_changed_beyond_the_tolerance_is_data_changed_naming_row_column_and_v
     let evidence = p.evidence("001-sales");
     assert_eq!(evidence["snapshots"][0]["outcome"], "changed");
     let diff = evidence["snapshots"][0]["diff"].as_str().unwrap();
-    assert_eq!(diff, format!("{line}\n"));
+    assert_eq!(diff, format!("total: 1 of 3 rows differ\n{line}\n"));
     assert!(stderr(&o).contains(line), "{}", text(&o));
     let md = read(p.out().join("report.md"));
     assert!(md.contains("`DATA_CHANGED`") && md.contains(line), "{md}");
@@ -743,6 +743,76 @@ fn a_number_changed_beyond_the_tolerance_is_data_changed_naming_row_column_and_v
     assert_eq!(v.status.code(), Some(0), "{}", text(&v));
     // An ordinary run leaves the snapshot as it was.
     assert!(read(p.path().join(SALES_SNAPSHOT)).contains("Silver,84.97,2"));
+}
+
+/// A wide change says how much of each column changed before its first
+/// differences, in the terminal, report.md, JUnit and the evidence: one
+/// column drifted everywhere and another in three rows read apart, as do
+/// the rows removed and added.
+#[test]
+fn a_data_diff_counts_the_rows_each_column_differs_in_in_every_report() {
+    let harness = r#"
+[[verify]]
+name = "sales"
+command = "mkdir -p out && cp src.csv out/sales.csv"
+outputs = [{ path = "out/sales.csv", key = ["id"] }]
+"#;
+    let table = |drift: bool| {
+        let mut csv = String::from("id,total,region\n");
+        for id in 0..1200 {
+            if drift && id == 7 {
+                continue;
+            }
+            let region = if drift && id % 400 == 1 {
+                "East"
+            } else {
+                "West"
+            };
+            csv.push_str(&format!("{id},{},{region}\n", id + usize::from(drift)));
+        }
+        if drift {
+            csv.push_str("5000,1,West\n5001,1,West\n");
+        }
+        csv
+    };
+    let p = Project::new(harness);
+    p.write("src.csv", &table(false));
+    let o = p.run(&["--bless"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    p.write("src.csv", &table(true));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let counts = [
+        "total: 1,199 of 1,199 rows differ",
+        "region: 3 of 1,199 rows differ",
+        "rows removed: 1 of 1,200",
+        "rows added: 2 of 1,201",
+    ];
+    let diff = data_diff(&p);
+    let lines: Vec<&str> = diff.lines().collect();
+    assert_eq!(lines[..4], counts, "{diff}");
+    assert_eq!(lines[4], "row count: 1200 -> 1201", "{diff}");
+    assert_eq!(lines[5], "changed: id=0 total 0 -> 1", "{diff}");
+    assert_eq!(
+        lines.last(),
+        Some(&"… and 1186 more difference(s)"),
+        "{diff}"
+    );
+    // The count of differences is of the differences alone.
+    let evidence = p.evidence("001-sales");
+    assert_eq!(
+        evidence["snapshots"][0]["detail"], "1206 difference(s)",
+        "{evidence}"
+    );
+    let md = read(p.out().join("report.md"));
+    let junit = junit_failure(&p, "sales");
+    for count in counts {
+        assert!(stderr(&o).contains(count), "{count} in {}", text(&o));
+        assert!(md.contains(count), "{count} in {md}");
+        assert!(junit.contains(count), "{count} in {junit}");
+    }
+    let v = verify_evidence(&p.out());
+    assert_eq!(v.status.code(), Some(0), "{}", text(&v));
 }
 
 #[test]
@@ -771,7 +841,10 @@ fn a_dropped_row_and_a_renamed_column_are_data_changes() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert_eq!(issue_types(&p.summary(), "sales"), ["DATA_CHANGED"]);
     let diff = data_diff(&p);
-    assert_eq!(diff, "row count: 3 -> 2\nrow removed: region=West\n");
+    assert_eq!(
+        diff,
+        "rows removed: 1 of 3\nrow count: 3 -> 2\nrow removed: region=West\n"
+    );
 
     p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));
     let o = p.run(&[]);
@@ -832,7 +905,7 @@ fn a_data_change_is_a_known_failure_only_while_it_changes_the_data_the_same_way(
         assert_eq!(signature_now(&summary, "sales"), known);
         assert_eq!(
             data_diff(&p),
-            "changed: region=Silver total 84.97 -> 90.12\n"
+            "total: 1 of 3 rows differ\nchanged: region=Silver total 84.97 -> 90.12\n"
         );
     }
 
@@ -1185,7 +1258,7 @@ fn parquet_and_delta_outputs_of_pandas_and_deltalake_are_snapshotted_and_compare
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // Beyond it, each is DATA_CHANGED naming key, column and values.
     p.write("src.csv", &SALES_CSV.replace("84.97", "90.12"));
-    let changed = "changed: region=Silver total 84.97 -> 90.12\n";
+    let changed = "total: 1 of 3 rows differ\nchanged: region=Silver total 84.97 -> 90.12\n";
     assert_eq!(run_changed(&p), [changed; 4]);
 }
 
@@ -1199,7 +1272,7 @@ fn a_dropped_row_and_a_renamed_column_are_caught_in_parquet_and_delta() {
         "src.csv",
         &SALES_CSV.replace("West,120.50,3,2026-01-01T10:00\n", ""),
     );
-    let dropped = "row count: 3 -> 2\nrow removed: region=West\n";
+    let dropped = "rows removed: 1 of 3\nrow count: 3 -> 2\nrow removed: region=West\n";
     assert_eq!(run_changed(&p), [dropped; 4]);
 
     p.write("src.csv", &SALES_CSV.replace("total,", "total_usd,"));

@@ -98,14 +98,15 @@ pub(super) fn diff(
     let pending = secrets.mask_str(pending).0.into_owned();
     if check.stream == Stream::Data
         && let Some(committed) = &committed
-        && let Some(lines) = data_differences(harness, case, check, committed, &pending)
+        && let Some(diff) = data_differences(harness, case, check, committed, &pending)
     {
-        let lines = lines
-            .into_iter()
+        // The counts first, as every report shows them.
+        let lines = (diff.counts.into_iter())
+            .chain(diff.lines)
             .map(|l| {
                 let style = match DataDiffLine::of(&l) {
                     DataDiffLine::Schema => CYAN,
-                    DataDiffLine::RowCount => BOLD,
+                    DataDiffLine::RowCount | DataDiffLine::Count => BOLD,
                     DataDiffLine::RowRemoved => RED,
                     DataDiffLine::RowAdded => GREEN,
                     DataDiffLine::Changed => YELLOW,
@@ -147,7 +148,7 @@ fn data_differences(
     check: &SnapshotCheck,
     committed: &str,
     pending: &str,
-) -> Option<Vec<String>> {
+) -> Option<data::DataDiff> {
     let spec = output_spec(harness, case, check)?;
     let was = data::parse_snapshot(committed).ok()?;
     let now = data::parse_snapshot(pending).ok()?;
