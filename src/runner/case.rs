@@ -234,25 +234,21 @@ impl<'h> Engine<'h> {
         let mut rec = self.skipped_record(def, "");
         rec.reason = None;
         let artifacts = Artifacts::in_dir(&rel);
-        let stdout_log = self.out_dir.join(&artifacts.stdout);
-        let stderr_log = self.out_dir.join(&artifacts.stderr);
+        let paths = AttemptPaths {
+            stdout_log: self.out_dir.join(&artifacts.stdout),
+            stderr_log: self.out_dir.join(&artifacts.stderr),
+            dir,
+        };
         rec.artifacts = Some(artifacts);
 
         // Set when the command ran and changed the project, but the case
         // could not be finished.
         let mut changed = None;
-        let outcome = self.execute(
-            def,
-            &dir,
-            (&stdout_log, &stderr_log),
-            &mut rec,
-            (first, &mut changed),
-            tick,
-        );
+        let outcome = self.execute(def, &paths, &mut rec, first, &mut changed, tick);
         if let Some(c) = &mut changed {
             self.redactor.mask_in_place(c);
         }
-        let settled = self.settle(outcome, &mut rec, &dir, (&stdout_log, &stderr_log));
+        let settled = self.settle(outcome, &mut rec, &paths);
         let empty = classify::StreamFindings::default();
         let verdict = classify::judge(
             &def.name,
@@ -274,7 +270,7 @@ impl<'h> Engine<'h> {
         rec.status = verdict.status;
         if let Some(read) = ran.as_mut().and_then(|r| r.result.take()) {
             apply_result(def, &mut rec, read, &rel);
-            self.hash_with_result(&mut rec, &dir);
+            self.hash_with_result(&mut rec, &paths.dir);
         }
         rec.run_issues = rec.issues.len();
         self.check_snapshots(def, &mut rec, ran.as_mut());
@@ -294,8 +290,7 @@ impl<'h> Engine<'h> {
         &self,
         outcome: Result<Executed, CaseError>,
         rec: &mut CaseRecord,
-        dir: &Path,
-        (stdout_log, stderr_log): (&Path, &Path),
+        paths: &AttemptPaths,
     ) -> Settled {
         let started = outcome.as_ref().err().is_some_and(CaseError::after_start);
         let dirty = match &outcome {
@@ -313,9 +308,13 @@ impl<'h> Engine<'h> {
                 let mut reason = crate::conclusion::error_chain(&e);
                 self.redactor.mask_in_place(&mut reason);
                 if rec.evidence_hash.is_none() {
-                    let command = dir.join(Artifacts::COMMAND);
-                    rec.evidence_hash =
-                        partial_evidence(&command, stdout_log, stderr_log, rec.exit_code);
+                    let command = paths.dir.join(Artifacts::COMMAND);
+                    rec.evidence_hash = partial_evidence(
+                        &command,
+                        &paths.stdout_log,
+                        &paths.stderr_log,
+                        rec.exit_code,
+                    );
                 }
                 (None, Some(reason))
             }
@@ -389,12 +388,17 @@ impl<'h> Engine<'h> {
     fn execute(
         &self,
         def: &CaseDef,
-        dir: &Path,
-        (stdout_log, stderr_log): (&Path, &Path),
+        paths: &AttemptPaths,
         rec: &mut CaseRecord,
-        (first, changed): (&mut Option<Rc<isolation::Fingerprint>>, &mut Option<String>),
+        first: &mut Option<Rc<isolation::Fingerprint>>,
+        changed: &mut Option<String>,
         tick: &dyn Fn(),
     ) -> Result<Executed, CaseError> {
+        let AttemptPaths {
+            dir,
+            stdout_log,
+            stderr_log,
+        } = paths;
         let files = prepare_artifacts(dir, stdout_log, stderr_log)?;
         self.write_command(dir, &def.command, rec)?;
         self.refuse_dirty(def)?;
@@ -428,21 +432,10 @@ impl<'h> Engine<'h> {
         }
         rec.working_dir = isolated.working_dir.clone();
 
-        let before = def
-            .result
-            .as_ref()
-            .map(|spec| super::result_files::Before::look(spec, &isolated.working_dir))
-            .unwrap_or_default();
-        let outputs_before = crate::data::OutputsBefore::look(&def.outputs, &isolated.working_dir);
+        let before = Before::look(def, &isolated.working_dir);
         let mut ran = self.run_command(def, &isolated, files, stderr_log, (deadline, tick), rec);
         if let Ok(x) = &mut ran {
-            self.read_products(
-                def,
-                &isolated,
-                (&before, &outputs_before),
-                (dir, stdout_log),
-                x,
-            );
+            self.read_products(def, &isolated, &before, paths, x);
         }
         // Checked whatever became of the run: a change the command made is
         // not lost because its output could not be kept.
@@ -469,17 +462,18 @@ impl<'h> Engine<'h> {
         &self,
         def: &CaseDef,
         isolated: &Isolated,
-        (before, outputs_before): (&super::result_files::Before, &crate::data::OutputsBefore),
-        (dir, stdout_log): (&Path, &Path),
+        before: &Before,
+        paths: &AttemptPaths,
         x: &mut Executed,
     ) {
         if let Some(spec) = &def.result {
             let mask = |b: Vec<u8>| self.redactor.mask_bytes(&b).0.into_owned();
             x.result = Some(super::result_files::read(
                 spec,
-                (&isolated.working_dir, before),
-                dir,
-                stdout_log,
+                &isolated.working_dir,
+                &before.result,
+                &paths.dir,
+                &paths.stdout_log,
                 &mask,
             ));
         }
@@ -487,7 +481,7 @@ impl<'h> Engine<'h> {
         x.outputs = crate::data::read_outputs(
             &def.outputs,
             &isolated.working_dir,
-            outputs_before,
+            &before.outputs,
             &mut mask,
         );
     }
@@ -799,6 +793,34 @@ fn case_budget(
             Some(Stop::Interrupted)
         } else {
             None
+        }
+    }
+}
+
+/// Where an attempt's evidence goes: its execution dir under the out dir,
+/// and its full stdout and stderr logs.
+struct AttemptPaths {
+    dir: PathBuf,
+    stdout_log: PathBuf,
+    stderr_log: PathBuf,
+}
+
+/// What the working dir held before the command ran: the files its
+/// structured result may be read from, and its data outputs. What the run
+/// left as it was is not this run's result or output.
+struct Before {
+    result: super::result_files::Before,
+    outputs: crate::data::OutputsBefore,
+}
+
+impl Before {
+    fn look(def: &CaseDef, working_dir: &Path) -> Before {
+        let result = (def.result.as_ref())
+            .map(|spec| super::result_files::Before::look(spec, working_dir))
+            .unwrap_or_default();
+        Before {
+            result,
+            outputs: crate::data::OutputsBefore::look(&def.outputs, working_dir),
         }
     }
 }

@@ -105,7 +105,8 @@ impl Before {
 /// before the command ran.
 pub(crate) fn read(
     spec: &ResultSpec,
-    (working_dir, before): (&Path, &Before),
+    working_dir: &Path,
+    before: &Before,
     dir: &Path,
     stdout_log: &Path,
     mask: &dyn Fn(Vec<u8>) -> Vec<u8>,
@@ -124,7 +125,7 @@ pub(crate) fn read(
     let at = working_dir.join(declared);
     let found = match spec.format {
         ResultFormat::OdibiStory => {
-            newest_story(&at, (working_dir, before)).map_err(|why| format!("{shown} {why}"))
+            newest_story(&at, working_dir, before).map_err(|why| format!("{shown} {why}"))
         }
         _ if before.unchanged(&at) => Err(format!(
             "{shown} was not written by this run: it is unchanged since before the command ran (left by an earlier run?)"
@@ -188,7 +189,7 @@ fn read_bounded(path: &Path, working_dir: &Path) -> Result<Vec<u8>, String> {
 /// The newest `*.json` run story at or below `at` (a story file, or a
 /// directory of them): the lineage and other JSON files Odibi writes
 /// beside the stories are passed over.
-fn newest_story(at: &Path, (working_dir, before): (&Path, &Before)) -> Result<PathBuf, String> {
+fn newest_story(at: &Path, working_dir: &Path, before: &Before) -> Result<PathBuf, String> {
     if at.is_file() {
         if before.unchanged(at) {
             return Err(
