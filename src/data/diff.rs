@@ -49,6 +49,18 @@ impl Found {
         }
     }
 
+    /// A snapshot row the output does not have, by its key or its cells.
+    pub(super) fn row_removed(&mut self, row: impl std::fmt::Display) {
+        self.removed += 1;
+        self.lines.push(format!("row removed: {row}"));
+    }
+
+    /// A row of the output the snapshot does not have.
+    pub(super) fn row_added(&mut self, row: impl std::fmt::Display) {
+        self.added += 1;
+        self.lines.push(format!("row added: {row}"));
+    }
+
     /// Adds what another part of the same comparison found.
     pub(super) fn absorb(&mut self, part: Found) {
         self.lines.extend(part.lines);
@@ -121,17 +133,11 @@ pub(crate) enum DataDiffLine {
     RowAdded,
     /// A cell, or a summary's figure, that changed; anything else.
     Changed,
-    /// A count of [`DataDiff::counts`]: how many rows a column differs
-    /// in, how many were removed or added.
-    Count,
 }
 
 impl DataDiffLine {
-    /// The kind of a line of [`super::differences`] (or of its counts).
+    /// The kind of a line of [`super::differences`].
     pub(crate) fn of(line: &str) -> DataDiffLine {
-        if crate::model::is_data_count(line) {
-            return DataDiffLine::Count;
-        }
         const SCHEMA: [&str; 5] = [
             "column renamed: ",
             "column removed: ",

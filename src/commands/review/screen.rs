@@ -101,19 +101,18 @@ pub(super) fn diff(
         && let Some(diff) = data_differences(harness, case, check, committed, &pending)
     {
         // The counts first, as every report shows them.
-        let lines = (diff.counts.into_iter())
-            .chain(diff.lines)
-            .map(|l| {
-                let style = match DataDiffLine::of(&l) {
-                    DataDiffLine::Schema => CYAN,
-                    DataDiffLine::RowCount | DataDiffLine::Count => BOLD,
-                    DataDiffLine::RowRemoved => RED,
-                    DataDiffLine::RowAdded => GREEN,
-                    DataDiffLine::Changed => YELLOW,
-                };
-                (style, l)
-            })
-            .collect();
+        let counts = diff.counts.into_iter().map(|l| (BOLD, l));
+        let lines = (diff.lines.into_iter()).map(|l| {
+            let style = match DataDiffLine::of(&l) {
+                DataDiffLine::Schema => CYAN,
+                DataDiffLine::RowCount => BOLD,
+                DataDiffLine::RowRemoved => RED,
+                DataDiffLine::RowAdded => GREEN,
+                DataDiffLine::Changed => YELLOW,
+            };
+            (style, l)
+        });
+        let lines = counts.chain(lines).collect();
         return Diff { lines };
     }
     let label = format!("pending (run {run_id})");
