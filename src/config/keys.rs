@@ -12,7 +12,7 @@ pub(crate) const TABLE_KEYS: &[(&str, &[&str])] = &[
     ("verify", &["name", "command", "description", "working_dir", "timeout", "expected", "env", "retries", "exclusive", "after", "slow", "ignored", "patterns", "require", "preset", "presets", "snapshot", "result", "quarantine", "outputs"]),
     ("golden_projects", &["name", "path", "root", "description", "command", "expected", "timeout", "env", "working_dir", "isolation", "ignore", "allow_dirty", "retries", "exclusive", "after", "slow", "ignored", "patterns", "require", "preset", "presets", "snapshot", "result", "quarantine", "outputs", "expected_outcome"]),
     ("result", &["format", "path", "allow_empty"]),
-    ("outputs", &["path", "key", "ignore", "tolerance", "format", "mode"]),
+    ("outputs", &["path", "table", "query", "model", "database", "key", "ignore", "tolerance", "format", "mode"]),
     ("tolerance", &["abs", "rel"]),
     ("history", &["keep"]),
     ("quarantine", &["reason", "until", "issue"]),

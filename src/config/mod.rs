@@ -69,11 +69,19 @@ impl SnapshotStreams {
     }
 }
 
-/// A data output of a case (`outputs = [{ path = "out/sales.csv", ... }]`).
+/// A data output of a case (`outputs = [{ path = "out/sales.csv", ... }]`,
+/// or `{ table = "main.orders", database = "duckdb:w.duckdb" }`).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct OutputSpec {
-    /// The file or glob, relative to the case's working dir.
+    /// The file or glob, relative to the case's working dir; of a table
+    /// or query, the name its snapshot and reports know it by.
     pub(crate) path: String,
+    /// Where a table or query output's rows come from; None: `path` is a
+    /// file (or glob).
+    pub(crate) table: Option<TableSource>,
+    /// The dbt model a `model` output is (its table read after the run);
+    /// None for any other output.
+    pub(crate) model: Option<DbtModel>,
     /// Columns rows are matched by; empty: rows are matched whole.
     pub(crate) key: Vec<String>,
     /// Columns left out.
@@ -82,10 +90,55 @@ pub(crate) struct OutputSpec {
     pub(crate) abs: f64,
     /// Relative numeric tolerance (of the snapshot's value).
     pub(crate) rel: f64,
-    /// The format: `path`'s extension, or a Delta table.
+    /// The format of a file output: `path`'s extension, or a Delta table
+    /// (of a table output: CSV, never used).
     pub(crate) format: crate::model::DataFormat,
     /// Every row, or a summary (`mode = "summary"`).
     pub(crate) mode: schema::DataOutputMode,
+}
+
+/// The rows of a table output: a table of a database, or a query run in
+/// it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TableSource {
+    pub(crate) database: Database,
+    pub(crate) rows: TableRows,
+}
+
+/// A dbt model as an output (`model = "NAME"`): its relation comes from
+/// the run's `target/manifest.json`, its database from `database` or,
+/// without one, from the profile dbt used.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DbtModel {
+    pub(crate) name: String,
+    pub(crate) database: Option<Database>,
+}
+
+/// A database an output is read from (`database = URL`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Database {
+    /// `duckdb:PATH`: a DuckDB file, relative to the case's working dir.
+    Duckdb(String),
+    /// `sqlite:PATH`: an SQLite file, relative to the case's working dir.
+    Sqlite(String),
+}
+
+impl Database {
+    /// The database file, relative to the case's working dir.
+    pub(crate) fn file(&self) -> &str {
+        match self {
+            Database::Duckdb(p) | Database::Sqlite(p) => p,
+        }
+    }
+}
+
+/// Which rows of a database a table output is.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TableRows {
+    /// Every row of a table or view: its name's parts (`SCHEMA.TABLE`).
+    Table(Vec<String>),
+    /// The rows a query returns.
+    Query(String),
 }
 
 /// A redaction of the `[redactions]` table: text matching `regex` becomes

@@ -585,6 +585,8 @@ fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
         h.cases[0].outputs,
         [super::OutputSpec {
             path: "out/*.csv".into(),
+            table: None,
+            model: None,
             key: vec!["id".into()],
             ignore: vec![],
             abs: 0.0,
@@ -593,4 +595,77 @@ fn outputs_need_a_known_extension_and_a_key_that_is_not_ignored() {
             mode: super::schema::DataOutputMode::Rows,
         }]
     );
+}
+
+#[test]
+fn table_and_query_outputs_need_one_source_and_a_database_inside_the_working_dir() {
+    let case = |outputs: &str| format!("[[verify]]\nname = \"a\"\ncommand = \"true\"\n{outputs}\n");
+    let h = load_text(
+        "harness.toml",
+        &case(
+            "outputs = [{ table = \"main.order_totals\", database = \"duckdb:wh.duckdb\", key = [\"region\"] }, \
+             { query = \"SELECT 1\", database = \"sqlite:db/wh.sqlite\" }]",
+        ),
+    )
+    .unwrap();
+    let outputs = &h.cases[0].outputs;
+    assert_eq!(outputs[0].path, "main.order_totals");
+    assert_eq!(
+        outputs[0].table,
+        Some(super::TableSource {
+            database: super::Database::Duckdb("wh.duckdb".into()),
+            rows: super::TableRows::Table(vec!["main".into(), "order_totals".into()]),
+        })
+    );
+    // A query is named by its text's sha256, so editing it is a new output.
+    let sha = crate::hash::sha256_hex(b"SELECT 1");
+    assert_eq!(outputs[1].path, format!("query-{}", &sha[..8]));
+    assert_eq!(
+        outputs[1].table.as_ref().map(|t| &t.database),
+        Some(&super::Database::Sqlite("db/wh.sqlite".into()))
+    );
+
+    let wrong = [
+        (
+            "outputs = [{ table = \"t\" }]",
+            "with a `table` has no `database`",
+        ),
+        (
+            "outputs = [{ path = \"a.csv\", table = \"t\", database = \"duckdb:x\" }]",
+            "names both `path` and `table`",
+        ),
+        (
+            "outputs = [{ path = \"a.csv\", database = \"duckdb:x\" }]",
+            "not a `path`",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"duckdb:x\", format = \"delta\" }]",
+            "`format` is the format of a file `path`",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"duckdb:../x.duckdb\" }]",
+            "must name a file inside the case's working dir",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"duckdb:/abs.duckdb\" }]",
+            "must name a file inside the case's working dir",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"mysql://h/db\" }]",
+            "is not a `duckdb:` or `sqlite:` URL",
+        ),
+        (
+            "outputs = [{ table = \"a; DROP TABLE b\", database = \"sqlite:x\" }]",
+            "outputs.table",
+        ),
+        (
+            "outputs = [{ query = \" \", database = \"sqlite:x\" }]",
+            "`outputs.query` is empty",
+        ),
+    ];
+    for (outputs, want) in wrong {
+        let (line, _, msg) = one_error(&case(outputs));
+        assert_eq!(line, 4, "{outputs}: {msg}");
+        assert!(msg.contains(want), "{outputs}: {msg}");
+    }
 }

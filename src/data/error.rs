@@ -36,6 +36,36 @@ pub(crate) enum DataError {
          (left by an earlier run?)"
     )]
     NotWritten,
+    /// A table output's database file is not there.
+    #[error("the case wrote no database file {0}")]
+    NoDatabase(String),
+    /// A table output's database file is as it was before the command ran.
+    #[error(
+        "not written by this run: its database file {0} is unchanged since before the \
+         command ran (left by an earlier run?)"
+    )]
+    TableNotWritten(String),
+    /// A `model` output whose model this run did not build.
+    #[error("not written by this run: dbt did not build the model `{model}`: {why}")]
+    ModelNotBuilt { model: String, why: String },
+    /// A `model` output whose relation or database dbt's files do not
+    /// give.
+    #[error("{0}")]
+    Dbt(String),
+    /// The database engine refused the statement or the file.
+    #[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+    #[error("{engine}: {message}")]
+    Engine {
+        engine: &'static str,
+        message: String,
+    },
+    /// Built without the feature of a table output's engine.
+    #[cfg_attr(all(feature = "duckdb", feature = "sqlite"), allow(dead_code))]
+    #[error(
+        "reading a {0} database needs cargo-golden's `{0}` feature (on by default), which this \
+         build leaves out"
+    )]
+    EngineMissing(&'static str),
     /// The guarded reader refused the file (a link out of the working
     /// dir, a FIFO, a device).
     #[error("{0}")]

@@ -33,8 +33,10 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
-use crate::config::{DataOutputMode, OutputSpec};
+use crate::config::{DataOutputMode, OutputSpec, TableSource};
 
+mod db;
+mod dbt;
 mod delta;
 mod diff;
 mod error;
@@ -534,17 +536,54 @@ fn read_table(
         return Ok((Table::from(read.sink.finish(read.names)), read.sha));
     }
     let read = stream::read(path, spec, mask, &|names, _| Builder::new(names.len()))?;
-    let known = read.types.is_some();
-    let columns = match read.types {
-        Some(types) => read.names.into_iter().zip(types).collect(),
-        None => read.names.into_iter().map(|n| (n, ColType::Null)).collect(),
+    let table = rows_table(read.names, read.types, read.sink, &spec.key)?;
+    Ok((table, read.sha))
+}
+
+/// The rows `builder` holds as a canonical table: its columns named
+/// `names`, of `types` (None: inferred from the values), sorted by `key`.
+fn rows_table(
+    names: Vec<String>,
+    types: Option<Vec<ColType>>,
+    builder: Builder,
+    key: &[String],
+) -> Result<Table, DataError> {
+    let known = types.is_some();
+    let columns = match types {
+        Some(types) => names.into_iter().zip(types).collect(),
+        None => names.into_iter().map(|n| (n, ColType::Null)).collect(),
     };
-    let mut table = read.sink.finish(columns)?;
+    let mut table = builder.finish(columns)?;
     if !known {
         infer_types(&mut table);
     }
-    sort(&mut table, &spec.key);
-    Ok((Table::from(table), read.sha))
+    sort(&mut table, key);
+    Ok(Table::from(table))
+}
+
+/// The table output `source` (a table or query of a database under
+/// `working_dir`) as a canonical table, as [`read_table`] reads a file,
+/// with the sha256 of its snapshot text: a database file holds more than
+/// this output, so its own hash would say nothing of it.
+fn read_db_table(
+    source: &TableSource,
+    working_dir: &Path,
+    spec: &OutputSpec,
+    mask: &mut Masking<'_>,
+) -> Result<(Table, String), DataError> {
+    let table = if spec.mode == DataOutputMode::Summary {
+        let read = db::rows(source, working_dir, &spec.ignore, mask, |names, types| {
+            summary::Summarizer::new(names.len(), types.map(<[ColType]>::to_vec))
+        })?;
+        Table::from(read.sink.finish(read.names))
+    } else {
+        let read = db::rows(source, working_dir, &spec.ignore, mask, |names, _| {
+            Builder::new(names.len())
+        })?;
+        rows_table(read.names, read.types, read.sink, &spec.key)?
+    };
+    let sha = crate::hash::sha256_hex(render(&table, &spec.path).as_bytes());
+    Ok((table, sha))
 }
 
 /// The secret values masked in the cells of a data output as it is read
@@ -1374,6 +1413,8 @@ mod tests {
     fn spec(key: &[&str]) -> OutputSpec {
         OutputSpec {
             path: "x.csv".into(),
+            table: None,
+            model: None,
             key: key.iter().map(|s| s.to_string()).collect(),
             ignore: vec!["at".into()],
             abs: 0.01,

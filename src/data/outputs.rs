@@ -1,5 +1,6 @@
 //! Finding and reading a case's data outputs in its working dir: each
-//! file a declared path or glob names, read only when this run wrote it.
+//! file a declared path or glob names, and each table or query of a
+//! database file, read only when this run wrote it.
 //!
 //! What each output was before the command ran is looked at first
 //! ([`OutputsBefore::look`]): an output the run left as it was (a file
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::DataError;
-use super::{Masking, Table, delta, read_table};
+use super::{Masking, Table, dbt, delta, read_db_table, read_table};
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
 use crate::untrusted::Stamp;
@@ -30,6 +31,24 @@ pub(crate) struct OutputRead {
     pub(crate) secrets: Vec<String>,
 }
 
+impl OutputRead {
+    /// A table, query or model output (the `spec`th, `spec`) read as
+    /// `data`, with the secrets `mask` found in it.
+    fn of_database(
+        i: usize,
+        spec: &OutputSpec,
+        data: Result<(Table, String), DataError>,
+        mask: &mut Masking<'_>,
+    ) -> OutputRead {
+        OutputRead {
+            spec: i,
+            rel: spec.path.clone(),
+            data,
+            secrets: mask.take_found(),
+        }
+    }
+}
+
 /// What an output is before the command runs: a file's stamp, or a Delta
 /// table's log, every file of it stamped (a write adds a commit).
 #[derive(Debug, PartialEq, Eq)]
@@ -39,31 +58,70 @@ enum Before {
 }
 
 /// The outputs of a case as they were before its command ran, by path
-/// relative to the working dir.
+/// relative to the working dir: the files, and the database files of
+/// its table outputs.
 #[derive(Debug, Default)]
-pub(crate) struct OutputsBefore(BTreeMap<String, Before>);
+pub(crate) struct OutputsBefore {
+    files: BTreeMap<String, Before>,
+    databases: BTreeMap<String, Vec<Option<Stamp>>>,
+    /// dbt's `target/run_results.json`, when a `model` output is declared
+    /// and the file was there.
+    run_results: Option<Stamp>,
+}
 
 impl OutputsBefore {
     /// Look at every output `specs` name under `working_dir`, before the
     /// command runs.
     pub(crate) fn look(specs: &[OutputSpec], working_dir: &Path) -> OutputsBefore {
-        let mut seen = BTreeMap::new();
+        let mut seen = OutputsBefore::default();
         for spec in specs {
+            if spec.model.is_some() {
+                seen.run_results = crate::untrusted::stamp(&working_dir.join(dbt::RUN_RESULTS));
+                continue;
+            }
+            if let Some(source) = &spec.table {
+                let file = source.database.file();
+                let state = database_state(&working_dir.join(file));
+                if state.iter().any(Option::is_some) {
+                    seen.databases.insert(file.to_string(), state);
+                }
+                continue;
+            }
             for rel in matching(&spec.path, spec.format, working_dir) {
                 if let Some(state) = state(&working_dir.join(&rel), spec.format) {
-                    seen.insert(rel, state);
+                    seen.files.insert(rel, state);
                 }
             }
         }
-        OutputsBefore(seen)
+        seen
     }
 
     /// Whether the output `rel` is just as it was before the command ran.
     fn unchanged(&self, rel: &str, path: &Path, format: DataFormat) -> bool {
-        self.0
+        self.files
             .get(rel)
             .is_some_and(|before| state(path, format).as_ref() == Some(before))
     }
+
+    /// Whether the database file `file` (relative to `working_dir`) and
+    /// its write-ahead log are just as they were before the command ran.
+    fn database_unchanged(&self, file: &str, working_dir: &Path) -> bool {
+        self.databases
+            .get(file)
+            .is_some_and(|before| database_state(&working_dir.join(file)) == *before)
+    }
+}
+
+/// What a database file is now: its stamp and its write-ahead log's
+/// (DuckDB's `.wal`, SQLite's `-wal`), a write that has not reached the
+/// file yet being in the log.
+fn database_state(path: &Path) -> Vec<Option<Stamp>> {
+    let wal = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        crate::untrusted::stamp(Path::new(&name))
+    };
+    vec![crate::untrusted::stamp(path), wal(".wal"), wal("-wal")]
 }
 
 /// What the output at `path` is now; None when there is none.
@@ -95,6 +153,33 @@ pub(crate) fn read_outputs(
 ) -> Vec<OutputRead> {
     let mut out = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
+        if let Some(model) = &spec.model {
+            let results = crate::untrusted::stamp(&working_dir.join(dbt::RUN_RESULTS));
+            let data = if before.run_results.is_some() && results == before.run_results {
+                Err(DataError::ModelNotBuilt {
+                    model: model.name.clone(),
+                    why: format!(
+                        "{} is unchanged since before the command ran",
+                        dbt::RUN_RESULTS
+                    ),
+                })
+            } else {
+                dbt::resolve(model, working_dir)
+                    .and_then(|source| read_db_table(&source, working_dir, spec, mask))
+            };
+            out.push(OutputRead::of_database(i, spec, data, mask));
+            continue;
+        }
+        if let Some(source) = &spec.table {
+            let file = source.database.file();
+            let data = if before.database_unchanged(file, working_dir) {
+                Err(DataError::TableNotWritten(file.to_string()))
+            } else {
+                read_db_table(source, working_dir, spec, mask)
+            };
+            out.push(OutputRead::of_database(i, spec, data, mask));
+            continue;
+        }
         let files = matching(&spec.path, spec.format, working_dir);
         if files.is_empty() {
             out.push(OutputRead {

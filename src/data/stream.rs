@@ -590,6 +590,8 @@ mod tests {
     fn spec(mode: DataOutputMode) -> OutputSpec {
         OutputSpec {
             path: "x.parquet".into(),
+            table: None,
+            model: None,
             key: vec!["id".into()],
             ignore: vec!["raw".into()],
             abs: 0.0,

@@ -977,6 +977,8 @@ mod tests {
     fn spec(abs: f64) -> OutputSpec {
         OutputSpec {
             path: "x.csv".into(),
+            table: None,
+            model: None,
             key: Vec::new(),
             ignore: Vec::new(),
             abs,

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use cargo_golden::_support::{
     ENVELOPE_FILE, EXTENSION_KEY as EXT, PAYLOAD_TYPE, STATEMENT_FILE, pae,
 };
-use common::{Project, text};
+use common::{Project, copy_dir, text};
 use serde_json::Value;
 
 /// One golden project declared by its config file, one verify command
@@ -102,18 +102,6 @@ fn python_verify(python: &Path, run: &Path, public: &Path) -> Output {
         .arg(public)
         .output()
         .unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn read_json(path: &Path) -> Value {

@@ -360,6 +360,12 @@ fn mixed_crate(parent: &Path, name: &str) -> PathBuf {
     harness_crate(parent, name, MIXED)
 }
 
+/// The default features but `duckdb`: the scratch crates build in a
+/// directory of their own, where DuckDB's C++ would compile again for
+/// minutes, and no case of theirs reads a DuckDB table.
+const FULL: &str =
+    r#"default-features = false, features = ["cli", "parquet", "sign", "sqlite", "yaml"]"#;
+
 /// A crate with `harness_toml` and the one-line libtest harness.
 fn harness_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
     let dir = new_crate(parent, name);
@@ -372,7 +378,7 @@ fn harness_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
     .unwrap();
     let mut m = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     m.push_str(&format!(
-        "\n[dev-dependencies]\ncargo-golden = {{ path = {:?} }}\n\n[[test]]\nname = \"golden\"\nharness = false\n",
+        "\n[dev-dependencies]\ncargo-golden = {{ path = {:?}, {FULL} }}\n\n[[test]]\nname = \"golden\"\nharness = false\n",
         repo().display().to_string()
     ));
     std::fs::write(dir.join("Cargo.toml"), m).unwrap();
@@ -536,11 +542,7 @@ fn lean_crate(parent: &Path, name: &str, harness_toml: &str) -> PathBuf {
     let dir = harness_crate(parent, name, harness_toml);
     let manifest = dir.join("Cargo.toml");
     let m = std::fs::read_to_string(&manifest).unwrap();
-    let lean = m.replacen(
-        " }\n\n[[test]]",
-        ", default-features = false }\n\n[[test]]",
-        1,
-    );
+    let lean = m.replacen(FULL, "default-features = false", 1);
     assert_ne!(lean, m, "no dev-dependency line in {m}");
     std::fs::write(&manifest, lean).unwrap();
     dir

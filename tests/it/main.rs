@@ -40,6 +40,7 @@ mod review;
 mod scale;
 mod schema;
 mod secrets;
+mod tables;
 mod trust;
 mod typed_data;
 mod windows;

@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::text;
+use common::{copy_dir, text};
 use serde_json::Value;
 
 fn repo() -> &'static Path {
@@ -35,20 +35,6 @@ fn readme_block(n: usize) -> String {
         .map(|b| b.split("```").next().unwrap().to_string())
         .nth(n)
         .unwrap_or_else(|| panic!("no toml block {n} in the six-line example"))
-}
-
-/// Copy the directory `from` to `to`, recursively.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {

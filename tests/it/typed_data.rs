@@ -12,7 +12,7 @@ use crate::common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Project, data_python, text};
+use common::{Project, data_findings, data_python, text};
 use serde_json::Value;
 
 fn read(p: impl AsRef<Path>) -> String {
@@ -34,24 +34,6 @@ fn issue_types(summary: &Value, name: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|i| i["type"].as_str().unwrap().to_string())
-        .collect()
-}
-
-/// Every data diff and detail the case's evidence holds, one text.
-fn data_findings(p: &Project, slug: &str) -> String {
-    let evidence = p.evidence(slug);
-    evidence["snapshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            format!(
-                "{} | {} | {}\n",
-                s["output"].as_str().unwrap_or(""),
-                s["detail"].as_str().unwrap_or(""),
-                s["diff"].as_str().unwrap_or("")
-            )
-        })
         .collect()
 }
 

@@ -100,7 +100,8 @@ macro_rules! case_table {
             /// containment finding.
             pub(crate) quarantine: Option<$crate::config::elements::quarantine::QuarantineKey>,
             /// Data the case writes (CSV, JSON, JSONL, Parquet files, Delta
-            /// tables), each compared with
+            /// tables; tables and queries of DuckDB and SQLite files; dbt
+            /// models by name), each compared with
             /// `snapshots/<name>.<path>.data` beside this file (the path's `/` as
             /// `.`), a canonical CSV under a schema line: on column names and
             /// types, row count, and rows matched by `key` with numbers within

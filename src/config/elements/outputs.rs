@@ -1,15 +1,19 @@
 //! A case's `outputs`: data files (CSV, JSON, JSONL, Parquet, Delta
-//! tables) compared with data snapshots, with their key, ignored columns,
-//! tolerance, format and mode.
+//! tables), and tables and queries of a database, compared with data
+//! snapshots, with their key, ignored columns, tolerance, format and mode.
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::OutputSpec;
+use std::path::Path;
+
 use crate::config::check::{Ctx, Table, keys_of};
 use crate::config::tree::{Node, Pos, Value};
+use crate::config::{Database, DbtModel, OutputSpec, TableRows, TableSource};
 use crate::model::DataFormat;
 
-/// A data file a case writes, compared with its data snapshot.
+/// A data file a case writes, or a table or query of a database it
+/// writes to, compared with its data snapshot. Exactly one of `path`,
+/// `table`, `query` and `model`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -20,7 +24,34 @@ pub(crate) struct DataOutput {
     /// of objects), `.jsonl` (an object per line) or `.parquet`; a Delta
     /// table is a directory, with `format = "delta"`.
     #[cfg_attr(feature = "schema", schemars(example = &"out/sales.csv"))]
-    pub(crate) path: String,
+    pub(crate) path: Option<String>,
+    /// A table (or view) of `database`, `TABLE`, `SCHEMA.TABLE` or
+    /// `CATALOG.SCHEMA.TABLE`: every
+    /// row of it is the output. Its snapshot is named by it.
+    #[cfg_attr(feature = "schema", schemars(example = &"main.order_totals"))]
+    pub(crate) table: Option<String>,
+    /// A query run in `database`: the rows it returns are the output. Its
+    /// snapshot is named `query-` and the first 8 hex digits of the
+    /// query's sha256, so a changed query is a new snapshot.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(example = &"SELECT region, sum(total) AS total FROM orders GROUP BY region")
+    )]
+    pub(crate) query: Option<String>,
+    /// A dbt model of the case's dbt project, by name: its table (or
+    /// view) as this run's `target/manifest.json` names it, in the
+    /// database of the profile and target dbt ran with (`database`
+    /// overrides it). Only a model this run built (in this run's
+    /// `target/run_results.json`, `success`) is compared.
+    #[cfg_attr(feature = "schema", schemars(example = &"order_totals"))]
+    pub(crate) model: Option<String>,
+    /// The database of `table` or `query` (or of `model`, in place of dbt's
+    /// profile): `duckdb:PATH` (a DuckDB file)
+    /// or `sqlite:PATH` (an SQLite file), PATH relative to the case's
+    /// working dir (under `copy`, in the copy). The file must change
+    /// during the run, as a file output must be written by it.
+    #[cfg_attr(feature = "schema", schemars(example = &"duckdb:warehouse.duckdb"))]
+    pub(crate) database: Option<String>,
     /// Columns that identify a row: rows are matched by them and numbers
     /// compared within `tolerance`. Without a key, rows are matched whole.
     /// Not with `mode = "summary"`, which keeps no rows.
@@ -84,6 +115,13 @@ pub(crate) struct Tolerance {
 /// Column names, each with where it is written.
 type Columns = Vec<(String, Pos)>;
 
+/// Where an output's rows come from.
+enum Source {
+    File,
+    Table(TableSource),
+    Model(DbtModel),
+}
+
 impl Ctx<'_> {
     /// A case's `outputs`: data files compared with data snapshots.
     pub(crate) fn outputs(&mut self, node: &Node) -> Vec<OutputSpec> {
@@ -103,24 +141,12 @@ impl Ctx<'_> {
 
     fn output(&mut self, node: &Node) -> Option<OutputSpec> {
         let t = self.table(node, "an `outputs` entry", &keys_of("outputs"))?;
-        let Some((_, p)) = t.get("path") else {
-            self.err(
-                node.pos,
-                "an `outputs` entry has no `path`".into(),
-                Some("add `path = \"…\"`, relative to the case's working dir".into()),
-            );
-            return None;
+        let (path, source, format) = self.output_source(node, &t)?;
+        let (table, model) = match source {
+            Source::File => (None, None),
+            Source::Table(t) => (Some(t), None),
+            Source::Model(m) => (None, Some(m)),
         };
-        let path = self.expanded(p, "outputs.path")?;
-        let format = self.output_format(&t, p, &path)?;
-        if let Err(e) = globset::Glob::new(&path) {
-            self.err(
-                p.pos,
-                format!("`outputs.path` is not a valid glob: {e}"),
-                None,
-            );
-            return None;
-        }
         let (key, ignore) = self.output_columns(&t);
         let mode = match t.get("mode") {
             Some((_, m)) => self.spelled(m, "outputs.mode", None)?,
@@ -138,6 +164,8 @@ impl Ctx<'_> {
         let (abs, rel) = self.tolerance(&t)?;
         Some(OutputSpec {
             path,
+            table,
+            model,
             key: key.into_iter().map(|(k, _)| k).collect(),
             ignore: ignore.into_iter().map(|(k, _)| k).collect(),
             abs,
@@ -145,6 +173,216 @@ impl Ctx<'_> {
             format,
             mode,
         })
+    }
+
+    /// What the entry `t` (the node `node`) reads: a file (`path`, its
+    /// format), or a table or query of a `database` (named in reports as
+    /// the table, or `query-` and 8 hex digits of the query's sha256).
+    fn output_source(
+        &mut self,
+        node: &Node,
+        t: &Table<'_>,
+    ) -> Option<(String, Source, DataFormat)> {
+        let named: Vec<(&str, &Node)> = ["path", "table", "query", "model"]
+            .into_iter()
+            .filter_map(|k| t.get(k).map(|(_, n)| (k, *n)))
+            .collect();
+        let (what, n) = match named.as_slice() {
+            [] => {
+                self.err(
+                    node.pos,
+                    "an `outputs` entry has no `path`, `table`, `query` or `model`".into(),
+                    Some(
+                        "add `path = \"…\"` (a file, relative to the case's working dir), or \
+                         `table = \"…\"` with `database = \"duckdb:…\"`"
+                            .into(),
+                    ),
+                );
+                return None;
+            }
+            [one] => *one,
+            [(first, _), (second, n), ..] => {
+                self.err(
+                    n.pos,
+                    format!("an `outputs` entry names both `{first}` and `{second}`"),
+                    Some("each entry is one output: give each its own entry".into()),
+                );
+                return None;
+            }
+        };
+        let database = t.get("database").map(|(_, d)| d);
+        if what == "path" {
+            return self.file_source(t, n, database);
+        }
+        if let Some((_, f)) = t.get("format") {
+            self.err(
+                f.pos,
+                format!("`format` is the format of a file `path`, not of a `{what}`"),
+                Some("remove it: the database's engine gives each column its type".into()),
+            );
+            return None;
+        }
+        if what == "model" {
+            let name = self.string(n, "outputs.model")?;
+            self.table_name(n, &name, "outputs.model", 1)?;
+            let database = match database {
+                Some(d) => Some(self.database(d)?),
+                None => None,
+            };
+            return Some((
+                name.clone(),
+                Source::Model(DbtModel { name, database }),
+                DataFormat::Csv,
+            ));
+        }
+        self.table_source(node, n, what, database)
+    }
+
+    /// A `path` output (the node `n` of the entry `t`): its format, a
+    /// valid glob, and no `database`.
+    fn file_source(
+        &mut self,
+        t: &Table<'_>,
+        n: &Node,
+        database: Option<&&Node>,
+    ) -> Option<(String, Source, DataFormat)> {
+        if let Some(d) = database {
+            self.err(
+                d.pos,
+                "`database` is where a `table` or `query` is read from, not a `path`".into(),
+                Some("remove it, or write `table = \"…\"` in place of `path`".into()),
+            );
+            return None;
+        }
+        let path = self.expanded(n, "outputs.path")?;
+        let format = self.output_format(t, n, &path)?;
+        if let Err(e) = globset::Glob::new(&path) {
+            self.err(
+                n.pos,
+                format!("`outputs.path` is not a valid glob: {e}"),
+                None,
+            );
+            return None;
+        }
+        Some((path, Source::File, format))
+    }
+
+    /// A `table` or `query` output (`what`, the node `n` of the entry
+    /// `node`) and its `database`, which it must have.
+    fn table_source(
+        &mut self,
+        node: &Node,
+        n: &Node,
+        what: &str,
+        database: Option<&&Node>,
+    ) -> Option<(String, Source, DataFormat)> {
+        let Some(d) = database else {
+            self.err(
+                node.pos,
+                format!("an `outputs` entry with a `{what}` has no `database`"),
+                Some(
+                    "add `database = \"duckdb:PATH\"` or `\"sqlite:PATH\"`, PATH relative to \
+                     the case's working dir"
+                        .into(),
+                ),
+            );
+            return None;
+        };
+        let database = self.database(d)?;
+        let text = self.string(n, &format!("outputs.{what}"))?;
+        let (name, rows) = if what == "table" {
+            let parts = self.table_name(n, &text, "outputs.table", 3)?;
+            (text, TableRows::Table(parts))
+        } else {
+            if text.trim().is_empty() {
+                self.err(n.pos, "`outputs.query` is empty".into(), None);
+                return None;
+            }
+            let sha = crate::hash::sha256_hex(text.as_bytes());
+            (format!("query-{}", &sha[..8]), TableRows::Query(text))
+        };
+        Some((
+            name,
+            Source::Table(TableSource { database, rows }),
+            DataFormat::Csv,
+        ))
+    }
+
+    /// `database = URL`: `duckdb:PATH` or `sqlite:PATH`, PATH relative
+    /// and inside the case's working dir.
+    fn database(&mut self, node: &Node) -> Option<Database> {
+        let url = self.expanded(node, "outputs.database")?;
+        let (engine, file) = url.split_once(':').unwrap_or(("", ""));
+        let make: fn(String) -> Database = match engine {
+            "duckdb" => Database::Duckdb,
+            "sqlite" => Database::Sqlite,
+            _ => {
+                let help = if url.starts_with("postgres") {
+                    "this version reads DuckDB and SQLite database files; Postgres servers are not read yet"
+                } else {
+                    "write `duckdb:PATH` or `sqlite:PATH`, PATH relative to the case's working dir"
+                };
+                self.err(
+                    node.pos,
+                    format!("`outputs.database` \"{url}\" is not a `duckdb:` or `sqlite:` URL"),
+                    Some(help.into()),
+                );
+                return None;
+            }
+        };
+        let path = Path::new(file);
+        let escapes = path.components().any(|c| {
+            !matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        if file.is_empty() || escapes {
+            self.err(
+                node.pos,
+                format!(
+                    "`outputs.database` \"{url}\" must name a file inside the case's working dir"
+                ),
+                Some(format!(
+                    "write `{engine}:PATH`, PATH relative to the working dir (under `copy`, the copy), with no `..`"
+                )),
+            );
+            return None;
+        }
+        Some(make(file.to_string()))
+    }
+
+    /// The parts of the name `text` of the key `what` (at `node`): at most
+    /// `most` of them (`CATALOG.SCHEMA.TABLE`), each letters, digits, `_`
+    /// or `$`.
+    fn table_name(
+        &mut self,
+        node: &Node,
+        text: &str,
+        what: &str,
+        most: usize,
+    ) -> Option<Vec<String>> {
+        let parts: Vec<String> = text.split('.').map(str::to_string).collect();
+        let plain = |p: &String| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        };
+        if parts.len() > most || !parts.iter().all(plain) {
+            let help = if most == 1 {
+                "write the model's name as dbt knows it (`order_totals`), with no schema"
+            } else {
+                "write `TABLE`, `SCHEMA.TABLE` or `CATALOG.SCHEMA.TABLE` (letters, digits, `_`); \
+                 for anything else write a `query`"
+            };
+            self.err(
+                node.pos,
+                format!("`{what}` \"{text}\" is not a table name"),
+                Some(help.into()),
+            );
+            return None;
+        }
+        Some(parts)
     }
 
     /// The format of the output at `path` (the node `p`): `format`, else

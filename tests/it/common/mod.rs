@@ -438,3 +438,34 @@ impl Drop for Load {
         }
     }
 }
+
+/// Copy the directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every data diff and detail the case's evidence holds, one text.
+pub fn data_findings(p: &Project, slug: &str) -> String {
+    let evidence = p.evidence(slug);
+    evidence["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} | {} | {}\n",
+                s["output"].as_str().unwrap_or(""),
+                s["detail"].as_str().unwrap_or(""),
+                s["diff"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}

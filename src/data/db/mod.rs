@@ -1,0 +1,150 @@
+//! Table outputs: the rows of a table (or view) of a database file, or of
+//! a query run in it (`{ table = "main.orders", database = "duckdb:w.duckdb" }`),
+//! read into the sinks file outputs are read into, so every rule of data
+//! snapshots holds for them (key, ignore, tolerance, summary, masking).
+//!
+//! Each engine is one module behind one small interface ([`rows`]): it
+//! opens the database read-only, runs the statement and pushes each cell
+//! as the text a data snapshot writes (integers at any width exactly,
+//! doubles in their shortest form, decimals with every digit, timestamps
+//! as ISO 8601 UTC, NULL as null), with each column's type from the
+//! engine where it has one. A column the engine types as DuckDB's
+//! `DOUBLE` is a float, `DECIMAL(p,s)` a decimal, and so on; SQLite types
+//! values, not columns, so a column is typed by the values it holds.
+//!
+//! A table output obeys the rule file outputs do: its database file must
+//! change during the run ([`super::OutputsBefore`]), else it is not this
+//! run's output. Its evidence hash is the sha256 of the rows as its
+//! snapshot writes them (a database file holds other tables too).
+
+use std::path::Path;
+
+use super::error::DataError;
+use super::{ColType, Masked, Masking, Sink};
+use crate::config::{Database, TableRows, TableSource};
+
+#[cfg(feature = "duckdb")]
+mod duckdb;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+/// The statement an engine runs for `rows`, with the columns of `ignore`
+/// left out by the engine (or the reader, for SQLite).
+#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+pub(super) struct Select<'a> {
+    pub(super) rows: &'a TableRows,
+    pub(super) ignore: &'a [String],
+}
+
+#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+impl Select<'_> {
+    /// The `FROM` part: the table, each part of its name quoted, or the
+    /// query as a subquery.
+    fn from(&self) -> String {
+        match self.rows {
+            TableRows::Table(parts) => {
+                let quoted: Vec<String> = parts.iter().map(|p| quote(p)).collect();
+                quoted.join(".")
+            }
+            TableRows::Query(sql) => {
+                let sql = sql.trim().trim_end_matches(';');
+                // On a line of its own: a query may end in a `--` comment.
+                format!("({sql}\n) AS golden_query")
+            }
+        }
+    }
+}
+
+/// `name` as a quoted SQL identifier.
+#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// What an engine read: the columns kept (names, and types where the
+/// engine gives them) and the sink it pushed the rows into.
+pub(super) struct EngineRead<S> {
+    pub(super) names: Vec<String>,
+    pub(super) types: Option<Vec<ColType>>,
+    pub(super) sink: S,
+}
+
+/// Read the rows `source` names from its database under `working_dir`
+/// into the sink `make` gives for their columns' names and (where the
+/// engine knows them before the rows) types, each cell masked by `mask`
+/// first.
+pub(super) fn rows<S: Sink>(
+    source: &TableSource,
+    working_dir: &Path,
+    ignore: &[String],
+    mask: &mut Masking<'_>,
+    make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
+) -> Result<EngineRead<S>, DataError> {
+    let file = working_dir.join(source.database.file());
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(DataError::NoDatabase(source.database.file().to_string()));
+    }
+    // A link out of the working dir would have the harness open a
+    // database of its own choosing.
+    let file = crate::untrusted::confined(&file, working_dir, "the case's working directory")
+        .map_err(DataError::Refused)?;
+    // A FIFO or a device in its place would hang or feed the engine.
+    crate::untrusted::open(&file).map_err(DataError::Refused)?;
+    let select = Select {
+        rows: &source.rows,
+        ignore,
+    };
+    let masked = |names: &[String], types: Option<&[ColType]>| Masked {
+        inner: make(names, types),
+        mask: &mut *mask,
+    };
+    let read = match &source.database {
+        Database::Duckdb(_) => duckdb_rows(&file, &select, masked),
+        Database::Sqlite(_) => sqlite_rows(&file, &select, masked),
+    };
+    // Why it could not be read may quote a value (a constraint's text).
+    let read = match read {
+        Ok(read) => read,
+        Err(e) => {
+            let text = e.to_string();
+            return Err(match mask.mask(&text) {
+                std::borrow::Cow::Borrowed(_) => e,
+                std::borrow::Cow::Owned(masked) => DataError::Masked(masked),
+            });
+        }
+    };
+    let EngineRead {
+        mut names,
+        types,
+        sink,
+    } = read;
+    let sink = sink.inner;
+    mask.names(&mut names);
+    Ok(EngineRead { names, types, sink })
+}
+
+#[cfg(feature = "duckdb")]
+use duckdb::rows as duckdb_rows;
+#[cfg(feature = "sqlite")]
+use sqlite::rows as sqlite_rows;
+
+/// Built without the `duckdb` feature: a DuckDB table output is one that
+/// cannot be read, said so where the case's outputs are.
+#[cfg(not(feature = "duckdb"))]
+fn duckdb_rows<S: Sink>(
+    _file: &Path,
+    _select: &Select<'_>,
+    _make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
+) -> Result<EngineRead<S>, DataError> {
+    Err(DataError::EngineMissing("duckdb"))
+}
+
+/// Built without the `sqlite` feature, likewise.
+#[cfg(not(feature = "sqlite"))]
+fn sqlite_rows<S: Sink>(
+    _file: &Path,
+    _select: &Select<'_>,
+    _make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
+) -> Result<EngineRead<S>, DataError> {
+    Err(DataError::EngineMissing("sqlite"))
+}
