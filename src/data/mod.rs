@@ -572,10 +572,15 @@ fn read_db_table(
     mask: &mut Masking<'_>,
 ) -> Result<(Table, String), DataError> {
     let table = if spec.mode == DataOutputMode::Summary {
-        let read = db::rows(source, working_dir, &spec.ignore, mask, |names, types| {
-            summary::Summarizer::new(names.len(), types.map(<[ColType]>::to_vec))
-        })?;
-        Table::from(read.sink.finish(read.names))
+        match db::engine_summary(source, working_dir, &spec.ignore, mask)? {
+            Some(summary) => Table::from(summary),
+            None => {
+                let read = db::rows(source, working_dir, &spec.ignore, mask, |names, types| {
+                    summary::Summarizer::new(names.len(), types.map(<[ColType]>::to_vec))
+                })?;
+                Table::from(read.sink.finish(read.names))
+            }
+        }
     } else {
         let read = db::rows(source, working_dir, &spec.ignore, mask, |names, _| {
             Builder::new(names.len())

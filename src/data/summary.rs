@@ -32,6 +32,9 @@ use crate::config::OutputSpec;
 
 /// The first line of a summary snapshot, before the row count.
 pub(super) const PREFIX: &str = "# summary: ";
+/// The line after the first of a summary an engine computed, before its
+/// name and version.
+const ENGINE: &str = "# engine: ";
 /// The header of a summary snapshot's table.
 const HEADER: &str = "column,type,nulls,nan,inf,-inf,min,max,sum,checksum";
 /// The header summaries had before they counted NaN and infinities: read
@@ -43,6 +46,10 @@ const HEADER_BEFORE_NAN: &str = "column,type,nulls,min,max,sum,checksum";
 pub(super) struct Summary {
     pub(crate) rows: u64,
     pub(crate) columns: Vec<Column>,
+    /// The engine that computed it (`duckdb v2.0.0`), for a summary a
+    /// database engine computed; None: this crate computed it. Its
+    /// checksums are that engine's own.
+    pub(crate) engine: Option<String>,
 }
 
 /// The summary of one column.
@@ -325,6 +332,7 @@ impl Summarizer {
         Summary {
             rows: self.rows,
             columns,
+            engine: None,
         }
     }
 }
@@ -828,8 +836,12 @@ pub(super) fn render(summary: &Summary) -> String {
         ]);
     }
     let body = writer.into_inner().unwrap_or_default();
+    let engine = match &summary.engine {
+        Some(e) => format!("{ENGINE}{e}\n"),
+        None => String::new(),
+    };
     format!(
-        "{PREFIX}{} rows\n{HEADER}\n{}",
+        "{PREFIX}{} rows\n{engine}{HEADER}\n{}",
         summary.rows,
         String::from_utf8_lossy(&body)
     )
@@ -837,13 +849,21 @@ pub(super) fn render(summary: &Summary) -> String {
 
 /// A summary snapshot's text (its first line starts with [`PREFIX`]).
 pub(super) fn parse(text: &str) -> Result<Summary, DataError> {
-    let mut lines = text.splitn(3, '\n');
-    let rows = lines
-        .next()
-        .and_then(|l| l.trim_end_matches('\r').strip_prefix(PREFIX))
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let rows = first
+        .trim_end_matches('\r')
+        .strip_prefix(PREFIX)
         .and_then(|l| l.strip_suffix(" rows"))
         .and_then(|n| n.parse().ok())
         .ok_or(DataError::NoSummaryLine)?;
+    let (engine, rest) = match rest.strip_prefix(ENGINE) {
+        Some(r) => {
+            let (e, r) = r.split_once('\n').unwrap_or((r, ""));
+            (Some(e.trim_end_matches('\r').to_string()), r)
+        }
+        None => (None, rest),
+    };
+    let mut lines = rest.splitn(2, '\n');
     // The three counts of values that are not finite, after the nulls.
     let counts = match lines.next().map(|l| l.trim_end_matches('\r')) {
         Some(HEADER) => 3,
@@ -893,7 +913,11 @@ pub(super) fn parse(text: &str) -> Result<Summary, DataError> {
                 .ok_or_else(bad)?,
         });
     }
-    Ok(Summary { rows, columns })
+    Ok(Summary {
+        rows,
+        columns,
+        engine,
+    })
 }
 
 /// The differences from `expected` (the snapshot) to `actual`: columns
@@ -910,6 +934,17 @@ pub(super) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpe
     let common = super::column_changes(&was, &now, &mut out);
     if expected.rows != actual.rows {
         out.push(format!("row count: {} -> {}", expected.rows, actual.rows));
+    }
+    // Checksums of another engine (or version) are of other hashes: the
+    // figures still compare, and the change of engine is a difference.
+    let same_engine = expected.engine == actual.engine;
+    if !same_engine {
+        let by = |e: &Option<String>| e.clone().unwrap_or_else(|| "cargo-golden".into());
+        out.push(format!(
+            "summary computed by {}, now by {}: its checksums are that engine's own (bless it again)",
+            by(&expected.engine),
+            by(&actual.engine)
+        ));
     }
     let tolerant = spec.abs > 0.0 || spec.rel > 0.0;
     for (name, i, j) in common {
@@ -934,8 +969,10 @@ pub(super) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpe
         // and sum, written as a summary blessed before they were exact
         // wrote them (`9007199254740992` for the text `9007199254740993`):
         // the checksum tells.
-        let written_before =
-            matches!(rule, Rule::Float | Rule::Decimal) && a.checksum == b.checksum && a.ty == b.ty;
+        let written_before = same_engine
+            && matches!(rule, Rule::Float | Rule::Decimal)
+            && a.checksum == b.checksum
+            && a.ty == b.ty;
         for (what, x, y, tolerance) in [
             ("min", &a.min, &b.min, per_value),
             ("max", &a.max, &b.max, per_value),
@@ -949,7 +986,7 @@ pub(super) fn differences(expected: &Summary, actual: &Summary, spec: &OutputSpe
                 out.push(format!("column {name}: {what} {} -> {}", show(x), show(y)));
             }
         }
-        if a.checksum != b.checksum && !(rule == Rule::Float && tolerant) {
+        if same_engine && a.checksum != b.checksum && !(rule == Rule::Float && tolerant) {
             out.push(format!(
                 "column {name}: values changed (checksum {:016x} -> {:016x})",
                 a.checksum, b.checksum

@@ -19,7 +19,8 @@ use duckdb::types::{TimeUnit, ValueRef};
 
 use super::{EngineRead, Select, quote};
 use crate::data::error::DataError;
-use crate::data::{ColType, Sink, num};
+use crate::data::summary::{Column as SummaryColumn, Summary};
+use crate::data::{ColType, Masking, Sink, num};
 
 /// How a column is selected and typed.
 struct Column {
@@ -60,30 +61,9 @@ pub(super) fn rows<S: Sink>(
     select: &Select<'_>,
     make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
 ) -> Result<EngineRead<S>, DataError> {
-    let config = duckdb::Config::default()
-        .access_mode(duckdb::AccessMode::ReadOnly)
-        .and_then(|c| c.enable_autoload_extension(false))
-        .and_then(|c| c.with("autoinstall_known_extensions", "false"))
-        .and_then(|c| c.enable_external_access(false))
-        .map_err(engine)?;
-    let conn = duckdb::Connection::open_with_flags(file, config).map_err(engine)?;
+    let conn = open(file)?;
     let from = select.from();
-    let columns: Vec<Column> = {
-        let mut describe = conn
-            .prepare(&format!("DESCRIBE SELECT * FROM {from}"))
-            .map_err(engine)?;
-        let found = describe
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .map_err(engine)?;
-        let mut columns = Vec::new();
-        for c in found {
-            let (name, ty) = c.map_err(engine)?;
-            if !select.ignore.contains(&name) {
-                columns.push(column(name, &ty));
-            }
-        }
-        columns
-    };
+    let columns = describe(&conn, select, &from)?;
     let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     let types: Vec<ColType> = columns.iter().map(|c| c.ty).collect();
     let mut sink = make(&names, Some(&types));
@@ -115,6 +95,150 @@ pub(super) fn rows<S: Sink>(
         names,
         types: Some(types),
         sink,
+    })
+}
+
+/// The DuckDB file `file`, opened read-only and shut in (no extension
+/// loaded or installed, no other file read).
+fn open(file: &Path) -> Result<duckdb::Connection, DataError> {
+    let config = duckdb::Config::default()
+        .access_mode(duckdb::AccessMode::ReadOnly)
+        .and_then(|c| c.enable_autoload_extension(false))
+        .and_then(|c| c.with("autoinstall_known_extensions", "false"))
+        .and_then(|c| c.enable_external_access(false))
+        .map_err(engine)?;
+    duckdb::Connection::open_with_flags(file, config).map_err(engine)
+}
+
+/// The columns `select` keeps of the rows `from` names, with their types.
+fn describe(
+    conn: &duckdb::Connection,
+    select: &Select<'_>,
+    from: &str,
+) -> Result<Vec<Column>, DataError> {
+    let mut describe = conn
+        .prepare(&format!("DESCRIBE SELECT * FROM {from}"))
+        .map_err(engine)?;
+    let found = describe
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(engine)?;
+    let mut columns = Vec::new();
+    for c in found {
+        let (name, ty) = c.map_err(engine)?;
+        if !select.ignore.contains(&name) {
+            columns.push(column(name, &ty));
+        }
+    }
+    Ok(columns)
+}
+
+/// The aggregates of one column in the summary statement, in order:
+/// nulls, NaN, inf, -inf, min, max, sum, checksum.
+const PER_COLUMN: usize = 8;
+
+/// The select list of the summary statement's aggregates of `c`: counts
+/// of nulls and of values that are not finite, min and max (of a float's
+/// finite values; of a type read as text, of the text, but a HUGEINT's by
+/// value), a sum (integers and decimals exact, a float's finite values by
+/// `fsum`, whose result does not depend on the order rows come in, as
+/// `sum`'s does on a large table), and the checksum: the sum mod 2^64 of
+/// DuckDB's `hash` of each value that is not null.
+fn aggregates(c: &Column) -> String {
+    let q = quote(&c.name);
+    let cast = |e: String| format!("CAST({e} AS VARCHAR)");
+    let counts = if c.ty == ColType::Float {
+        format!(
+            "count(*) FILTER (WHERE isnan({q})), count(*) FILTER (WHERE {q} = 'inf'::DOUBLE), \
+             count(*) FILTER (WHERE {q} = '-inf'::DOUBLE)"
+        )
+    } else {
+        "0, 0, 0".to_string()
+    };
+    let (min, max, sum) = match c.ty {
+        ColType::Float => (
+            format!("min({q}) FILTER (WHERE isfinite({q}))"),
+            format!("max({q}) FILTER (WHERE isfinite({q}))"),
+            format!("fsum({q}) FILTER (WHERE isfinite({q}))"),
+        ),
+        ColType::Integer | ColType::Decimal => (
+            cast(format!("min({q})")),
+            cast(format!("max({q})")),
+            cast(format!("sum({q})")),
+        ),
+        _ => (
+            format!("min({})", c.expr),
+            format!("max({})", c.expr),
+            "CAST(NULL AS VARCHAR)".to_string(),
+        ),
+    };
+    format!(
+        "count(*) - count({q}), {counts}, {min}, {max}, {sum}, \
+         CAST(COALESCE(sum(hash({q})) FILTER (WHERE {q} IS NOT NULL), 0) % 18446744073709551616 AS UBIGINT)"
+    )
+}
+
+/// The summary of the rows `select` names in the DuckDB file `file`,
+/// computed by DuckDB in one aggregate statement: no row leaves the
+/// engine, and memory does not grow with the table. Its text figures
+/// (min, max) are masked by `mask`.
+pub(super) fn summary(
+    file: &Path,
+    select: &Select<'_>,
+    mask: &mut Masking<'_>,
+) -> Result<Summary, DataError> {
+    let conn = open(file)?;
+    let from = select.from();
+    let columns = describe(&conn, select, &from)?;
+    let version: String = conn
+        .query_row("SELECT version()", [], |r| r.get(0))
+        .map_err(engine)?;
+    let mut list = vec!["count(*)".to_string()];
+    list.extend(columns.iter().map(aggregates));
+    let sql = format!("SELECT {} FROM {from}", list.join(", "));
+    let mut stmt = conn.prepare(&sql).map_err(engine)?;
+    let mut rows = stmt.query([]).map_err(engine)?;
+    let row = rows
+        .next()
+        .map_err(engine)?
+        .ok_or_else(|| DataError::Engine {
+            engine: "duckdb",
+            message: "the summary statement returned no row".into(),
+        })?;
+    let count = |i: usize| -> Result<u64, DataError> {
+        let n: i64 = row.get(i).map_err(engine)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    };
+    let rows_n = count(0)?;
+    let mut out = Vec::with_capacity(columns.len());
+    for (k, c) in columns.iter().enumerate() {
+        let at = 1 + k * PER_COLUMN;
+        let mut text = |i: usize| -> Result<Option<String>, DataError> {
+            let mut s = String::new();
+            let null = write(&mut s, row.get_ref(at + i).map_err(engine)?).map_err(|what| {
+                DataError::Engine {
+                    engine: "duckdb",
+                    message: format!("column `{}`: {what}", c.name),
+                }
+            })?;
+            Ok((!null).then(|| mask.mask(&s).into_owned()))
+        };
+        let (min, max, sum) = (text(4)?, text(5)?, text(6)?);
+        let checksum: u64 = row.get(at + 7).map_err(engine)?;
+        out.push(SummaryColumn {
+            name: c.name.clone(),
+            ty: c.ty,
+            nulls: count(at)?,
+            not_finite: [count(at + 1)?, count(at + 2)?, count(at + 3)?],
+            min,
+            max,
+            sum,
+            checksum,
+        });
+    }
+    Ok(Summary {
+        rows: rows_n,
+        columns: out,
+        engine: Some(format!("duckdb {version}")),
     })
 }
 
@@ -171,5 +295,88 @@ fn engine(e: duckdb::Error) -> DataError {
     DataError::Engine {
         engine: "duckdb",
         message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TableRows;
+
+    /// A DuckDB file in a temp dir holding `sql`'s tables.
+    fn database(sql: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.duckdb");
+        let conn = duckdb::Connection::open(&file).unwrap();
+        conn.execute_batch(sql).unwrap();
+        drop(conn);
+        (dir, file)
+    }
+
+    fn summarise(file: &Path, table: &str) -> Summary {
+        let rows = TableRows::Table(vec![table.to_string()]);
+        let select = Select {
+            rows: &rows,
+            ignore: &[],
+        };
+        let redactor = crate::redact::Redactor::new(Vec::<(String, Vec<u8>)>::new());
+        summary(file, &select, &mut Masking::new(&redactor)).unwrap()
+    }
+
+    /// Doubles whose plain `sum()` depends on the order DuckDB's threads
+    /// add them in: the summary's figures are the same on every run.
+    #[test]
+    fn an_engine_summary_is_the_same_on_every_run_of_the_same_data() {
+        let (_dir, file) = database(
+            "SELECT setseed(0.5);
+             CREATE TABLE t AS SELECT range AS id, random() * 1e12 - 5e11 AS x, \
+             'v' || (range % 977) AS s FROM range(600000);",
+        );
+        let first = summarise(&file, "t");
+        for _ in 0..2 {
+            assert_eq!(summarise(&file, "t"), first);
+        }
+        assert_eq!(first.rows, 600_000);
+        let id = &first.columns[0];
+        assert_eq!(
+            (id.min.as_deref(), id.max.as_deref()),
+            (Some("0"), Some("599999"))
+        );
+        assert_eq!(id.sum.as_deref(), Some("179999700000"));
+        assert!(
+            first
+                .engine
+                .as_deref()
+                .is_some_and(|e| e.starts_with("duckdb v"))
+        );
+    }
+
+    /// NaN and the infinities are counted, not aggregated; nulls counted;
+    /// a changed value anywhere changes the checksum.
+    #[test]
+    fn an_engine_summary_counts_what_is_not_finite_and_sees_one_changed_value() {
+        let (_dir, file) = database(
+            "CREATE TABLE t (x DOUBLE, n BIGINT);
+             INSERT INTO t VALUES (1.5, 1), ('nan', 2), ('inf', NULL), ('-inf', 4), (NULL, 5);",
+        );
+        let s = summarise(&file, "t");
+        let x = &s.columns[0];
+        assert_eq!((x.nulls, x.not_finite), (1, [1, 1, 1]));
+        assert_eq!(
+            (x.min.as_deref(), x.sum.as_deref()),
+            (Some("1.5"), Some("1.5"))
+        );
+        assert_eq!(
+            (s.columns[1].nulls, s.columns[1].sum.as_deref()),
+            (1, Some("12"))
+        );
+        let conn = duckdb::Connection::open(&file).unwrap();
+        conn.execute_batch("UPDATE t SET n = 3 WHERE n = 2; UPDATE t SET n = 2 WHERE n = 1;")
+            .unwrap();
+        drop(conn);
+        let after = summarise(&file, "t");
+        // 1,2 became 2,3: min and sum moved, and the checksum with them.
+        assert_ne!(after.columns[1].checksum, s.columns[1].checksum);
+        assert_eq!(after.columns[0], s.columns[0]);
     }
 }

@@ -17,9 +17,10 @@
 //! run's output. Its evidence hash is the sha256 of the rows as its
 //! snapshot writes them (a database file holds other tables too).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::error::DataError;
+use super::summary::Summary;
 use super::{ColType, Masked, Masking, Sink};
 use crate::config::{Database, TableRows, TableSource};
 
@@ -69,6 +70,49 @@ pub(super) struct EngineRead<S> {
     pub(super) sink: S,
 }
 
+/// The database file of `source` under `working_dir`, there, inside it
+/// and a regular file.
+fn database_file(source: &TableSource, working_dir: &Path) -> Result<PathBuf, DataError> {
+    let file = working_dir.join(source.database.file());
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(DataError::NoDatabase(source.database.file().to_string()));
+    }
+    // A link out of the working dir would have the harness open a
+    // database of its own choosing.
+    let file = crate::untrusted::confined(&file, working_dir, "the case's working directory")
+        .map_err(DataError::Refused)?;
+    // A FIFO or a device in its place would hang or feed the engine.
+    crate::untrusted::open(&file).map_err(DataError::Refused)?;
+    Ok(file)
+}
+
+/// The summary of the rows `source` names, computed by its engine in one
+/// statement, where the engine can (DuckDB); None where the rows are to
+/// be summarised as they are read (SQLite, which has no hash function of
+/// its own: it runs in this process either way).
+pub(super) fn engine_summary(
+    source: &TableSource,
+    working_dir: &Path,
+    ignore: &[String],
+    mask: &mut Masking<'_>,
+) -> Result<Option<Summary>, DataError> {
+    let Database::Duckdb(_) = source.database else {
+        return Ok(None);
+    };
+    let file = database_file(source, working_dir)?;
+    let select = Select {
+        rows: &source.rows,
+        ignore,
+    };
+    let mut summary = duckdb_summary(&file, &select, mask)?;
+    let mut names: Vec<String> = summary.columns.iter().map(|c| c.name.clone()).collect();
+    mask.names(&mut names);
+    for (c, name) in summary.columns.iter_mut().zip(names) {
+        c.name = name;
+    }
+    Ok(Some(summary))
+}
+
 /// Read the rows `source` names from its database under `working_dir`
 /// into the sink `make` gives for their columns' names and (where the
 /// engine knows them before the rows) types, each cell masked by `mask`
@@ -80,16 +124,7 @@ pub(super) fn rows<S: Sink>(
     mask: &mut Masking<'_>,
     make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
 ) -> Result<EngineRead<S>, DataError> {
-    let file = working_dir.join(source.database.file());
-    if std::fs::symlink_metadata(&file).is_err() {
-        return Err(DataError::NoDatabase(source.database.file().to_string()));
-    }
-    // A link out of the working dir would have the harness open a
-    // database of its own choosing.
-    let file = crate::untrusted::confined(&file, working_dir, "the case's working directory")
-        .map_err(DataError::Refused)?;
-    // A FIFO or a device in its place would hang or feed the engine.
-    crate::untrusted::open(&file).map_err(DataError::Refused)?;
+    let file = database_file(source, working_dir)?;
     let select = Select {
         rows: &source.rows,
         ignore,
@@ -124,7 +159,7 @@ pub(super) fn rows<S: Sink>(
 }
 
 #[cfg(feature = "duckdb")]
-use duckdb::rows as duckdb_rows;
+use duckdb::{rows as duckdb_rows, summary as duckdb_summary};
 #[cfg(feature = "sqlite")]
 use sqlite::rows as sqlite_rows;
 
@@ -136,6 +171,16 @@ fn duckdb_rows<S: Sink>(
     _select: &Select<'_>,
     _make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
 ) -> Result<EngineRead<S>, DataError> {
+    Err(DataError::EngineMissing("duckdb"))
+}
+
+/// Built without the `duckdb` feature, likewise.
+#[cfg(not(feature = "duckdb"))]
+fn duckdb_summary(
+    _file: &Path,
+    _select: &Select<'_>,
+    _mask: &mut Masking<'_>,
+) -> Result<Summary, DataError> {
     Err(DataError::EngineMissing("duckdb"))
 }
 
