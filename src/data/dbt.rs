@@ -25,14 +25,43 @@ const MANIFEST: &str = "target/manifest.json";
 /// of MiB.
 const MAX_ARTIFACT_BYTES: u64 = 512 << 20;
 
-/// The table `model` is in this run, read after it: a model this run did
-/// not build successfully is [`DataError::ModelNotBuilt`].
-pub(super) fn resolve(model: &DbtModel, working_dir: &Path) -> Result<TableSource, DataError> {
-    let results = artifact(working_dir, RUN_RESULTS)?;
-    let manifest = artifact(working_dir, MANIFEST)?;
+/// This run's `run_results.json` and `manifest.json`, read once for all
+/// of a case's `model` outputs (a manifest is tens of MiB).
+pub(super) struct Artifacts {
+    results: Value,
+    manifest: Value,
+}
+
+impl Artifacts {
+    /// The artifacts dbt wrote in `working_dir`; every error is a
+    /// [`DataError::Dbt`].
+    pub(super) fn load(working_dir: &Path) -> Result<Artifacts, DataError> {
+        Ok(Artifacts {
+            results: artifact(working_dir, RUN_RESULTS)?,
+            manifest: artifact(working_dir, MANIFEST)?,
+        })
+    }
+
+    /// The table `model` is in this run, read after it: a model this run
+    /// did not build successfully is [`DataError::ModelNotBuilt`].
+    pub(super) fn resolve(
+        &self,
+        model: &DbtModel,
+        working_dir: &Path,
+    ) -> Result<TableSource, DataError> {
+        resolve(&self.results, &self.manifest, model, working_dir)
+    }
+}
+
+fn resolve(
+    results: &Value,
+    manifest: &Value,
+    model: &DbtModel,
+    working_dir: &Path,
+) -> Result<TableSource, DataError> {
     let project = manifest["metadata"]["project_name"].as_str().unwrap_or("");
     let (id, status) =
-        built(&results, project, &model.name).ok_or_else(|| DataError::ModelNotBuilt {
+        built(results, project, &model.name).ok_or_else(|| DataError::ModelNotBuilt {
             model: model.name.clone(),
             why: "it is not in this run's target/run_results.json".into(),
         })?;
@@ -51,7 +80,7 @@ pub(super) fn resolve(model: &DbtModel, working_dir: &Path) -> Result<TableSourc
     };
     let database = match &model.database {
         Some(d) => d.clone(),
-        None => profile_database(&results, &manifest, working_dir)?,
+        None => profile_database(results, manifest, working_dir)?,
     };
     Ok(TableSource {
         database,

@@ -152,6 +152,8 @@ pub(crate) fn read_outputs(
     mask: &mut Masking<'_>,
 ) -> Vec<OutputRead> {
     let mut out = Vec::new();
+    // dbt's artifacts, read at the first `model` output.
+    let mut artifacts: Option<Result<dbt::Artifacts, String>> = None;
     for (i, spec) in specs.iter().enumerate() {
         if let Some(model) = &spec.model {
             let results = crate::untrusted::stamp(&working_dir.join(dbt::RUN_RESULTS));
@@ -164,8 +166,15 @@ pub(crate) fn read_outputs(
                     ),
                 })
             } else {
-                dbt::resolve(model, working_dir)
-                    .and_then(|source| read_db_table(&source, working_dir, spec, mask))
+                let loaded = artifacts.get_or_insert_with(|| {
+                    dbt::Artifacts::load(working_dir).map_err(|e| e.to_string())
+                });
+                match loaded {
+                    Ok(a) => a
+                        .resolve(model, working_dir)
+                        .and_then(|source| read_db_table(&source, working_dir, spec, mask)),
+                    Err(why) => Err(DataError::Dbt(why.clone())),
+                }
             };
             out.push(OutputRead::of_database(i, spec, data, mask));
             continue;

@@ -81,12 +81,8 @@ pub(super) fn rows<S: Sink>(
     let mut scratch = String::new();
     while let Some(row) = rows.next().map_err(engine)? {
         for (c, column) in columns.iter().enumerate() {
-            let value = row.get_ref(c).map_err(engine)?;
             scratch.clear();
-            let null = write(&mut scratch, value).map_err(|what| DataError::Engine {
-                engine: "duckdb",
-                message: format!("column `{}`: {what}", column.name),
-            })?;
+            let null = write_cell(&mut scratch, row.get_ref(c).map_err(engine)?, &column.name)?;
             sink.cell(if null { None } else { Some(scratch.as_str()) });
         }
         sink.end_row();
@@ -214,12 +210,7 @@ pub(super) fn summary(
         let at = 1 + k * PER_COLUMN;
         let mut text = |i: usize| -> Result<Option<String>, DataError> {
             let mut s = String::new();
-            let null = write(&mut s, row.get_ref(at + i).map_err(engine)?).map_err(|what| {
-                DataError::Engine {
-                    engine: "duckdb",
-                    message: format!("column `{}`: {what}", c.name),
-                }
-            })?;
+            let null = write_cell(&mut s, row.get_ref(at + i).map_err(engine)?, &c.name)?;
             Ok((!null).then(|| mask.mask(&s).into_owned()))
         };
         let (min, max, sum) = (text(4)?, text(5)?, text(6)?);
@@ -239,6 +230,14 @@ pub(super) fn summary(
         rows: rows_n,
         columns: out,
         engine: Some(format!("duckdb {version}")),
+    })
+}
+
+/// [`write`] of a value of the column `name`, its error naming the column.
+fn write_cell(out: &mut String, value: ValueRef<'_>, name: &str) -> Result<bool, DataError> {
+    write(out, value).map_err(|what| DataError::Engine {
+        engine: "duckdb",
+        message: format!("column `{name}`: {what}"),
     })
 }
 

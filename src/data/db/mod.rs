@@ -104,13 +104,23 @@ pub(super) fn engine_summary(
         rows: &source.rows,
         ignore,
     };
-    let mut summary = duckdb_summary(&file, &select, mask)?;
+    let mut summary = duckdb_summary(&file, &select, mask).map_err(|e| masked_error(mask, e))?;
     let mut names: Vec<String> = summary.columns.iter().map(|c| c.name.clone()).collect();
     mask.names(&mut names);
     for (c, name) in summary.columns.iter_mut().zip(names) {
         c.name = name;
     }
     Ok(Some(summary))
+}
+
+/// The engine's error `e` with the secret values it quotes masked: why a
+/// table could not be read may quote a value (a constraint's text).
+fn masked_error(mask: &mut Masking<'_>, e: DataError) -> DataError {
+    let text = e.to_string();
+    match mask.mask(&text) {
+        std::borrow::Cow::Borrowed(_) => e,
+        std::borrow::Cow::Owned(masked) => DataError::Masked(masked),
+    }
 }
 
 /// Read the rows `source` names from its database under `working_dir`
@@ -137,16 +147,9 @@ pub(super) fn rows<S: Sink>(
         Database::Duckdb(_) => duckdb_rows(&file, &select, masked),
         Database::Sqlite(_) => sqlite_rows(&file, &select, masked),
     };
-    // Why it could not be read may quote a value (a constraint's text).
     let read = match read {
         Ok(read) => read,
-        Err(e) => {
-            let text = e.to_string();
-            return Err(match mask.mask(&text) {
-                std::borrow::Cow::Borrowed(_) => e,
-                std::borrow::Cow::Owned(masked) => DataError::Masked(masked),
-            });
-        }
+        Err(e) => return Err(masked_error(mask, e)),
     };
     let EngineRead {
         mut names,
