@@ -121,13 +121,18 @@ pub(crate) enum Database {
     Duckdb(String),
     /// `sqlite:PATH`: an SQLite file, relative to the case's working dir.
     Sqlite(String),
+    /// `postgres://USER@HOST:PORT/DB`: a PostgreSQL server (no password
+    /// in it: `PGPASSWORD` gives one).
+    Postgres(String),
 }
 
 impl Database {
-    /// The database file, relative to the case's working dir.
-    pub(crate) fn file(&self) -> &str {
+    /// The database file, relative to the case's working dir; None for a
+    /// server.
+    pub(crate) fn file(&self) -> Option<&str> {
         match self {
-            Database::Duckdb(p) | Database::Sqlite(p) => p,
+            Database::Duckdb(p) | Database::Sqlite(p) => Some(p),
+            Database::Postgres(_) => None,
         }
     }
 }

@@ -652,7 +652,19 @@ fn table_and_query_outputs_need_one_source_and_a_database_inside_the_working_dir
         ),
         (
             "outputs = [{ table = \"t\", database = \"mysql://h/db\" }]",
-            "is not a `duckdb:` or `sqlite:` URL",
+            "is not a `duckdb:`, `sqlite:` or `postgres://` URL",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"postgres://u:hunter22@h:5432/db\" }]",
+            "`outputs.database` holds a password",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"postgres://u@h/db?password=hunter22\" }]",
+            "`outputs.database` holds a password",
+        ),
+        (
+            "outputs = [{ table = \"t\", database = \"postgres://h\" }]",
+            "names no server and database",
         ),
         (
             "outputs = [{ table = \"a; DROP TABLE b\", database = \"sqlite:x\" }]",
@@ -668,4 +680,16 @@ fn table_and_query_outputs_need_one_source_and_a_database_inside_the_working_dir
         assert_eq!(line, 4, "{outputs}: {msg}");
         assert!(msg.contains(want), "{outputs}: {msg}");
     }
+    let url = "postgres://golden@127.0.0.1:5432/golden";
+    let h = load_text(
+        "harness.toml",
+        &case(&format!(
+            "outputs = [{{ table = \"public.t\", database = \"{url}\" }}]"
+        )),
+    )
+    .unwrap();
+    assert_eq!(
+        h.cases[0].outputs[0].table.as_ref().map(|t| &t.database),
+        Some(&super::Database::Postgres(url.into()))
+    );
 }

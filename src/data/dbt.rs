@@ -139,8 +139,9 @@ fn profile_database(
     let adapter = manifest["metadata"]["adapter_type"].as_str().unwrap_or("");
     if adapter != "duckdb" {
         return Err(DataError::Dbt(format!(
-            "dbt ran with the `{adapter}` adapter, whose database this version does not read; \
-             DuckDB's it does (or give the output a `database`)"
+            "dbt ran with the `{adapter}` adapter, whose profile this version does not read; \
+             DuckDB's it does (or give the output a `database`: `postgres://USER@HOST:PORT/DB` \
+             for a server)"
         )));
     }
     let args = &results["args"];

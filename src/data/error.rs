@@ -45,6 +45,12 @@ pub(crate) enum DataError {
          command ran (left by an earlier run?)"
     )]
     TableNotWritten(String),
+    /// A server table output whose statistics the run left as they were.
+    #[error(
+        "not written by this run: the server's statistics of {0} (its rows inserted, updated and \
+         deleted) are unchanged since before the command ran"
+    )]
+    StatsUnchanged(String),
     /// A `model` output whose model this run did not build.
     #[error("not written by this run: dbt did not build the model `{model}`: {why}")]
     ModelNotBuilt { model: String, why: String },

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::DataError;
-use super::{Masking, Table, dbt, delta, read_db_table, read_table};
+use super::{Masking, Table, db, dbt, delta, read_db_table, read_table};
 use crate::config::OutputSpec;
 use crate::model::DataFormat;
 use crate::untrusted::Stamp;
@@ -64,6 +64,9 @@ enum Before {
 pub(crate) struct OutputsBefore {
     files: BTreeMap<String, Before>,
     databases: BTreeMap<String, Vec<Option<Stamp>>>,
+    /// What a server's statistics said of each server table output, by
+    /// its name.
+    servers: BTreeMap<String, String>,
     /// dbt's `target/run_results.json`, when a `model` output is declared
     /// and the file was there.
     run_results: Option<Stamp>,
@@ -80,10 +83,18 @@ impl OutputsBefore {
                 continue;
             }
             if let Some(source) = &spec.table {
-                let file = source.database.file();
-                let state = database_state(&working_dir.join(file));
-                if state.iter().any(Option::is_some) {
-                    seen.databases.insert(file.to_string(), state);
+                match source.database.file() {
+                    Some(file) => {
+                        let state = database_state(&working_dir.join(file));
+                        if state.iter().any(Option::is_some) {
+                            seen.databases.insert(file.to_string(), state);
+                        }
+                    }
+                    None => {
+                        if let Some(state) = db::server_state(source) {
+                            seen.servers.insert(spec.path.clone(), state);
+                        }
+                    }
                 }
                 continue;
             }
@@ -101,6 +112,24 @@ impl OutputsBefore {
         self.files
             .get(rel)
             .is_some_and(|before| state(path, format).as_ref() == Some(before))
+    }
+
+    /// Whether the server's statistics of the output `name` (of `source`)
+    /// are as they were before the command ran. A writer's statistics
+    /// reach the server as its session ends, which may be just after the
+    /// command ended: they are asked again for up to two seconds before
+    /// the output is taken as unwritten.
+    fn server_unchanged(&self, name: &str, source: &crate::config::TableSource) -> bool {
+        let Some(before) = self.servers.get(name) else {
+            return false;
+        };
+        for _ in 0..20 {
+            if db::server_state(source).as_ref() != Some(before) {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        true
     }
 
     /// Whether the database file `file` (relative to `working_dir`) and
@@ -180,11 +209,14 @@ pub(crate) fn read_outputs(
             continue;
         }
         if let Some(source) = &spec.table {
-            let file = source.database.file();
-            let data = if before.database_unchanged(file, working_dir) {
-                Err(DataError::TableNotWritten(file.to_string()))
-            } else {
-                read_db_table(source, working_dir, spec, mask)
+            let data = match source.database.file() {
+                Some(file) if before.database_unchanged(file, working_dir) => {
+                    Err(DataError::TableNotWritten(file.to_string()))
+                }
+                None if before.server_unchanged(&spec.path, source) => {
+                    Err(DataError::StatsUnchanged(spec.path.clone()))
+                }
+                _ => read_db_table(source, working_dir, spec, mask),
             };
             out.push(OutputRead::of_database(i, spec, data, mask));
             continue;

@@ -360,9 +360,10 @@ fn mixed_crate(parent: &Path, name: &str) -> PathBuf {
     harness_crate(parent, name, MIXED)
 }
 
-/// The default features but `duckdb`: the scratch crates build in a
+/// The default features but `duckdb` and `postgres`: the scratch crates build in a
 /// directory of their own, where DuckDB's C++ would compile again for
-/// minutes, and no case of theirs reads a DuckDB table.
+/// minutes (the Postgres client's crates for seconds), and no case of
+/// theirs reads a database table.
 const FULL: &str =
     r#"default-features = false, features = ["cli", "parquet", "sign", "sqlite", "yaml"]"#;
 

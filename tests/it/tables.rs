@@ -18,8 +18,9 @@ use common::{Project, data_findings, data_python, text};
 
 /// Writes `order_totals` from `src.json` (`rows`, the amount column's
 /// name in `column`) into `warehouse.sqlite` or `warehouse.duckdb`, as
-/// the engine named by its argument does; with `"skip": true` it writes
-/// nothing.
+/// the engine named by its argument does (`postgres URL PSQL`: the table
+/// `order_totals` on that server, through psql); with `"skip": true` it
+/// writes nothing.
 const BUILD: &str = r#"
 import json, sys
 engine = sys.argv[1]
@@ -27,6 +28,17 @@ spec = json.load(open("src.json"))
 if spec.get("skip"):
     sys.exit(0)
 col = spec.get("column", "total")
+if engine == "postgres":
+    # Through the server's own client: psql URL, the password in PGPASSWORD.
+    import subprocess
+    url, psql = sys.argv[2], sys.argv[3]
+    lit = lambda v: "'" + v.replace("'", "''") + "'" if isinstance(v, str) else repr(v)
+    values = ", ".join("(" + ", ".join(lit(v) for v in row) + ")" for row in spec["rows"])
+    sql = (f"DROP TABLE IF EXISTS order_totals; CREATE TABLE order_totals (region VARCHAR, "
+           f"{col} DECIMAL(12,2), orders BIGINT, ratio DOUBLE PRECISION); "
+           f"INSERT INTO order_totals VALUES {values};")
+    subprocess.run([psql, "-q", "-v", "ON_ERROR_STOP=1", url], input=sql, text=True, check=True)
+    sys.exit(0)
 if engine == "sqlite":
     import sqlite3
     con = sqlite3.connect("warehouse.sqlite")
@@ -104,15 +116,16 @@ fn changed(p: &Project) -> String {
     format!("{findings}\n{}", text(&o))
 }
 
-/// The whole sequence on `table` of the engine's database `url`; `ten`
-/// is how the engine gives back 10.50 (SQLite keeps a DECIMAL as a REAL).
-fn sequence(python: &Path, engine: &str, url: &str, ten: &str) {
-    let p = project(
-        python,
-        engine,
-        &format!(r#"{{ table = "order_totals", database = "{url}", key = ["region"] }}"#),
-    );
-    bless(&p);
+/// `order_totals` of the database `url`, keyed by region.
+fn table_output(url: &str) -> String {
+    format!(r#"{{ table = "order_totals", database = "{url}", key = ["region"] }}"#)
+}
+
+/// The whole sequence on `p`, whose case writes [`table_output`]; `ten`
+/// is how the engine gives back 10.50 (SQLite keeps a DECIMAL as a REAL),
+/// `stale` how a run that writes nothing is said to be stale.
+fn sequence(p: &Project, ten: &str, stale: &str) {
+    bless(p);
     let snapshot = std::fs::read_to_string(p.path().join("snapshots/build.order_totals.data"))
         .expect("the table's snapshot");
     assert!(
@@ -120,11 +133,11 @@ fn sequence(python: &Path, engine: &str, url: &str, ten: &str) {
         "{snapshot}"
     );
     assert!(snapshot.contains("north,"), "{snapshot}");
-    passes(&p);
+    passes(p);
 
     // A changed number.
-    rows(&p, &ROWS.replace("10.50", "10.75"), "total");
-    let found = changed(&p);
+    rows(p, &ROWS.replace("10.50", "10.75"), "total");
+    let found = changed(p);
     assert!(
         found.contains(&format!("changed: region=east total {ten} -> 10.75")),
         "{found}"
@@ -133,37 +146,37 @@ fn sequence(python: &Path, engine: &str, url: &str, ten: &str) {
 
     // A dropped row.
     rows(
-        &p,
+        p,
         r#"[["east", "10.50", 3, 0.25], ["west", "7.25", 1, 0.5]]"#,
         "total",
     );
-    let found = changed(&p);
+    let found = changed(p);
     assert!(found.contains("row removed: region=north"), "{found}");
 
     // A renamed column.
-    rows(&p, ROWS, "amount");
-    let found = changed(&p);
+    rows(p, ROWS, "amount");
+    let found = changed(p);
     assert!(found.contains("column renamed: total -> amount"), "{found}");
 
     // Back as blessed: green again, then a run that writes nothing.
-    rows(&p, ROWS, "total");
-    passes(&p);
+    rows(p, ROWS, "total");
+    passes(p);
     p.write("src.json", r#"{"skip": true, "rows": []}"#);
-    let found = changed(&p);
-    assert!(
-        found.contains("not written by this run: its database file"),
-        "{found}"
-    );
+    let found = changed(p);
+    assert!(found.contains(stale), "{found}");
 }
+
+/// How a database file's table is said to be stale.
+const FILE_STALE: &str = "not written by this run: its database file";
 
 #[test]
 fn a_sqlite_table_is_blessed_passes_and_fails_on_a_changed_number_row_or_column() {
-    sequence(
+    let p = project(
         Path::new("python3"),
         "sqlite",
-        "sqlite:warehouse.sqlite",
-        "10.5",
+        &table_output("sqlite:warehouse.sqlite"),
     );
+    sequence(&p, "10.5", FILE_STALE);
 }
 
 #[test]
@@ -171,7 +184,214 @@ fn a_duckdb_table_is_blessed_passes_and_fails_on_a_changed_number_row_or_column(
     let Some(python) = data_python("duckdb tables") else {
         return;
     };
-    sequence(&python, "duckdb", "duckdb:warehouse.duckdb", "10.50");
+    let p = project(&python, "duckdb", &table_output("duckdb:warehouse.duckdb"));
+    sequence(&p, "10.50", FILE_STALE);
+}
+
+/// The server `.ci/postgres` started: its URL, the role's password and
+/// its psql.
+struct Server {
+    url: String,
+    password: String,
+    psql: String,
+}
+
+impl Server {
+    /// The server, or None (said: SKIPPED, and why) where none could be
+    /// started.
+    fn get(test: &str) -> Option<Server> {
+        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.is_empty());
+        let found = (
+            var("CARGO_GOLDEN_POSTGRES_URL"),
+            var("CARGO_GOLDEN_POSTGRES_PASSFILE")
+                .and_then(|f| std::fs::read_to_string(f).ok())
+                .map(|p| p.trim().to_string()),
+            var("CARGO_GOLDEN_PSQL"),
+        );
+        let (Some(url), Some(password), Some(psql)) = found else {
+            let why = var("CARGO_GOLDEN_POSTGRES_SKIPPED").unwrap_or_else(|| {
+                "CARGO_GOLDEN_POSTGRES_URL is unset (`eval \"$(bash .ci/postgres start)\"` \
+                 starts a server; .ci/run does)"
+                    .into()
+            });
+            eprintln!("SKIPPED {test}: no PostgreSQL server: {why}");
+            return None;
+        };
+        Some(Server {
+            url,
+            password,
+            psql,
+        })
+    }
+
+    /// Run `sql` on the database `db` (or the server's own), with psql.
+    fn psql(&self, db: Option<&str>, sql: &str) {
+        let url = match db {
+            Some(db) => format!("{}/{db}", self.url.rsplit_once('/').unwrap().0),
+            None => self.url.clone(),
+        };
+        let o = std::process::Command::new(&self.psql)
+            .args(["-q", "-v", "ON_ERROR_STOP=1", &url, "-c", sql])
+            .env("PGPASSWORD", &self.password)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{sql}: {}", text(&o));
+    }
+
+    /// A fresh database `name` of its own (tests run at once; a query's
+    /// stale rule looks at every table of its database), its URL.
+    fn database(&self, name: &str) -> String {
+        self.psql(
+            None,
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        );
+        self.psql(None, &format!("CREATE DATABASE {name}"));
+        format!("{}/{name}", self.url.rsplit_once('/').unwrap().0)
+    }
+
+    /// A project whose case writes `order_totals` into the database `url`
+    /// with [`BUILD`] through psql, its outputs `outputs`, the harness
+    /// given the password as `PGPASSWORD` (and so its cases).
+    fn project(&self, url: &str, outputs: &str) -> Project {
+        let mut p = project(
+            Path::new("python3"),
+            &format!("postgres {url} '{}'", self.psql),
+            outputs,
+        );
+        p.env.push(("PGPASSWORD".into(), self.password.clone()));
+        p
+    }
+}
+
+/// Every file under `dir` that holds `secret`.
+fn files_holding(dir: &Path, secret: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|b| b.windows(secret.len()).any(|w| w == secret.as_bytes()))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_postgres_table_is_blessed_passes_and_fails_on_a_changed_number_row_or_column() {
+    let Some(server) = Server::get("postgres tables") else {
+        return;
+    };
+    let url = server.database("golden_sequence");
+    let p = server.project(&url, &table_output(&url));
+    sequence(
+        &p,
+        "10.50",
+        "not written by this run: the server's statistics of order_totals",
+    );
+    // The password the harness and its case were given is in no file the
+    // runs left (outputs, reports, evidence, snapshots).
+    assert_eq!(
+        files_holding(p.path(), &server.password),
+        Vec::<std::path::PathBuf>::new()
+    );
+}
+
+/// A server that refuses the harness (no password given) fails the
+/// output with the server's words: never a pass, never a stale verdict.
+#[test]
+fn a_postgres_server_that_refuses_the_harness_fails_the_output_saying_why() {
+    let Some(server) = Server::get("postgres refusal") else {
+        return;
+    };
+    let url = server.database("golden_refused");
+    let p = project(Path::new("python3"), "sqlite", &table_output(&url));
+    let o = p.run(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let all = text(&o);
+    assert!(all.contains("order_totals: postgres: "), "{all}");
+    assert!(all.contains("password missing"), "{all}");
+    assert!(all.contains("PGPASSWORD"), "{all}");
+}
+
+/// A Postgres table's summary, computed by the server in one statement
+/// planned in parallel: the same figures on every run, NaN and the
+/// infinities counted, one changed value caught; a query's rows typed by
+/// the server; both reviewed like any snapshot.
+#[test]
+fn a_postgres_summary_is_computed_by_the_server_the_same_on_every_run() {
+    let Some(server) = Server::get("postgres summary") else {
+        return;
+    };
+    let url = server.database("golden_summary");
+    // Plan every scan in parallel, so the sums are added in whatever
+    // order the workers finish.
+    server.psql(
+        Some("golden_summary"),
+        "ALTER DATABASE golden_summary SET parallel_setup_cost = 0; \
+         ALTER DATABASE golden_summary SET parallel_tuple_cost = 0; \
+         ALTER DATABASE golden_summary SET min_parallel_table_scan_size = 0",
+    );
+    let p = build_case(
+        &format!("'{}' -q -v ON_ERROR_STOP=1 {url} -f build.sql", server.psql),
+        &format!(
+            r#"{{ table = "public.numbers", database = "{url}", mode = "summary" }},
+               {{ query = "SELECT id, x, at FROM numbers WHERE id <= 2 OR x = 'NaN'::float8", database = "{url}", key = ["id"] }}"#
+        ),
+    );
+    let mut p = p;
+    p.env.push(("PGPASSWORD".into(), server.password.clone()));
+    let build = "DROP TABLE IF EXISTS numbers; SELECT setseed(0.5); \
+         CREATE TABLE numbers AS SELECT g AS id, random() * 1e12 - 5e11 AS x, \
+         'v' || (g % 977) AS s, (g % 1000)::numeric(12,2) / 7 AS d, g % 2 = 0 AS even, \
+         TIMESTAMPTZ '2026-01-01 10:00:00+02' + g * INTERVAL '1 second' AS at \
+         FROM generate_series(1, 300000) AS g; \
+         INSERT INTO numbers VALUES (300001, 'NaN', NULL, NULL, NULL, NULL), \
+         (300002, 'Infinity', 'x', 1, true, NULL), (300003, '-Infinity', 'y', 2, false, NULL);\n";
+    p.write("build.sql", build);
+    bless(&p);
+    let s = std::fs::read_to_string(p.path().join("snapshots/build.public.numbers.data")).unwrap();
+    assert!(
+        s.contains("# summary: 300003 rows\n# engine: postgres "),
+        "{s}"
+    );
+    assert!(
+        s.contains("\nid,integer,0,0,0,0,1,300003,45001050006,"),
+        "{s}"
+    );
+    assert!(s.contains("\nx,float,0,1,1,1,"), "{s}");
+    assert!(s.contains("\neven,bool,1,0,0,0,false,true,,"), "{s}");
+    assert!(
+        s.contains("\nat,string,3,0,0,0,2026-01-01T08:00:01Z,2026-01-04T19:20:00Z,,"),
+        "{s}"
+    );
+    let query = std::fs::read_dir(p.path().join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|f| f.to_string_lossy().contains("build.query-"))
+        .expect("the query's snapshot");
+    let q = std::fs::read_to_string(query).unwrap();
+    assert!(q.contains("\n1,"), "{q}");
+    assert!(q.contains(",2026-01-01T08:00:01Z\n"), "{q}");
+    assert!(q.contains("\n300001,NaN,\n"), "{q}");
+    // Rerun twice on the same data: the same figures.
+    passes(&p);
+    passes(&p);
+
+    p.write(
+        "build.sql",
+        &format!("{build}UPDATE numbers SET x = x + 0.5 WHERE id = 123456;\n"),
+    );
+    let found = changed(&p);
+    assert!(found.contains("column x"), "{found}");
+    let o = review(&p, &["--accept"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    passes(&p);
 }
 
 /// A query's rows and a table's summary are snapshots as a table's rows

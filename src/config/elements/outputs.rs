@@ -46,10 +46,12 @@ pub(crate) struct DataOutput {
     #[cfg_attr(feature = "schema", schemars(example = &"order_totals"))]
     pub(crate) model: Option<String>,
     /// The database of `table` or `query` (or of `model`, in place of dbt's
-    /// profile): `duckdb:PATH` (a DuckDB file)
-    /// or `sqlite:PATH` (an SQLite file), PATH relative to the case's
-    /// working dir (under `copy`, in the copy). The file must change
-    /// during the run, as a file output must be written by it.
+    /// profile): `duckdb:PATH` (a DuckDB file) or `sqlite:PATH` (an SQLite
+    /// file), PATH relative to the case's working dir (under `copy`, in the
+    /// copy), or `postgres://USER@HOST:PORT/DB` (a server; a password only
+    /// in `PGPASSWORD`). The file, or the server's statistics of the
+    /// table, must change during the run, as a file output must be
+    /// written by it.
     #[cfg_attr(feature = "schema", schemars(example = &"duckdb:warehouse.duckdb"))]
     pub(crate) database: Option<String>,
     /// Columns that identify a row: rows are matched by them and numbers
@@ -316,16 +318,19 @@ impl Ctx<'_> {
         let make: fn(String) -> Database = match engine {
             "duckdb" => Database::Duckdb,
             "sqlite" => Database::Sqlite,
+            "postgres" | "postgresql" => return self.postgres_url(node, &url),
             _ => {
-                let help = if url.starts_with("postgres") {
-                    "this version reads DuckDB and SQLite database files; Postgres servers are not read yet"
-                } else {
-                    "write `duckdb:PATH` or `sqlite:PATH`, PATH relative to the case's working dir"
-                };
                 self.err(
                     node.pos,
-                    format!("`outputs.database` \"{url}\" is not a `duckdb:` or `sqlite:` URL"),
-                    Some(help.into()),
+                    format!(
+                        "`outputs.database` \"{url}\" is not a `duckdb:`, `sqlite:` or \
+                         `postgres://` URL"
+                    ),
+                    Some(
+                        "write `duckdb:PATH` or `sqlite:PATH`, PATH relative to the case's \
+                         working dir, or `postgres://USER@HOST:PORT/DB`"
+                            .into(),
+                    ),
                 );
                 return None;
             }
@@ -350,6 +355,35 @@ impl Ctx<'_> {
             return None;
         }
         Some(make(file.to_string()))
+    }
+
+    /// `database = "postgres://USER@HOST:PORT/DB"` (at `node`): a server,
+    /// never with a password in it (it would be kept in the harness file,
+    /// the reports and the evidence).
+    fn postgres_url(&mut self, node: &Node, url: &str) -> Option<Database> {
+        let rest = url.split_once("://").map_or("", |(_, r)| r);
+        let userinfo = rest.split_once('@').map(|(u, _)| u);
+        if userinfo.is_some_and(|u| u.contains(':')) || url.contains("password=") {
+            self.err(
+                node.pos,
+                "`outputs.database` holds a password".into(),
+                Some(
+                    "write `postgres://USER@HOST:PORT/DB` and give the password in the \
+                     PGPASSWORD environment variable"
+                        .into(),
+                ),
+            );
+            return None;
+        }
+        if rest.is_empty() || !rest.contains('/') {
+            self.err(
+                node.pos,
+                format!("`outputs.database` \"{url}\" names no server and database"),
+                Some("write `postgres://USER@HOST:PORT/DB`".into()),
+            );
+            return None;
+        }
+        Some(Database::Postgres(url.to_string()))
     }
 
     /// The parts of the name `text` of the key `what` (at `node`): at most

@@ -1,5 +1,5 @@
-//! Table outputs: the rows of a table (or view) of a database file, or of
-//! a query run in it (`{ table = "main.orders", database = "duckdb:w.duckdb" }`),
+//! Table outputs: the rows of a table (or view) of a database file or
+//! server, or of a query run in it (`{ table = "main.orders", database = "duckdb:w.duckdb" }`),
 //! read into the sinks file outputs are read into, so every rule of data
 //! snapshots holds for them (key, ignore, tolerance, summary, masking).
 //!
@@ -14,7 +14,7 @@
 //!
 //! A table output obeys the rule file outputs do: its database file must
 //! change during the run ([`super::OutputsBefore`]), else it is not this
-//! run's output. Its evidence hash is the sha256 of the rows as its
+//! run's output; a server's table, its statistics ([`server_state`]). Its evidence hash is the sha256 of the rows as its
 //! snapshot writes them (a database file holds other tables too).
 
 use std::path::{Path, PathBuf};
@@ -26,18 +26,26 @@ use crate::config::{Database, TableRows, TableSource};
 
 #[cfg(feature = "duckdb")]
 mod duckdb;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
 /// The statement an engine runs for `rows`, with the columns of `ignore`
 /// left out by the engine (or the reader, for SQLite).
-#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "duckdb", feature = "postgres", feature = "sqlite")),
+    allow(dead_code)
+)]
 pub(super) struct Select<'a> {
     pub(super) rows: &'a TableRows,
     pub(super) ignore: &'a [String],
 }
 
-#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "duckdb", feature = "postgres", feature = "sqlite")),
+    allow(dead_code)
+)]
 impl Select<'_> {
     /// The `FROM` part: the table, each part of its name quoted, or the
     /// query as a subquery.
@@ -57,7 +65,10 @@ impl Select<'_> {
 }
 
 /// `name` as a quoted SQL identifier.
-#[cfg_attr(not(any(feature = "duckdb", feature = "sqlite")), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "duckdb", feature = "postgres", feature = "sqlite")),
+    allow(dead_code)
+)]
 fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
@@ -73,9 +84,10 @@ pub(super) struct EngineRead<S> {
 /// The database file of `source` under `working_dir`, there, inside it
 /// and a regular file.
 fn database_file(source: &TableSource, working_dir: &Path) -> Result<PathBuf, DataError> {
-    let file = working_dir.join(source.database.file());
+    let rel = source.database.file().unwrap_or_default();
+    let file = working_dir.join(rel);
     if std::fs::symlink_metadata(&file).is_err() {
-        return Err(DataError::NoDatabase(source.database.file().to_string()));
+        return Err(DataError::NoDatabase(rel.to_string()));
     }
     // A link out of the working dir would have the harness open a
     // database of its own choosing.
@@ -87,7 +99,7 @@ fn database_file(source: &TableSource, working_dir: &Path) -> Result<PathBuf, Da
 }
 
 /// The summary of the rows `source` names, computed by its engine in one
-/// statement, where the engine can (DuckDB); None where the rows are to
+/// statement, where the engine can (DuckDB, Postgres); None where the rows are to
 /// be summarised as they are read (SQLite, which has no hash function of
 /// its own: it runs in this process either way).
 pub(super) fn engine_summary(
@@ -96,15 +108,18 @@ pub(super) fn engine_summary(
     ignore: &[String],
     mask: &mut Masking<'_>,
 ) -> Result<Option<Summary>, DataError> {
-    let Database::Duckdb(_) = source.database else {
-        return Ok(None);
-    };
-    let file = database_file(source, working_dir)?;
     let select = Select {
         rows: &source.rows,
         ignore,
     };
-    let mut summary = duckdb_summary(&file, &select, mask).map_err(|e| masked_error(mask, e))?;
+    let summary = match &source.database {
+        Database::Duckdb(_) => {
+            database_file(source, working_dir).and_then(|file| duckdb_summary(&file, &select, mask))
+        }
+        Database::Postgres(url) => postgres_summary(url, &select, mask),
+        Database::Sqlite(_) => return Ok(None),
+    };
+    let mut summary = summary.map_err(|e| masked_error(mask, e))?;
     let mut names: Vec<String> = summary.columns.iter().map(|c| c.name.clone()).collect();
     mask.names(&mut names);
     for (c, name) in summary.columns.iter_mut().zip(names) {
@@ -134,7 +149,6 @@ pub(super) fn rows<S: Sink>(
     mask: &mut Masking<'_>,
     make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
 ) -> Result<EngineRead<S>, DataError> {
-    let file = database_file(source, working_dir)?;
     let select = Select {
         rows: &source.rows,
         ignore,
@@ -143,10 +157,14 @@ pub(super) fn rows<S: Sink>(
         inner: make(names, types),
         mask: &mut *mask,
     };
-    let read = match &source.database {
-        Database::Duckdb(_) => duckdb_rows(&file, &select, masked),
-        Database::Sqlite(_) => sqlite_rows(&file, &select, masked),
-    };
+    let read =
+        match &source.database {
+            Database::Duckdb(_) => database_file(source, working_dir)
+                .and_then(|file| duckdb_rows(&file, &select, masked)),
+            Database::Sqlite(_) => database_file(source, working_dir)
+                .and_then(|file| sqlite_rows(&file, &select, masked)),
+            Database::Postgres(url) => postgres_rows(url, &select, masked),
+        };
     let read = match read {
         Ok(read) => read,
         Err(e) => return Err(masked_error(mask, e)),
@@ -163,8 +181,41 @@ pub(super) fn rows<S: Sink>(
 
 #[cfg(feature = "duckdb")]
 use duckdb::{rows as duckdb_rows, summary as duckdb_summary};
+#[cfg(feature = "postgres")]
+use postgres::{rows as postgres_rows, summary as postgres_summary};
 #[cfg(feature = "sqlite")]
 use sqlite::rows as sqlite_rows;
+
+/// What the server's own statistics say of the rows `source` names now
+/// (a server keeps no file to stamp); None for a database file, or a
+/// server that cannot be asked.
+pub(super) fn server_state(source: &TableSource) -> Option<String> {
+    match &source.database {
+        #[cfg(feature = "postgres")]
+        Database::Postgres(url) => postgres::state(url, &source.rows),
+        _ => None,
+    }
+}
+
+/// Built without the `postgres` feature, likewise.
+#[cfg(not(feature = "postgres"))]
+fn postgres_rows<S: Sink>(
+    _url: &str,
+    _select: &Select<'_>,
+    _make: impl FnOnce(&[String], Option<&[ColType]>) -> S,
+) -> Result<EngineRead<S>, DataError> {
+    Err(DataError::EngineMissing("postgres"))
+}
+
+/// Built without the `postgres` feature, likewise.
+#[cfg(not(feature = "postgres"))]
+fn postgres_summary(
+    _url: &str,
+    _select: &Select<'_>,
+    _mask: &mut Masking<'_>,
+) -> Result<Summary, DataError> {
+    Err(DataError::EngineMissing("postgres"))
+}
 
 /// Built without the `duckdb` feature: a DuckDB table output is one that
 /// cannot be read, said so where the case's outputs are.

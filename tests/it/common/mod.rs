@@ -10,13 +10,18 @@ use std::process::{Command, Output};
 /// A scratch project: a temp dir with a harness file and an out dir.
 pub struct Project {
     pub dir: tempfile::TempDir,
+    /// Variables every command of [`Project::cmd`] gets.
+    pub env: Vec<(String, String)>,
 }
 
 impl Project {
     pub fn new(harness_toml: &str) -> Project {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("harness.toml"), harness_toml).unwrap();
-        Project { dir }
+        Project {
+            dir,
+            env: Vec::new(),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -44,7 +49,8 @@ impl Project {
             .arg("--out")
             .arg(self.out())
             .env_remove("GITHUB_ACTIONS")
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         c
     }
 
